@@ -1,0 +1,537 @@
+"""The instance model: a big switch with ingress and egress ports, and coflows of flows.
+
+An :class:`Instance` is immutable and stores everything as flat numpy arrays, so that a trace with
+700,000 flows costs a few tens of megabytes and every derived quantity is one vectorised pass.
+
+Conventions (used throughout coflowopt)
+---------------------------------------
+* Ingress ports are ``0 .. m_in-1``, egress ports ``0 .. m_out-1``.  Where one index space is
+  convenient (loads, bottlenecks, the ordering LP) ingress port ``i`` is *port* ``i`` and egress
+  port ``j`` is *port* ``m_in + j``; this is Sincronia's ``[2m]`` numbering.
+* Coflow ``k`` owns the flows ``flow_ptr[k] : flow_ptr[k+1]`` (CSR layout), in the order they were
+  given; a flow's *position* is its index inside its coflow.
+* Sizes and capacities share one data unit (MB for the traces); a port of capacity ``c`` moves
+  ``c`` units per time unit.  Releases and deadlines are absolute times in that time unit.
+* A deadline is absolute: coflow ``k`` meets it iff its completion time ``C_k <= deadline_k``.
+  ``NaN`` means no deadline.
+
+References
+----------
+Varys (Chowdhury, Zhong, Stoica, SIGCOMM 2014), Eq. (1) for Gamma; Sincronia technical report,
+section 2.2 and Table 1 for d_k^p, OCT and the [2m] port numbering; Chowdhury's dissertation,
+Appendix A.3.1 for length, width, size, skew and the SN/LN/SW/LW bins.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from .exceptions import InvalidInstanceError, InvalidParameterError
+
+__all__ = ["Instance", "Coflow", "COFLOW_BINS"]
+
+#: The four coflow classes of Varys/Aalo/HUG (Tables 5.3, 6.3, 7.2 of the dissertation).
+COFLOW_BINS = ("SN", "LN", "SW", "LW")
+
+
+@dataclass(frozen=True)
+class Coflow:
+    """One coflow in plain Python form, for building small instances by hand.
+
+    ``flows`` is a sequence of ``(ingress, egress, size)`` triples.
+    """
+
+    id: str
+    flows: Sequence[tuple[int, int, float]]
+    weight: float = 1.0
+    release: float = 0.0
+    deadline: float | None = None
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Instance:
+    """An offline coflow scheduling instance on the big-switch model.
+
+    Build one with :meth:`from_coflows` (small, by hand), :meth:`from_arrays` (vectorised), or a
+    reader in :mod:`coflowopt.formats`.  The constructor validates every rule and raises
+    :class:`~coflowopt.exceptions.InvalidInstanceError` naming the field that breaks it.
+
+    Attributes
+    ----------
+    ingress_capacity, egress_capacity : ndarray of float, shape (m_in,), (m_out,)
+        Port capacities (data units per time unit), each finite and > 0.
+    coflow_ids : tuple of str
+        Unique identifiers, in instance order.
+    weight, release, deadline : ndarray of float, shape (K,)
+        Weight >= 0, release time >= 0, absolute deadline (NaN for none).
+    flow_ptr : ndarray of int64, shape (K+1,)
+        Coflow ``k`` owns flows ``flow_ptr[k]:flow_ptr[k+1]``; every coflow has at least one.
+    flow_src, flow_dst : ndarray of int64, shape (F,)
+        Ingress and egress port of each flow.
+    flow_size : ndarray of float, shape (F,)
+        Size of each flow, finite and > 0.
+    meta : dict
+        Free-form provenance (source file, units, generator and seed).  Not part of equality.
+    """
+
+    ingress_capacity: np.ndarray
+    egress_capacity: np.ndarray
+    coflow_ids: tuple[str, ...]
+    weight: np.ndarray
+    release: np.ndarray
+    deadline: np.ndarray
+    flow_ptr: np.ndarray
+    flow_src: np.ndarray
+    flow_dst: np.ndarray
+    flow_size: np.ndarray
+    meta: dict = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ construction
+    def __post_init__(self):
+        f = object.__setattr__
+        f(self, "ingress_capacity", _readonly(np.asarray(self.ingress_capacity, dtype=float)))
+        f(self, "egress_capacity", _readonly(np.asarray(self.egress_capacity, dtype=float)))
+        f(self, "coflow_ids", tuple(self.coflow_ids))
+        f(self, "weight", _readonly(np.asarray(self.weight, dtype=float)))
+        f(self, "release", _readonly(np.asarray(self.release, dtype=float)))
+        f(self, "deadline", _readonly(np.asarray(self.deadline, dtype=float)))
+        f(self, "flow_ptr", _readonly(np.asarray(self.flow_ptr, dtype=np.int64)))
+        f(self, "flow_src", _readonly(np.asarray(self.flow_src, dtype=np.int64)))
+        f(self, "flow_dst", _readonly(np.asarray(self.flow_dst, dtype=np.int64)))
+        f(self, "flow_size", _readonly(np.asarray(self.flow_size, dtype=float)))
+        f(self, "meta", dict(self.meta))
+        self._validate()
+
+    def _validate(self) -> None:
+        def bad(rule: str, fld: str):
+            raise InvalidInstanceError(rule, field=fld, file=self.meta.get("source_file"))
+
+        for name, cap in (("ingress", self.ingress_capacity), ("egress", self.egress_capacity)):
+            if cap.ndim != 1 or cap.size == 0:
+                bad("there must be at least one port", name)
+            badc = np.flatnonzero(~(np.isfinite(cap) & (cap > 0)))
+            if badc.size:
+                bad(f"capacity must be a finite number > 0, got {cap[badc[0]]!r}",
+                    f"{name}[{badc[0]}]")
+        K = len(self.coflow_ids)
+        if K == 0:
+            bad("an instance needs at least one coflow", "coflows")
+        for name in ("weight", "release", "deadline"):
+            arr = getattr(self, name)
+            if arr.shape != (K,):
+                bad(f"expected {K} values (one per coflow), got shape {arr.shape}", name)
+        seen: dict[str, int] = {}
+        for k, cid in enumerate(self.coflow_ids):
+            if not isinstance(cid, str) or cid == "":
+                bad("coflow id must be a non-empty string", f"coflows[{k}].id")
+            if cid in seen:
+                bad(f"duplicate coflow id {cid!r} (first used by coflows[{seen[cid]}])",
+                    f"coflows[{k}].id")
+            seen[cid] = k
+        w = np.flatnonzero(~(np.isfinite(self.weight) & (self.weight >= 0)))
+        if w.size:
+            bad(f"weight must be a finite number >= 0, got {self.weight[w[0]]!r}",
+                f"coflows[{w[0]}].weight")
+        r = np.flatnonzero(~(np.isfinite(self.release) & (self.release >= 0)))
+        if r.size:
+            bad(f"release must be a finite number >= 0, got {self.release[r[0]]!r}",
+                f"coflows[{r[0]}].release")
+        has_d = ~np.isnan(self.deadline)
+        d = np.flatnonzero(has_d & ~(np.isfinite(self.deadline) & (self.deadline > self.release)))
+        if d.size:
+            bad(f"deadline must be a finite time after the release {self.release[d[0]]!r}, "
+                f"got {self.deadline[d[0]]!r} (deadlines are absolute times)",
+                f"coflows[{d[0]}].deadline")
+        ptr = self.flow_ptr
+        F = self.flow_size.shape[0]
+        if ptr.shape != (K + 1,) or ptr[0] != 0 or ptr[-1] != F:
+            bad(f"flow_ptr must have K+1={K + 1} entries from 0 to F={F}", "flow_ptr")
+        counts = np.diff(ptr)
+        e = np.flatnonzero(counts <= 0)
+        if e.size:
+            bad("every coflow needs at least one flow", f"coflows[{e[0]}].flows")
+        for name, arr in (("flow_src", self.flow_src), ("flow_dst", self.flow_dst)):
+            if arr.shape != (F,):
+                bad(f"expected {F} entries, got shape {arr.shape}", name)
+        k_of = np.repeat(np.arange(K), counts)
+        pos = np.arange(F) - ptr[k_of]
+        for col, (arr, m, side) in enumerate(((self.flow_src, self.num_ingress, "ingress"),
+                                              (self.flow_dst, self.num_egress, "egress"))):
+            out = np.flatnonzero((arr < 0) | (arr >= m))
+            if out.size:
+                i = out[0]
+                bad(f"{side} port {arr[i]} out of range 0..{m - 1}",
+                    f"coflows[{k_of[i]}].flows[{pos[i]}][{col}]")
+        s = np.flatnonzero(~(np.isfinite(self.flow_size) & (self.flow_size > 0)))
+        if s.size:
+            i = s[0]
+            bad(f"flow size must be a finite number > 0, got {self.flow_size[i]!r}",
+                f"coflows[{k_of[i]}].flows[{pos[i]}][2]")
+
+    @classmethod
+    def from_arrays(cls, *, ingress_capacity, egress_capacity, coflow_ids, flow_coflow,
+                    flow_src, flow_dst, flow_size, weight=None, release=None, deadline=None,
+                    meta: Mapping[str, Any] | None = None) -> "Instance":
+        """Build an instance from flat per-flow arrays.
+
+        Parameters
+        ----------
+        ingress_capacity, egress_capacity : array_like of float
+        coflow_ids : sequence of str, length K
+        flow_coflow : array_like of int, length F
+            Coflow index of every flow.  Must be non-decreasing (flows grouped by coflow, in
+            coflow order); flows keep their given order inside each coflow.
+        flow_src, flow_dst, flow_size : array_like, length F
+        weight, release, deadline : array_like of float, length K, optional
+            Defaults: weight 1, release 0, no deadline (NaN).
+        meta : mapping, optional
+
+        Raises
+        ------
+        InvalidInstanceError
+            If a rule of the model is broken.
+        """
+        K = len(coflow_ids)
+        fc = np.asarray(flow_coflow, dtype=np.int64)
+        if fc.size and (np.any(np.diff(fc) < 0) or fc[0] < 0 or fc[-1] >= K):
+            raise InvalidInstanceError(
+                "flows must be grouped by coflow in coflow order (non-decreasing indices "
+                f"in 0..{K - 1})", field="flow_coflow")
+        ptr = np.zeros(K + 1, dtype=np.int64)
+        np.cumsum(np.bincount(fc, minlength=K), out=ptr[1:])
+        return cls(
+            ingress_capacity=ingress_capacity, egress_capacity=egress_capacity,
+            coflow_ids=tuple(str(c) for c in coflow_ids),
+            weight=np.ones(K) if weight is None else weight,
+            release=np.zeros(K) if release is None else release,
+            deadline=np.full(K, np.nan) if deadline is None else deadline,
+            flow_ptr=ptr, flow_src=flow_src, flow_dst=flow_dst, flow_size=flow_size,
+            meta=dict(meta or {}))
+
+    @classmethod
+    def from_coflows(cls, coflows: Iterable[Coflow | Mapping[str, Any]], *,
+                     num_ingress: int | None = None, num_egress: int | None = None,
+                     ingress_capacity=None, egress_capacity=None,
+                     meta: Mapping[str, Any] | None = None) -> "Instance":
+        """Build a (small) instance from coflow objects or dicts.
+
+        Port counts default to one more than the largest index used; capacities default to 1.
+
+        Examples
+        --------
+        >>> inst = Instance.from_coflows([
+        ...     Coflow("A", [(0, 0, 1.0)]),
+        ...     Coflow("B", [(0, 0, 2.0), (1, 1, 2.0)]),
+        ... ])
+        >>> inst.num_coflows, inst.num_flows, inst.rho.tolist()
+        (2, 3, [1.0, 4.0])
+        """
+        cs = [c if isinstance(c, Coflow) else Coflow(**c) for c in coflows]
+        src, dst, size, fc = [], [], [], []
+        for k, c in enumerate(cs):
+            for fl in c.flows:
+                if len(fl) != 3:
+                    raise InvalidInstanceError("a flow is (ingress, egress, size)",
+                                               field=f"coflows[{k}].flows")
+                src.append(fl[0])
+                dst.append(fl[1])
+                size.append(fl[2])
+                fc.append(k)
+        if ingress_capacity is None:
+            m_in = num_ingress if num_ingress is not None else (max(src) + 1 if src else 1)
+            ingress_capacity = np.ones(m_in)
+        if egress_capacity is None:
+            m_out = num_egress if num_egress is not None else (max(dst) + 1 if dst else 1)
+            egress_capacity = np.ones(m_out)
+        return cls.from_arrays(
+            ingress_capacity=ingress_capacity, egress_capacity=egress_capacity,
+            coflow_ids=[c.id for c in cs], flow_coflow=np.asarray(fc, dtype=np.int64),
+            flow_src=np.asarray(src, dtype=np.int64), flow_dst=np.asarray(dst, dtype=np.int64),
+            flow_size=np.asarray(size, dtype=float),
+            weight=[c.weight for c in cs], release=[c.release for c in cs],
+            deadline=[np.nan if c.deadline is None else c.deadline for c in cs], meta=meta)
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def num_coflows(self) -> int:
+        return len(self.coflow_ids)
+
+    @property
+    def num_flows(self) -> int:
+        return int(self.flow_size.shape[0])
+
+    @property
+    def num_ingress(self) -> int:
+        return int(self.ingress_capacity.shape[0])
+
+    @property
+    def num_egress(self) -> int:
+        return int(self.egress_capacity.shape[0])
+
+    @property
+    def num_ports(self) -> int:
+        """Ingress plus egress ports (the size of Sincronia's [2m] port set)."""
+        return self.num_ingress + self.num_egress
+
+    @property
+    def has_releases(self) -> bool:
+        return bool(np.any(self.release > 0))
+
+    @property
+    def has_deadlines(self) -> bool:
+        return bool(np.any(~np.isnan(self.deadline)))
+
+    @property
+    def uniform_capacity(self) -> bool:
+        """True when every ingress and egress port has the same capacity."""
+        c = self.capacity
+        return bool(np.all(c == c[0]))
+
+    # ------------------------------------------------------------------ per-flow views
+    @cached_property
+    def flow_coflow(self) -> np.ndarray:
+        """Coflow index of every flow, shape (F,)."""
+        return _readonly(np.repeat(np.arange(self.num_coflows, dtype=np.int64),
+                                   np.diff(self.flow_ptr)))
+
+    @cached_property
+    def flow_position(self) -> np.ndarray:
+        """Position of every flow inside its coflow, shape (F,)."""
+        return _readonly(np.arange(self.num_flows, dtype=np.int64)
+                         - self.flow_ptr[self.flow_coflow])
+
+    @cached_property
+    def capacity(self) -> np.ndarray:
+        """Capacities in the unified port numbering, shape (m_in + m_out,)."""
+        return _readonly(np.concatenate([self.ingress_capacity, self.egress_capacity]))
+
+    @cached_property
+    def flow_egress_port(self) -> np.ndarray:
+        """Egress port of every flow in the unified numbering (``m_in + flow_dst``)."""
+        return _readonly(self.flow_dst + self.num_ingress)
+
+    def flow_index(self, coflow_position: int, flow_position: int) -> int:
+        """Global index of flow ``flow_position`` of coflow ``coflow_position``."""
+        lo, hi = self.flow_ptr[coflow_position], self.flow_ptr[coflow_position + 1]
+        if not 0 <= flow_position < hi - lo:
+            raise IndexError(f"coflow {coflow_position} has {hi - lo} flows")
+        return int(lo + flow_position)
+
+    def coflow_flows(self, k: int) -> slice:
+        """Slice of the flow arrays that belongs to coflow ``k``."""
+        return slice(int(self.flow_ptr[k]), int(self.flow_ptr[k + 1]))
+
+    # ------------------------------------------------------------------ derived quantities
+    @cached_property
+    def port_loads_sparse(self) -> sp.csr_matrix:
+        """d_k^p as a sparse (K, m_in + m_out) matrix: data coflow k sends through port p."""
+        K, P = self.num_coflows, self.num_ports
+        rows = np.concatenate([self.flow_coflow, self.flow_coflow])
+        cols = np.concatenate([self.flow_src, self.flow_egress_port])
+        vals = np.concatenate([self.flow_size, self.flow_size])
+        m = sp.csr_matrix((vals, (rows, cols)), shape=(K, P))
+        m.sum_duplicates()
+        return m
+
+    @cached_property
+    def port_loads(self) -> np.ndarray:
+        """d_k^p as a dense (K, m_in + m_out) array (Sincronia's v_k^p)."""
+        return _readonly(self.port_loads_sparse.toarray())
+
+    @cached_property
+    def rho(self) -> np.ndarray:
+        """Isolated minimum completion time rho_k = max_p d_k^p / c_p, shape (K,).
+
+        This is Varys' Gamma (Eq. 1) in an empty fabric and Sincronia's OCT: the time coflow k
+        needs when it is alone, achieved by MADD (every flow at rate d_ij / rho_k).
+        """
+        scaled = self.port_loads_sparse @ sp.diags(1.0 / self.capacity)
+        return _readonly(np.asarray(scaled.max(axis=1).todense()).ravel())
+
+    @cached_property
+    def bottleneck_port(self) -> np.ndarray:
+        """The port attaining rho_k (first index on ties), unified numbering, shape (K,)."""
+        scaled = self.port_loads_sparse @ sp.diags(1.0 / self.capacity)
+        return _readonly(np.asarray(scaled.argmax(axis=1)).ravel().astype(np.int64))
+
+    @cached_property
+    def length(self) -> np.ndarray:
+        """Size of each coflow's largest flow (the dissertation's *length*)."""
+        return _readonly(np.maximum.reduceat(self.flow_size, self.flow_ptr[:-1]))
+
+    @cached_property
+    def width(self) -> np.ndarray:
+        """Number of flows of each coflow (the dissertation's *width*)."""
+        return _readonly(np.diff(self.flow_ptr))
+
+    @cached_property
+    def total_size(self) -> np.ndarray:
+        """Sum of each coflow's flow sizes (the dissertation's *size*)."""
+        return _readonly(np.add.reduceat(self.flow_size, self.flow_ptr[:-1]))
+
+    @cached_property
+    def skew(self) -> np.ndarray:
+        """Coefficient of variation (population std / mean) of each coflow's flow sizes."""
+        mean = self.total_size / self.width
+        dev = self.flow_size - mean[self.flow_coflow]
+        var = np.add.reduceat(dev * dev, self.flow_ptr[:-1]) / self.width
+        return _readonly(np.sqrt(var) / mean)
+
+    @cached_property
+    def num_senders(self) -> np.ndarray:
+        """Distinct ingress ports used by each coflow."""
+        return self._distinct_per_coflow(self.flow_src)
+
+    @cached_property
+    def num_receivers(self) -> np.ndarray:
+        """Distinct egress ports used by each coflow."""
+        return self._distinct_per_coflow(self.flow_dst)
+
+    def _distinct_per_coflow(self, ports: np.ndarray) -> np.ndarray:
+        key = np.unique(self.flow_coflow * (int(ports.max()) + 1) + ports)
+        return _readonly(np.bincount(key // (int(ports.max()) + 1),
+                                     minlength=self.num_coflows).astype(np.int64))
+
+    def bins(self, short_threshold: float = 5.0, narrow_max_flows: int = 50) -> np.ndarray:
+        """SN/LN/SW/LW class of every coflow.
+
+        Short means the longest flow is < ``short_threshold`` (5 MB in the papers); narrow means
+        at most ``narrow_max_flows`` flows (50).  Returns an array of the strings in
+        :data:`COFLOW_BINS`.
+        """
+        short = self.length < short_threshold
+        narrow = self.width <= narrow_max_flows
+        out = np.where(short, np.where(narrow, "SN", "SW"), np.where(narrow, "LN", "LW"))
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        """Counts and totals that identify an instance (used by ``coflowopt info``)."""
+        bins = self.bins()
+        return {
+            "coflows": self.num_coflows,
+            "ports": max(self.num_ingress, self.num_egress),
+            "ingress_ports": self.num_ingress,
+            "egress_ports": self.num_egress,
+            "ports_used": {"ingress": int(np.unique(self.flow_src).size),
+                           "egress": int(np.unique(self.flow_dst).size)},
+            "flows": self.num_flows,
+            "total_size": _plain(math.fsum(self.flow_size.tolist())),
+            "size_unit": self.meta.get("units", {}).get("size"),
+            "time_unit": self.meta.get("units", {}).get("time"),
+            "uniform_capacity": self.uniform_capacity,
+            "release_span": [_plain(float(self.release.min())),
+                             _plain(float(self.release.max()))],
+            "coflows_with_deadline": int(np.sum(~np.isnan(self.deadline))),
+            "sum_weight": _plain(math.fsum(self.weight.tolist())),
+            "sum_rho": _plain(math.fsum(self.rho.tolist())),
+            "isolated_bound": _plain(math.fsum((self.weight * (self.release + self.rho)).tolist())),
+            "max_flows_per_coflow": int(self.width.max()),
+            "single_flow_coflows": int(np.sum(self.width == 1)),
+            "bins": {b: int(np.sum(bins == b)) for b in COFLOW_BINS},
+        }
+
+    # ------------------------------------------------------------------ transformations
+    def replace(self, **changes) -> "Instance":
+        """A copy with some fields replaced (validated again)."""
+        fields = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        fields.update(changes)
+        return Instance(**fields)
+
+    def with_releases(self, release) -> "Instance":
+        """A copy with the given release times (a scalar applies to every coflow).
+
+        Deadlines that would no longer lie after the release are dropped only if you pass
+        ``release`` explicitly with deadlines removed; here they are kept and re-validated.
+        """
+        r = np.broadcast_to(np.asarray(release, dtype=float), (self.num_coflows,)).copy()
+        return self.replace(release=r, meta={**self.meta, "releases": "replaced"})
+
+    def without_deadlines(self) -> "Instance":
+        return self.replace(deadline=np.full(self.num_coflows, np.nan))
+
+    def with_weights(self, weight) -> "Instance":
+        w = np.broadcast_to(np.asarray(weight, dtype=float), (self.num_coflows,)).copy()
+        return self.replace(weight=w)
+
+    def scaled(self, size_factor: float = 1.0, time_factor: float = 1.0) -> "Instance":
+        """Scale sizes by ``size_factor`` and all times (releases, deadlines) by ``time_factor``.
+
+        Scaling both by the same factor scales every completion time by it.
+        """
+        if not (size_factor > 0 and time_factor > 0):
+            raise InvalidParameterError("size_factor and time_factor must be > 0")
+        return self.replace(flow_size=self.flow_size * size_factor,
+                            release=self.release * time_factor,
+                            deadline=self.deadline * time_factor)
+
+    def select_coflows(self, indices: Sequence[int]) -> "Instance":
+        """The sub-instance made of the given coflows, in the given order (ports unchanged)."""
+        idx = np.asarray(indices, dtype=np.int64)
+        if idx.ndim != 1 or idx.size == 0:
+            raise InvalidParameterError("indices must be a non-empty 1-d sequence")
+        if len(np.unique(idx)) != idx.size:
+            raise InvalidParameterError("indices must not repeat a coflow")
+        counts = np.diff(self.flow_ptr)[idx]
+        starts = self.flow_ptr[idx]
+        fidx = np.concatenate([np.arange(s, s + c) for s, c in zip(starts, counts)])
+        return Instance.from_arrays(
+            ingress_capacity=self.ingress_capacity, egress_capacity=self.egress_capacity,
+            coflow_ids=[self.coflow_ids[i] for i in idx],
+            flow_coflow=np.repeat(np.arange(idx.size), counts),
+            flow_src=self.flow_src[fidx], flow_dst=self.flow_dst[fidx],
+            flow_size=self.flow_size[fidx], weight=self.weight[idx],
+            release=self.release[idx], deadline=self.deadline[idx], meta=self.meta)
+
+    def relabel_ports(self, ingress_perm: Sequence[int], egress_perm: Sequence[int]) -> "Instance":
+        """Rename ports: ingress ``i`` becomes ``ingress_perm[i]`` (likewise egress)."""
+        pi = np.asarray(ingress_perm, dtype=np.int64)
+        pe = np.asarray(egress_perm, dtype=np.int64)
+        if sorted(pi.tolist()) != list(range(self.num_ingress)) or \
+                sorted(pe.tolist()) != list(range(self.num_egress)):
+            raise InvalidParameterError("port permutations must be permutations of 0..m-1")
+        cin = np.empty_like(self.ingress_capacity)
+        cin[pi] = self.ingress_capacity
+        cout = np.empty_like(self.egress_capacity)
+        cout[pe] = self.egress_capacity
+        return self.replace(ingress_capacity=cin, egress_capacity=cout,
+                            flow_src=pi[self.flow_src], flow_dst=pe[self.flow_dst])
+
+    # ------------------------------------------------------------------ comparison
+    def __eq__(self, other: object) -> bool:
+        """Exact equality of the model (capacities, coflows, flows); ``meta`` is ignored."""
+        if not isinstance(other, Instance):
+            return NotImplemented
+        def same(a, b):
+            return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=True))
+        return (self.coflow_ids == other.coflow_ids
+                and same(self.ingress_capacity, other.ingress_capacity)
+                and same(self.egress_capacity, other.egress_capacity)
+                and same(self.weight, other.weight) and same(self.release, other.release)
+                and same(self.deadline, other.deadline) and same(self.flow_ptr, other.flow_ptr)
+                and same(self.flow_src, other.flow_src) and same(self.flow_dst, other.flow_dst)
+                and same(self.flow_size, other.flow_size))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"Instance({self.num_coflows} coflows, {self.num_flows} flows, "
+                f"{self.num_ingress}x{self.num_egress} ports)")
+
+
+def _plain(x: float) -> int | float:
+    """A float as a plain JSON number: an int when it is integral (exactly)."""
+    if isinstance(x, float) and x.is_integer() and abs(x) < 2 ** 53:
+        return int(x)
+    return x
