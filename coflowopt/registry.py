@@ -1,0 +1,124 @@
+"""One registry of every algorithm: orderings, rate allocations, whole policies, bounds, exact.
+
+Modelled on networkx's pluggable algorithms and scikit-learn's tags: each entry records its name,
+kind, the function, a one-line summary, the guarantee it carries (if any), capability tags and the
+reference it implements.  A wrong name fails with the list of valid ones.
+
+Function contracts by kind
+--------------------------
+``ordering``   ``func(instance, **params) -> ndarray`` of coflow indices, highest priority first.
+``rates``      ``func(instance, order, **params) -> Schedule``.
+``policy``     ``func(instance, **params) -> Schedule`` (online or whole-schedule methods).
+``bound``      ``func(instance, **params) -> Result`` with kind ``lower_bound``.
+``exact``      ``func(instance, **params) -> Result`` (``optimal`` or a bound and incumbent).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from .exceptions import InvalidParameterError
+
+__all__ = ["Algorithm", "register", "get_algorithm", "algorithms", "KINDS", "TAGS"]
+
+KINDS = ("ordering", "rates", "policy", "bound", "exact")
+
+#: Capability tags and what they promise.
+TAGS = {
+    "release_dates": "uses release dates correctly (never sends before a release)",
+    "weights": "takes coflow weights into account",
+    "heterogeneous_capacities": "handles ports of different capacities",
+    "deadlines": "uses coflow deadlines",
+    "needs_solver": "solves an LP/MIP (HiGHS unless stated)",
+    "exponential": "exponential time: small instances only",
+    "randomized": "takes a seed; deterministic for a given seed",
+    "order_preserving": "rates respect the given order (Sincronia Definition 1)",
+    "work_conserving": "no port idles while a flow that could use it waits",
+    "preemptive": "may preempt flows at any event",
+    "online": "uses only coflows released so far",
+    "non_clairvoyant": "does not read flow sizes",
+    "certificate": "returns a certificate that can be checked independently",
+    "slow": "too slow for the 706k-flow FB trace",
+}
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """A registered algorithm (see the module docstring for the contract of ``func``)."""
+
+    name: str
+    kind: str
+    func: Callable
+    summary: str
+    reference: str
+    guarantee: str | None = None
+    tags: frozenset = field(default_factory=frozenset)
+    aliases: tuple = ()
+
+    def __call__(self, *args, **kwargs):
+        return self.func(*args, **kwargs)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "summary": self.summary,
+                "guarantee": self.guarantee, "tags": sorted(self.tags),
+                "reference": self.reference, "aliases": list(self.aliases),
+                "function": f"{self.func.__module__}.{self.func.__qualname__}"}
+
+
+_REGISTRY: dict[tuple[str, str], Algorithm] = {}
+_ALIASES: dict[tuple[str, str], str] = {}
+
+
+def register(kind: str, name: str, *, summary: str, reference: str,
+             guarantee: str | None = None, tags: Iterable[str] = (),
+             aliases: Iterable[str] = ()) -> Callable[[Callable], Callable]:
+    """Decorator registering ``func`` under ``(kind, name)``."""
+    if kind not in KINDS:
+        raise InvalidParameterError(f"kind must be one of {KINDS}, got {kind!r}")
+    tags = frozenset(tags)
+    unknown = tags - set(TAGS)
+    if unknown:
+        raise InvalidParameterError(f"unknown tags {sorted(unknown)}; known: {sorted(TAGS)}")
+
+    def deco(func: Callable) -> Callable:
+        key = (kind, name)
+        if key in _REGISTRY and _REGISTRY[key].func is not func:
+            raise InvalidParameterError(f"{kind} {name!r} is registered twice")
+        _REGISTRY[key] = Algorithm(name=name, kind=kind, func=func, summary=summary,
+                                   reference=reference, guarantee=guarantee, tags=tags,
+                                   aliases=tuple(aliases))
+        for a in aliases:
+            _ALIASES[(kind, a)] = name
+        return func
+    return deco
+
+
+def get_algorithm(kind: str, name: str) -> Algorithm:
+    """Look up an algorithm; a wrong name raises with the list of valid names."""
+    _load_all()
+    key = (kind, _ALIASES.get((kind, name), name))
+    if key not in _REGISTRY:
+        valid = sorted(n for k, n in _REGISTRY if k == kind)
+        raise InvalidParameterError(f"unknown {kind} {name!r}; valid: {', '.join(valid)}")
+    return _REGISTRY[key]
+
+
+def algorithms(kind: str | None = None) -> list[Algorithm]:
+    """All registered algorithms (of one kind), sorted by kind and name."""
+    _load_all()
+    return sorted((a for (k, _), a in _REGISTRY.items() if kind is None or k == kind),
+                  key=lambda a: (KINDS.index(a.kind), a.name))
+
+
+#: Packages whose import registers algorithms (those not present yet are skipped).
+ALGORITHM_PACKAGES = ("orderings", "rates", "policies", "bounds", "exact")
+
+
+def _load_all() -> None:
+    import importlib
+    import importlib.util
+    for name in ALGORITHM_PACKAGES:
+        full = f"{__package__}.{name}"
+        if importlib.util.find_spec(full) is not None:
+            importlib.import_module(full)  # errors inside a package propagate

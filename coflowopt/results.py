@@ -1,0 +1,173 @@
+"""Result objects: every number says what it is.
+
+A :class:`Result` carries a value together with
+
+* its **kind**: ``"lower_bound"`` (with a certificate that can be checked), ``"feasible"`` (a
+  schedule that passed the independent verifier) or ``"optimal"`` (both, equal within
+  tolerance); ``None`` when there is no usable number (a rejected schedule, a solver failure);
+* its **objective**: ``"weighted_completion_time"`` (``sum_k w_k C_k``) or ``"weighted_cct"``
+  (``sum_k w_k (C_k - r_k)``);
+* the **status** (why the computation stopped) and a message;
+* what is needed to check it: the schedule and the verifier's report, the certificate, the best
+  bound and incumbent of an exact search, the gap, solver name and version, timings.
+
+The verifier's verdict can only *downgrade* a result: :func:`schedule_result` never reports a
+schedule as ``feasible`` unless the verifier accepted it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .exceptions import InvalidParameterError
+from .verify import Tolerances, VerificationReport, verify_schedule
+
+__all__ = ["Result", "KINDS", "OBJECTIVES", "schedule_result", "ratio"]
+
+KINDS = ("lower_bound", "feasible", "optimal")
+OBJECTIVES = ("weighted_completion_time", "weighted_cct")
+
+
+def _num(x):
+    if x is None:
+        return None
+    if isinstance(x, Fraction):
+        return float(x)
+    if isinstance(x, (np.floating, float, int, np.integer)):
+        x = float(x)
+        return None if math.isnan(x) else x
+    return x
+
+
+@dataclass
+class Result:
+    """A number with its kind, objective, status and evidence (see the module docstring)."""
+
+    value: Any
+    kind: str | None
+    objective: str
+    status: str
+    algorithm: str
+    message: str = ""
+    params: dict = field(default_factory=dict)
+    schedule: Any = None
+    report: VerificationReport | None = None
+    bound: Any = None
+    incumbent: Any = None
+    certificate: Any = None
+    certificate_status: str | None = None
+    gap: float | None = None
+    solver: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.kind is not None and self.kind not in KINDS:
+            raise InvalidParameterError(f"kind must be one of {KINDS} or None, got {self.kind!r}")
+        if self.objective not in OBJECTIVES:
+            raise InvalidParameterError(
+                f"objective must be one of {OBJECTIVES}, got {self.objective!r}")
+
+    @property
+    def success(self) -> bool:
+        return self.kind is not None
+
+    def to_dict(self, per_coflow: bool = True) -> dict[str, Any]:
+        """A JSON-ready summary (no schedule pieces; those go to a schedule file)."""
+        d: dict[str, Any] = {
+            "algorithm": self.algorithm,
+            "value": _num(self.value),
+            "kind": self.kind,
+            "objective": self.objective,
+            "status": self.status,
+            "message": self.message,
+            "params": _plain(self.params),
+        }
+        if isinstance(self.value, Fraction):
+            d["value_exact"] = str(self.value)
+        for k in ("bound", "incumbent", "gap"):
+            v = getattr(self, k)
+            if v is not None:
+                d[k] = _num(v)
+        if self.certificate_status is not None:
+            d["certificate_status"] = self.certificate_status
+        if self.solver:
+            d["solver"] = _plain(self.solver)
+        if self.timings:
+            d["timings"] = {k: round(float(v), 6) for k, v in self.timings.items()}
+        if self.report is not None:
+            rep = self.report.to_dict(per_coflow=per_coflow)
+            d["verification"] = {k: rep[k] for k in ("ok", "mode", "violation_counts",
+                                                      "violations", "tolerances")}
+            d["weighted_completion_time"] = rep["weighted_completion_time"]
+            d["weighted_cct"] = rep["weighted_cct"]
+            d["average_cct"] = rep["average_cct"]
+            d["makespan"] = rep["makespan"]
+            if per_coflow:
+                d["coflow_completion"] = rep["coflow_completion"]
+        if self.extra:
+            d["extra"] = _plain(self.extra)
+        return d
+
+
+def _plain(x):
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _plain(x.tolist())
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (np.floating, Fraction)):
+        return float(x)
+    return x
+
+
+def schedule_result(instance, schedule, *, algorithm: str, params: dict | None = None,
+                    objective: str = "weighted_completion_time", mode: str = "float",
+                    tolerances: Tolerances | None = None, timings: dict | None = None,
+                    extra: dict | None = None) -> Result:
+    """Verify ``schedule`` and wrap it as a :class:`Result`.
+
+    The kind is ``"feasible"`` exactly when the verifier accepts the schedule; otherwise the
+    result has kind ``None``, status ``"rejected"`` and no value.
+    """
+    if objective not in OBJECTIVES:
+        raise InvalidParameterError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    t0 = time.perf_counter()
+    rep = verify_schedule(instance, schedule, mode=mode, tolerances=tolerances)
+    timings = dict(timings or {})
+    timings["verify"] = time.perf_counter() - t0
+    if rep.ok:
+        return Result(value=rep.objective(objective), kind="feasible", objective=objective,
+                      status="verified", algorithm=algorithm, params=dict(params or {}),
+                      schedule=schedule, report=rep, timings=timings, extra=dict(extra or {}),
+                      message=rep.summary())
+    return Result(value=None, kind=None, objective=objective, status="rejected",
+                  algorithm=algorithm, params=dict(params or {}), schedule=schedule, report=rep,
+                  timings=timings, extra=dict(extra or {}), message=rep.summary())
+
+
+def ratio(numerator: Result, denominator: Result) -> dict[str, Any]:
+    """``numerator / denominator`` with the name of its base, e.g. ``"ALG/OPT"``.
+
+    The base is named from the denominator's kind: ``OPT`` for ``optimal``, ``LB`` for
+    ``lower_bound``, ``ALG`` for ``feasible``.
+    """
+    if numerator.objective != denominator.objective:
+        raise InvalidParameterError("cannot divide results with different objectives "
+                                    f"({numerator.objective} / {denominator.objective})")
+    base = {"optimal": "OPT", "lower_bound": "LB", "feasible": "ALG"}.get(denominator.kind)
+    if base is None or numerator.kind is None:
+        return {"ratio": None, "base": base, "objective": numerator.objective}
+    num, den = float(numerator.value), float(denominator.value)
+    return {"ratio": num / den if den > 0 else (1.0 if num == 0 else math.inf),
+            "base": base, "name": f"{numerator.algorithm}/{base}",
+            "objective": numerator.objective}

@@ -1,0 +1,360 @@
+"""Event-driven fluid simulation of the big switch under a rate policy.
+
+A *rate policy* looks at the current state (time, remaining sizes, which coflows are released and
+finished) and returns the rates of the active flows.  The simulator holds those rates constant
+and jumps to the next event:
+
+* a **release** (a coflow becomes visible),
+* a **coflow completion** (its last flow finishes),
+* a **flow completion**, if the policy asks to be called at flow completions,
+* a **timer** the policy sets (Varys' T/delta intervals, Aalo's Delta, Sincronia's epochs).
+
+Policies that reallocate only at coflow arrivals and completions (MADD, Varys) declare
+``reschedule_on = {"release", "coflow_completion"}``; between two such events flows finish on
+their own and the simulator does not call the policy or stop per flow, so the cost of a
+simulation is the number of *coflow* events times the number of flows with a positive rate.
+
+The output is a :class:`~coflowopt.schedule.Schedule` of pieces: a piece ends exactly when its
+flow's rate changes or the flow completes, so schedules stay small and the pieces of flows that
+change rate at one event share that event's time exactly.
+
+Completion tolerance
+--------------------
+A flow is complete when its remaining size is at most :data:`COMPLETION_RTOL` times its size
+(accumulated rounding of ``rem -= rate * dt``); it then stops at the event time.  The verifier's
+size tolerance (1e-9 relative) is chosen to accept exactly this.
+"""
+
+from __future__ import annotations
+
+import math
+import time as _time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Protocol
+
+import numpy as np
+
+from .exceptions import CoflowOptError, InvalidParameterError
+from .instance import Instance
+from .schedule import Schedule
+
+__all__ = ["COMPLETION_RTOL", "RatePolicy", "SimState", "SimulationResult", "simulate",
+           "SimulationError", "RESCHEDULE_EVENTS"]
+
+#: A flow whose remaining size is <= COMPLETION_RTOL * size is complete.
+COMPLETION_RTOL = 1e-10
+
+#: Event kinds a policy can ask to be called at.
+RESCHEDULE_EVENTS = frozenset({"release", "coflow_completion", "flow_completion", "timer"})
+
+
+class SimulationError(CoflowOptError, RuntimeError):
+    """The policy returned an invalid allocation or the simulation cannot progress."""
+
+
+@dataclass
+class SimState:
+    """What a policy may look at (read-only views; do not modify the arrays).
+
+    Attributes
+    ----------
+    instance : Instance
+    time : float
+    remaining : ndarray (F,)
+        Remaining size of every flow (0 for finished ones; the full size before release).
+        Non-clairvoyant policies must not read it (use ``sent``).
+    sent : ndarray (F,)
+        Data already sent per flow (attained service).
+    released, finished : ndarray of bool (K,)
+        Per coflow.
+    flow_done : ndarray of bool (F,)
+    active_coflows : ndarray of int
+        Released, unfinished coflows, in instance order.
+    active_flows : ndarray of int
+        Unfinished flows of active coflows, sorted by global index.
+    events : frozenset of str
+        Why the policy is being called now (e.g. ``{"release"}``).
+    """
+
+    instance: Instance
+    time: float
+    remaining: np.ndarray
+    sent: np.ndarray
+    released: np.ndarray
+    finished: np.ndarray
+    flow_done: np.ndarray
+    active_coflows: np.ndarray
+    active_flows: np.ndarray
+    coflow_completion: np.ndarray
+    events: frozenset = frozenset()
+
+
+class RatePolicy(Protocol):
+    """The interface of a rate policy.
+
+    Attributes
+    ----------
+    name : str
+    reschedule_on : frozenset of str
+        Subset of :data:`RESCHEDULE_EVENTS` at which :meth:`allocate` is called.  The policy is
+        always called at the first release.
+    """
+
+    name: str
+    reschedule_on: frozenset
+
+    def reset(self, instance: Instance) -> None:
+        """Prepare for a new simulation of ``instance``."""
+
+    def allocate(self, state: SimState) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(flows, rates)``: global indices of active flows and their rates (>= 0).
+        Flows not listed get rate 0."""
+
+    def next_timer(self, state: SimState) -> float:
+        """Absolute time of the next timer event (``inf`` for none)."""
+
+
+@dataclass
+class SimulationResult:
+    """A simulated schedule with the simulator's own bookkeeping.
+
+    ``coflow_completion`` is what the simulator recorded; the verifier recomputes it
+    independently from ``schedule``.
+    """
+
+    schedule: Schedule
+    coflow_completion: np.ndarray
+    flow_completion: np.ndarray
+    events: int
+    policy_calls: int
+    seconds: float
+    stats: dict = field(default_factory=dict)
+
+
+def simulate(instance: Instance, policy: RatePolicy, *, max_events: int | None = None,
+             progress: Callable[[int, int], None] | None = None) -> SimulationResult:
+    """Simulate ``policy`` on ``instance`` from the first release until every coflow finishes.
+
+    Parameters
+    ----------
+    instance : Instance
+    policy : RatePolicy
+    max_events : int, optional
+        Stop with :class:`SimulationError` after this many events (guards against policies that
+        make no progress).  Default: ``50 * (F + K) + 1000``.
+    progress : callable(done_coflows, total_coflows), optional
+        Called after each event.
+
+    Returns
+    -------
+    SimulationResult
+
+    Raises
+    ------
+    SimulationError
+        If the policy returns rates for inactive flows, negative or non-finite rates, or leaves
+        the system with no future event while coflows remain.
+
+    Notes
+    -----
+    The policy's rates are *not* checked against port capacities here: that is the
+    independent verifier's job, and a policy that overloads a port is caught there.
+    """
+    t0 = _time.perf_counter()
+    events_allowed = set(policy.reschedule_on)
+    bad = events_allowed - RESCHEDULE_EVENTS
+    if bad:
+        raise InvalidParameterError(f"policy {policy.name!r}: unknown reschedule events {bad}")
+    K, F = instance.num_coflows, instance.num_flows
+    size = instance.flow_size
+    ptr = instance.flow_ptr
+    coflow_of = instance.flow_coflow
+    release = instance.release
+    if max_events is None:
+        max_events = 50 * (F + K) + 1000
+
+    rem = size.astype(float).copy()
+    done = np.zeros(F, dtype=bool)
+    released = np.zeros(K, dtype=bool)
+    finished = np.zeros(K, dtype=bool)
+    unfinished_count = np.diff(ptr).astype(np.int64)
+    cc = np.full(K, np.nan)
+    fc = np.full(F, np.nan)
+
+    rel_order = np.argsort(release, kind="stable")
+    rel_times = release[rel_order]
+    next_rel_i = 0
+
+    cur_flows = np.zeros(0, dtype=np.int64)   # flows with a positive rate, sorted
+    cur_rates = np.zeros(0)
+    piece_start = np.full(F, np.nan)
+    out_f: list[np.ndarray] = []
+    out_s: list[np.ndarray] = []
+    out_e: list[np.ndarray] = []
+    out_r: list[np.ndarray] = []
+
+    def close(flows, rates, starts, end):
+        if flows.size:
+            out_f.append(flows)
+            out_s.append(starts)
+            out_e.append(np.broadcast_to(np.asarray(end, dtype=float), flows.shape).copy())
+            out_r.append(rates)
+
+    policy.reset(instance)
+    t = float(rel_times[0])
+    events = 0
+    calls = 0
+    why: set[str] = set()
+    force_call = True          # the policy is always called at the first release
+    active_cache: list = [None]
+
+    def make_state() -> SimState:
+        if active_cache[0] is None:
+            act_c = np.flatnonzero(released & ~finished)
+            fl = (np.concatenate([np.arange(ptr[k], ptr[k + 1]) for k in act_c])
+                  if act_c.size else np.zeros(0, np.int64))
+            active_cache[0] = (act_c, fl)
+        act_c, fl = active_cache[0]
+        fl = fl[~done[fl]]
+        active_cache[0] = (act_c, fl)
+        return SimState(instance, t, rem, size - rem, released, finished, done, act_c, fl, cc,
+                        frozenset(why))
+
+    while True:
+        newly = []
+        while next_rel_i < K and rel_times[next_rel_i] <= t:
+            newly.append(rel_order[next_rel_i])
+            next_rel_i += 1
+        if newly:
+            released[np.asarray(newly)] = True
+            why.add("release")
+            active_cache[0] = None
+        if finished.all():
+            break
+        events += 1
+        if events > max_events:
+            raise SimulationError(f"policy {policy.name!r}: more than {max_events} events "
+                                  f"(at time {t}); the policy makes no progress")
+
+        state = None
+        if force_call or (why & events_allowed):
+            state = make_state()
+            flows, rates = policy.allocate(state)
+            calls += 1
+            flows = np.asarray(flows, dtype=np.int64)
+            rates = np.asarray(rates, dtype=float)
+            _check_allocation(policy, flows, rates, done, released, coflow_of, t)
+            keep = rates > 0
+            flows, rates = flows[keep], rates[keep]
+            order = np.argsort(flows, kind="stable")
+            flows, rates = flows[order], rates[order]
+            # a piece ends when its flow's rate changes; unchanged flows keep their piece
+            unchanged_old = _same_rate(cur_flows, cur_rates, flows, rates)
+            close(cur_flows[~unchanged_old], cur_rates[~unchanged_old],
+                  piece_start[cur_flows[~unchanged_old]], t)
+            unchanged_new = _same_rate(flows, rates, cur_flows, cur_rates)
+            piece_start[flows[~unchanged_new]] = t
+            cur_flows, cur_rates = flows, rates
+        why = set()
+        force_call = False
+
+        t_rel = float(rel_times[next_rel_i]) if next_rel_i < K else math.inf
+        timer = math.inf
+        if "timer" in events_allowed:
+            timer = float(policy.next_timer(state if state is not None else make_state()))
+            if timer <= t:
+                raise SimulationError(f"policy {policy.name!r} set a timer at {timer}, not after "
+                                      f"the current time {t}")
+        fin = t + rem[cur_flows] / cur_rates if cur_flows.size else np.zeros(0)
+        t_flow = float(fin.min()) if fin.size else math.inf
+        if "flow_completion" in events_allowed:
+            t_next = min(t_flow, t_rel, timer)
+        else:
+            # the next coflow completion: a coflow completes when every unfinished flow of it
+            # has a positive rate and the last of them ends
+            cf = coflow_of[cur_flows]
+            served = np.bincount(cf, minlength=K)
+            last = np.full(K, -math.inf)
+            if cf.size:
+                np.maximum.at(last, cf, fin)
+            can = (served == unfinished_count) & (unfinished_count > 0)
+            t_cof = float(last[can].min()) if can.any() else math.inf
+            t_next = min(t_cof, t_rel, timer)
+            if not math.isfinite(t_next) and math.isfinite(t_flow):
+                # no coflow can complete under these rates: step to the next flow completion
+                # and ask the policy again rather than stall
+                t_next = t_flow
+                force_call = True
+        if not math.isfinite(t_next):
+            stuck = np.flatnonzero(released & ~finished)
+            raise SimulationError(
+                f"policy {policy.name!r}: no future event at time {t} while {stuck.size} "
+                f"released coflows are unfinished (e.g. {stuck[:3].tolist()}): the policy "
+                "gives them no rate")
+
+        if cur_flows.size:
+            rem[cur_flows] -= cur_rates * (np.minimum(fin, t_next) - t)
+            fin_now = (fin <= t_next) | (rem[cur_flows] <= COMPLETION_RTOL * size[cur_flows])
+            if fin_now.any():
+                ff = cur_flows[fin_now]
+                # a flow within tolerance of finishing stops exactly at the event, so that the
+                # flows that start at the event never overlap it
+                ends = np.where(fin[fin_now] <= t_next, fin[fin_now], t_next)
+                close(ff, cur_rates[fin_now], piece_start[ff], ends)
+                rem[ff] = 0.0
+                done[ff] = True
+                fc[ff] = ends
+                cur_flows, cur_rates = cur_flows[~fin_now], cur_rates[~fin_now]
+                cnt = np.bincount(coflow_of[ff], minlength=K)
+                unfinished_count -= cnt
+                newly_done = np.flatnonzero((cnt > 0) & (unfinished_count == 0))
+                if newly_done.size:
+                    for k in newly_done:
+                        cc[k] = np.max(fc[ptr[k]:ptr[k + 1]])
+                    finished[newly_done] = True
+                    why.add("coflow_completion")
+                    active_cache[0] = None
+                why.add("flow_completion")
+        if t_next == timer:
+            why.add("timer")
+        t = t_next
+        if progress is not None:
+            progress(int(finished.sum()), K)
+
+    # close nothing: every flow finished at its own end
+    if out_f:
+        sched = Schedule(np.concatenate(out_f), np.concatenate(out_s), np.concatenate(out_e),
+                         np.concatenate(out_r), meta={"policy": policy.name})
+    else:
+        sched = Schedule.empty()
+    return SimulationResult(schedule=sched, coflow_completion=cc, flow_completion=fc,
+                            events=events, policy_calls=calls,
+                            seconds=_time.perf_counter() - t0)
+
+
+def _same_rate(f1, r1, f2, r2):
+    """For each flow of sorted ``f1``: is it in sorted ``f2`` with the same rate?"""
+    i = np.searchsorted(f2, f1)
+    ok = i < f2.size
+    ok[ok] = (f2[i[ok]] == f1[ok]) & (r2[i[ok]] == r1[ok])
+    return ok
+
+
+def _check_allocation(policy, flows, rates, done, released, coflow_of, t):
+    if flows.shape != rates.shape or flows.ndim != 1:
+        raise SimulationError(f"policy {policy.name!r} returned flows and rates of different "
+                              "shapes")
+    if flows.size == 0:
+        return
+    if not np.all(np.isfinite(rates)) or np.any(rates < 0):
+        i = int(np.flatnonzero(~np.isfinite(rates) | (rates < 0))[0])
+        raise SimulationError(f"policy {policy.name!r} returned rate {rates[i]!r} for flow "
+                              f"{flows[i]} at time {t}")
+    pos = rates > 0
+    bad = pos & (done[flows] | ~released[coflow_of[flows]])
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        raise SimulationError(f"policy {policy.name!r} gave rate {rates[i]} to flow {flows[i]} "
+                              f"that is finished or not released at time {t}")
+    if np.unique(flows[pos]).size != int(pos.sum()):
+        raise SimulationError(f"policy {policy.name!r} listed a flow twice at time {t}")
