@@ -39,7 +39,7 @@ class UsageError(CoflowOptError):
 
 
 # --------------------------------------------------------------------------------- helpers
-def _emit(args, payload: dict[str, Any], text: str) -> None:
+def emit(args, payload: dict[str, Any], text: str) -> None:
     if getattr(args, "json", False):
         json.dump(payload, sys.stdout, indent=2, allow_nan=False, default=_json_default)
         sys.stdout.write("\n")
@@ -60,7 +60,7 @@ def _json_default(x):
     raise TypeError(f"not JSON serialisable: {type(x).__name__}")
 
 
-def _parse_params(items: Sequence[str] | None, what: str) -> dict[str, Any]:
+def parse_params(items: Sequence[str] | None, what: str) -> dict[str, Any]:
     """``key=value`` pairs; values parsed as JSON when possible (numbers, true, lists)."""
     out: dict[str, Any] = {}
     for item in items or ():
@@ -74,7 +74,7 @@ def _parse_params(items: Sequence[str] | None, what: str) -> dict[str, Any]:
     return out
 
 
-def _add_instance_options(p: argparse.ArgumentParser) -> None:
+def add_instance_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("instance reading")
     g.add_argument("--format", default="auto",
                    help="instance format: auto (default), json, coflow-benchmark (fb), sincronia")
@@ -88,7 +88,7 @@ def _add_instance_options(p: argparse.ArgumentParser) -> None:
                         "evaluation)")
 
 
-def _load_instance(args, path: str | None = None):
+def load_instance(args, path: str | None = None):
     from .formats import detect_format, read_instance
     path = path or args.instance
     if not Path(path).exists():
@@ -108,7 +108,7 @@ def _load_instance(args, path: str | None = None):
     return inst
 
 
-def _progress(total: int, desc: str, args):
+def progress(total: int, desc: str, args):
     from tqdm import tqdm
     return tqdm(total=total, desc=desc, unit="run", file=sys.stderr,
                 disable=None if not getattr(args, "json", False) else True, leave=False)
@@ -117,7 +117,7 @@ def _progress(total: int, desc: str, args):
 # --------------------------------------------------------------------------------- commands
 @command("info")
 def cmd_info(args) -> int:
-    inst = _load_instance(args)
+    inst = load_instance(args)
     s = inst.summary()
     s["file"] = args.instance
     s["format"] = inst.meta.get("source_format")
@@ -132,19 +132,19 @@ def cmd_info(args) -> int:
              f"{s['isolated_bound']} (lower_bound)",
              "bins (short: longest flow < 5, narrow: <= 50 flows): " +
              ", ".join(f"{b} {n}" for b, n in s["bins"].items())]
-    _emit(args, s, "\n".join(lines))
+    emit(args, s, "\n".join(lines))
     return EXIT_OK
 
 
 @command("convert")
 def cmd_convert(args) -> int:
     from .formats import write_instance
-    inst = _load_instance(args)
+    inst = load_instance(args)
     opts = {}
     if args.to not in ("auto", "json") and args.time_unit_ms is not None:
         opts["time_unit_ms"] = args.time_unit_ms
     write_instance(inst, args.output, format=args.to, **opts)
-    _emit(args, {"input": args.instance, "output": args.output, "coflows": inst.num_coflows,
+    emit(args, {"input": args.instance, "output": args.output, "coflows": inst.num_coflows,
                  "flows": inst.num_flows},
           f"wrote {args.output} ({inst.num_coflows} coflows, {inst.num_flows} flows)")
     return EXIT_OK
@@ -157,10 +157,10 @@ def cmd_generate(args) -> int:
     table = generators.GENERATORS
     if args.generator not in table:
         raise UsageError(f"unknown generator {args.generator!r}; valid: {', '.join(sorted(table))}")
-    params = _parse_params(args.param, "--param")
+    params = parse_params(args.param, "--param")
     inst = table[args.generator](**params, seed=args.seed)
     write_instance(inst, args.out)
-    _emit(args, {"generator": args.generator, "params": params, "seed": args.seed,
+    emit(args, {"generator": args.generator, "params": params, "seed": args.seed,
                  "output": args.out, "coflows": inst.num_coflows, "flows": inst.num_flows},
           f"wrote {args.out}: {inst!r} from {args.generator} (seed {args.seed})")
     return EXIT_OK
@@ -186,13 +186,13 @@ def _result_text(res, inst) -> str:
 def cmd_schedule(args) -> int:
     from .api import run_schedule
     from .formats import write_schedule
-    inst = _load_instance(args)
+    inst = load_instance(args)
     if args.policy is None and (args.order is None or args.rates is None):
         raise UsageError("give --order NAME --rates NAME, or --policy NAME")
     res = run_schedule(inst, order=args.order, rates=args.rates, policy=args.policy,
-                       order_params=_parse_params(args.order_param, "--order-param"),
-                       rate_params=_parse_params(args.rate_param, "--rate-param"),
-                       policy_params=_parse_params(args.policy_param, "--policy-param"),
+                       order_params=parse_params(args.order_param, "--order-param"),
+                       rate_params=parse_params(args.rate_param, "--rate-param"),
+                       policy_params=parse_params(args.policy_param, "--policy-param"),
                        objective=args.objective, verify_mode="exact" if args.exact else "float")
     if args.out and args.out.endswith(".json") and not args.force and \
             res.schedule.num_pieces > JSON_PIECES_LIMIT:
@@ -209,7 +209,7 @@ def cmd_schedule(args) -> int:
     payload["coflow_ids"] = list(inst.coflow_ids)
     if args.out:
         payload["schedule_file"] = args.out
-    _emit(args, payload, _result_text(res, inst) + (f"\n  wrote {args.out}" if args.out else ""))
+    emit(args, payload, _result_text(res, inst) + (f"\n  wrote {args.out}" if args.out else ""))
     return EXIT_OK if res.kind is not None else EXIT_REJECTED
 
 
@@ -217,7 +217,7 @@ def cmd_schedule(args) -> int:
 def cmd_verify(args) -> int:
     from .formats import read_schedule
     from .verify import verify_schedule
-    inst = _load_instance(args)
+    inst = load_instance(args)
     sched = read_schedule(args.schedule, inst)
     rep = verify_schedule(inst, sched, mode="exact" if args.exact else "float")
     d = rep.to_dict(per_coflow=True)
@@ -234,7 +234,7 @@ def cmd_verify(args) -> int:
         text = f"{args.schedule}: {rep.summary()}\n" + "\n".join(
             f"  {v.kind}: {v.message}" + (f" (segment {v.segment})" if v.segment is not None
                                           else "") for v in rep.violations[:20])
-    _emit(args, d, text)
+    emit(args, d, text)
     return EXIT_OK if rep.ok else EXIT_REJECTED
 
 
@@ -247,17 +247,17 @@ def cmd_algorithms(args) -> int:
                      (f"\n{'':32s}guarantee: {a.guarantee}" if a.guarantee else "") +
                      f"\n{'':32s}tags: {', '.join(sorted(a.tags)) or '-'}; ref: {a.reference}"
                      for a in algs)
-    _emit(args, {"algorithms": rows}, text)
+    emit(args, {"algorithms": rows}, text)
     return EXIT_OK
 
 
 @command("demo")
 def cmd_demo(args) -> int:
     from .demo import run_demo
-    rows, failures = run_demo(progress=lambda total: _progress(total, "demo", args),
+    rows, failures = run_demo(progress=lambda total: progress(total, "demo", args),
                               include_slow=args.all)
     from .demo import format_table
-    _emit(args, {"rows": rows, "failures": failures}, format_table(rows))
+    emit(args, {"rows": rows, "failures": failures}, format_table(rows))
     return EXIT_OK if not failures else EXIT_REJECTED
 
 
@@ -270,19 +270,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     def add(name, help_):
-        sp = sub.add_parser(name, help=help_, description=help_)
-        sp.add_argument("--json", action="store_true", help="machine-readable output")
-        return sp
+        return add_command(sub, name, help_)
 
     sp = add("info", "summarise an instance (counts, sizes, bins, isolated bound)")
     sp.add_argument("instance")
-    _add_instance_options(sp)
+    add_instance_options(sp)
 
     sp = add("convert", "convert an instance between formats")
     sp.add_argument("instance")
     sp.add_argument("output")
     sp.add_argument("--to", default="auto", help="output format (default: from the file name)")
-    _add_instance_options(sp)
+    add_instance_options(sp)
 
     sp = add("generate", "generate a random or structured instance")
     sp.add_argument("generator", help="generator name (see coflowopt.generators.GENERATORS)")
@@ -304,7 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--force", action="store_true",
                     help="write JSON even when the schedule is very large")
     sp.add_argument("--exact", action="store_true", help="verify in exact rational arithmetic")
-    _add_instance_options(sp)
+    add_instance_options(sp)
 
     sp = add("verify", "verify a schedule file against an instance")
     sp.add_argument("instance")
@@ -312,7 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--exact", action="store_true", help="exact rational arithmetic")
     sp.add_argument("--objective", default="weighted_completion_time",
                     choices=["weighted_completion_time", "weighted_cct"])
-    _add_instance_options(sp)
+    add_instance_options(sp)
 
     sp = add("algorithms", "list the registered algorithms with guarantees and references")
     sp.add_argument("--kind", choices=["ordering", "rates", "policy", "bound", "exact"])
@@ -320,7 +318,22 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("demo", "schedule the embedded default instances with every algorithm, verify "
                      "each schedule and print a table")
     sp.add_argument("--all", action="store_true", help="include slow/exponential algorithms")
+
+    # commands defined in their own modules (coflowopt/commands/*.py)
+    import importlib
+    import pkgutil
+    from . import commands
+    this = sys.modules[__name__]
+    for mod in sorted(m.name for m in pkgutil.iter_modules(commands.__path__)):
+        importlib.import_module(f"{commands.__name__}.{mod}").add_parser(sub, this)
     return p
+
+
+def add_command(subparsers, name: str, help_: str) -> argparse.ArgumentParser:
+    """A subparser with the common ``--json`` flag."""
+    sp = subparsers.add_parser(name, help=help_, description=help_)
+    sp.add_argument("--json", action="store_true", help="machine-readable output")
+    return sp
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -330,7 +343,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        return _COMMANDS[args.command](args)
+        handler = getattr(args, "handler", None) or _COMMANDS[args.command]
+        return handler(args)
     except InfeasibleScheduleError as e:
         print(f"coflowopt: {e}", file=sys.stderr)
         return EXIT_REJECTED

@@ -40,6 +40,12 @@ TAGS = {
     "non_clairvoyant": "does not read flow sizes",
     "certificate": "returns a certificate that can be checked independently",
     "slow": "too slow for the 706k-flow FB trace",
+    "zero_release_only": "its guarantee or definition assumes every release is 0 (it still runs "
+                         "with releases, without the guarantee)",
+    "uniform_capacity_only": "assumes every port has the same capacity",
+    "flow_level": "ignores coflow structure (allocates per flow)",
+    "starvation_free": "every coflow gets service within a bounded time",
+    "exact_arithmetic": "can compute in exact rational arithmetic",
 }
 
 
