@@ -41,7 +41,10 @@ def strict_float(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"{what} must be a number, got {value!r}")
     if isinstance(value, int):
-        f = float(value)
+        try:
+            f = float(value)
+        except OverflowError:  # beyond float64's range (~1.8e308): not a rounding, an error
+            raise ValueError(f"{what} = {value} is too large for a float64") from None
         if abs(value) > MAX_EXACT_INT and int(f) != value:
             raise ValueError(f"{what} = {value} cannot be represented exactly as a float64")
         return f

@@ -126,7 +126,7 @@ def cmd_info(args) -> int:
              f"({s['ports_used']['ingress']} / {s['ports_used']['egress']} used)",
              f"total size {s['total_size']} {s['size_unit'] or 'units'}; releases "
              f"{s['release_span'][0]} .. {s['release_span'][1]}"
-             f"{' ' + s['time_unit'] if s['time_unit'] else ''}; "
+             f"{' (time unit ' + s['time_unit'] + ')' if s['time_unit'] else ''}; "
              f"{'uniform' if s['uniform_capacity'] else 'heterogeneous'} capacities",
              f"sum of weights {s['sum_weight']}; isolated bound sum w (r + rho) = "
              f"{s['isolated_bound']} (lower_bound)",
@@ -354,6 +354,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:  # pragma: no cover
         return 130
+    except BrokenPipeError:  # pragma: no cover - e.g. `coflowopt ... | head`
+        sys.stderr.close()
+        return EXIT_OK
     except Exception:  # pragma: no cover - a bug, not bad input: say so, with the traceback
         import traceback
         traceback.print_exc()

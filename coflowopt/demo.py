@@ -17,7 +17,7 @@ _SKIP_TAGS = {"exponential", "slow"}
 def demo_instances():
     """(name, Instance) pairs: the library's default set."""
     from .library import default_instances
-    return list(default_instances())
+    return list(default_instances().items())
 
 
 def demo_algorithms(include_slow: bool = False) -> list[dict[str, Any]]:

@@ -32,7 +32,7 @@ from ..exceptions import InvalidInstanceError
 from ..instance import Instance
 
 __all__ = ["instance_from_dict", "instance_to_dict", "read_instance_json", "write_instance_json",
-           "dumps_instance", "FORMAT_NAME", "FORMAT_VERSION"]
+           "dumps_instance", "load_json_document", "FORMAT_NAME", "FORMAT_VERSION"]
 
 FORMAT_NAME = "coflowopt-instance"
 FORMAT_VERSION = 1
@@ -42,6 +42,37 @@ _COFLOW_KEYS = {"id", "weight", "release", "deadline", "flows"}
 
 def _reject_constant(name: str):
     raise ValueError(f"{name} is not a valid JSON number")
+
+
+def _reject_duplicate_keys(pairs):
+    # json keeps the last of repeated keys silently; {"size": 1, "size": 2} is almost surely a
+    # mistake, so it is an error like every other ambiguity.
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise ValueError(f"duplicate key {k!r} in a JSON object")
+            seen.add(k)
+    return d
+
+
+def load_json_document(path: str | Path, error: type = InvalidInstanceError) -> Any:
+    """Parse a JSON file strictly: NaN/Infinity and repeated keys are errors.
+
+    Raises ``error`` (an :class:`~coflowopt.exceptions.InputError` subclass) naming the file and,
+    for syntax errors, the line.
+    """
+    path = str(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh, parse_constant=_reject_constant,
+                             object_pairs_hook=_reject_duplicate_keys)
+    except json.JSONDecodeError as e:
+        raise error(f"not valid JSON: {e.msg} (column {e.colno})", file=path,
+                    line=e.lineno) from None
+    except (ValueError, RecursionError) as e:  # also UnicodeDecodeError
+        raise error(str(e) or "not valid JSON", file=path) from None
 
 
 def instance_from_dict(doc: Any, *, file: str | None = None) -> Instance:
@@ -62,7 +93,7 @@ def instance_from_dict(doc: Any, *, file: str | None = None) -> Instance:
         bad(f"unknown key(s) {sorted(unknown)}; allowed: {sorted(_TOP_KEYS)}", "(top level)")
     if doc.get("format") != FORMAT_NAME:
         bad(f"must be {FORMAT_NAME!r}, got {doc.get('format')!r}", "format")
-    if doc.get("version") != FORMAT_VERSION:
+    if type(doc.get("version")) is not int or doc.get("version") != FORMAT_VERSION:
         bad(f"unsupported version {doc.get('version')!r}; this reader knows version "
             f"{FORMAT_VERSION}", "version")
 
@@ -105,26 +136,34 @@ def instance_from_dict(doc: Any, *, file: str | None = None) -> Instance:
             fw = f"{where}.flows[{j}]"
             if not isinstance(fl, list) or len(fl) != 3:
                 bad("a flow is [ingress_index, egress_index, size]", fw)
-            for col in (0, 1):
+            for col, side in ((0, "ingress"), (1, "egress")):
                 v = fl[col]
                 if isinstance(v, bool) or not isinstance(v, int):
                     bad(f"port index must be an integer, got {v!r}", f"{fw}[{col}]")
+                # Checked here (not only by Instance) so that huge integers cannot overflow int64.
+                if not 0 <= v < len(caps[side]):
+                    bad(f"{side} port {v} out of range 0..{len(caps[side]) - 1}", f"{fw}[{col}]")
             src.append(fl[0])
             dst.append(fl[1])
             size.append(num(fl[2], f"{fw}[2]"))
         counts.append(len(flows))
-    meta = doc.get("meta") or {}
+    meta = doc.get("meta", {})
     if not isinstance(meta, dict):
         bad("meta must be a JSON object", "meta")
     meta = dict(meta)
     if file is not None:
         meta.setdefault("source_file", str(file))
     meta.setdefault("source_format", FORMAT_NAME)
-    return Instance.from_arrays(
-        ingress_capacity=caps["ingress"], egress_capacity=caps["egress"], coflow_ids=ids,
-        flow_coflow=np.repeat(np.arange(len(ids)), counts),
-        flow_src=np.asarray(src, dtype=np.int64), flow_dst=np.asarray(dst, dtype=np.int64),
-        flow_size=np.asarray(size, dtype=float), weight=w, release=r, deadline=d, meta=meta)
+    try:
+        return Instance.from_arrays(
+            ingress_capacity=caps["ingress"], egress_capacity=caps["egress"], coflow_ids=ids,
+            flow_coflow=np.repeat(np.arange(len(ids)), counts),
+            flow_src=np.asarray(src, dtype=np.int64), flow_dst=np.asarray(dst, dtype=np.int64),
+            flow_size=np.asarray(size, dtype=float), weight=w, release=r, deadline=d, meta=meta)
+    except InvalidInstanceError as e:
+        # Instance names meta["source_file"], which a document's own meta may have set to the
+        # file it was once converted from; the error is about this file.
+        raise InvalidInstanceError(e.rule, file=file, line=e.line, field=e.field) from None
 
 
 def instance_to_dict(instance: Instance, *, include_meta: bool = False) -> dict[str, Any]:
@@ -185,15 +224,7 @@ def read_instance_json(path: str | Path) -> Instance:
         For malformed JSON (with line and column) or a broken model rule (with the field).
     """
     path = str(path)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh, parse_constant=_reject_constant)
-    except json.JSONDecodeError as e:
-        raise InvalidInstanceError(f"not valid JSON: {e.msg} (column {e.colno})", file=path,
-                                   line=e.lineno) from None
-    except ValueError as e:
-        raise InvalidInstanceError(str(e), file=path) from None
-    return instance_from_dict(doc, file=path)
+    return instance_from_dict(load_json_document(path, InvalidInstanceError), file=path)
 
 
 def write_instance_json(instance: Instance, path: str | Path, *, include_meta: bool = False) -> None:

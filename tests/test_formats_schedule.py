@@ -1,0 +1,403 @@
+"""Schedule files: the JSON segment form and the .npz piece form (coflowopt.formats.schedule_io)."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from coflowopt import Coflow, Instance, Schedule
+from coflowopt.exceptions import InvalidParameterError, InvalidScheduleError, NotSupportedError
+from coflowopt.formats import read_schedule, write_schedule
+from coflowopt.formats.schedule_io import (dumps_schedule, read_schedule_json,
+                                           read_schedule_npz, schedule_to_dict,
+                                           write_schedule_npz)
+from coflowopt.verify import verify_schedule
+
+INST = Instance.from_coflows([
+    Coflow("A", [(0, 0, 2.0), (1, 1, 1.0)]),
+    Coflow("B", [(1, 0, 3.0)]),
+])
+
+
+def float_schedule() -> Schedule:
+    # flow 0 on [0, 2) at rate 1, flow 1 on [0, 1) at rate 1, flow 2 on [2, 5) at rate 1
+    return Schedule.from_pieces([0, 1, 2], [0.0, 0.0, 2.0], [2.0, 1.0, 5.0], [1.0, 1.0, 1.0])
+
+
+def same_rates(a: Schedule, b: Schedule) -> bool:
+    """Equal as rate functions of time (pieces may be cut differently)."""
+    a, b = a.merged(), b.merged()
+    return all(np.array_equal(getattr(a, n), getattr(b, n))
+               for n in ("flow", "start", "end", "rate"))
+
+
+# ------------------------------------------------------------------------------------ JSON
+def test_json_document_shape():
+    doc = schedule_to_dict(float_schedule(), INST)
+    assert doc == {"format": "coflowopt-schedule", "version": 1, "segments": [
+        {"start": 0, "end": 1, "rates": [[0, 0, 1], [0, 1, 1]]},
+        {"start": 1, "end": 2, "rates": [[0, 0, 1]]},
+        {"start": 2, "end": 5, "rates": [[1, 0, 1]]},
+    ]}
+    assert json.loads(dumps_schedule(float_schedule(), INST)) == doc
+
+
+def test_json_round_trip_float(tmp_path):
+    s = Schedule.from_pieces([0, 2, 1], [0.0, 0.1, 0.25], [1.5, 0.7, 1 / 3], [0.5, 1e-300, 2.0])
+    write_schedule(s, INST, tmp_path / "s.json")
+    back = read_schedule(tmp_path / "s.json", INST)
+    assert not back.exact
+    assert same_rates(back, s)
+    assert back.meta["segment_of_piece"].dtype == np.int64
+    assert back.meta["source_file"] == str(tmp_path / "s.json")
+
+
+def test_json_round_trip_exact(tmp_path):
+    F = Fraction
+    # feasible: ingress 1 shares 1/3 + 2/3 on [2, 3); flow 2 then runs alone until 16/3
+    s = Schedule.from_pieces([0, 1, 2, 2], [F(0), F(0), F(2), F(3)],
+                             [F(2), F(3), F(3), F(16, 3)],
+                             [F(1), F(1, 3), F(2, 3), F(1)])
+    write_schedule(s, INST, tmp_path / "s.json")
+    text = (tmp_path / "s.json").read_text()
+    assert '"1/3"' in text and '"2/3"' in text and '"16/3"' in text
+    back = read_schedule(tmp_path / "s.json", INST)
+    assert back.exact and same_rates(back, s)
+    assert verify_schedule(INST, back, mode="exact").ok
+
+
+def test_json_exact_option(tmp_path):
+    write_schedule(float_schedule(), INST, tmp_path / "s.json")
+    forced = read_schedule(tmp_path / "s.json", INST, exact=True)
+    assert forced.exact and same_rates(forced.to_float(), float_schedule())
+    p = tmp_path / "f.json"
+    p.write_text('{"format": "coflowopt-schedule", "version": 1, "segments": '
+                 '[{"start": 0, "end": "1/3", "rates": [[0, 0, "2/3"]]}]}')
+    as_float = read_schedule(p, INST, exact=False)
+    assert not as_float.exact and as_float.end.tolist() == [1 / 3]
+
+
+def test_segment_of_piece(tmp_path):
+    write_schedule(float_schedule(), INST, tmp_path / "s.json")
+    back = read_schedule(tmp_path / "s.json", INST)
+    assert back.meta["segment_of_piece"].tolist() == [0, 0, 1, 2]
+    assert back.flow.tolist() == [0, 1, 0, 2]
+
+
+def test_empty_schedule(tmp_path):
+    write_schedule(Schedule.empty(), INST, tmp_path / "s.json")
+    assert (tmp_path / "s.json").read_text() == \
+        '{"format": "coflowopt-schedule", "version": 1, "segments": []}\n'
+    assert read_schedule(tmp_path / "s.json", INST).num_pieces == 0
+
+
+def test_reader_does_not_judge_feasibility(tmp_path):
+    """Overlaps, negative rates and end <= start are the verifier's to report."""
+    p = tmp_path / "s.json"
+    p.write_text(json.dumps({"format": "coflowopt-schedule", "version": 1, "segments": [
+        {"start": 0, "end": 2, "rates": [[0, 0, 1], [0, 0, 1]]},
+        {"start": 1, "end": 3, "rates": [[0, 1, -1]]},
+        {"start": 5, "end": 4, "rates": [[1, 0, 1]]},
+    ]}))
+    s = read_schedule(p, INST)
+    assert s.num_pieces == 4
+    report = verify_schedule(INST, s)
+    assert not report.ok
+    neg = [v for v in report.violations if v.piece == 2]
+    assert neg and neg[0].segment == 1
+
+
+def _doc(**seg):
+    base = {"start": 0, "end": 1, "rates": [[0, 0, 1]]}
+    base.update(seg)
+    return {"format": "coflowopt-schedule", "version": 1, "segments": [base]}
+
+
+JSON_ERRORS = {
+    "top level not an object": ("[]", "(top level)", "JSON object"),
+    "missing key": ('{"format": "coflowopt-schedule", "version": 1}', "(top level)",
+                    "missing key(s) ['segments']"),
+    "unknown key": ({**_doc(), "meta": {}}, "(top level)", "unknown key(s) ['meta']"),
+    "wrong format": ({**_doc(), "format": "schedule"}, "format", "'coflowopt-schedule'"),
+    "instance document": ({**_doc(), "format": "coflowopt-instance"}, "format",
+                          "this is an instance document"),
+    "version 2": ({**_doc(), "version": 2}, "version", "unsupported version 2"),
+    "version true": ({**_doc(), "version": True}, "version", "unsupported version True"),
+    "segments not a list": ({**_doc(), "segments": {}}, "segments", "list of segments"),
+    "segment not an object": ({**_doc(), "segments": [[0, 1, []]]}, "segments[0]",
+                              "JSON object"),
+    "segment missing key": ({**_doc(), "segments": [{"start": 0, "end": 1}]}, "segments[0]",
+                            "missing key(s) ['rates']"),
+    "segment unknown key": (_doc(flows=[]), "segments[0]", "unknown key(s) ['flows']"),
+    "start not a number": (_doc(start="zero"), "segments[0].start", "'p/q'"),
+    "start null": (_doc(start=None), "segments[0].start", "number or a 'p/q' string"),
+    "start boolean": (_doc(start=False), "segments[0].start", "number or a 'p/q' string"),
+    "end infinite": ('{"format": "coflowopt-schedule", "version": 1, "segments": '
+                     '[{"start": 0, "end": 1e999, "rates": []}]}', "segments[0].end",
+                     "must be finite"),
+    "zero denominator": (_doc(end="1/0"), "segments[0].end", "zero denominator"),
+    "decimal fraction string": (_doc(end="1.5/2"), "segments[0].end", "'p/q'"),
+    "rates not a list": (_doc(rates={"0": 1}), "segments[0].rates", "list of [coflow_position"),
+    "entry too short": (_doc(rates=[[0, 1]]), "segments[0].rates[0]", "a rate entry is"),
+    "entry not a list": (_doc(rates=[{"c": 0}]), "segments[0].rates[0]", "a rate entry is"),
+    "coflow position out of range": (_doc(rates=[[0, 0, 1], [2, 0, 1]]),
+                                     "segments[0].rates[1][0]", "integer in 0..1, got 2"),
+    "coflow position negative": (_doc(rates=[[-1, 0, 1]]), "segments[0].rates[0][0]",
+                                 "got -1"),
+    "coflow position float": (_doc(rates=[[0.0, 0, 1]]), "segments[0].rates[0][0]",
+                              "must be an integer"),
+    "coflow position bool": (_doc(rates=[[True, 0, 1]]), "segments[0].rates[0][0]",
+                             "must be an integer"),
+    "flow position out of range": (_doc(rates=[[1, 1, 1]]), "segments[0].rates[0][1]",
+                                   "coflow 1 has 1 flows"),
+    "flow position string": (_doc(rates=[[0, "0", 1]]), "segments[0].rates[0][1]",
+                             "must be an integer"),
+    "rate not a number": (_doc(rates=[[0, 0, [1]]]), "segments[0].rates[0][2]",
+                          "number or a 'p/q' string"),
+    "rate huge integer": (_doc(rates=[[0, 0, 1], [0, 1, 2 ** 60 + 1]]),
+                          "segments[0].rates[1][2]", "cannot be represented exactly"),
+    "rate beyond float range": (_doc(rates=[[0, 0, 10 ** 400]]), "segments[0].rates[0][2]",
+                                "too large for a float64"),
+}
+
+
+@pytest.mark.parametrize("doc,field,rule", list(JSON_ERRORS.values()), ids=list(JSON_ERRORS))
+def test_json_error_rules(tmp_path, doc, field, rule):
+    p = tmp_path / "s.json"
+    p.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    with pytest.raises(InvalidScheduleError) as ei:
+        read_schedule_json(p, INST)
+    e = ei.value
+    assert e.file == str(p) and e.field == field
+    assert rule in e.rule and field in str(e)
+
+
+def test_json_error_names_later_segment(tmp_path):
+    segs = [{"start": i, "end": i + 1, "rates": [[0, 0, 1]] * 4} for i in range(13)]
+    segs[12]["rates"][3] = [0, 5, 1]
+    p = tmp_path / "s.json"
+    p.write_text(json.dumps({"format": "coflowopt-schedule", "version": 1, "segments": segs}))
+    with pytest.raises(InvalidScheduleError, match=r"segments\[12\]\.rates\[3\]\[1\]"):
+        read_schedule(p, INST)
+
+
+@pytest.mark.parametrize("text,line,rule", [
+    ('{"format": "coflowopt-schedule",\n "version": 1,\n "segments": [}', 3, "not valid JSON"),
+    ('{"format": "coflowopt-schedule", "version": 1, "segments": [{"start": NaN}]}', None,
+     "NaN is not a valid JSON number"),
+    ('{"format": "coflowopt-schedule", "version": 1, "version": 1, "segments": []}', None,
+     "duplicate key 'version'"),
+])
+def test_json_syntax_errors(tmp_path, text, line, rule):
+    p = tmp_path / "s.json"
+    p.write_text(text)
+    with pytest.raises(InvalidScheduleError) as ei:
+        read_schedule(p, INST)
+    assert ei.value.line == line and rule in ei.value.rule and ei.value.file == str(p)
+
+
+@pytest.mark.parametrize("sched,rule", [
+    (Schedule.from_pieces([3], [0.0], [1.0], [1.0]), "out of range 0..2"),
+    (Schedule.from_pieces([0], [0.0], [np.inf], [1.0]), "end must be finite"),
+    (Schedule.from_pieces([0], [0.0], [1.0], [np.nan]), "rate must be finite"),
+    (Schedule.from_pieces([0], [1.0], [1.0], [1.0]), "end <= start"),
+])
+def test_json_writer_refuses_malformed(tmp_path, sched, rule):
+    with pytest.raises(InvalidScheduleError, match=rule):
+        write_schedule(sched, INST, tmp_path / "s.json")
+
+
+# ------------------------------------------------------------------------------------ NPZ
+def test_npz_round_trip_is_exact(tmp_path):
+    s = Schedule.from_pieces([2, 0, 0, 1], [0.1, 0.0, 1.0, 0.0], [0.7, 1.0, 2.0, 1 / 3],
+                             [1.5, 1.0, 1.0, 3.0], meta={"algorithm": "x"})
+    for compress in (False, True):
+        write_schedule(s, INST, tmp_path / "s.npz", compress=compress)
+        back = read_schedule(tmp_path / "s.npz", INST)
+        for n in ("flow", "start", "end", "rate"):
+            assert np.array_equal(getattr(back, n), getattr(s, n))
+        assert back.meta["source_format"] == "coflowopt-schedule-pieces"
+    with np.load(tmp_path / "s.npz") as z:
+        assert z["coflow"].tolist() == [1, 0, 0, 0]
+        assert z["flow_position"].tolist() == [0, 0, 0, 1]
+        assert str(z["format"]) == "coflowopt-schedule-pieces" and int(z["version"]) == 1
+        assert int(z["num_flows"]) == 3 and int(z["num_coflows"]) == 2
+
+
+def test_npz_written_at_the_given_name(tmp_path):
+    write_schedule_npz(float_schedule(), INST, tmp_path / "pieces.bin")
+    assert (tmp_path / "pieces.bin").exists() and not (tmp_path / "pieces.bin.npz").exists()
+    assert read_schedule_npz(tmp_path / "pieces.bin", INST).num_pieces == 3
+
+
+def test_npz_refuses_exact(tmp_path):
+    s = Schedule.from_pieces([0], [Fraction(0)], [Fraction(2)], [Fraction(1)])
+    with pytest.raises(NotSupportedError, match="float64 values only"):
+        write_schedule(s, INST, tmp_path / "s.npz")
+
+
+def _npz_arrays(**changes):
+    a = {"format": np.array("coflowopt-schedule-pieces"), "version": np.array(1),
+         "num_flows": np.array(3), "num_coflows": np.array(2),
+         "flow": np.array([0, 2]), "coflow": np.array([0, 1]), "flow_position": np.array([0, 0]),
+         "start": np.array([0.0, 0.0]), "end": np.array([1.0, 2.0]),
+         "rate": np.array([1.0, 1.0])}
+    a.update(changes)
+    return {k: v for k, v in a.items() if v is not None}
+
+
+NPZ_ERRORS = {
+    "missing array": (dict(rate=None), "(arrays)", "missing key(s) ['rate']"),
+    "unknown array": (dict(weight=np.ones(2)), "(arrays)", "unknown key(s) ['weight']"),
+    "wrong format": (dict(format=np.array("pieces")), "format", "'coflowopt-schedule-pieces'"),
+    "format not a string": (dict(format=np.array(1)), "format", "0-d array"),
+    "wrong version": (dict(version=np.array(3)), "version", "unsupported version 3"),
+    "other num_flows": (dict(num_flows=np.array(4)), "num_flows", "with 4 flows, this one has 3"),
+    "other num_coflows": (dict(num_coflows=np.array(1)), "num_coflows",
+                          "with 1 coflows, this one has 2"),
+    "length differs": (dict(rate=np.ones(3)), "rate", "one entry per piece (2)"),
+    "2-d array": (dict(start=np.zeros((2, 1))), "start", "1-d array"),
+    "float index": (dict(coflow=np.array([0.0, 1.0])), "coflow", "integer expected"),
+    "bool values": (dict(rate=np.array([True, True])), "rate", "integer or real expected"),
+    "NaN value": (dict(end=np.array([1.0, np.nan])), "end[1]", "must be finite"),
+    "infinite value": (dict(start=np.array([-np.inf, 0.0])), "start[0]", "must be finite"),
+    "coflow out of range": (dict(coflow=np.array([0, 2])), "coflow[1]", "out of range 0..1"),
+    "flow position out of range": (dict(flow_position=np.array([2, 0])), "flow_position[0]",
+                                   "coflow 0 has 2 flows"),
+    "flow inconsistent": (dict(flow=np.array([1, 2])), "flow[0]",
+                          "flow 1 != flow_ptr[coflow] + flow_position = 0"),
+}
+
+
+@pytest.mark.parametrize("changes,field,rule", list(NPZ_ERRORS.values()), ids=list(NPZ_ERRORS))
+def test_npz_error_rules(tmp_path, changes, field, rule):
+    p = tmp_path / "s.npz"
+    np.savez(p, **_npz_arrays(**changes))
+    with pytest.raises(InvalidScheduleError) as ei:
+        read_schedule(p, INST)
+    e = ei.value
+    assert e.file == str(p) and e.field == field and rule in e.rule
+
+
+def test_npz_valid_fixture_reads(tmp_path):
+    np.savez(tmp_path / "s.npz", **_npz_arrays())
+    assert read_schedule(tmp_path / "s.npz", INST).flow.tolist() == [0, 2]
+
+
+@pytest.mark.parametrize("content", [b"not a zip file", b""])
+def test_npz_not_readable(tmp_path, content):
+    p = tmp_path / "s.npz"
+    p.write_bytes(content)
+    with pytest.raises(InvalidScheduleError, match="not a readable .npz"):
+        read_schedule(p, INST)
+
+
+def test_npz_pickled_objects_refused(tmp_path):
+    p = tmp_path / "s.npz"
+    np.savez(p, **_npz_arrays(rate=np.array([1.0, Fraction(1, 3)], dtype=object)))
+    with pytest.raises(InvalidScheduleError, match="without pickled objects"):
+        read_schedule(p, INST)
+
+
+def test_npz_large(tmp_path):
+    """A few hundred thousand pieces go through in well under a second (FB-size: see report)."""
+    rng = np.random.default_rng(1)
+    inst = Instance.from_arrays(ingress_capacity=np.ones(10), egress_capacity=np.ones(10),
+                                coflow_ids=[str(k) for k in range(1000)],
+                                flow_coflow=np.repeat(np.arange(1000), 50),
+                                flow_src=rng.integers(0, 10, 50000),
+                                flow_dst=rng.integers(0, 10, 50000), flow_size=np.ones(50000))
+    n = 400_000
+    st_ = rng.random(n)
+    s = Schedule(rng.integers(0, 50000, n), st_, st_ + 1.0, rng.random(n))
+    write_schedule(s, inst, tmp_path / "big.npz")
+    back = read_schedule(tmp_path / "big.npz", inst)
+    assert np.array_equal(back.rate, s.rate) and np.array_equal(back.flow, s.flow)
+
+
+# ------------------------------------------------------------------------------------ dispatch
+def test_unknown_extension(tmp_path):
+    with pytest.raises(InvalidParameterError, match=r"\.json"):
+        write_schedule(float_schedule(), INST, tmp_path / "s.csv")
+    with pytest.raises(InvalidParameterError, match="extension"):
+        read_schedule(tmp_path / "s.parquet", INST)
+
+
+# ------------------------------------------------------------------------------------ properties
+@st.composite
+def schedules(draw):
+    n = draw(st.integers(0, 12))
+    flows = draw(st.lists(st.integers(0, INST.num_flows - 1), min_size=n, max_size=n))
+    times = st.floats(0, 1e6, allow_nan=False)
+    starts = draw(st.lists(times, min_size=n, max_size=n))
+    lengths = draw(st.lists(st.floats(1e-3, 1e3), min_size=n, max_size=n))
+    rates = draw(st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=n, max_size=n))
+    ends = [s + d for s, d in zip(starts, lengths)]
+    keep = [e > s for s, e in zip(starts, ends)]
+    pick = lambda xs: [x for x, k in zip(xs, keep) if k]  # noqa: E731
+    return Schedule.from_pieces(np.asarray(pick(flows), dtype=np.int64), pick(starts),
+                                pick(ends), pick(rates))
+
+
+@st.composite
+def exact_schedules(draw):
+    n = draw(st.integers(0, 8))
+    q = st.fractions(min_value=-100, max_value=100, max_denominator=50)
+    flows = draw(st.lists(st.integers(0, INST.num_flows - 1), min_size=n, max_size=n))
+    starts = draw(st.lists(q, min_size=n, max_size=n))
+    lengths = draw(st.lists(st.fractions(min_value=Fraction(1, 50), max_value=10,
+                                         max_denominator=50), min_size=n, max_size=n))
+    rates = draw(st.lists(q, min_size=n, max_size=n))
+    return Schedule(np.asarray(flows, dtype=np.int64), np.array(starts, dtype=object),
+                    np.array([s + d for s, d in zip(starts, lengths)], dtype=object),
+                    np.array(rates, dtype=object))
+
+
+def _flow_intervals(s: Schedule) -> list:
+    """Time-sorted (flow, start, end, rate) with overlapping pieces of one flow summed exactly:
+    the rate function, which the JSON segment form keeps even when pieces of a flow overlap."""
+    out = []
+    for f in sorted(set(s.flow.tolist())):
+        idx = np.flatnonzero(s.flow == f)
+        cuts = sorted({*s.start[idx].tolist(), *s.end[idx].tolist()})
+        for a, b in zip(cuts, cuts[1:]):
+            r = sum((Fraction(s.rate[i]) for i in idx if s.start[i] <= a and s.end[i] >= b),
+                    Fraction(0))
+            if r != 0 and (not out or out[-1][0] != f or out[-1][2] != a or out[-1][3] != r):
+                out.append([f, a, b, r])
+            elif r != 0:
+                out[-1][2] = b
+    return out
+
+
+@given(s=schedules())
+def test_property_json_round_trip(tmp_path_factory, s):
+    p = tmp_path_factory.mktemp("sched") / "s.json"
+    write_schedule(s, INST, p)
+    back = read_schedule(p, INST)
+    # overlapping pieces of one flow become two entries of one segment; summing gives the same
+    # rate function
+    assert _flow_intervals(back) == _flow_intervals(s.merged())
+
+
+@given(s=exact_schedules())
+def test_property_exact_json_round_trip(tmp_path_factory, s):
+    p = tmp_path_factory.mktemp("sched") / "s.json"
+    write_schedule(s, INST, p)
+    back = read_schedule(p, INST, exact=True)
+    assert back.exact
+    assert _flow_intervals(back) == _flow_intervals(s.merged())
+
+
+@given(s=schedules())
+def test_property_npz_round_trip(tmp_path_factory, s):
+    p = tmp_path_factory.mktemp("sched") / "s.npz"
+    write_schedule(s, INST, p)
+    back = read_schedule(p, INST)
+    assert all(np.array_equal(getattr(back, n), getattr(s, n))
+               for n in ("flow", "start", "end", "rate"))
