@@ -345,6 +345,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         handler = getattr(args, "handler", None) or _COMMANDS[args.command]
         return handler(args)
+    except BrokenPipeError:  # pragma: no cover - e.g. `coflowopt ... | head`
+        sys.stderr.close()
+        return EXIT_OK
     except InfeasibleScheduleError as e:
         print(f"coflowopt: {e}", file=sys.stderr)
         return EXIT_REJECTED
@@ -354,9 +357,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:  # pragma: no cover
         return 130
-    except BrokenPipeError:  # pragma: no cover - e.g. `coflowopt ... | head`
-        sys.stderr.close()
-        return EXIT_OK
     except Exception:  # pragma: no cover - a bug, not bad input: say so, with the traceback
         import traceback
         traceback.print_exc()

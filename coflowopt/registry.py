@@ -118,7 +118,7 @@ def algorithms(kind: str | None = None) -> list[Algorithm]:
 
 
 #: Packages whose import registers algorithms (those not present yet are skipped).
-ALGORITHM_PACKAGES = ("orderings", "rates", "policies", "bounds", "exact")
+ALGORITHM_PACKAGES = ("orderings", "rates", "policies", "bounds", "exact", "fairness")
 
 
 def _load_all() -> None:

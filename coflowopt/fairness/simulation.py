@@ -1,0 +1,324 @@
+"""Fair sharing over time: HUG, DRF, PS-P and per-flow max-min as rate policies of the fluid
+simulator, with completion times and slowdowns.
+
+At every coflow arrival and completion (``reschedule_on = {"release", "coflow_completion"}``,
+as HUG recomputes "upon coflow arrival or departure", Sec. 7.7.2) the policy
+
+1. computes the correlation vectors of the active coflows from their **remaining** bytes with
+   MADD (Sec. 7.6.1: ``d_k^p = (L_k^p / C_p) / max_q (L_k^q / C_q)``, ``L`` the bytes left),
+2. computes the link allocation ``c_k^p`` of the method (:func:`~.allocations.allocate`),
+3. turns it into flow rates, *MADD-style within the coflow*: a flow ``f`` of coflow ``k`` from
+   port ``i`` to port ``j`` with ``rem_f`` bytes left gets
+
+       r_f = min( c_k^i C_i rem_f / L_k^i ,  c_k^j C_j rem_f / L_k^j ),
+
+   i.e. on each of its two ports the coflow's share is split in proportion to bytes left, and the
+   flow takes the smaller of its two portions (a rate must fit on both ports).
+
+Properties of the conversion (checked by the tests):
+
+* **feasible**: on port ``p`` coflow ``k``'s flows sum to at most ``c_k^p C_p``, so a feasible
+  link allocation (``sum_k c_k^p <= 1``) gives feasible rates;
+* **exact for the guarantees**: with ``c_k = P d_k`` (DRF) both terms equal
+  ``P rem_f / Gamma_k`` -- MADD at progress ``P`` -- so every flow of the coflow finishes at
+  ``Gamma_k / P`` and the coflow's remaining isolated time ``Gamma_k`` shrinks at rate ``P``;
+* **never below the progress**: ``c_k^p >= P_k d_k^p`` on every port gives
+  ``r_f >= P_k rem_f / Gamma_k``, so the coflow completes within ``Gamma_k / P_k`` if nothing
+  changes.  For DRF and HUG ``P_k >= P* >= 1/n`` with ``n`` active unweighted coflows (every
+  ``d_k^p <= 1``), hence with all releases at 0 every coflow's slowdown is at most ``K``.
+* extra (Stage 2) bandwidth on one port is used only where the flow's other port has extra too;
+  the rest idles: the link-level model of Ch. 7 treats links independently, the big switch does
+  not.
+
+``per-flow`` is computed on the flows directly (progressive filling) and recomputed at every flow
+completion as well (per-flow fairness reacts to flows, not coflows).
+
+The slowdown of coflow ``k`` is ``(C_k - r_k) / rho_k`` with ``rho_k`` its isolated minimum CCT
+(Sec. 7.7.4: "CCT due to a scheme normalized by the minimum CCT if it were running alone").
+
+References
+----------
+Chowdhury's dissertation, Sec. 7.6.1 (MADD correlation vectors, local enforcement), 7.7.2
+(dynamic recomputation at arrivals and departures), 7.7.4 (slowdown, Table 7.3).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import InvalidParameterError
+from ..instance import Instance
+from ..registry import register
+from ..schedule import Schedule
+from ..simulate import SimState, simulate
+from ..verify import VerificationReport, verify_schedule
+from .allocations import allocate
+from .correlation import CorrelationVectors, _loads
+from .drf import flow_max_min
+
+__all__ = ["FairnessPolicy", "FairnessRun", "simulate_fairness", "link_allocation_rates",
+           "POLICY_METHODS", "hug_policy", "hug_cooperative_policy", "drf_policy", "ps_p_policy",
+           "per_flow_policy"]
+
+#: Methods available as time policies.
+POLICY_METHODS = ("hug", "hug-cooperative", "drf", "ps-p", "per-flow")
+
+
+def link_allocation_rates(instance: Instance, coflows: np.ndarray, flows: np.ndarray,
+                          remaining: np.ndarray, allocation: np.ndarray,
+                          loads: np.ndarray) -> np.ndarray:
+    """Flow rates realising a link allocation MADD-style within each coflow (module docstring).
+
+    Parameters
+    ----------
+    instance : Instance
+    coflows : ndarray (K',)
+        The coflows that ``allocation`` and ``loads`` rows describe.
+    flows : ndarray (F',)
+        Unfinished flows of those coflows.
+    remaining : ndarray (F,)
+        Bytes left of every flow.
+    allocation : ndarray (K', P)
+        ``c_k^p``: fraction of port ``p`` given to coflow ``k``.
+    loads : ndarray (K', P)
+        Bytes left of each coflow on each port.
+
+    Returns
+    -------
+    ndarray (F',)
+        ``r_f = min_{p in {i, j}} c_k^p C_p rem_f / L_k^p``.
+    """
+    pos = np.full(instance.num_coflows, -1, dtype=np.int64)
+    pos[coflows] = np.arange(coflows.size)
+    row = pos[instance.flow_coflow[flows]]
+    if np.any(row < 0):
+        raise InvalidParameterError("flows must belong to the given coflows")
+    cap = instance.capacity
+    rem = remaining[flows]
+    out = np.full(flows.size, np.inf)
+    for port in (instance.flow_src[flows], instance.flow_egress_port[flows]):
+        share = allocation[row, port] * cap[port]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(loads[row, port] > 0, share * rem / loads[row, port], 0.0)
+        out = np.minimum(out, r)
+    return np.where(np.isfinite(out) & (out > 0), out, 0.0)
+
+
+class FairnessPolicy:
+    """A :class:`~coflowopt.simulate.RatePolicy` recomputing a fair allocation at coflow events.
+
+    Parameters
+    ----------
+    method : str
+        One of :data:`POLICY_METHODS`.
+    weighted : bool
+        Use the instance's weights (``w_k d_k``).  When every active coflow has weight 0 the
+        policy falls back to equal weights so that the simulation always progresses.
+    at_flow_completions : bool, optional
+        Also recompute when a flow completes (default: only for ``per-flow``).
+    """
+
+    def __init__(self, method: str = "hug", *, weighted: bool = False,
+                 at_flow_completions: bool | None = None):
+        if method not in POLICY_METHODS:
+            raise InvalidParameterError(f"method must be one of {', '.join(POLICY_METHODS)}, got "
+                                        f"{method!r}")
+        self.method = method
+        self.weighted = bool(weighted)
+        if at_flow_completions is None:
+            at_flow_completions = method == "per-flow"
+        ev = {"release", "coflow_completion"}
+        if at_flow_completions:
+            ev.add("flow_completion")
+        self.reschedule_on = frozenset(ev)
+        self.name = f"fairness:{method}" + ("(weighted)" if weighted else "")
+        self.trace: list[dict] = []
+
+    def reset(self, instance: Instance) -> None:
+        self.inst = instance
+        self.trace = []
+
+    def allocate(self, state: SimState):
+        inst = self.inst
+        act = state.active_coflows
+        flows = state.active_flows
+        if act.size == 0 or flows.size == 0:
+            return np.zeros(0, np.int64), np.zeros(0)
+        if self.method == "per-flow":
+            rates = flow_max_min(inst.flow_src[flows], inst.flow_egress_port[flows],
+                                 inst.capacity.astype(float))
+            self.trace.append({"time": state.time, "active": act.size})
+            return flows, rates
+        loads = _loads(inst, act, state.remaining)
+        norm = loads / inst.capacity[None, :]
+        d = norm / norm.max(axis=1)[:, None]
+        w = inst.weight[act].astype(float)
+        weighted = self.weighted and bool(np.any(w > 0))
+        cv = CorrelationVectors(d=d, ids=tuple(inst.coflow_ids[k] for k in act), weight=w,
+                                weighted=weighted, num_ingress=inst.num_ingress,
+                                capacity=inst.capacity)
+        res = allocate(cv, self.method)
+        self.trace.append({"time": state.time, "active": act.size,
+                           "pstar": res.optimal_isolation_guarantee,
+                           "isolation_guarantee": float(res.isolation_guarantee)})
+        rates = link_allocation_rates(inst, act, flows, state.remaining, res.allocation, loads)
+        return flows, rates
+
+    def next_timer(self, state: SimState) -> float:  # pragma: no cover - no timers
+        return math.inf
+
+
+@dataclass
+class FairnessRun:
+    """A simulated fair-sharing schedule with its verdict, completion times and slowdowns.
+
+    Attributes
+    ----------
+    method : str
+    schedule : Schedule
+    report : VerificationReport
+        The independent verifier's verdict (``report.ok``).
+    completion : ndarray (K,)
+        ``C_k`` recomputed by the verifier.
+    cct : ndarray (K,)
+        ``C_k - r_k``.
+    slowdown : ndarray (K,)
+        ``cct / rho_k`` (>= 1).
+    policy_calls : int
+    trace : list of dict
+        Per recomputation: time, number of active coflows, P* and the isolation guarantee.
+    """
+
+    method: str
+    schedule: Schedule
+    report: VerificationReport
+    completion: np.ndarray
+    cct: np.ndarray
+    slowdown: np.ndarray
+    policy_calls: int
+    trace: list = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        """Average / max CCT and slowdown (the statistics of Table 7.3)."""
+        return {"method": self.method, "verified": bool(self.report.ok),
+                "average_cct": float(np.mean(self.cct)), "max_cct": float(np.max(self.cct)),
+                "average_slowdown": float(np.mean(self.slowdown)),
+                "max_slowdown": float(np.max(self.slowdown)),
+                "min_slowdown": float(np.min(self.slowdown)),
+                "policy_calls": self.policy_calls}
+
+
+def simulate_fairness(instance: Instance, method: str = "hug", *, weighted: bool = False,
+                      at_flow_completions: bool | None = None) -> FairnessRun:
+    """Simulate a fair-sharing policy and verify the schedule.
+
+    Parameters
+    ----------
+    instance : Instance
+    method : str
+        One of :data:`POLICY_METHODS`.
+    weighted : bool
+    at_flow_completions : bool, optional
+        See :class:`FairnessPolicy`.
+
+    Returns
+    -------
+    FairnessRun
+
+    Examples
+    --------
+    Two identical coflows on one port pair share it (P* = 1/2) and finish together:
+
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1.0)]), Coflow("B", [(0, 0, 1.0)])])
+    >>> run = simulate_fairness(inst, "hug")
+    >>> run.report.ok, run.completion.tolist(), run.slowdown.tolist()
+    (True, [2.0, 2.0], [2.0, 2.0])
+    """
+    policy, sim, sched = _run(instance, method, weighted, at_flow_completions)
+    rep = verify_schedule(instance, sched)
+    comp = np.asarray(rep.coflow_completion, dtype=float)
+    cct = comp - instance.release
+    return FairnessRun(method=method, schedule=sched, report=rep, completion=comp, cct=cct,
+                       slowdown=cct / instance.rho, policy_calls=sim.policy_calls,
+                       trace=policy.trace)
+
+
+def _run(instance: Instance, method: str, weighted: bool, at_flow_completions: bool | None):
+    policy = FairnessPolicy(method, weighted=weighted, at_flow_completions=at_flow_completions)
+    sim = simulate(instance, policy)
+    sched = Schedule(sim.schedule.flow, sim.schedule.start, sim.schedule.end, sim.schedule.rate,
+                     meta={"algorithm": method, "policy": policy.name, "weighted": weighted,
+                           "rates": "MADD-style within each coflow" if method != "per-flow"
+                           else "per-flow max-min"})
+    return policy, sim, sched
+
+
+def _schedule(instance: Instance, method: str, weighted: bool) -> Schedule:
+    return _run(instance, method, weighted, None)[2]
+
+
+def _policy(name: str, method: str, *, summary: str, reference: str, tags: tuple,
+            guarantee: str | None = None, doc: str = ""):
+    """Register ``method`` as the policy ``name`` (weighted when it is tagged ``weights``)."""
+    if "weights" in tags:
+        def policy(instance: Instance, *, weighted: bool = False) -> Schedule:
+            return _schedule(instance, method, weighted)
+    else:
+        def policy(instance: Instance) -> Schedule:
+            return _schedule(instance, method, False)
+    policy.__name__ = policy.__qualname__ = method.replace("-", "_") + "_policy"
+    policy.__doc__ = (f"{summary[0].upper()}{summary[1:]}.\n\n"
+                      "See :mod:`coflowopt.fairness.simulation` for how the link allocation "
+                      "becomes flow rates.\n" + doc)
+    return register("policy", name, summary=summary, reference=reference, guarantee=guarantee,
+                    tags=tags)(policy)
+
+
+_REF = ("Chowdhury's dissertation Ch. 7 (Algorithm 6, Eq. 7.2, Sec. 7.6.1, 7.7.4); rates "
+        "MADD-style within each coflow (coflowopt.fairness.simulation)")
+_TAGS = ("release_dates", "online", "preemptive", "heterogeneous_capacities", "weights",
+         "starvation_free")
+#: P*(t) >= 1/n for n active unweighted coflows (every d_k^p <= 1), and the rates never fall below
+#: MADD at the coflow's progress (module docstring)
+_GUARANTEE = ("every active coflow's remaining isolated time shrinks at rate >= P*(t) >= "
+              "1/(active coflows); with zero releases every slowdown <= K (unweighted)")
+
+hug_policy = _policy(
+    "hug", "hug", summary="HUG (non-cooperative): DRF guarantees P* d_k on remaining MADD "
+    "vectors + capped max-min spare, recomputed at coflow arrivals/completions",
+    reference=_REF, guarantee=_GUARANTEE, tags=_TAGS, doc="""
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> from coflowopt.verify import verify_schedule
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1.0)]), Coflow("B", [(0, 1, 1.0)])])
+    >>> verify_schedule(inst, hug_policy(inst)).coflow_completion.tolist()
+    [2.0, 2.0]
+    """)
+hug_cooperative_policy = _policy(
+    "hug-cooperative", "hug-cooperative", summary="HUG (cooperative): DRF guarantees + uncapped "
+    "max-min spare (work-conserving at link level), recomputed at coflow events",
+    reference=_REF, guarantee=_GUARANTEE, tags=_TAGS)
+drf_policy = _policy(
+    "drf", "drf", summary="DRF (HUG Stage 1 only): every active coflow runs MADD at progress P* "
+    "on its remaining bytes, recomputed at coflow arrivals/completions (not work-conserving)",
+    reference=_REF, guarantee=_GUARANTEE, tags=_TAGS)
+ps_p_policy = _policy(
+    "ps-p", "ps-p", summary="PS-P: every port split equally among the coflows using it, rates "
+    "MADD-style within each coflow, recomputed at coflow events",
+    reference="FairCloud (Popa et al., SIGCOMM 2012) as described in Chowdhury's dissertation "
+    "Sec. 7.4.1 and App. D.2.1",
+    tags=("release_dates", "online", "preemptive", "heterogeneous_capacities",
+          "starvation_free"))
+per_flow_policy = _policy(
+    "per-flow-maxmin", "per-flow", summary="per-flow max-min fairness (progressive filling over "
+    "flows), recomputed at arrivals and flow completions",
+    reference="Jaffe's max-min fairness; Chowdhury's dissertation Sec. 7.1, 7.7 (per-flow "
+    "fairness baseline)",
+    tags=("release_dates", "online", "preemptive", "heterogeneous_capacities", "work_conserving",
+          "flow_level", "starvation_free", "non_clairvoyant"))

@@ -1,0 +1,158 @@
+"""HUG, DRF, PS-P and per-flow fairness over time: verified schedules, completion times and
+slowdowns; the registered policies; the ``coflowopt fairness`` command."""
+
+import json
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from coflowopt import Coflow, Instance
+from coflowopt.fairness import (POLICY_METHODS, allocate, correlation_vectors,
+                                link_allocation_rates, simulate_fairness)
+from coflowopt.fairness.correlation import _loads
+from coflowopt.registry import get_algorithm
+from coflowopt.verify import verify_schedule
+
+
+def random_instance(rng, releases: bool) -> Instance:
+    m = int(rng.integers(1, 5))
+    K = int(rng.integers(1, 7))
+    cofs = [Coflow(f"c{k}", [(int(rng.integers(0, m)), int(rng.integers(0, m)),
+                              float(rng.integers(1, 9))) for _ in range(int(rng.integers(1, 6)))],
+                   weight=float(rng.integers(0, 3)),
+                   release=float(rng.integers(0, 5)) if releases else 0.0) for k in range(K)]
+    return Instance.from_coflows(cofs, num_ingress=m, num_egress=m,
+                                 ingress_capacity=rng.choice([0.5, 1.0, 2.0], m),
+                                 egress_capacity=rng.choice([0.5, 1.0, 2.0], m))
+
+
+@pytest.mark.parametrize("method", POLICY_METHODS)
+def test_every_schedule_passes_the_verifier(method):
+    rng = np.random.default_rng(11)
+    for trial in range(25):
+        inst = random_instance(rng, releases=trial % 2 == 1)
+        for weighted in ((False, True) if method in ("hug", "drf", "hug-cooperative")
+                         else (False,)):
+            run = simulate_fairness(inst, method, weighted=weighted)
+            assert run.report.ok, (trial, run.report.summary())
+            assert np.all(run.completion >= inst.release + inst.rho * (1 - 1e-9))
+            assert np.all(run.slowdown >= 1 - 1e-9)
+            if trial % 2 == 0 and not weighted and method != "per-flow":
+                # P*(t) >= 1/(active coflows): with zero releases every slowdown is <= K
+                assert np.all(run.slowdown <= inst.num_coflows * (1 + 1e-9)), run.slowdown
+
+
+def test_identical_coflows_finish_together_under_drf():
+    inst = Instance.from_coflows([Coflow(c, [(0, 0, 2.0), (1, 1, 1.0)]) for c in "ABC"])
+    run = simulate_fairness(inst, "drf")
+    assert run.completion.tolist() == [6.0, 6.0, 6.0]       # P* = 1/3, rho = 2
+    assert run.slowdown.tolist() == [3.0, 3.0, 3.0]
+
+
+def test_hug_recomputes_at_arrivals_and_departures():
+    # Sec. 7.7.2 dynamic scenario (scaled down): A and C one-to-one, B all-to-all, arriving over
+    # time; every coflow demands the whole capacity of every machine, so P* = 1/(active coflows)
+    M = 4
+    A = Coflow("A", [(i, (i + 2) % M, 4.0) for i in range(M)], release=0.0)
+    B = Coflow("B", [(i, j, 1.0) for i in range(M) for j in range(M)], release=1.0)
+    C = Coflow("C", [(j, (j + 1) % M, 1.0) for j in range(M)], release=2.0)
+    inst = Instance.from_coflows([A, B, C], num_ingress=M, num_egress=M)
+    run = simulate_fairness(inst, "hug")
+    assert run.report.ok
+    pstars = [round(e["pstar"], 12) for e in run.trace]
+    assert pstars[:3] == [1.0, 0.5, round(1 / 3, 12)]
+    # C: 1 unit at 1/3 of the capacity -> done at 2 + 3 = 5
+    assert run.completion[2] == pytest.approx(5.0)
+
+
+def test_per_flow_fairness_penalises_narrow_coflows():
+    # Sec. 7.7.2 host level: B opens n flows from A's machine; per-flow fairness gives A 1/(n+1)
+    n = 4
+    inst = Instance.from_coflows([Coflow("A", [(0, 0, 1.0)]),
+                                  Coflow("B", [(0, j, 1.0) for j in range(1, n + 1)])])
+    pf = simulate_fairness(inst, "per-flow")
+    hug = simulate_fairness(inst, "hug")
+    assert pf.report.ok and hug.report.ok
+    assert pf.completion[0] == pytest.approx(n + 1)          # A at 1/(n+1)
+    assert hug.completion[0] == pytest.approx(2.0)           # A at 1/2
+    assert hug.slowdown[0] < pf.slowdown[0]
+
+
+@given(st.integers(0, 10 ** 6), st.sampled_from(["hug", "hug-cooperative", "drf", "ps-p"]))
+def test_rates_from_a_link_allocation_are_feasible(seed, method):
+    rng = np.random.default_rng(seed)
+    inst = random_instance(rng, releases=False)
+    act = np.arange(inst.num_coflows)
+    rem = inst.flow_size * rng.uniform(0.0, 1.0, inst.num_flows)
+    rem[rng.uniform(size=rem.size) < 0.2] = 0.0
+    keep = np.add.reduceat(rem, inst.flow_ptr[:-1]) > 0
+    act = act[keep]
+    if act.size == 0:
+        return
+    flows = np.concatenate([np.arange(inst.flow_ptr[k], inst.flow_ptr[k + 1]) for k in act])
+    flows = flows[rem[flows] > 0]
+    cv = correlation_vectors(inst, coflows=act, remaining=rem)
+    res = allocate(cv, method)
+    loads = _loads(inst, act, rem)
+    r = link_allocation_rates(inst, act, flows, rem, res.allocation, loads)
+    port_load = np.bincount(np.concatenate([inst.flow_src[flows], inst.flow_egress_port[flows]]),
+                            weights=np.concatenate([r, r]), minlength=inst.num_ports)
+    assert np.all(port_load <= inst.capacity * (1 + 1e-12))
+    # never below MADD at the coflow's progress: r_f >= P_k rem_f / Gamma_k
+    gamma = (loads / inst.capacity).max(axis=1)
+    pos = np.full(inst.num_coflows, -1)
+    pos[act] = np.arange(act.size)
+    row = pos[inst.flow_coflow[flows]]
+    floor = res.progress[row] * rem[flows] / gamma[row]
+    assert np.all(r >= floor * (1 - 1e-12))
+    if method == "drf":
+        assert np.allclose(r, floor)                         # exactly MADD at P*
+
+
+def test_registered_policies_produce_verified_schedules():
+    inst = Instance.from_coflows([Coflow("A", [(0, 0, 1.0), (1, 1, 2.0)]),
+                                  Coflow("B", [(0, 1, 1.0)], release=0.5)])
+    for name in ("hug", "hug-cooperative", "drf", "ps-p", "per-flow-maxmin"):
+        alg = get_algorithm("policy", name)
+        sched = alg(inst)
+        rep = verify_schedule(inst, sched)
+        assert rep.ok, (name, rep.summary())
+        if "weights" in alg.tags:
+            assert verify_schedule(inst, alg(inst, weighted=True)).ok
+
+
+def test_cli_fairness(tmp_path, capsys):
+    from coflowopt.cli import main
+    from coflowopt.formats import write_instance
+    inst = Instance.from_coflows([Coflow("A", [(0, 0, 3), (1, 0, 3), (1, 1, 3)]),
+                                  Coflow("B", [(0, 1, 6), (1, 2, 1)])],
+                                 num_ingress=3, num_egress=3)
+    path = tmp_path / "fig72.json"
+    write_instance(inst, path)
+    assert main(["fairness", str(path), "--exact", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["optimal_isolation_guarantee"] == "2/3"
+    assert out["guaranteed"][1]["allocation"] == {"in0": "2/3", "in1": "1/9", "out1": "2/3",
+                                                  "out2": "1/9"}
+    assert out["methods"]["hug"]["isolation_guarantee"] == "2/3"
+    assert out["methods"]["ps-p"]["isolation_guarantee"] == 0.5
+    assert set(out["methods"]) == {"hug", "hug-cooperative", "drf", "ps-p", "per-flow"}
+    assert main(["fairness", str(path), "--method", "drf"]) == 0
+    text = capsys.readouterr().out
+    assert "P* = 0.666667" in text and "drf" in text
+    assert main(["fairness", str(tmp_path / "missing.json")]) == 2
+
+
+def test_experiments_print_the_dissertation_numbers(repo_dir):
+    import runpy
+    payoff = runpy.run_path(str(repo_dir / "experiments" / "fairness_payoff.py"))
+    text = payoff["report"]()
+    for cell in ("(2/3, 2/3)", "(11/12, 1/2)", "(1/2, 3/4)", "(1/2, 1/2)"):
+        assert cell in text
+    fam = runpy.run_path(str(repo_dir / "experiments" / "fairness_drf_family.py"))
+    rows = fam["table_rows"](ks=(2, 10, 100), n=3, eps=F(1, 100))
+    assert [r["drf_utilisation"] for r in rows] == [F(101, 200), F(109, 1000), F(199, 10000)]
+    assert all(r["hug_utilisation"] == 1 for r in rows)
