@@ -1,0 +1,837 @@
+"""Conformance checks every registered algorithm must pass (like scikit-learn's
+``check_estimator``).
+
+Each ``check_*`` function takes ``(algorithm, instance)`` and raises :class:`AssertionError`
+with a message naming the algorithm, the instance and the rule when the algorithm breaks it.
+``algorithm`` is anything :func:`as_scheduler` accepts: ``"bssi+greedy"`` (an ordering and a
+rate allocation), ``"varys"`` (a policy), a :class:`Scheduler`, or registry entries.
+
+:func:`applicable_checks` lists the checks that apply to an algorithm on an instance, from its
+tags (``work_conserving``, ``order_preserving``, ``randomized``, ...) and the instance (release
+dates, tie-freeness); :func:`check_algorithm` runs them.  ``tests/test_conformance.py`` runs them
+over the whole registry.
+
+The checks
+----------
+``check_verified``
+    The schedule passes the independent verifier.
+``check_same_seed_same_schedule``
+    Two runs with the same seed give the same pieces (every algorithm; randomised ones get a
+    seed).
+``check_instance_not_mutated``
+    The instance's arrays and meta are unchanged (and still read-only).
+``check_port_relabelling``
+    Renaming ports keeps the objective (needs an instance without ties, e.g. random real
+    sizes: tie-breaking by port index may legitimately change the schedule otherwise).
+``check_coflow_permutation``
+    Listing the coflows in another order keeps the objective (order-independent methods, on
+    tie-free instances).
+``check_scaling``
+    Scaling all sizes and all times by 2 doubles the objective.
+``check_isolated_lower_bound``
+    The objective is at least ``sum_k w_k (r_k + rho_k)``.
+``check_work_conserving`` (tag ``work_conserving``)
+    In every interval of the schedule, no released unfinished flow has spare capacity on both
+    of its ports.
+``check_order_preserving`` (tag ``order_preserving``)
+    A released unfinished flow of the ``k``-th coflow of the order with rate 0 has a saturated
+    port carrying a flow of a coflow at position ``i <= k``.
+``check_ordered_load_bound`` (both tags; Sincronia Lemma 3)
+    ``C_{sigma(k)} <= max_{j<=k} r_{sigma(j)} + 2 max_p sum_{j<=k} p_{sigma(j)}^p``.
+``check_bssi_guarantees`` (BSSI-type orderings with both tags; zero releases; Theorem 1)
+    ``sum w C <= 4 LB_BSSI`` and ``C_{sigma(k)} <= 2 sum_{j<=k} p_{sigma(j)}^{b_k}``.
+``check_lp_ordering_guarantee`` (LP orderings with both tags; zero releases)
+    ``sum w C <= 4 LP`` with ``LP`` the value of the LP the ordering sorts by.
+``check_lower_bound`` / ``check_exact`` (kinds ``bound`` and ``exact``)
+    A bound is at most the objective of verified schedules; an optimum is verified, at most
+    every heuristic and at least the BSSI dual bound.
+
+Tolerances are relative, 1e-9 for objectives and times and 1e-7 for port saturation.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping
+
+import numpy as np
+
+from .instance import Instance
+from .registry import Algorithm, algorithms, get_algorithm
+from .schedule import Schedule
+from .verify import VerificationReport, verify_schedule
+
+__all__ = ["Scheduler", "RunResult", "as_scheduler", "schedulers", "load_all_algorithms",
+           "applicable_checks", "random_instance",
+           "check_algorithm", "check_verified", "check_same_seed_same_schedule",
+           "check_instance_not_mutated", "check_port_relabelling", "check_coflow_permutation",
+           "check_scaling", "check_isolated_lower_bound", "check_work_conserving",
+           "check_order_preserving", "check_ordered_load_bound", "check_bssi_guarantees",
+           "check_lp_ordering_guarantee", "LP_ORDERINGS",
+           "check_lower_bound", "check_exact", "interval_rates", "instances",
+           "sincronia_fig1", "digest_ts3", "digest_ts4",
+           "THEOREM_ORDERINGS", "RTOL", "SATURATION_RTOL", "DEFAULT_SEED"]
+
+#: Relative tolerance for objectives and completion times.
+RTOL = 1e-9
+#: A port is saturated when its load is within this fraction of its capacity.
+SATURATION_RTOL = 1e-7
+#: Seed given to randomised algorithms.
+DEFAULT_SEED = 12345
+
+
+# ---------------------------------------------------------------------------------- schedulers
+@dataclass(frozen=True)
+class RunResult:
+    """One run: the schedule, the order used (None for policies that record none) and the
+    verifier's report."""
+
+    schedule: Schedule
+    order: np.ndarray | None
+    report: VerificationReport
+
+
+@dataclass(frozen=True)
+class Scheduler:
+    """An algorithm under test: an ordering with a rate allocation, or a policy.
+
+    Attributes
+    ----------
+    label : str
+        ``"order+rates"`` or the policy name.
+    ordering, rates, policy : Algorithm or None
+    order_params, rate_params, policy_params : dict
+    """
+
+    label: str
+    ordering: Algorithm | None = None
+    rates: Algorithm | None = None
+    policy: Algorithm | None = None
+    order_params: dict = field(default_factory=dict)
+    rate_params: dict = field(default_factory=dict)
+    policy_params: dict = field(default_factory=dict)
+
+    @property
+    def parts(self) -> tuple[Algorithm, ...]:
+        return tuple(a for a in (self.ordering, self.rates, self.policy) if a is not None)
+
+    @property
+    def tags(self) -> frozenset:
+        """Tags that describe the schedule: the rate allocation's (or the policy's) tags for
+        schedule properties, plus ``randomized``/``exponential``/``weights`` from either part.
+        """
+        if self.policy is not None:
+            return self.policy.tags
+        shared = {"randomized", "exponential", "slow"}
+        t = set(self.rates.tags) | (set(self.ordering.tags) & shared)
+        if "weights" in self.ordering.tags:
+            t.add("weights")
+        for restriction in ("uniform_capacity_only", "zero_release_only"):
+            if restriction in self.ordering.tags:
+                t.add(restriction)
+        return frozenset(t)
+
+    @property
+    def supports_releases(self) -> bool:
+        """Whether the schedules respect release dates (the part that sends must say so)."""
+        sender = self.policy if self.policy is not None else self.rates
+        return "release_dates" in sender.tags
+
+    @property
+    def supports_heterogeneous(self) -> bool:
+        if "uniform_capacity_only" in self.tags:
+            return False
+        sender = self.policy if self.policy is not None else self.rates
+        return "heterogeneous_capacities" in sender.tags
+
+    def _params(self, alg: Algorithm, params: Mapping, seed) -> dict:
+        p = dict(params)
+        if "randomized" in alg.tags and seed is not None:
+            p.setdefault("seed", seed)
+        return p
+
+    def order(self, instance: Instance, seed: int | None = DEFAULT_SEED) -> np.ndarray | None:
+        """The order this scheduler uses on ``instance`` (None for a policy without one)."""
+        if self.ordering is None:
+            return None
+        return np.asarray(self.ordering.func(
+            instance, **self._params(self.ordering, self.order_params, seed)), dtype=np.int64)
+
+    def run(self, instance: Instance, seed: int | None = DEFAULT_SEED) -> RunResult:
+        """Schedule ``instance`` and verify the schedule (float mode)."""
+        if self.policy is not None:
+            sched = self.policy.func(instance,
+                                     **self._params(self.policy, self.policy_params, seed))
+            order = sched.meta.get("order")
+            order = None if order is None else np.asarray(order, dtype=np.int64)
+        else:
+            order = self.order(instance, seed)
+            sched = self.rates.func(instance, order,
+                                    **self._params(self.rates, self.rate_params, seed))
+        return RunResult(sched, order, verify_schedule(instance, sched))
+
+    def __str__(self) -> str:
+        return self.label
+
+
+def as_scheduler(spec, *, order_params: Mapping | None = None,
+                 rate_params: Mapping | None = None,
+                 policy_params: Mapping | None = None) -> Scheduler:
+    """A :class:`Scheduler` from a label, registry entries or a Scheduler.
+
+    Parameters
+    ----------
+    spec : str, Scheduler, Algorithm or (ordering, rates) tuple
+        ``"bssi+greedy"``, ``"varys"`` (a policy), ``(get_algorithm("ordering", "bssi"),
+        get_algorithm("rates", "greedy"))`` or a policy :class:`Algorithm`.
+
+    Raises
+    ------
+    InvalidParameterError
+        For unknown names (from the registry).
+    TypeError
+        For anything else.
+    """
+    if isinstance(spec, Scheduler):
+        return spec
+    op, rp, pp = dict(order_params or {}), dict(rate_params or {}), dict(policy_params or {})
+    if isinstance(spec, str):
+        if "+" in spec:
+            o, r = spec.split("+", 1)
+            spec = (get_algorithm("ordering", o), get_algorithm("rates", r))
+        else:
+            spec = get_algorithm("policy", spec)
+    if isinstance(spec, Algorithm):
+        if spec.kind != "policy":
+            raise TypeError(f"a lone {spec.kind} {spec.name!r} is not a scheduler; pair an "
+                            "ordering with a rate allocation")
+        return Scheduler(spec.name, policy=spec, policy_params=pp)
+    if isinstance(spec, tuple) and len(spec) == 2:
+        o, r = spec
+        return Scheduler(f"{o.name}+{r.name}", ordering=o, rates=r, order_params=op,
+                         rate_params=rp)
+    raise TypeError(f"cannot make a scheduler from {spec!r}")
+
+
+def load_all_algorithms() -> None:
+    """Import every subpackage of coflowopt, so that algorithms registered outside the
+    registry's own package list (e.g. ``coflowopt.fairness``) are registered too.
+
+    Only packages are imported (their ``__init__``), never loose modules: solver worker
+    scripts that must run in a subprocess are not touched.
+    """
+    import importlib
+    import pkgutil
+
+    import coflowopt
+    for mod in pkgutil.iter_modules(coflowopt.__path__):
+        if mod.ispkg and not mod.name.startswith("_"):
+            importlib.import_module(f"coflowopt.{mod.name}")
+
+
+def schedulers() -> list[Scheduler]:
+    """Every registered ordering combined with every registered rate allocation, then every
+    policy, sorted by label (after :func:`load_all_algorithms`)."""
+    load_all_algorithms()
+    out = [as_scheduler((o, r)) for o in algorithms("ordering") for r in algorithms("rates")]
+    out += [as_scheduler(p) for p in algorithms("policy")]
+    return sorted(out, key=lambda s: s.label)
+
+
+# ---------------------------------------------------------------------------------- helpers
+def _name(alg: Scheduler, instance: Instance) -> str:
+    iname = instance.meta.get("library_name") or instance.meta.get("name") or repr(instance)
+    return f"{alg.label} on {iname}"
+
+
+def _close(a: float, b: float, rtol: float = RTOL) -> bool:
+    return abs(a - b) <= rtol * max(abs(a), abs(b), 1.0)
+
+
+def _ok_run(alg: Scheduler, instance: Instance, run: RunResult | None = None,
+            seed: int | None = DEFAULT_SEED) -> RunResult:
+    run = run if run is not None else alg.run(instance, seed)
+    if not run.report.ok:
+        raise AssertionError(f"{_name(alg, instance)}: schedule rejected by the verifier: "
+                             f"{run.report.summary()}; first violations: "
+                             f"{[v.message for v in run.report.violations[:3]]}")
+    return run
+
+
+def _objective(alg, instance, seed=DEFAULT_SEED) -> float:
+    return float(_ok_run(alg, instance, seed=seed).report.weighted_completion_time)
+
+
+# ---------------------------------------------------------------------------------- checks
+def check_verified(algorithm, instance: Instance, *, run: RunResult | None = None) -> None:
+    """The schedule passes the independent verifier (feasible, complete)."""
+    _ok_run(as_scheduler(algorithm), instance, run)
+
+
+def check_same_seed_same_schedule(algorithm, instance: Instance, *,
+                                  run: RunResult | None = None) -> None:
+    """Two runs with the same seed produce exactly the same pieces."""
+    alg = as_scheduler(algorithm)
+    a = (run if run is not None else alg.run(instance)).schedule.sorted()
+    b = alg.run(instance).schedule.sorted()
+    same = (a.num_pieces == b.num_pieces and np.array_equal(a.flow, b.flow)
+            and all(np.array_equal(x, y) for x, y in ((a.start, b.start), (a.end, b.end),
+                                                       (a.rate, b.rate))))
+    if not same:
+        raise AssertionError(f"{_name(alg, instance)}: two runs with seed {DEFAULT_SEED} gave "
+                             f"different schedules ({a.num_pieces} vs {b.num_pieces} pieces)")
+
+
+_ARRAYS = ("ingress_capacity", "egress_capacity", "weight", "release", "deadline", "flow_ptr",
+           "flow_src", "flow_dst", "flow_size")
+
+
+def check_instance_not_mutated(algorithm, instance: Instance) -> None:
+    """Running the algorithm leaves the instance's arrays, ids and meta unchanged."""
+    alg = as_scheduler(algorithm)
+    before = {n: np.array(getattr(instance, n), copy=True) for n in _ARRAYS}
+    ids, meta = instance.coflow_ids, copy.deepcopy(instance.meta)
+    alg.run(instance)
+    for n in _ARRAYS:
+        arr = getattr(instance, n)
+        if arr.flags.writeable:
+            raise AssertionError(f"{_name(alg, instance)}: instance.{n} was made writeable")
+        if not np.array_equal(arr, before[n], equal_nan=True):
+            raise AssertionError(f"{_name(alg, instance)}: instance.{n} was modified")
+    if instance.coflow_ids != ids or instance.meta != meta:
+        raise AssertionError(f"{_name(alg, instance)}: instance ids or meta were modified")
+
+
+def check_port_relabelling(algorithm, instance: Instance, *, seed: int = 0) -> None:
+    """Renaming the ports (a random permutation of ingress and of egress ports) keeps the
+    objective.  Use tie-free instances: rules that break ties by port index may change the
+    schedule when loads tie."""
+    alg = as_scheduler(algorithm)
+    rng = np.random.default_rng(seed)
+    other = instance.relabel_ports(rng.permutation(instance.num_ingress),
+                                   rng.permutation(instance.num_egress))
+    a, b = _objective(alg, instance), _objective(alg, other)
+    if not _close(a, b):
+        raise AssertionError(f"{_name(alg, instance)}: relabelling the ports changed the "
+                             f"objective from {a!r} to {b!r}")
+
+
+def check_coflow_permutation(algorithm, instance: Instance, *, seed: int = 0) -> None:
+    """Listing the coflows in another order keeps the objective (for methods that do not
+    break ties by instance order; use tie-free instances)."""
+    alg = as_scheduler(algorithm)
+    perm = np.random.default_rng(seed).permutation(instance.num_coflows)
+    other = instance.select_coflows(perm)
+    a, b = _objective(alg, instance), _objective(alg, other)
+    if not _close(a, b):
+        raise AssertionError(f"{_name(alg, instance)}: permuting the coflows ({perm.tolist()}) "
+                             f"changed the objective from {a!r} to {b!r}")
+
+
+def check_scaling(algorithm, instance: Instance, *, factor: float = 2.0) -> None:
+    """Scaling every size and every time (releases, deadlines) by ``factor`` scales the
+    objective by ``factor``: the model has no absolute time or data unit."""
+    alg = as_scheduler(algorithm)
+    a = _objective(alg, instance)
+    b = _objective(alg, instance.scaled(factor, factor))
+    if not _close(factor * a, b):
+        raise AssertionError(f"{_name(alg, instance)}: scaling sizes and times by {factor} "
+                             f"gave objective {b!r}, expected {factor * a!r}")
+
+
+def check_isolated_lower_bound(algorithm, instance: Instance, *,
+                               run: RunResult | None = None) -> None:
+    """``sum_k w_k C_k >= sum_k w_k (r_k + rho_k)``: no coflow beats its isolated time."""
+    alg = as_scheduler(algorithm)
+    rep = _ok_run(alg, instance, run).report
+    cc = np.asarray(rep.coflow_completion, dtype=float)
+    iso = instance.release + instance.rho
+    bad = np.flatnonzero(cc < iso - RTOL * np.maximum(iso, 1.0))
+    if bad.size:
+        k = int(bad[0])
+        raise AssertionError(f"{_name(alg, instance)}: coflow {k} completes at {cc[k]!r}, "
+                             f"before release + rho = {iso[k]!r}")
+    lb = math.fsum((instance.weight * iso).tolist())
+    obj = float(rep.weighted_completion_time)
+    if obj < lb - RTOL * max(lb, 1.0):
+        raise AssertionError(f"{_name(alg, instance)}: objective {obj!r} < isolated lower "
+                             f"bound {lb!r}")
+
+
+def interval_rates(instance: Instance, schedule: Schedule, flow_completion,
+                   *, time_rtol: float = RTOL):
+    """Cut time at every piece boundary and release; return the per-interval state.
+
+    Returns
+    -------
+    dict
+        ``start``, ``end`` (T,), ``rate`` (F, T) summed rates, ``active`` (F, T) released and
+        unfinished flows, ``load`` (P, T) port loads (unified numbering), ``spare`` (P, T).
+        Intervals shorter than ``time_rtol * max(1, |t|)`` (float slivers) are dropped.
+    """
+    s = schedule.to_float() if schedule.exact else schedule
+    rel_f = instance.release[instance.flow_coflow]
+    t0 = float(instance.release.min())
+    times = np.unique(np.concatenate([s.start, s.end, instance.release]))
+    times = times[times >= t0]
+    a, b = times[:-1], times[1:]
+    F, T, P = instance.num_flows, a.size, instance.num_ports
+    D = np.zeros((F, T + 1))
+    if s.num_pieces:
+        si = np.searchsorted(times, s.start)
+        ei = np.searchsorted(times, s.end)
+        np.add.at(D, (s.flow, si), s.rate)
+        np.add.at(D, (s.flow, ei), -s.rate)
+    R = np.cumsum(D, axis=1)[:, :T]
+    fc = np.asarray(flow_completion, dtype=float)
+    slack = time_rtol * np.maximum(1.0, np.abs(a))
+    active = (rel_f[:, None] <= a[None, :] + slack) & (fc[:, None] > a[None, :] + slack)
+    load = np.zeros((P, T))
+    np.add.at(load, instance.flow_src, R)
+    np.add.at(load, instance.flow_egress_port, R)
+    spare = instance.capacity[:, None] - load
+    keep = (b - a) > slack
+    return {"start": a[keep], "end": b[keep], "rate": R[:, keep], "active": active[:, keep],
+            "load": load[:, keep], "spare": spare[:, keep]}
+
+
+def _first(mask):
+    f, t = np.nonzero(mask)
+    return None if f.size == 0 else (int(f[0]), int(t[0]))
+
+
+def check_work_conserving(algorithm, instance: Instance, *,
+                          run: RunResult | None = None) -> None:
+    """In every interval, no released unfinished flow has spare capacity on both its ports.
+
+    Intervals are cut at every piece boundary and release (idle gaps included); spare means
+    more than ``SATURATION_RTOL`` of the port's capacity unused.
+    """
+    alg = as_scheduler(algorithm)
+    r = _ok_run(alg, instance, run)
+    st = interval_rates(instance, r.schedule, r.report.flow_completion)
+    tol = SATURATION_RTOL * instance.capacity
+    free = st["spare"] > tol[:, None]
+    bad = st["active"] & free[instance.flow_src] & free[instance.flow_egress_port]
+    hit = _first(bad)
+    if hit:
+        f, t = hit
+        raise AssertionError(
+            f"{_name(alg, instance)}: not work-conserving: on [{st['start'][t]}, "
+            f"{st['end'][t]}) flow {f} (coflow {int(instance.flow_coflow[f])}) is released and "
+            f"unfinished, gets rate {st['rate'][f, t]!r}, and both its ports have spare "
+            f"capacity ({st['spare'][instance.flow_src[f], t]!r}, "
+            f"{st['spare'][instance.flow_egress_port[f], t]!r})")
+
+
+def check_order_preserving(algorithm, instance: Instance, *, run: RunResult | None = None,
+                           order=None) -> None:
+    """A released unfinished flow of ``sigma(k)`` with rate 0 in an interval has a saturated
+    port that carries a flow (with positive rate) of some ``sigma(i)`` with ``i <= k``.
+
+    Why ``i <= k`` and not Definition 1's ``i < k``: flows of one coflow block each other.  Two
+    flows of ``sigma(k)`` sharing an ingress port cannot both have the full rate, and Algorithm
+    2 serves a coflow's flows one after another, so a flow may wait for its own coflow; what
+    order preservation forbids is waiting for a *later* coflow.  (Lemma 3 needs only that the
+    blocking port serves coflows ``<= k``.)
+
+    ``order`` defaults to the order the scheduler used (the ordering's output, or a policy's
+    ``schedule.meta["order"]``).
+    """
+    alg = as_scheduler(algorithm)
+    r = _ok_run(alg, instance, run)
+    order = r.order if order is None else np.asarray(order, dtype=np.int64)
+    if order is None:
+        raise AssertionError(f"{_name(alg, instance)}: no order to check against (a policy "
+                             "tagged order_preserving should record schedule.meta['order'])")
+    st = interval_rates(instance, r.schedule, r.report.flow_completion)
+    K = instance.num_coflows
+    pos = np.empty(K, dtype=np.int64)
+    pos[order] = np.arange(K)
+    fpos = pos[instance.flow_coflow]
+    R = st["rate"]
+    rtol = 1e-12 * float(instance.capacity.max())
+    sending = R > rtol
+    T = R.shape[1]
+    big = np.iinfo(np.int64).max
+    minpos = np.full((instance.num_ports, T), big, dtype=np.int64)
+    val = np.where(sending, fpos[:, None], big)
+    np.minimum.at(minpos, instance.flow_src, val)
+    np.minimum.at(minpos, instance.flow_egress_port, val)
+    sat = st["spare"] <= SATURATION_RTOL * instance.capacity[:, None]
+    src, dst = instance.flow_src, instance.flow_egress_port
+    blocked_ok = ((sat[src] & (minpos[src] <= fpos[:, None]))
+                  | (sat[dst] & (minpos[dst] <= fpos[:, None])))
+    bad = st["active"] & ~sending & ~blocked_ok
+    hit = _first(bad)
+    if hit:
+        f, t = hit
+        raise AssertionError(
+            f"{_name(alg, instance)}: not order-preserving: on [{st['start'][t]}, "
+            f"{st['end'][t]}) flow {f} of coflow {int(instance.flow_coflow[f])} (position "
+            f"{int(fpos[f])} in the order) has rate 0 but neither port is saturated by a flow "
+            f"of a coflow at a position <= {int(fpos[f])} (spare "
+            f"{st['spare'][src[f], t]!r}, {st['spare'][dst[f], t]!r})")
+
+
+def _ordered_loads(instance: Instance, order: np.ndarray) -> np.ndarray:
+    """``max_p sum_{j<=k} p_{sigma(j)}^p`` for k = 1..K (processing times ``d / c``)."""
+    from .orderings.bssi import processing_times
+    M = processing_times(instance).tocsr()[order].toarray()
+    return np.cumsum(M, axis=0).max(axis=1)
+
+
+def check_ordered_load_bound(algorithm, instance: Instance, *,
+                             run: RunResult | None = None) -> None:
+    """Sincronia Lemma 3 for the order used: ``C_{sigma(k)} <= max_{j<=k} r_{sigma(j)} +
+    2 max_p sum_{j<=k} d_{sigma(j)}^p / c_p``.
+
+    Holds for any order and any work-conserving, order-preserving allocation: from the last
+    release among the first ``k`` coflows until ``C_{sigma(k)}``, one port of the last flow of
+    ``sigma(k)`` is saturated by coflows at positions ``<= k`` at every instant.
+    """
+    alg = as_scheduler(algorithm)
+    r = _ok_run(alg, instance, run)
+    if r.order is None:
+        raise AssertionError(f"{_name(alg, instance)}: no order recorded")
+    order = r.order
+    cc = np.asarray(r.report.coflow_completion, dtype=float)[order]
+    bound = np.maximum.accumulate(instance.release[order]) + 2 * _ordered_loads(instance, order)
+    bad = np.flatnonzero(cc > bound + RTOL * np.maximum(bound, 1.0))
+    if bad.size:
+        i = int(bad[0])
+        raise AssertionError(f"{_name(alg, instance)}: coflow {int(order[i])} (position {i}) "
+                             f"completes at {cc[i]!r} > Lemma 3's bound {bound[i]!r}")
+
+
+def _bssi_params(alg: Scheduler) -> dict:
+    return {k: v for k, v in alg.order_params.items() if k in ("tie_break", "release")}
+
+
+#: Orderings whose run yields BSSI's duals: name -> function(instance, scheduler) returning the
+#: :class:`~coflowopt.orderings.bssi.BssiDualBound` whose order the ordering outputs.  An
+#: ordering added here is checked against Theorem 1 (``4 LB``) and Lemma 3 at ``b_k``.
+THEOREM_ORDERINGS: dict[str, Callable] = {
+    "bssi": lambda inst, alg: _bssi_bound(inst, **_bssi_params(alg)),
+    # Mastrolilli et al.'s algorithm is BSSI with first-index ties (tested in test_bssi.py)
+    "mastrolilli": lambda inst, alg: _bssi_bound(inst, tie_break="first", release="ignore"),
+}
+
+
+def _bssi_bound(instance, **params):
+    from .orderings.bssi import bssi_dual_bound
+    return bssi_dual_bound(instance, **params)
+
+
+def check_bssi_guarantees(algorithm, instance: Instance, *,
+                          run: RunResult | None = None) -> None:
+    """Theorem 1 of Sincronia on a zero-release instance, with the duals as witness.
+
+    For a BSSI-type ordering (:data:`THEOREM_ORDERINGS`) and a work-conserving,
+    order-preserving rate allocation: every coflow meets ``C_{sigma(k)} <= 2 sum_{j<=k}
+    p_{sigma(j)}^{b_k}`` (Lemma 3 at BSSI's bottleneck ``b_k``) and ``sum_k w_k C_k <= 4 LB``
+    with ``LB`` the BSSI dual bound (Lemma 5: ``sum_k w_k load_k <= 2 LB``).
+    """
+    alg = as_scheduler(algorithm)
+    if alg.ordering is None or alg.ordering.name not in THEOREM_ORDERINGS:
+        raise AssertionError(f"{alg.label}: not a BSSI-type ordering")
+    if instance.has_releases:
+        raise AssertionError("check_bssi_guarantees needs an instance without release dates")
+    r = _ok_run(alg, instance, run)
+    lb = THEOREM_ORDERINGS[alg.ordering.name](instance, alg)
+    if not np.array_equal(lb.order, r.order):
+        raise AssertionError(f"{_name(alg, instance)}: the order {r.order.tolist()} is not the "
+                             f"BSSI order {lb.order.tolist()}")
+    cc = np.asarray(r.report.coflow_completion, dtype=float)[lb.order]
+    cap = 2 * np.asarray(lb.load, dtype=float)
+    bad = np.flatnonzero(cc > cap + RTOL * np.maximum(cap, 1.0))
+    if bad.size:
+        i = int(bad[0])
+        raise AssertionError(f"{_name(alg, instance)}: coflow {int(lb.order[i])} completes at "
+                             f"{cc[i]!r} > 2 x its ordered load at b_k = {cap[i]!r} (Lemma 3)")
+    obj = float(r.report.weighted_completion_time)
+    if obj > 4 * lb.value * (1 + RTOL) + RTOL:
+        raise AssertionError(f"{_name(alg, instance)}: objective {obj!r} > 4 x the BSSI dual "
+                             f"bound {lb.value!r} (Theorem 1)")
+
+
+#: Orderings that sort by the completion times of an LP with the parallel inequalities (or
+#: constraints implying them), mapped to the registered *bound* that solves that LP.  In the
+#: LP's order ``1/2 sum_{j<=k} p_j^p <= C_k^LP`` for every port (the parallel inequality on the
+#: prefix set), so with Lemma 3 a work-conserving, order-preserving allocation has
+#: ``sum w C <= 4 LP`` when releases are 0 (Shafiee and Ghaderi, ToN 2018; Queyranne 1993).
+LP_ORDERINGS: dict[str, str] = {"lp-ov": "lp-ov", "ordering-lp": "ordering-lp"}
+
+
+def check_lp_ordering_guarantee(algorithm, instance: Instance, *,
+                                run: RunResult | None = None) -> None:
+    """``sum_k w_k C_k <= 4 LP`` for an LP-based ordering (:data:`LP_ORDERINGS`) with a
+    work-conserving, order-preserving allocation on a zero-release instance, ``LP`` the value
+    of the registered bound that solves the ordering's LP.
+
+    Not ``4 x`` the BSSI dual bound: the LP value is at least that bound, not at most.
+    A missing solver is not a failure (:class:`~coflowopt.exceptions.SolverNotAvailableError`
+    propagates for the caller to skip).
+    """
+    alg = as_scheduler(algorithm)
+    if alg.ordering is None or alg.ordering.name not in LP_ORDERINGS:
+        raise AssertionError(f"{alg.label}: not an LP ordering")
+    if instance.has_releases:
+        raise AssertionError("check_lp_ordering_guarantee needs an instance without releases")
+    r = _ok_run(alg, instance, run)
+    res = get_algorithm("bound", LP_ORDERINGS[alg.ordering.name]).func(instance)
+    if res.kind != "lower_bound" or res.value is None:
+        raise AssertionError(f"bound {LP_ORDERINGS[alg.ordering.name]}: no value "
+                             f"({res.status}: {res.message})")
+    obj, lp = float(r.report.weighted_completion_time), float(res.value)
+    if obj > 4 * lp * (1 + 1e-6) + 1e-9:
+        raise AssertionError(f"{_name(alg, instance)}: objective {obj!r} > 4 x the LP value "
+                             f"{lp!r}")
+
+
+# ---------------------------------------------------------------------------------- bounds
+_SCHEDULE_OBJECTIVES = ("weighted_completion_time", "weighted_cct")
+
+
+def _reference_objectives(instance: Instance, objective: str) -> dict[str, float]:
+    """Verified objectives of a few schedules every bound must not exceed."""
+    out = {}
+    for label in ("bssi+greedy", "sebf+greedy", "fifo+greedy"):
+        try:
+            alg = as_scheduler(label)
+        except Exception:  # pragma: no cover - the registry always has these
+            continue
+        rep = _ok_run(alg, instance).report
+        out[label] = float(rep.objective(objective))
+    if instance.num_coflows <= 6:
+        from .orderings.search import best_order_search
+        out["best-order+greedy"] = best_order_search(instance, objective=objective).objective
+    return out
+
+
+def check_lower_bound(algorithm, instance: Instance) -> None:
+    """A registered bound returns ``kind="lower_bound"`` with a value at most the verified
+    objective of reference schedules (BSSI, SEBF, FIFO with greedy rates; all orders when
+    ``K <= 6``)."""
+    alg = algorithm if isinstance(algorithm, Algorithm) else get_algorithm("bound", algorithm)
+    res = alg.func(instance)
+    if res.kind != "lower_bound":
+        raise AssertionError(f"bound {alg.name}: kind {res.kind!r}, expected 'lower_bound' "
+                             f"(status {res.status!r}: {res.message})")
+    if res.objective not in _SCHEDULE_OBJECTIVES:
+        return                          # e.g. deadline counts: no reference to compare with
+    v = float(res.value)
+    for label, obj in _reference_objectives(instance, res.objective).items():
+        if v > obj * (1 + RTOL) + RTOL:
+            raise AssertionError(f"bound {alg.name} = {v!r} exceeds the verified {label} "
+                                 f"objective {obj!r} ({res.objective})")
+
+
+def check_exact(algorithm, instance: Instance) -> None:
+    """An exact method's optimum is verified, at most every reference schedule and at least
+    the BSSI dual bound; a non-optimal answer's bound is at most the references."""
+    alg = algorithm if isinstance(algorithm, Algorithm) else get_algorithm("exact", algorithm)
+    from .orderings.bssi import bssi_dual_bound
+    res = alg.func(instance)
+    if res.objective not in _SCHEDULE_OBJECTIVES:
+        # another objective (e.g. deadlines met): only the schedule can be checked here
+        if res.schedule is not None and not verify_schedule(instance, res.schedule).ok:
+            raise AssertionError(f"exact {alg.name}: its schedule does not verify")
+        return
+    refs = _reference_objectives(instance, res.objective)
+    best = min(refs.values())
+    if res.kind == "optimal":
+        v = float(res.value)
+        if res.schedule is not None:
+            rep = verify_schedule(instance, res.schedule)
+            if not rep.ok or not _close(float(rep.objective(res.objective)), v, 1e-6):
+                raise AssertionError(f"exact {alg.name}: its schedule does not verify at the "
+                                     f"claimed optimum {v!r}: {rep.summary()}")
+        if v > best * (1 + 1e-6):
+            raise AssertionError(f"exact {alg.name}: 'optimum' {v!r} > verified heuristic "
+                                 f"{best!r}")
+        if res.objective == "weighted_completion_time":
+            lb = bssi_dual_bound(instance).value
+            if v < lb * (1 - 1e-6):
+                raise AssertionError(f"exact {alg.name}: 'optimum' {v!r} < the BSSI dual "
+                                     f"bound {lb!r}")
+    elif res.bound is not None and float(res.bound) > best * (1 + 1e-6):
+        raise AssertionError(f"exact {alg.name}: bound {float(res.bound)!r} > verified "
+                             f"heuristic {best!r}")
+
+
+# ---------------------------------------------------------------------------------- driver
+def applicable_checks(algorithm, instance: Instance, *, tie_free: bool = False,
+                      order_independent: bool = True,
+                      has_order: bool | None = None) -> list[tuple[str, Callable]]:
+    """The checks that apply to ``algorithm`` on ``instance``, as ``(name, function)``.
+
+    Parameters
+    ----------
+    tie_free : bool
+        The instance has no ties (e.g. random real sizes): enables the relabelling and
+        permutation checks.
+    order_independent : bool
+        The method claims not to depend on the coflows' listing order.
+    has_order : bool, optional
+        Whether the run has an order to check against.  Default: for an ordering with rates
+        always; for a policy, pass whether its schedule recorded ``meta["order"]`` (online
+        policies that reorder over time have no single order and are not checked against one).
+    """
+    alg = as_scheduler(algorithm)
+    tags = alg.tags
+    out: list[tuple[str, Callable]] = [
+        ("check_verified", check_verified),
+        ("check_same_seed_same_schedule", check_same_seed_same_schedule),
+        ("check_instance_not_mutated", check_instance_not_mutated),
+        ("check_isolated_lower_bound", check_isolated_lower_bound),
+        ("check_scaling", check_scaling),
+    ]
+    if tie_free:
+        out.append(("check_port_relabelling", check_port_relabelling))
+        if order_independent:
+            out.append(("check_coflow_permutation", check_coflow_permutation))
+    if "work_conserving" in tags:
+        out.append(("check_work_conserving", check_work_conserving))
+    if has_order is None:
+        has_order = alg.ordering is not None
+    if "order_preserving" in tags and has_order:
+        out.append(("check_order_preserving", check_order_preserving))
+    if {"work_conserving", "order_preserving"} <= tags and has_order:
+        out.append(("check_ordered_load_bound", check_ordered_load_bound))
+        name = alg.ordering.name if alg.ordering is not None else None
+        if name in THEOREM_ORDERINGS and not instance.has_releases:
+            out.append(("check_bssi_guarantees", check_bssi_guarantees))
+        if name in LP_ORDERINGS and not instance.has_releases and \
+                any(b.name == LP_ORDERINGS[name] for b in algorithms("bound")):
+            out.append(("check_lp_ordering_guarantee", check_lp_ordering_guarantee))
+    return out
+
+
+_TAKES_RUN = {"check_verified", "check_same_seed_same_schedule", "check_isolated_lower_bound",
+              "check_work_conserving", "check_order_preserving", "check_ordered_load_bound",
+              "check_bssi_guarantees", "check_lp_ordering_guarantee"}
+
+
+def check_algorithm(algorithm, instance: Instance, *, tie_free: bool = False,
+                    order_independent: bool = True,
+                    skip: Iterable[str] = ()) -> dict[str, str]:
+    """Run every applicable check; return ``{check name: "passed" | "skipped" | error}``.
+
+    Checks named in ``skip`` are not run.  A failing check's AssertionError is not raised but
+    recorded (as ``"FAILED: <message>"``), so that a caller can compare the outcome with a
+    table of known failures.  The schedule is computed once and shared by the checks that only
+    read it.
+
+    Examples
+    --------
+    >>> outcome = check_algorithm("bssi+greedy", digest_ts4())
+    >>> outcome["check_bssi_guarantees"], set(outcome.values())
+    ('passed', {'passed'})
+    """
+    alg = as_scheduler(algorithm)
+    skip = set(skip)
+    run = alg.run(instance)
+    out: dict[str, str] = {}
+    for name, fn in applicable_checks(alg, instance, tie_free=tie_free,
+                                      order_independent=order_independent,
+                                      has_order=run.order is not None):
+        if name in skip:
+            out[name] = "skipped"
+            continue
+        try:
+            fn(alg, instance, run=run) if name in _TAKES_RUN else fn(alg, instance)
+            out[name] = "passed"
+        except AssertionError as e:
+            out[name] = f"FAILED: {e}"
+    return out
+
+
+# ---------------------------------------------------------------------------------- instances
+def sincronia_fig1(eps=0) -> Instance:
+    """Sincronia's Fig. 1 example (anchors Sec. 2.1; 0-based ports), built exactly.
+
+    C1 sends one unit from ingress ``i`` to egress ``i`` and to egress ``i + 1 mod 4``;
+    ``C{i+2}`` sends ``2 + eps`` from ingress ``i`` to egress ``i``.  Sizes are multiplied by
+    the denominator ``q`` of ``eps`` (a Fraction or int) so that they are integers (2.01 is not
+    exact in float64); ``meta["size_scale"] = q``.  A common scaling leaves BSSI's order and
+    scaled weights unchanged and multiplies completion times by ``q``.
+    """
+    from fractions import Fraction
+    from .instance import Coflow
+    e = Fraction(eps)
+    q = e.denominator
+    c1 = [(i, j, q) for i in range(4) for j in (i, (i + 1) % 4)]
+    big = int((2 + e) * q)
+    return Instance.from_coflows([Coflow("C1", c1)] +
+                                 [Coflow(f"C{i + 2}", [(i, i, big)]) for i in range(4)],
+                                 meta={"name": f"sincronia-fig1(eps={e})", "size_scale": q})
+
+
+def digest_ts3() -> Instance:
+    """T-S3 of the seeds digest (0-based ports): A {(1,1,1)}, B {(1,1,2),(2,2,2)},
+    C {(2,1,3)}; BSSI orders A, B, C with greedy CCTs 1, 3, 6 (sum 10 = OPT)."""
+    from .instance import Coflow
+    return Instance.from_coflows([Coflow("A", [(0, 0, 1)]),
+                                  Coflow("B", [(0, 0, 2), (1, 1, 2)]),
+                                  Coflow("C", [(1, 0, 3)])], meta={"name": "T-S3"})
+
+
+def digest_ts4() -> Instance:
+    """T-S4 of the seeds digest: A {(1,1,2),(2,1,4)}, B {(1,1,9)}, C {(1,2,5),(2,2,6)}; BSSI
+    orders A, C, B (sum 33 = OPT), SEBF and TCF A, B, C (sum 37)."""
+    from .instance import Coflow
+    return Instance.from_coflows([Coflow("A", [(0, 0, 2), (1, 0, 4)]),
+                                  Coflow("B", [(0, 0, 9)]),
+                                  Coflow("C", [(0, 1, 5), (1, 1, 6)])], meta={"name": "T-S4"})
+
+
+def random_instance(rng: np.random.Generator, *, max_ports: int = 3, max_coflows: int = 5,
+                    max_flows: int = 3, releases: bool = False, weights: bool = False,
+                    heterogeneous: bool = False, integer_sizes: bool = False,
+                    name: str = "random") -> Instance:
+    """A small random instance.  Real sizes, weights, releases and capacities are drawn from
+    continuous distributions, so the instance is tie-free with probability 1."""
+    m_in = int(rng.integers(1, max_ports + 1))
+    m_out = int(rng.integers(1, max_ports + 1))
+    K = int(rng.integers(1, max_coflows + 1))
+    counts = rng.integers(1, max_flows + 1, size=K)
+    F = int(counts.sum())
+    size = (rng.integers(1, 10, size=F).astype(float) if integer_sizes
+            else np.round(rng.uniform(0.5, 10.0, size=F), 6))
+    cin = np.round(rng.uniform(0.5, 2.0, m_in), 4) if heterogeneous else np.ones(m_in)
+    cout = np.round(rng.uniform(0.5, 2.0, m_out), 4) if heterogeneous else np.ones(m_out)
+    return Instance.from_arrays(
+        ingress_capacity=cin, egress_capacity=cout,
+        coflow_ids=[f"c{k}" for k in range(K)], flow_coflow=np.repeat(np.arange(K), counts),
+        flow_src=rng.integers(0, m_in, F), flow_dst=rng.integers(0, m_out, F),
+        flow_size=size,
+        weight=np.round(rng.uniform(0.1, 3.0, K), 6) if weights else None,
+        release=np.round(rng.uniform(0.0, 6.0, K), 6) * (rng.random(K) < 0.7) if releases
+        else None, meta={"name": name})
+
+
+def instances(*, max_ports: int = 3, max_coflows: int = 5, max_flows: int = 3,
+              releases: bool = False, weights: bool = True, heterogeneous: bool = False,
+              integer_sizes: bool = False):
+    """A hypothesis strategy for small tie-free instances (:func:`random_instance` with a
+    drawn seed; hypothesis shrinks the seed and the switches, not the numbers).
+
+    Requires ``hypothesis``.
+    """
+    from hypothesis import strategies as st
+
+    @st.composite
+    def build(draw):
+        seed = draw(st.integers(0, 2 ** 32 - 1))
+        rel = releases and draw(st.booleans())
+        w = weights and draw(st.booleans())
+        het = heterogeneous and draw(st.booleans())
+        return random_instance(np.random.default_rng(seed), max_ports=max_ports,
+                               max_coflows=max_coflows, max_flows=max_flows, releases=rel,
+                               weights=w, heterogeneous=het, integer_sizes=integer_sizes,
+                               name=f"random(seed={seed}, releases={rel}, weights={w}, "
+                                    f"heterogeneous={het})")
+    return build()
