@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import json
 from fractions import Fraction
 
@@ -13,9 +14,18 @@ from hypothesis import strategies as st
 from coflowopt import Coflow, Instance, Schedule
 from coflowopt.exceptions import InvalidParameterError, InvalidScheduleError, NotSupportedError
 from coflowopt.formats import read_schedule, write_schedule
-from coflowopt.formats.schedule_io import (dumps_schedule, read_schedule_json,
-                                           read_schedule_npz, schedule_to_dict,
-                                           write_schedule_npz)
+from coflowopt.formats.instance_json import load_json_document
+from coflowopt.formats.schedule_io import (
+    _document_chunks,
+    _read_json,
+    _read_lines,
+    dumps_schedule,
+    read_schedule_json,
+    read_schedule_npz,
+    schedule_from_dict,
+    schedule_to_dict,
+    write_schedule_npz,
+)
 from coflowopt.verify import verify_schedule
 
 INST = Instance.from_coflows([
@@ -84,7 +94,13 @@ def test_json_exact_option(tmp_path):
 
 def test_segment_of_piece(tmp_path):
     write_schedule(float_schedule(), INST, tmp_path / "s.json")
+    # merged on reading: flow 0 keeps rate 1 through segments 0 and 1 -> one piece, which
+    # names its first segment
     back = read_schedule(tmp_path / "s.json", INST)
+    assert back.meta["segment_of_piece"].tolist() == [0, 0, 2]
+    assert back.flow.tolist() == [0, 1, 2] and back.end.tolist() == [2.0, 1.0, 5.0]
+    # one piece per rate entry on request
+    back = read_schedule(tmp_path / "s.json", INST, merge=False)
     assert back.meta["segment_of_piece"].tolist() == [0, 0, 1, 2]
     assert back.flow.tolist() == [0, 1, 0, 2]
 
@@ -401,3 +417,339 @@ def test_property_npz_round_trip(tmp_path_factory, s):
     back = read_schedule(p, INST)
     assert all(np.array_equal(getattr(back, n), getattr(s, n))
                for n in ("flow", "start", "end", "rate"))
+
+
+# ------------------------------------------------------------------------------------ streaming
+# The writer generates the document in chunks and the reader reads it line by line (the
+# compiled scanner for the writer's exact spelling, json for any other line).  Both must be
+# indistinguishable from the whole-document forms: the reference writer below (one dict per
+# segment from Schedule.segments(), then json.dumps) and the whole-document reader
+# (load_json_document + schedule_from_dict).
+
+def reference_dumps(s: Schedule, inst: Instance) -> str:
+    """The writer's text as it was defined before streaming: Schedule.segments() + json."""
+    lines = [json.dumps(seg, separators=(", ", ": "), allow_nan=False)
+             for seg in schedule_to_dict(s, inst)["segments"]]
+    body = ",\n".join("  " + line for line in lines)
+    head = '{"format": "coflowopt-schedule", "version": 1, "segments": ['
+    return head + ("\n" + body + "\n" if body else "") + "]}\n"
+
+
+def layout(doc) -> str:
+    """A document in the one-segment-per-line layout (as the writer spells it)."""
+    lines = ["  " + json.dumps(seg, separators=(", ", ": ")) for seg in doc["segments"]]
+    body = ",\n".join(lines)
+    return '{"format": "coflowopt-schedule", "version": 1, "segments": [' + \
+        ("\n" + body + "\n" if body else "") + "]}\n"
+
+
+def whole(path, inst=INST, exact=None, merge=False) -> Schedule:
+    """The whole-document reader."""
+    doc = load_json_document(path, InvalidScheduleError)
+    return schedule_from_dict(doc, inst, file=str(path), exact=exact, merge=merge)
+
+
+def outcome(read):
+    try:
+        return read()
+    except InvalidScheduleError as e:
+        return ("error", str(e), e.file, e.line, e.field, e.rule)
+
+
+def assert_same(a, b):
+    """Two outcomes: the same error, or the same pieces in the same order."""
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        assert a == b
+        return
+    assert a.exact == b.exact
+    for n in ("flow", "start", "end", "rate"):
+        x, y = getattr(a, n), getattr(b, n)
+        assert x.dtype == y.dtype and x.tolist() == y.tolist(), n
+        if x.dtype == float:  # also the sign of zeros
+            assert np.array_equal(np.signbit(x), np.signbit(y)), n
+    assert a.meta["segment_of_piece"].tolist() == b.meta["segment_of_piece"].tolist()
+
+
+def same_function(a: Schedule, b: Schedule) -> bool:
+    """Equal as rate functions of time, however the pieces are cut: every proper piece cut at
+    every boundary of its flow in either schedule gives the same multiset of parts (so pieces
+    of one flow that overlap count as such); improper pieces (end <= start) as they are."""
+    cuts: dict = {}
+    for s in (a, b):
+        for f, x, y in zip(s.flow.tolist(), s.start.tolist(), s.end.tolist()):
+            cuts.setdefault(f, set()).update((x, y))
+    cuts = {f: sorted(v) for f, v in cuts.items()}
+
+    def parts(s):
+        out = []
+        for f, x, y, r in zip(s.flow.tolist(), s.start.tolist(), s.end.tolist(),
+                              s.rate.tolist()):
+            if not x < y:
+                out.append((f, x, y, r))
+                continue
+            c = cuts[f]
+            i, j = bisect.bisect_left(c, x), bisect.bisect_left(c, y)
+            out.extend((f, c[k], c[k + 1], r) for k in range(i, j))
+        return sorted(out)
+
+    return parts(a) == parts(b)
+
+
+def all_readers(path, inst=INST, exact=None):
+    """Every way of reading ``path``, each checked against the whole-document reader; returns
+    the (merged-on-reading) outcome."""
+    ref = outcome(lambda: whole(path, inst, exact, merge=False))
+    merged_ref = outcome(lambda: whole(path, inst, exact, merge=True))
+    for scan in (False, True):
+        for merge, want in ((False, ref), (True, merged_ref)):
+            assert_same(outcome(lambda m=merge, s=scan: _read_json(path, inst, exact, m, s)),
+                        want)
+    if not isinstance(ref, tuple):
+        # merging changes how pieces are cut, never the rates as functions of time
+        assert same_function(merged_ref, ref)
+    return merged_ref
+
+
+@given(s=schedules(), chunk=st.sampled_from([1, 2, 3, 5, 1 << 19]))
+def test_property_writer_bytes(s, chunk):
+    assert "".join(_document_chunks(s, INST, chunk)) == reference_dumps(s, INST)
+
+
+@given(s=exact_schedules(), chunk=st.sampled_from([1, 2, 3, 1 << 19]))
+def test_property_writer_bytes_exact(s, chunk):
+    assert "".join(_document_chunks(s, INST, chunk)) == reference_dumps(s, INST)
+
+
+def wide_instance(seed: int = 3, coflows: int = 7, width: int = 5) -> Instance:
+    rng = np.random.default_rng(seed)
+    n = coflows * width
+    return Instance.from_arrays(ingress_capacity=np.ones(3), egress_capacity=np.ones(3),
+                                coflow_ids=[str(k) for k in range(coflows)],
+                                flow_coflow=np.repeat(np.arange(coflows), width),
+                                flow_src=rng.integers(0, 3, n), flow_dst=rng.integers(0, 3, n),
+                                flow_size=np.ones(n))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_writer_bytes_many_pieces(seed, tmp_path):
+    """Random schedules with many overlapping pieces, shared cut times, gaps (empty
+    intervals), overlapping pieces of one flow, and values of every magnitude."""
+    inst = wide_instance()
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 300))
+    grid = rng.integers(0, 40, n) / rng.choice([1, 2, 3, 7, 1024], n)
+    st_ = grid * 10.0 ** rng.integers(-8, 8) if seed % 2 else grid
+    en = st_ + rng.integers(1, 9, n) * rng.choice([0.25, 1 / 3, 1e-9, 1e9], n)
+    rt = np.where(rng.random(n) < 0.5, rng.integers(-3, 4, n),
+                  rng.standard_normal(n) * 10.0 ** rng.integers(-30, 30, n))
+    keep = en > st_  # (start + 1e-9 may round to start)
+    s = Schedule(rng.integers(0, inst.num_flows, n)[keep], st_[keep], en[keep], rt[keep])
+    want = reference_dumps(s, inst)
+    for chunk in (1, 7, 64, 1 << 19):
+        assert "".join(_document_chunks(s, inst, chunk)) == want
+    write_schedule(s, inst, tmp_path / "s.json")
+    assert (tmp_path / "s.json").read_bytes() == want.encode()
+    back = all_readers(tmp_path / "s.json", inst)
+    assert same_function(back, s.merged())
+
+
+def test_writer_fails_before_touching_the_file(tmp_path):
+    p = tmp_path / "s.json"
+    p.write_text("keep")
+    with pytest.raises(InvalidScheduleError, match="end <= start"):
+        write_schedule(Schedule.from_pieces([0], [1.0], [1.0], [1.0]), INST, p)
+    assert p.read_text() == "keep"
+
+
+def test_read_back_is_the_merged_schedule(tmp_path):
+    """Written from pieces that do not overlap, the file reads back as exactly those pieces."""
+    inst = wide_instance()
+    rng = np.random.default_rng(5)
+    fl, st_, en, rt = [], [], [], []
+    for f in range(inst.num_flows):  # back-to-back pieces per flow, some with equal rates
+        t = float(rng.integers(0, 5))
+        for _ in range(int(rng.integers(0, 4))):
+            d = float(rng.integers(1, 4))
+            fl.append(f), st_.append(t), en.append(t + d), rt.append(float(rng.integers(1, 3)))
+            t += d + float(rng.integers(0, 2))
+    s = Schedule.from_pieces(np.asarray(fl, dtype=np.int64), st_, en, rt)
+    write_schedule(s, inst, tmp_path / "s.json")
+    for scan in (False, True):
+        back = _read_json(tmp_path / "s.json", inst, None, True, scan)
+        assert back.num_pieces == s.merged().num_pieces
+        assert same_rates(back, s)
+        first_seg = back.meta["segment_of_piece"]
+        segs = list(s.segments())
+        assert all(segs[k].start == a for k, a in zip(first_seg.tolist(), back.start.tolist()))
+
+
+# documents to read, of every shape the rules allow and many they do not
+_NUMBERS = st.one_of(
+    st.integers(-3, 3), st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from([0.5, -0.0, 0.1, 1e-300, 2.5e22, 1e23, 2 ** 53, 2 ** 53 + 1, 2 ** 60,
+                     10 ** 19, 123456789012345678901, -7, 1e16, 0.30000000000000004]),
+    st.sampled_from(["1/3", "-2/3", "4/2", "1/0", "0.5", "x"]))
+_TIMES = st.one_of(st.sampled_from([0, 1, 2, 3, 0.5, 1.5, 2.0, -1]), _NUMBERS)
+_ENTRY = st.one_of(
+    st.tuples(st.sampled_from([0, 0, 1]), st.integers(0, 1),
+              st.one_of(st.sampled_from([1, 1, 2, -1, 0.5]), _NUMBERS)).map(list),
+    st.sampled_from([[2, 0, 1], [1, 1, 1], [0, -1, 1], [0.0, 0, 1], [True, 0, 1], [0, 0],
+                     [0, 0, None], "entry"]))
+_SEGMENT = st.fixed_dictionaries(
+    {"start": _TIMES, "end": _TIMES, "rates": st.lists(_ENTRY, max_size=5)})
+_DOCS = st.lists(st.one_of(_SEGMENT, _SEGMENT.map(lambda s: {**s, "start": s["end"]}),
+                           st.just({"start": 0, "end": 1}), st.just([])), max_size=8)
+
+
+def _touching(segs):
+    """Make consecutive segments touch (so that entries can merge), most of the time."""
+    out, t = [], 0
+    for s in segs:
+        if isinstance(s, dict) and "rates" in s and type(s["start"]) is int and s["start"] >= 0:
+            s = {**s, "start": t, "end": t + 1 + s["start"]}
+            t = s["end"]
+        out.append(s)
+    return out
+
+
+@given(segs=_DOCS, touch=st.booleans(), exact=st.sampled_from([None, True, False]))
+def test_property_streaming_reader_is_the_whole_reader(tmp_path_factory, segs, touch, exact):
+    doc = {"format": "coflowopt-schedule", "version": 1,
+           "segments": _touching(segs) if touch else segs}
+    p = tmp_path_factory.mktemp("sched") / "s.json"
+    p.write_text(layout(doc))
+    all_readers(p, exact=exact)
+
+
+_MUTATIONS = st.tuples(st.sampled_from(["delete", "insert", "truncate", "replace"]),
+                       st.floats(0, 1), st.sampled_from(list('[]{},:" \n\r0123456789.-eE/a')))
+
+
+@given(segs=_DOCS.filter(bool), edits=st.lists(_MUTATIONS, min_size=1, max_size=3))
+def test_property_streaming_reader_on_damaged_files(tmp_path_factory, segs, edits):
+    """Damaged files (syntax errors, other layouts) give the same error, line and column, or
+    the same schedule, as the whole-document reader."""
+    text = layout({"format": "coflowopt-schedule", "version": 1, "segments": _touching(segs)})
+    for kind, where, ch in edits:
+        k = int(where * len(text))
+        if kind == "delete":
+            text = text[:k] + text[k + 1:]
+        elif kind == "insert":
+            text = text[:k] + ch + text[k:]
+        elif kind == "truncate":
+            text = text[:k]
+        else:
+            text = text[:k] + ch + text[k + 1:]
+    p = tmp_path_factory.mktemp("sched") / "s.json"
+    p.write_bytes(text.encode())
+    all_readers(p)
+
+
+@pytest.mark.parametrize("doc,field,rule", list(JSON_ERRORS.values()), ids=list(JSON_ERRORS))
+def test_json_error_rules_streaming(tmp_path, doc, field, rule):
+    """The same errors from the line-by-line reader (documents in the writer's layout)."""
+    if isinstance(doc, str) or set(doc) != {"format", "version", "segments"} or \
+            (doc["format"], type(doc["version"]), doc["version"]) != \
+            ("coflowopt-schedule", int, 1) or \
+            not isinstance(doc["segments"], list):
+        pytest.skip("not a layout of segments: the header is the writer's")
+    p = tmp_path / "s.json"
+    p.write_text(layout(doc))
+    assert p.read_text().count("\n") == len(doc["segments"]) + 2
+    got = all_readers(p)
+    assert isinstance(got, tuple) and got[4] == field and rule in got[5]
+
+
+HEAD = '{"format": "coflowopt-schedule", "version": 1, "segments": [\n'
+SEG = '  {"start": 0, "end": 1, "rates": [[0, 0, 1]]}'
+
+
+@pytest.mark.parametrize("text", [
+    "",
+    HEAD,
+    HEAD + "]}\n",
+    HEAD + "]}\n  \n\t\n",
+    HEAD + "]}\nx\n",
+    HEAD + "]}]\n",
+    HEAD + SEG + ",\n]}\n",
+    HEAD + SEG + ",\n",
+    HEAD + SEG + "\n",
+    HEAD + SEG,
+    HEAD + SEG + "\n]}",
+    HEAD + SEG + '\n  ,{"start": 1, "end": 2, "rates": []}\n]}',
+    HEAD + SEG + ',\n  {"start": 1, "end": 2, "rates": [[0, 0, 1]], "start": 1},\n' + SEG +
+    "\n]}\n",
+    HEAD + '  {"start": 0, "end": 1, "rates": [[0, 0, NaN]]},\n]}\n',
+    HEAD + '  {"start": 0, "end": 1, "rates": [[0, 9, 1]]},\n  {"start": 1, "rates": [[0,\n',
+    HEAD + '  {"start": 0, "end": 1,\n "rates": [[0, 0, 1]]},\n' + SEG + "\n]}\n",
+    HEAD + SEG + '\n], "extra": 1}\n',
+    '\ufeff{"format": "coflowopt-schedule", "version": 1, "segments": []}\n',
+])
+def test_streaming_reader_syntax(tmp_path, text):
+    p = tmp_path / "s.json"
+    p.write_text(text)
+    all_readers(p)
+
+
+def test_streaming_reader_bad_utf8(tmp_path):
+    p = tmp_path / "s.json"
+    p.write_bytes(layout(_doc()).encode().replace(b'"start": 0', b'"start": 0\xff'))
+    got = all_readers(p)
+    assert isinstance(got, tuple) and "utf-8" in got[1]
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_streaming_reader_other_newlines(tmp_path, newline):
+    s = Schedule.from_pieces([0, 1, 2], [0.0, 0.5, 1.0], [2.0, 1.5, 3.0], [1.0, 0.25, 1.0])
+    text = dumps_schedule(s, INST)
+    p = tmp_path / "s.json"
+    p.write_bytes(text.replace("\n", newline).encode())
+    back = all_readers(p)
+    assert same_rates(back, s)
+
+
+def test_streaming_reader_small_blocks(tmp_path):
+    """Blocks that end inside lines, and lines longer than a block."""
+    inst = wide_instance()
+    rng = np.random.default_rng(2)
+    n = 200
+    st_ = rng.integers(0, 30, n) / 4
+    s = Schedule(rng.integers(0, inst.num_flows, n), st_, st_ + rng.integers(1, 5, n) / 3,
+                 rng.random(n))
+    p = tmp_path / "s.json"
+    write_schedule(s, inst, p)
+    p.write_bytes(p.read_bytes().replace(b"\n", b"\r\n"))
+    want = whole(p, inst, merge=True)
+    for scan in (False, True):
+        for block in (1, 2, 7, 100, 1 << 20):
+            assert_same(_read_lines(p, inst, None, True, scan, block), want)
+
+
+# numbers as the writer writes them and in every other JSON spelling
+_SPELLINGS = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.integers(-2 ** 60, 2 ** 60).map(str),
+    st.builds(lambda sign, i, f, e: f"{sign}{i}{'.' + f if f else ''}{e}",
+              st.sampled_from(["", "-"]),
+              st.one_of(st.just("0"), st.from_regex(r"[1-9][0-9]{0,24}", fullmatch=True)),
+              st.from_regex(r"[0-9]{0,25}", fullmatch=True),
+              st.one_of(st.just(""), st.from_regex(r"[eE][+-]?[0-9]{1,3}", fullmatch=True),
+                        st.sampled_from(["e0000007", "E-0000000400", "e22", "e-22", "e23"]))))
+
+
+@given(tokens=st.lists(_SPELLINGS, min_size=3, max_size=12))
+def test_property_scanner_numbers(tmp_path_factory, tokens):
+    """The scanner converts every number as float() does (or hands it to float())."""
+    rates = ", ".join(f"[0, 0, {t}]" for t in tokens[2:])
+    text = ('{"format": "coflowopt-schedule", "version": 1, "segments": [\n'
+            f'  {{"start": {tokens[0]}, "end": {tokens[1]}, "rates": [{rates}]}},\n'
+            '  {"start": 0, "end": 1, "rates": []}\n]}\n')
+    p = tmp_path_factory.mktemp("sched") / "s.json"
+    p.write_text(text)
+    got = all_readers(p)
+    if not isinstance(got, tuple):
+        values = [float(json.loads(t)) for t in tokens]  # json: "-0" is the integer 0
+        assert got.start.tolist()[:1] == values[:1] or got.num_pieces < 1
+        plain = _read_json(p, INST, None, False, True)
+        assert plain.rate.tolist() == values[2:]
+        assert np.array_equal(np.signbit(plain.rate), np.signbit(values[2:]))
