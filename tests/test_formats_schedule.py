@@ -530,7 +530,8 @@ def wide_instance(seed: int = 3, coflows: int = 7, width: int = 5) -> Instance:
                                 flow_size=np.ones(n))
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", [pytest.param(i, marks=pytest.mark.slow) if i >= 8 else i
+                                  for i in range(40)])
 def test_writer_bytes_many_pieces(seed, tmp_path):
     """Random schedules with many overlapping pieces, shared cut times, gaps (empty
     intervals), overlapping pieces of one flow, and values of every magnitude."""
