@@ -1,0 +1,270 @@
+"""LP lower bounds: ordering LP, time-indexed LP, interval-indexed LP, LP-OV.
+
+Each function builds its LP (:mod:`coflowopt.formulations`), solves it (HiGHS by default; any
+backend of :mod:`coflowopt.formulations.backends`), and reports the figure its dual certifies in
+exact arithmetic (:func:`~.common.certified_result`).  A time limit or a solver failure gives
+a status and the best certified information, never a crash or an uncertified number.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import NotSupportedError
+from ..instance import Instance
+from ..registry import register
+from ..results import Result
+from ..formulations.backends import solve_lp
+from ..formulations.certificates import LPCertificate
+from ..formulations.interval_lp import build_interval_lp, interval_grid
+from ..formulations.lp_ov import build_lp_ov
+from ..formulations.ordering_lp import solve_ordering_lp
+from ..formulations.time_indexed import (build_time_indexed, default_grid, flow_groups,
+                                         safe_horizon)
+from .common import certified_result, check_objective, uncertified_result
+
+__all__ = ["ordering_lp_bound", "time_indexed_lp_bound", "interval_lp_bound", "lp_ov_bound",
+           "solve_and_certify"]
+
+#: ``crossover="auto"`` switches crossover on up to this many non-zeros.
+CROSSOVER_AUTO_NNZ = 500_000
+
+_LP_TAGS = ("certificate", "weights", "release_dates", "heterogeneous_capacities",
+            "needs_solver")
+
+
+def solve_and_certify(instance: Instance, lp, *, algorithm_name: str, formulation: str,
+                      cert_params: dict, objective: str, params: dict, backend: str,
+                      algorithm: str | None, crossover, time_limit: float | None,
+                      export: str | None, timings: dict, extra: dict | None = None) -> Result:
+    """Solve ``lp`` with ``backend`` and certify its row duals (shared by the one-shot LPs).
+
+    ``crossover="auto"`` runs HiGHS's crossover after the IPM when the LP has at most
+    :data:`CROSSOVER_AUTO_NNZ` non-zeros: an IPM dual without crossover is feasible after
+    repair but only optimal to about 1e-7 relative, which the certified figure then loses.
+    """
+    if crossover == "auto":
+        crossover = lp.A.nnz <= CROSSOVER_AUTO_NNZ
+    t0 = time.perf_counter()
+    sol = solve_lp(lp, backend, algorithm=algorithm, crossover=crossover,
+                   time_limit=time_limit, export=export)
+    timings["solve"] = time.perf_counter() - t0
+    extra = dict(extra or {})
+    extra.update({"lp": lp.summary(), "iterations": sol.iterations,
+                  "raw_status": sol.raw_status})
+    if sol.row_dual is None:
+        return uncertified_result(algorithm=algorithm_name, objective=objective,
+                                  status=sol.status, params=params, solver=sol.solver,
+                                  timings=timings, extra=extra, claimed=sol.objective,
+                                  reason=f"the solver returned no dual solution (status "
+                                         f"{sol.status}: {sol.raw_status})")
+    cert = LPCertificate(formulation=formulation, params=cert_params, row_duals=sol.row_dual,
+                         claimed_value=sol.objective,
+                         source=f"{sol.solver.get('name')}:{sol.solver.get('algorithm')}")
+    return certified_result(instance, cert, algorithm=algorithm_name, objective=objective,
+                            status=sol.status, params=params, solver=sol.solver,
+                            timings=timings, extra=extra)
+
+
+# ----------------------------------------------------------------------------- ordering LP
+@register("bound", "ordering-lp", summary="ordering LP with the parallel inequalities of every "
+          "port (and release thresholds), cutting planes with the exact greedy oracle",
+          reference="Queyranne (1993); Sincronia tech report section 9 LP-primal (1)-(3), "
+          "Lemma 1; formulations/ordering_lp.md",
+          guarantee="valid lower bound on the fluid optimum; >= bssi-dual, port, isolated "
+                    "(proved); OPT <= 4 x (zero releases) / 5 x this bound (Sincronia)",
+          tags=_LP_TAGS)
+def ordering_lp_bound(instance: Instance, *, objective: str = "weighted_completion_time",
+                      release_cuts: bool = True, tol: float = 1e-7, max_rounds: int = 500,
+                      initial: str = "bssi", time_limit: float | None = None,
+                      export: str | None = None) -> Result:
+    """The ordering-LP bound by cutting planes (:func:`~coflowopt.formulations.ordering_lp.
+    solve_ordering_lp`).
+
+    Parameters
+    ----------
+    instance : Instance
+    objective : {"weighted_completion_time", "weighted_cct"}
+    release_cuts : bool
+        Add the release-threshold parallel inequalities (with releases only).
+    tol : float
+        Relative violation at which the cutting-plane loop stops.
+    max_rounds : int
+    initial : {"bssi", "full"}
+    time_limit : float, optional
+        Seconds; on the limit the last optimal restricted LP is certified (a valid, weaker
+        bound) and the status is ``"time_limit"``.
+    export : str, optional
+        Write the final restricted LP (``.lp`` / ``.mps``).
+
+    Returns
+    -------
+    Result
+        ``extra``: rounds, cuts, ``converged``, the LP completion times' order.
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> ts4 = Instance.from_coflows([Coflow("A", [(0, 0, 2), (1, 0, 4)]),
+    ...                              Coflow("B", [(0, 0, 9)]),
+    ...                              Coflow("C", [(0, 1, 5), (1, 1, 6)])])
+    >>> round(float(ordering_lp_bound(ts4).value), 9)
+    32.0
+    """
+    check_objective(objective)
+    params = {"objective": objective, "release_cuts": release_cuts, "tol": tol,
+              "max_rounds": max_rounds, "initial": initial, "time_limit": time_limit}
+    sol = solve_ordering_lp(instance, release_cuts=release_cuts, tol=tol,
+                            max_rounds=max_rounds, time_limit=time_limit, initial=initial,
+                            export=export)
+    extra: dict[str, Any] = {"rounds": sol.rounds, "cuts": len(sol.cuts),
+                             "converged": sol.converged, "history": sol.history}
+    if sol.certificate is None:
+        return uncertified_result(algorithm="ordering-lp", objective=objective,
+                                  status=sol.status, params=params, solver=sol.solver,
+                                  timings=sol.timings, extra=extra,
+                                  reason=f"no restricted LP was solved to optimality "
+                                         f"(status {sol.status})")
+    extra["lp_order"] = np.lexsort((np.arange(instance.num_coflows), sol.C)).tolist()
+    status = sol.status if not sol.converged else "optimal"
+    res = certified_result(instance, sol.certificate, algorithm="ordering-lp",
+                           objective=objective, status=status, params=params,
+                           solver=sol.solver, timings=sol.timings, extra=extra)
+    if not sol.converged and res.kind is not None:
+        res.message += (f"; the cutting-plane loop stopped before convergence ({sol.status}): "
+                        "the figure is the bound of the restricted LP")
+    return res
+
+
+# ----------------------------------------------------------------------------- time-indexed
+@register("bound", "time-indexed-lp", summary="time-indexed LP (Varys appendix Eqs. 2-5) with "
+          "slots of length delta, completion rows of mean-busy-time type and an overflow slot",
+          reference="Varys (SIGCOMM 2014) appendix A Eqs. (2)-(5); Chowdhury dissertation "
+          "App. B.1; formulations/time_indexed.md",
+          guarantee="model='fluid' (default): valid lower bound on the fluid optimum for every "
+                    "slot and horizon; model='slotted': lower bound on the slotted optimum only",
+          tags=_LP_TAGS + ("slow",))
+def time_indexed_lp_bound(instance: Instance, *, objective: str = "weighted_completion_time",
+                          slot: float | None = None, horizon: float | str | None = None,
+                          model: str = "fluid", overflow: bool = True,
+                          mean_busy_time: bool = True, backend: str = "highs",
+                          algorithm: str | None = "ipm", crossover: bool | str = "auto",
+                          time_limit: float | None = None, export: str | None = None,
+                          max_nonzeros: int = 20_000_000) -> Result:
+    """The time-indexed LP bound.
+
+    Parameters
+    ----------
+    instance : Instance
+    objective : {"weighted_completion_time", "weighted_cct"}
+    slot : float, optional
+        Slot length delta (default: a power of two giving about 48 slots).
+    horizon : float or "safe", optional
+        End of the last capacity-limited slot.  Default: the greedy FIFO makespan.  ``"safe"``:
+        :func:`~coflowopt.formulations.time_indexed.safe_horizon` (then ``overflow=False`` is
+        allowed).  With the overflow slot any horizon gives a valid bound.
+    model : {"fluid", "slotted"}
+        What the bound bounds (module docstring of :mod:`~coflowopt.formulations.time_indexed`).
+    overflow, mean_busy_time : bool
+    backend, algorithm, crossover :
+        Solver choice; default HiGHS IPM (solver-interfaces.md section 4.1), crossover
+        ``"auto"`` (on for LPs up to 500k non-zeros).
+    time_limit : float, optional
+    export : str, optional
+        Write the LP (HiGHS backend).
+    max_nonzeros : int
+        Refuse (``NotSupportedError``) an LP with more estimated non-zeros.
+    """
+    check_objective(objective)
+    t0 = time.perf_counter()
+    if horizon == "safe":
+        horizon = safe_horizon(instance)
+    grid = default_grid(instance, slot=slot, horizon=horizon)
+    G = flow_groups(instance).num_groups
+    est = 7 * G * (grid.T + 1) + instance.num_coflows * grid.T
+    if est > max_nonzeros:
+        raise NotSupportedError(
+            f"time-indexed LP too large: about {est} non-zeros ({G} flow groups x {grid.T} "
+            f"slots) > max_nonzeros={max_nonzeros}; use a larger slot, or the interval-lp / "
+            "ordering-lp bounds")
+    lp = build_time_indexed(instance, grid, model=model, overflow=overflow,
+                            mean_busy_time=mean_busy_time)
+    timings = {"build": time.perf_counter() - t0}
+    cert_params = {"slot": grid.delta, "slots": grid.T, "model": model,
+                   "overflow": bool(lp.meta["overflow"]), "mean_busy_time": mean_busy_time}
+    params = {"objective": objective, "slot": grid.delta, "horizon": float(lp.meta["horizon"]),
+              "slots": grid.T, "model": model, "overflow": bool(lp.meta["overflow"]),
+              "mean_busy_time": mean_busy_time, "backend": backend, "algorithm": algorithm,
+              "time_limit": time_limit}
+    res = solve_and_certify(instance, lp, algorithm_name="time-indexed-lp",
+                            formulation="time-indexed-lp", cert_params=cert_params,
+                            objective=objective, params=params, backend=backend,
+                            algorithm=algorithm, crossover=crossover, time_limit=time_limit,
+                            export=export, timings=timings,
+                            extra={"bounds_model": "fluid optimum" if model == "fluid" else
+                                   "slotted optimum (NOT the fluid optimum)"})
+    if model == "slotted" and res.kind is not None:
+        res.message = ("certified lower bound on the optimum of the SLOTTED model (slot "
+                       f"{grid.delta}), not on the fluid optimum")
+    return res
+
+
+# ----------------------------------------------------------------------------- interval LP
+@register("bound", "interval-lp", summary="interval-indexed LP on geometric intervals "
+          "(1+eps)^l with an overflow interval",
+          reference="Qiu, Stein, Zhong (SPAA 2015); formulations/interval_lp.md",
+          guarantee="valid lower bound on the fluid optimum for every grid",
+          tags=_LP_TAGS)
+def interval_lp_bound(instance: Instance, *, objective: str = "weighted_completion_time",
+                      epsilon: float = 0.25, first: float | None = None,
+                      last: float | None = None, backend: str = "highs",
+                      algorithm: str | None = "ipm", crossover: bool | str = "auto",
+                      time_limit: float | None = None, export: str | None = None) -> Result:
+    """The interval-indexed LP bound (:mod:`coflowopt.formulations.interval_lp`)."""
+    check_objective(objective)
+    t0 = time.perf_counter()
+    grid = interval_grid(instance, epsilon=epsilon, first=first, last=last)
+    lp = build_interval_lp(instance, grid)
+    timings = {"build": time.perf_counter() - t0}
+    params = {"objective": objective, "epsilon": epsilon, "intervals": grid.L,
+              "backend": backend, "algorithm": algorithm, "time_limit": time_limit}
+    return solve_and_certify(instance, lp, algorithm_name="interval-lp",
+                             formulation="interval-lp", cert_params=grid.to_dict(),
+                             objective=objective, params=params, backend=backend,
+                             algorithm=algorithm, crossover=crossover, time_limit=time_limit,
+                             export=export, timings=timings)
+
+
+# ----------------------------------------------------------------------------- LP-OV
+@register("bound", "lp-ov", summary="ordering-variable LP (pairwise order variables, one row "
+          "per coflow and port)",
+          reference="Shafiee, Ghaderi (IEEE/ACM ToN 2018); Luu's lpovls.m; "
+          "formulations/lp_ov.md",
+          guarantee="valid lower bound on the fluid optimum; >= ordering-lp without release "
+                    "rows (proved)",
+          tags=_LP_TAGS + ("slow",))
+def lp_ov_bound(instance: Instance, *, objective: str = "weighted_completion_time",
+                ports: str = "used", backend: str = "highs", algorithm: str | None = "ipm",
+                crossover: bool | str = "auto", time_limit: float | None = None,
+                export: str | None = None, max_nonzeros: int = 20_000_000) -> Result:
+    """The LP-OV bound (:mod:`coflowopt.formulations.lp_ov`)."""
+    check_objective(objective)
+    t0 = time.perf_counter()
+    counts = np.diff(np.asarray(instance.port_loads_sparse.tocsc().indptr))
+    est = int(np.sum(counts.astype(np.int64) ** 2)) if ports == "used" else \
+        int(np.sum(counts.astype(np.int64)) * instance.num_coflows)
+    if est > max_nonzeros:
+        raise NotSupportedError(f"LP-OV too large: about {est} non-zeros > max_nonzeros="
+                                f"{max_nonzeros}; use the ordering-lp bound")
+    lp = build_lp_ov(instance, ports=ports)
+    timings = {"build": time.perf_counter() - t0}
+    params = {"objective": objective, "ports": ports, "backend": backend,
+              "algorithm": algorithm, "time_limit": time_limit}
+    return solve_and_certify(instance, lp, algorithm_name="lp-ov", formulation="lp-ov",
+                             cert_params={"ports": ports}, objective=objective, params=params,
+                             backend=backend, algorithm=algorithm, crossover=crossover,
+                             time_limit=time_limit, export=export, timings=timings,
+                             extra={"pairs": lp.meta["pairs"]})

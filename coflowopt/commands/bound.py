@@ -1,0 +1,150 @@
+"""``coflowopt bound``: certified lower bounds.
+
+    coflowopt bound INSTANCE --method NAME|all [--param KEY=VALUE] [--export FILE.lp|FILE.mps]
+                    [--time-limit S] [--objective weighted_cct] [--json]
+
+Prints, for every method, the certified value, its kind (``lower_bound``), the certificate
+status, the solver and its status, and the timings.  A method whose certificate cannot be
+checked prints no number (kind none, certificate ``uncertified``); a method that cannot run on
+the instance (too large, backend missing) is reported as skipped.  Nothing here raises past the
+command: a solver failure is a status.
+
+``--export`` writes the LP that proves the bound (the certificate's LP rebuilt from the
+instance: the final restricted LP for ``ordering-lp``, the nested Smith sets for ``port``...),
+so that any LP solver can re-check it; with ``--method all`` the method name is inserted before
+the suffix (``model.ordering-lp.lp``).
+
+Exit code 0 when every method that ran gave a certified bound, 1 otherwise (2 for bad usage).
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from pathlib import Path
+
+__all__ = ["add_parser", "run_bound", "export_path"]
+
+
+def add_parser(subparsers, common) -> None:
+    sp = common.add_command(subparsers, "bound", "certified lower bounds on the optimal "
+                                                 "weighted completion time")
+    sp.add_argument("instance")
+    sp.add_argument("--method", "-m", default="all",
+                    help="a registered bound (coflowopt algorithms --kind bound) or 'all' "
+                         "(default)")
+    sp.add_argument("--param", "-p", action="append", metavar="KEY=VALUE",
+                    help="parameter of the bound (e.g. slot=0.5, epsilon=0.1); repeatable")
+    sp.add_argument("--export", metavar="FILE", help="write the certificate's LP (.lp or .mps)")
+    sp.add_argument("--time-limit", type=float, default=None,
+                    help="seconds per method (for the methods that solve an LP)")
+    sp.add_argument("--objective", default="weighted_completion_time",
+                    choices=["weighted_completion_time", "weighted_cct"])
+    common.add_instance_options(sp)
+    sp.set_defaults(handler=lambda args: run_bound(args, common))
+
+
+def export_path(path: str, method: str, many: bool) -> str:
+    """``model.lp`` -> ``model.<method>.lp`` when several methods export."""
+    if not many:
+        return path
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}.{method}{p.suffix}"))
+
+
+def _accepts(func, name: str) -> bool:
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):  # pragma: no cover
+        return False
+    return name in sig.parameters or any(p.kind == p.VAR_KEYWORD
+                                         for p in sig.parameters.values())
+
+
+def _fmt_value(res) -> str:
+    if res.kind is None or res.value is None:
+        return "no certified value"
+    return f"{float(res.value):.10g}"
+
+
+def _text(res, skipped: str | None) -> str:
+    if skipped is not None:
+        return f"{res}: skipped ({skipped})"
+    lines = [f"{res.algorithm}: {_fmt_value(res)}  [{res.kind or 'no bound'}; certificate "
+             f"{res.certificate_status or '-'}]"]
+    sv = res.solver or {}
+    solver = " ".join(str(x) for x in (sv.get("name"), sv.get("version"), sv.get("algorithm"))
+                      if x)
+    lines.append(f"  solver {solver or '-'}: status {res.status}")
+    exact = res.extra.get("value_exact")
+    if exact is not None and len(exact) <= 60:
+        lines.append(f"  exact value {exact}")
+    if res.kind is None:
+        lines.append("  " + res.message)
+    elif "converged" in res.extra:
+        lines.append(f"  {res.extra['rounds']} rounds, {res.extra['cuts']} cuts, "
+                     f"{'converged' if res.extra['converged'] else 'NOT converged'}")
+    if res.extra.get("port") is not None:
+        lines.append(f"  port {res.extra['port']}")
+    if res.timings:
+        lines.append("  time: " + ", ".join(f"{k} {v:.3f}s" for k, v in res.timings.items()))
+    if res.extra.get("export"):
+        lines.append(f"  wrote {res.extra['export']}")
+    return "\n".join(lines)
+
+
+def run_bound(args, common) -> int:
+    from ..exceptions import NotSupportedError, SolverError, SolverNotAvailableError
+    from ..formulations.certificates import rebuild_lp
+    from ..formulations.highs import HighsModel
+    from ..registry import algorithms, get_algorithm
+
+    inst = common.load_instance(args)
+    params = common.parse_params(args.param, "--param")
+    if args.export and Path(args.export).suffix.lower() not in (".lp", ".mps"):
+        raise common.UsageError(f"--export {args.export}: the file must end in .lp or .mps")
+    if args.method == "all":
+        algs = algorithms("bound")
+    else:
+        algs = [get_algorithm("bound", args.method)]
+    many = len(algs) > 1
+    rows, texts, failed = [], [], False
+    for alg in algs:
+        kw = {"objective": args.objective}
+        for k, v in params.items():
+            if _accepts(alg.func, k):
+                kw[k] = v
+            elif not many:
+                raise common.UsageError(f"bound {alg.name} has no parameter {k!r}")
+        if args.time_limit is not None and _accepts(alg.func, "time_limit"):
+            kw["time_limit"] = args.time_limit
+        t0 = time.perf_counter()
+        try:
+            res = alg.func(inst, **kw)
+        except (NotSupportedError, SolverNotAvailableError) as e:
+            rows.append({"algorithm": alg.name, "kind": None, "status": "skipped",
+                         "message": str(e)})
+            texts.append(_text(alg.name, str(e)))
+            continue
+        except SolverError as e:
+            rows.append({"algorithm": alg.name, "kind": None, "status": "solver_error",
+                         "message": str(e), "value": None})
+            texts.append(f"{alg.name}: solver error: {e}")
+            failed = True
+            continue
+        res.timings.setdefault("total", time.perf_counter() - t0)
+        if args.export and res.certificate is not None:
+            path = export_path(args.export, alg.name, many)
+            HighsModel(rebuild_lp(inst, res.certificate)).write(path)
+            res.extra["export"] = path
+        if res.kind != "lower_bound":
+            failed = True
+        d = res.to_dict(per_coflow=False)
+        if res.certificate is not None:
+            d["certificate"] = res.certificate.to_dict()
+        rows.append(d)
+        texts.append(_text(res, None))
+    payload = {"instance": args.instance, "objective": args.objective,
+               "coflows": inst.num_coflows, "flows": inst.num_flows, "results": rows}
+    common.emit(args, payload, "\n".join(texts))
+    return common.EXIT_REJECTED if failed else common.EXIT_OK

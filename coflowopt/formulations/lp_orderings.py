@@ -1,0 +1,195 @@
+"""Orderings and a policy built from LP solutions.
+
+* ordering ``ordering-lp``: coflows by their completion time in the ordering LP
+  (:mod:`.ordering_lp`), ties by ``r_k + rho_k`` then index;
+* ordering ``lp-ov``: coflows by ``f_k`` in LP-OV (:mod:`.lp_ov`); with greedy order-preserving
+  rates this is Shafiee and Ghaderi's LP-OV-LS ("LP with ordering variables, then list
+  scheduling");
+* policy ``qsz``: Qiu, Stein and Zhong's deterministic scheme: solve the interval-indexed LP
+  (:mod:`.interval_lp`), order by LP completion time, cut the order into groups of
+  geometrically growing LP completion time, and run each group as one aggregated demand, group
+  after group.
+
+A group with aggregated loads ``D^q`` finishes in exactly ``L = max_q D^q / c_q`` after it
+starts: in the fluid model by serving every flow at the constant rate ``d_f / L`` (MADD on the
+aggregate, the ``madd`` engine here), in a crossbar by a Birkhoff-von Neumann decomposition
+(anchors-algorithms.md section 3.8; ``coflowopt.rates.bvn.bvn_group_schedule``, used when
+installed, engine ``bvn``).  Both give every coflow of the group the completion time ``start +
+L``; a group starts when the previous one has finished and all its coflows are released.
+
+These registrations live here because the registry imports ``coflowopt.bounds`` (which imports
+this module), not ``coflowopt.formulations``.
+
+References
+----------
+Z. Qiu, C. Stein, Y. Zhong, SPAA 2015 (grouping and BvN, deterministic 67/3 with releases
+after the correction reported by later papers; the grouping rule here is a reconstruction,
+anchors-algorithms.md section 3.3 marks the details [R]); M. Shafiee, J. Ghaderi, IEEE/ACM ToN
+2018 (LP-OV-LS).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..exceptions import InvalidParameterError, SolverError
+from ..instance import Instance
+from ..registry import register
+from ..schedule import Schedule
+from .backends import solve_lp
+from .interval_lp import build_interval_lp, interval_grid, lp_completion_times
+from .lp_ov import build_lp_ov
+from .ordering_lp import isolation_lower_bounds, solve_ordering_lp
+
+__all__ = ["ordering_lp_order", "lp_ov_order", "qsz", "group_schedule", "qsz_groups"]
+
+
+def _order_by(instance: Instance, C: np.ndarray) -> np.ndarray:
+    iso, _ = isolation_lower_bounds(instance)
+    return np.lexsort((np.arange(instance.num_coflows), iso, np.round(C, 12))).astype(np.int64)
+
+
+@register("ordering", "ordering-lp", summary="by completion time in the ordering LP (parallel "
+          "inequalities per port, cutting planes)",
+          reference="Queyranne (1993); Sincronia tech report section 9; Qiu-Stein-Zhong "
+          "(SPAA 2015) LP ordering; formulations/ordering_lp.md",
+          tags=("weights", "release_dates", "heterogeneous_capacities", "needs_solver"))
+def ordering_lp_order(instance: Instance, *, release_cuts: bool = True,
+                      time_limit: float | None = None) -> np.ndarray:
+    """Coflows in order of their ordering-LP completion times.
+
+    Parameters
+    ----------
+    instance : Instance
+    release_cuts : bool
+        Separate the release-threshold inequalities too.
+    time_limit : float, optional
+        For the cutting-plane loop (the last optimal restricted LP is used).
+
+    Returns
+    -------
+    ndarray of int64
+
+    Raises
+    ------
+    SolverError
+        If no restricted LP could be solved.
+    """
+    sol = solve_ordering_lp(instance, release_cuts=release_cuts, time_limit=time_limit)
+    if sol.C is None:
+        raise SolverError(f"ordering LP not solved (status {sol.status})")
+    return _order_by(instance, sol.C)
+
+
+@register("ordering", "lp-ov", summary="by f_k in the ordering-variable LP (LP-OV); with "
+          "greedy rates this is LP-OV-LS",
+          reference="Shafiee, Ghaderi (IEEE/ACM ToN 2018); Luu's lpovls.m; "
+          "formulations/lp_ov.md",
+          guarantee="with greedy order-preserving rates: <= 4 OPT (zero releases), <= 5 OPT "
+                    "with releases (Shafiee-Ghaderi)",
+          tags=("weights", "release_dates", "heterogeneous_capacities", "needs_solver",
+                "slow"))
+def lp_ov_order(instance: Instance, *, ports: str = "used", time_limit: float | None = None
+                ) -> np.ndarray:
+    """Coflows in order of their LP-OV completion times ``f_k``."""
+    lp = build_lp_ov(instance, ports=ports)
+    sol = solve_lp(lp, "highs", algorithm="ipm", crossover=False, time_limit=time_limit)
+    if sol.x is None:
+        raise SolverError(f"LP-OV not solved (status {sol.status}: {sol.raw_status})")
+    return _order_by(instance, lp.col_block("f", sol.x))
+
+
+def qsz_groups(C: np.ndarray, order: np.ndarray, ratio: float) -> list[np.ndarray]:
+    """Cut ``order`` where the LP completion time crosses ``C_min * ratio^j``."""
+    if not (ratio > 1 and math.isfinite(ratio)):
+        raise InvalidParameterError(f"group_ratio must be a finite number > 1, got {ratio!r}")
+    Cs = np.asarray(C, dtype=float)[order]
+    base = max(float(Cs.min()), 1e-300)
+    idx = np.floor(np.log(np.maximum(Cs, base) / base) / math.log(ratio) + 1e-12)
+    idx = np.maximum.accumulate(idx)          # the order is by C, so this is non-decreasing
+    cuts = np.flatnonzero(np.diff(idx)) + 1
+    return [np.asarray(g, dtype=np.int64) for g in np.split(order, cuts)]
+
+
+def group_schedule(instance: Instance, groups: list[np.ndarray]) -> Schedule:
+    """Run each group as one aggregated demand (MADD on the aggregate), group after group.
+
+    Group ``g`` starts at ``max(end of group g-1, latest release in g)`` and lasts
+    ``L_g = max_q D_g^q / c_q``; every flow of the group runs at ``d_f / L_g`` for the whole
+    block, so every port carries at most its capacity and every coflow of the group completes
+    at the end of the block.
+    """
+    loads = instance.port_loads_sparse
+    cap = np.asarray(instance.capacity, dtype=float)
+    fl, st, en, rt = [], [], [], []
+    t = 0.0
+    for g in groups:
+        D = np.asarray(loads[g].sum(axis=0)).ravel()
+        L = float(np.max(D / cap))
+        start = max(t, float(instance.release[g].max()))
+        end = start + L
+        for k in g.tolist():
+            f = np.arange(instance.flow_ptr[k], instance.flow_ptr[k + 1])
+            fl.append(f)
+            st.append(np.full(f.size, start))
+            en.append(np.full(f.size, end))
+            rt.append(instance.flow_size[f] / L)
+        t = end
+    return Schedule.from_pieces(np.concatenate(fl), np.concatenate(st), np.concatenate(en),
+                                np.concatenate(rt))
+
+
+@register("policy", "qsz", summary="Qiu-Stein-Zhong: interval-indexed LP, order by LP "
+          "completion, geometric groups, each group as one aggregated (BvN/MADD) block",
+          reference="Qiu, Stein, Zhong (SPAA 2015); anchors-algorithms.md section 3.3 (grouping "
+                    "details reconstructed, [R]); formulations/interval_lp.md",
+          guarantee="QSZ prove 64/3 (67/3 with releases, after correction) for their LP and "
+                    "grouping; this reconstruction carries no proven ratio",
+          tags=("weights", "release_dates", "heterogeneous_capacities", "needs_solver"))
+def qsz(instance: Instance, *, epsilon: float = 0.25, group_ratio: float = 2.0,
+        engine: str = "auto", time_limit: float | None = None) -> Schedule:
+    """The QSZ policy (module docstring).
+
+    Parameters
+    ----------
+    instance : Instance
+    epsilon : float
+        Interval growth of the LP grid.
+    group_ratio : float
+        Groups are the coflows whose LP completion time lies in ``(C_min r^(j-1), C_min r^j]``.
+    engine : {"auto", "madd", "bvn"}
+        How a group's aggregated demand is served (same completion times); ``auto`` uses
+        ``coflowopt.rates.bvn.bvn_group_schedule`` when it exists, else ``madd``.
+    time_limit : float, optional
+        For the LP.
+
+    Returns
+    -------
+    Schedule
+        ``meta`` records the groups and the engine.
+    """
+    if engine not in ("auto", "madd", "bvn"):
+        raise InvalidParameterError(f"engine must be 'auto', 'madd' or 'bvn', got {engine!r}")
+    lp = build_interval_lp(instance, interval_grid(instance, epsilon=epsilon))
+    sol = solve_lp(lp, "highs", algorithm="ipm", crossover=False, time_limit=time_limit)
+    if sol.x is None:
+        raise SolverError(f"interval LP not solved (status {sol.status}: {sol.raw_status})")
+    C = lp_completion_times(instance, lp, sol.x)
+    order = _order_by(instance, C)
+    groups = qsz_groups(C, order, group_ratio)
+    bvn = None
+    if engine in ("auto", "bvn"):
+        try:
+            from ..rates.bvn import bvn_group_schedule as bvn
+        except ImportError:
+            if engine == "bvn":
+                raise InvalidParameterError("engine='bvn' needs coflowopt.rates.bvn."
+                                            "bvn_group_schedule, which is not installed")
+    used = "bvn" if bvn is not None else "madd"
+    sched = bvn(instance, groups) if bvn is not None else group_schedule(instance, groups)
+    return Schedule(sched.flow, sched.start, sched.end, sched.rate,
+                    meta={**sched.meta, "algorithm": "qsz", "engine": used,
+                          "groups": [g.tolist() for g in groups], "epsilon": epsilon,
+                          "group_ratio": group_ratio, "lp_status": sol.status})

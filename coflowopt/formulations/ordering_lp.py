@@ -1,0 +1,621 @@
+"""The ordering LP with parallel inequalities per port, solved by cutting planes.
+
+Formulation (``formulations/ordering_lp.md`` has the proofs)
+-------------------------------------------------------------
+Variables ``C_k`` (completion time of coflow k).  With ``p_k^q = d_k^q / c_q`` the processing
+time of coflow k on port q (unified port numbering)::
+
+    min  sum_k w_k C_k
+    s.t. C_k >= r_k + rho_k                                         (isolation, column bound)
+         sum_{k in S} p_k^q C_k >= theta p^q(S) + h_q(S)            for every port q, S, and
+                                                                    threshold theta <= r_min(S)
+         h_q(S) = 1/2 [ sum_{k in S} (p_k^q)^2 + (sum_{k in S} p_k^q)^2 ]
+
+The ``theta = 0`` rows are Queyranne's parallel inequalities, i.e. constraint (3) of Sincronia's
+LP-primal (tech report section 9) with the port variables ``C_k^q`` merged into ``C_k`` (an
+equivalent LP, see the document).  ``theta = r_min(S) > 0`` adds the release date to the
+inequality (every port-q unit of S is processed after ``r_min(S)``); with all releases 0 only
+``theta = 0`` exists.  Rows are scaled by ``c_q`` so that the coefficients are the port loads
+``d_k^q`` (exact floats or exact dyadic sums)::
+
+    sum_{k in S} d_k^q C_k >= theta d^q(S) + [ sum d^2 + (sum d)^2 ] / (2 c_q).
+
+Separation oracle (exact, ``most_violated``)
+---------------------------------------------
+For fixed ``q`` and ``theta`` the violation ``f(S) = h(S) - sum_{k in S} p_k (C_k - theta)`` is
+maximised by a *prefix* of the coflows sorted by ``C_k`` (not by ``C_k / p_k``): the marginal
+value of adding ``k`` to ``T`` is ``p_k (p(T) + p_k - (C_k - theta))``, so a maximiser ``S*``
+has ``C_k - theta <= p(S*)`` for ``k`` in ``S*`` and ``C_j - theta >= p(S*) + p_j > p(S*)``
+for ``j`` outside it: ``S*`` is a prefix of the ``C`` order (proof in the document).  So
+sorting once per port and scanning the prefix sums finds a most violated inequality in
+``O(n_q log n_q)`` per port and threshold.
+
+Cutting planes
+--------------
+Start with the full set of every port and (by default) the sets of the primal-dual (BSSI)
+algorithm, solve the restricted LP with the dual simplex, add the most violated prefix of every
+port (and threshold), re-solve warm (the basis stays dual feasible when rows are added), stop
+when no inequality is violated by more than ``tol`` relative.  The restricted LP is a
+relaxation of the full LP, so its dual certifies a lower bound at every round, also when the
+loop stops on a time limit.
+
+References
+----------
+M. Queyranne, "Structure of a simple scheduling polyhedron", Math. Program. 58 (1993) 263-285
+(parallel inequalities, the greedy separation).  S. Agarwal et al., "Sincronia", SIGCOMM 2018,
+technical report section 9 (LP-primal (1)-(3), its dual (4)-(5), Lemma 1, Algorithm 3).
+M. Goemans, "A supermodular relaxation for scheduling with release dates", IPCO 1996 (release
+dates in the parallel inequalities).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..exceptions import InvalidParameterError
+from ..instance import Instance
+from .certificates import LPCertificate, _Dyadic, register_rebuilder
+from .highs import HighsModel
+from .linear_program import LinearProgram, exact_group_sums, float_down
+
+__all__ = ["OrderingCuts", "PortLoads", "port_loads", "build_ordering_lp", "most_violated",
+           "solve_ordering_lp", "OrderingLPSolution", "bssi_cuts", "smith_cuts",
+           "isolation_lower_bounds", "PrimalDual"]
+
+
+# ----------------------------------------------------------------------------- port loads
+@dataclass
+class PortLoads:
+    """Port loads ``d_k^q`` by port (CSC layout), with their exact values.
+
+    ``indptr[q]:indptr[q+1]`` are the coflows with a positive load at port ``q`` (sorted by
+    coflow index), ``coflow`` their indices, ``load`` the float loads, ``exact`` the exact
+    loads as a dyadic vector (``_Dyadic``), ``ptime`` the processing times ``load / c_q``.
+    """
+
+    indptr: np.ndarray
+    coflow: np.ndarray
+    port: np.ndarray
+    load: np.ndarray
+    exact: _Dyadic
+    exact_is_float: bool
+    capacity: np.ndarray
+    num_coflows: int
+
+    @property
+    def ptime(self) -> np.ndarray:
+        return self.load / self.capacity[self.port]
+
+    def exact_load(self, i: int) -> Fraction:
+        return self.exact.fraction(i)
+
+    def positions(self, ports: np.ndarray, coflows: np.ndarray) -> np.ndarray:
+        """Entry positions of ``(port, coflow)`` pairs; -1 where the coflow has no load there."""
+        K = self.num_coflows
+        keys = self.port * K + self.coflow
+        q = np.asarray(ports, dtype=np.int64) * K + np.asarray(coflows, dtype=np.int64)
+        pos = np.searchsorted(keys, q)
+        pos = np.minimum(pos, keys.size - 1)
+        return np.where(keys[pos] == q, pos, -1)
+
+
+def port_loads(instance: Instance) -> PortLoads:
+    """The port loads of ``instance`` with exact values (sums of flow sizes)."""
+    K, P = instance.num_coflows, instance.num_ports
+    fk = np.concatenate([instance.flow_coflow, instance.flow_coflow])
+    fp = np.concatenate([instance.flow_src, instance.flow_egress_port])
+    sz = np.concatenate([instance.flow_size, instance.flow_size])
+    key = fp * K + fk
+    uniq, inv = np.unique(key, return_inverse=True)
+    sums, exact = exact_group_sums(sz, inv, uniq.size)
+    port = (uniq // K).astype(np.int64)
+    coflow = (uniq % K).astype(np.int64)
+    indptr = np.zeros(P + 1, dtype=np.int64)
+    np.cumsum(np.bincount(port, minlength=P), out=indptr[1:])
+    ex = _Dyadic.from_exact(exact) if exact is not None else _Dyadic.from_floats(sums)
+    return PortLoads(indptr=indptr, coflow=coflow, port=port, load=sums, exact=ex,
+                     exact_is_float=exact is None, capacity=np.asarray(instance.capacity, float),
+                     num_coflows=K)
+
+
+def isolation_lower_bounds(instance: Instance, loads: PortLoads | None = None
+                           ) -> tuple[np.ndarray, list[Fraction]]:
+    """``r_k + rho_k`` for every coflow, as floats (rounded down when inexact) and exactly.
+
+    ``rho_k = max_q d_k^q / c_q`` (Varys Eq. 1 in an empty fabric): no schedule completes coflow
+    k before ``r_k + rho_k``.
+    """
+    loads = loads or port_loads(instance)
+    K = instance.num_coflows
+    best: list[Fraction] = [Fraction(0)] * K
+    cap = [Fraction(float(c)) for c in instance.capacity]
+    pt = loads.ptime
+    # candidates: per coflow, the entries attaining the float maximum (the exact maximum is
+    # among the entries within a relative 1e-12 of it)
+    fmax = np.zeros(K)
+    np.maximum.at(fmax, loads.coflow, pt)
+    cand = np.flatnonzero(pt >= fmax[loads.coflow] * (1 - 1e-12))
+    for i in cand.tolist():
+        k = int(loads.coflow[i])
+        v = loads.exact_load(i) / cap[int(loads.port[i])]
+        if v > best[k]:
+            best[k] = v
+    exact = [Fraction(float(r)) + b for r, b in zip(instance.release, best)]
+    fl = np.asarray([float_down(e) for e in exact])
+    return fl, exact
+
+
+# ----------------------------------------------------------------------------- cuts
+@dataclass
+class OrderingCuts:
+    """Parallel inequalities: cut ``i`` is on port ``port[i]`` with threshold ``theta[i]`` over
+    the coflows ``members[ptr[i]:ptr[i+1]]``."""
+
+    port: np.ndarray
+    theta: np.ndarray
+    ptr: np.ndarray
+    members: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.port.shape[0])
+
+    @classmethod
+    def empty(cls) -> "OrderingCuts":
+        return cls(np.zeros(0, np.int64), np.zeros(0), np.zeros(1, np.int64),
+                   np.zeros(0, np.int64))
+
+    @classmethod
+    def from_lists(cls, ports, thetas, sets) -> "OrderingCuts":
+        sets = [np.asarray(s, dtype=np.int64) for s in sets]
+        ptr = np.zeros(len(sets) + 1, dtype=np.int64)
+        np.cumsum([len(s) for s in sets], out=ptr[1:])
+        return cls(np.asarray(ports, dtype=np.int64), np.asarray(thetas, dtype=float), ptr,
+                   np.concatenate(sets) if sets else np.zeros(0, np.int64))
+
+    def concat(self, other: "OrderingCuts") -> "OrderingCuts":
+        return OrderingCuts(np.concatenate([self.port, other.port]),
+                            np.concatenate([self.theta, other.theta]),
+                            np.concatenate([self.ptr, other.ptr[1:] + self.ptr[-1]]),
+                            np.concatenate([self.members, other.members]))
+
+    def take(self, idx) -> "OrderingCuts":
+        idx = np.asarray(idx, dtype=np.int64)
+        sizes = np.diff(self.ptr)[idx]
+        starts = self.ptr[idx]
+        sel = np.repeat(starts, sizes) + (np.arange(sizes.sum()) -
+                                          np.repeat(np.cumsum(sizes) - sizes, sizes))
+        ptr = np.zeros(idx.size + 1, dtype=np.int64)
+        np.cumsum(sizes, out=ptr[1:])
+        return OrderingCuts(self.port[idx], self.theta[idx], ptr, self.members[sel])
+
+    def sets(self) -> list[np.ndarray]:
+        return [self.members[self.ptr[i]:self.ptr[i + 1]] for i in range(len(self))]
+
+    def keys(self) -> list[bytes]:
+        """Hashable identity of every cut (port, theta, sorted members)."""
+        return [np.int64(p).tobytes() + np.float64(t).tobytes() +
+                np.sort(self.members[self.ptr[i]:self.ptr[i + 1]]).tobytes()
+                for i, (p, t) in enumerate(zip(self.port.tolist(), self.theta.tolist()))]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"port": self.port.tolist(), "theta": self.theta.tolist(),
+                "sets": [s.tolist() for s in self.sets()]}
+
+
+def _cut_rows(instance: Instance, loads: PortLoads, cuts: OrderingCuts):
+    """CSR rows (over the K completion columns) and exact right-hand sides of ``cuts``.
+
+    Members without load on the cut's port are dropped (coefficient 0, no contribution to the
+    right-hand side).  A threshold above the smallest member release is rejected: the
+    inequality would not be valid.
+    """
+    K = instance.num_coflows
+    sizes = np.diff(cuts.ptr)
+    cut_of = np.repeat(np.arange(len(cuts)), sizes)
+    pos = loads.positions(cuts.port[cut_of], cuts.members)
+    if np.any((cuts.members < 0) | (cuts.members >= K)):
+        raise InvalidParameterError("a cut names a coflow index out of range")
+    if len(cuts):
+        rmin = np.full(len(cuts), np.inf)
+        np.minimum.at(rmin, cut_of, instance.release[cuts.members])
+        if np.any(cuts.theta > rmin) or np.any(cuts.theta < 0):
+            raise InvalidParameterError("a cut threshold exceeds the smallest release of its "
+                                        "set (the inequality would be invalid)")
+    keep = pos >= 0
+    cut_of, pos = cut_of[keep], pos[keep]
+    members = cuts.members[keep]
+    counts = np.bincount(cut_of, minlength=len(cuts))
+    ptr = np.zeros(len(cuts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    A = sp.csr_matrix((loads.load[pos], members.astype(np.int32), ptr), shape=(len(cuts), K))
+    a_exact = None if loads.exact_is_float else np.asarray(
+        [loads.exact_load(i) for i in pos.tolist()], dtype=object)
+    # exact right-hand sides: theta d(S) + (sum d^2 + (sum d)^2) / (2 c)
+    num = loads.exact.num[pos]
+    e = loads.exact.exp
+    lo_exact = np.empty(len(cuts), dtype=object)
+    lo_float = np.zeros(len(cuts))
+    nz = np.flatnonzero(counts)
+    s1 = np.zeros(len(cuts), dtype=object)
+    s2 = np.zeros(len(cuts), dtype=object)
+    s1[:] = 0
+    s2[:] = 0
+    if pos.size:
+        starts = ptr[nz]
+        s1[nz] = np.add.reduceat(num, starts)
+        s2[nz] = np.add.reduceat(num * num, starts)
+    for i in range(len(cuts)):
+        dS = Fraction(int(s1[i])) * Fraction(2) ** e
+        sq = Fraction(int(s2[i]) + int(s1[i]) ** 2) * Fraction(2) ** (2 * e)
+        c = Fraction(float(loads.capacity[int(cuts.port[i])]))
+        v = Fraction(float(cuts.theta[i])) * dS + sq / (2 * c)
+        lo_exact[i] = v
+        lo_float[i] = float_down(v)
+    return A, a_exact, lo_float, lo_exact
+
+
+def build_ordering_lp(instance: Instance, cuts: OrderingCuts | None = None, *,
+                      loads: PortLoads | None = None) -> LinearProgram:
+    """The ordering LP restricted to ``cuts`` (columns ``C_k``; rows = cuts), with exact data.
+
+    Parameters
+    ----------
+    instance : Instance
+    cuts : OrderingCuts, optional
+        The parallel inequalities to include (none: only the isolation bounds).
+    loads : PortLoads, optional
+        Precomputed :func:`port_loads`.
+
+    Returns
+    -------
+    LinearProgram
+        Name ``"ordering-lp"``; column block ``"C"``.
+    """
+    loads = loads or port_loads(instance)
+    cuts = cuts if cuts is not None else OrderingCuts.empty()
+    K = instance.num_coflows
+    lo_f, lo_ex = isolation_lower_bounds(instance, loads)
+    A, a_exact, rlo, rlo_ex = _cut_rows(instance, loads, cuts)
+    exact: dict[str, Any] = {"col_lo": np.asarray(lo_ex, dtype=object),
+                             "row_lo": rlo_ex}
+    if a_exact is not None:
+        exact["A_data"] = a_exact
+    return LinearProgram(
+        name="ordering-lp", c=np.asarray(instance.weight, dtype=float), A=A,
+        row_lo=rlo, row_hi=np.full(len(cuts), np.inf), col_lo=lo_f, col_hi=np.full(K, np.inf),
+        exact=exact, col_blocks={"C": (0, K, (K,))}, meta={"cuts": len(cuts)})
+
+
+@register_rebuilder("ordering-lp")
+def _rebuild(instance: Instance, params: dict, rows) -> LinearProgram:
+    return build_ordering_lp(instance, rows if rows is not None else OrderingCuts.empty())
+
+
+# ----------------------------------------------------------------------------- oracle
+def most_violated(loads: PortLoads, release: np.ndarray, C: np.ndarray, *,
+                  release_cuts: bool = True, tol: float = 1e-7,
+                  max_thresholds: int | None = None) -> tuple[OrderingCuts, np.ndarray]:
+    """For every port (and threshold), the most violated parallel inequality at ``C``.
+
+    Parameters
+    ----------
+    loads : PortLoads
+    release : ndarray, shape (K,)
+    C : ndarray, shape (K,)
+        The current LP completion times.
+    release_cuts : bool
+        Also separate the inequalities with threshold ``theta = r`` for every distinct release
+        ``r > 0`` (the coflows released at ``>= theta``).
+    tol : float
+        Report a cut only if its violation exceeds ``tol`` times its right-hand side.
+    max_thresholds : int, optional
+        Cap on the number of distinct thresholds (the largest releases are dropped first).
+
+    Returns
+    -------
+    cuts : OrderingCuts
+    violation : ndarray
+        Relative violation (violation / right-hand side) of each returned cut.
+
+    Notes
+    -----
+    Exact greedy oracle (module docstring): the maximiser of ``h(S) - sum p_k (C_k - theta)``
+    over subsets of the eligible coflows of a port is a prefix of them in ``C`` order.
+    """
+    pt = loads.ptime
+    thetas = [0.0]
+    if release_cuts:
+        r = np.unique(release[release > 0])
+        if max_thresholds is not None and r.size > max_thresholds - 1:
+            r = r[:max(0, max_thresholds - 1)]
+        thetas += r.tolist()
+    out_ports, out_theta, out_sets, out_viol = [], [], [], []
+    for theta in thetas:
+        elig = release[loads.coflow] >= theta
+        idx = np.flatnonzero(elig)
+        if idx.size == 0:
+            continue
+        prt = loads.port[idx]
+        Cs = C[loads.coflow[idx]] - theta
+        order = np.lexsort((Cs, prt))
+        idx, prt, Cs = idx[order], prt[order], Cs[order]
+        p = pt[idx]
+        seg_start = np.flatnonzero(np.r_[True, prt[1:] != prt[:-1]])
+        seg_id = np.cumsum(np.r_[True, prt[1:] != prt[:-1]]) - 1
+        csum = np.cumsum(p)
+        base = np.r_[0.0, csum][seg_start][seg_id]
+        P = csum - base                       # prefix sum of p within the port
+        term = p * (P - Cs)                   # marginal violation
+        tsum = np.cumsum(term)
+        tbase = np.r_[0.0, tsum][seg_start][seg_id]
+        viol = tsum - tbase                   # violation of each prefix
+        rhs = theta * P + 0.5 * (np.cumsum(p * p) - np.r_[0.0, np.cumsum(p * p)][seg_start][
+            seg_id] + P * P)
+        rel = np.where(rhs > 0, viol / np.maximum(rhs, 1e-300), 0.0)
+        # best prefix per port segment
+        seg_end = np.r_[seg_start[1:], idx.size]
+        for s, e in zip(seg_start.tolist(), seg_end.tolist()):
+            j = s + int(np.argmax(viol[s:e]))
+            if viol[j] > 0 and rel[j] > tol:
+                out_ports.append(int(prt[s]))
+                out_theta.append(float(theta))
+                out_sets.append(loads.coflow[idx[s:j + 1]])
+                out_viol.append(float(rel[j]))
+    return OrderingCuts.from_lists(out_ports, out_theta, out_sets), np.asarray(out_viol)
+
+
+def _full_set_cuts(loads: PortLoads, release: np.ndarray) -> OrderingCuts:
+    ports, thetas, sets = [], [], []
+    for q in range(loads.indptr.size - 1):
+        s = loads.coflow[loads.indptr[q]:loads.indptr[q + 1]]
+        if s.size > 1:
+            ports.append(q)
+            thetas.append(float(release[s].min()))
+            sets.append(s)
+    return OrderingCuts.from_lists(ports, thetas, sets)
+
+
+# ----------------------------------------------------------------------------- primal-dual
+@dataclass
+class PrimalDual:
+    """A dual solution of the ordering LP built combinatorially (BSSI's primal-dual, Smith).
+
+    ``cuts`` with multipliers ``beta`` (in the unscaled form ``sum p C >= h``; the LP rows are
+    scaled by ``c_q``, so their multipliers are ``beta / c_q``), the order produced (highest
+    priority first), the bottleneck port of each step, and the value of the dual objective as
+    the algorithm computed it.
+    """
+
+    cuts: OrderingCuts
+    beta: np.ndarray
+    order: np.ndarray
+    bottleneck: np.ndarray
+    value: Any
+    exact: bool
+    gamma: np.ndarray | None = None
+
+    def row_duals(self, capacity: np.ndarray) -> np.ndarray:
+        """Multipliers of the LP rows (scaled by ``c_q``): ``beta / c_q``; Fractions when the
+        run was exact."""
+        if self.exact:
+            out = np.empty(len(self.cuts), dtype=object)
+            out[:] = [Fraction(b) / Fraction(float(capacity[q]))
+                      for b, q in zip(self.beta.tolist(), self.cuts.port.tolist())]
+            return out
+        return np.asarray(self.beta, float) / np.asarray(capacity, float)[self.cuts.port]
+
+
+def bssi_cuts(trace) -> PrimalDual:
+    """The dual solution of a BSSI run as ordering-LP cuts.
+
+    ``trace`` is a :class:`coflowopt.orderings.bssi.BssiTrace` (Sincronia Algorithm 1, or
+    Algorithm 3 with releases): the step that fills position ``i`` contributes the cut on its
+    bottleneck ``b_i`` over the coflows at positions ``0..i`` (the set ``J`` still unscheduled
+    at that step; members without load at ``b_i`` drop out of the row) with multiplier
+    ``beta_i`` (in processing-time units, so the row dual is ``beta_i / c_{b_i}``).  Steps of
+    the release branch have ``beta_i = 0`` and contribute no cut: their residual weight ends up
+    on the coflow's isolation bound ``r_k + rho_k >= r_k`` (at least Sincronia's ``gamma r``).
+    """
+    order = np.asarray(trace.order, dtype=np.int64)
+    beta = list(trace.beta)
+    keep = [i for i, b in enumerate(beta) if b != 0 and not bool(trace.release_branch[i])]
+    cuts = OrderingCuts.from_lists([int(trace.bottleneck[i]) for i in keep],
+                                   [0.0] * len(keep), [order[:i + 1] for i in keep])
+    exact = bool(trace.exact)
+    return PrimalDual(cuts=cuts, beta=np.asarray([beta[i] for i in keep],
+                                                 dtype=object if exact else float),
+                      order=order, bottleneck=np.asarray(trace.bottleneck, np.int64),
+                      value=trace.dual_objective, exact=exact,
+                      gamma=np.asarray(trace.gamma, dtype=object if exact else float))
+
+
+def smith_cuts(instance: Instance, port: int, *, exact: bool | None = None,
+               loads: PortLoads | None = None) -> PrimalDual:
+    """Smith's rule on one port as a dual solution of the ordering LP.
+
+    The coflows with load at ``port`` in Smith order (``w_k / p_k`` non-increasing) ``k_1..k_n``
+    get the nested sets ``[i] = {k_1..k_i}`` with ``beta_[i] = w_i/p_i - w_{i+1}/p_{i+1} >= 0``
+    (``beta_[n] = w_n / p_n``), so ``sum_{S ni k_i} beta_S p_{k_i} = w_{k_i}``: the dual
+    constraint of every coflow at the port is tight, and the dual objective
+    ``sum beta_[i] h([i])`` equals Smith's optimal ``sum w_k C_k`` on the port.  The other
+    coflows keep their isolation bound ``r_k + rho_k``.
+    """
+    loads = loads or port_loads(instance)
+    if exact is None:
+        exact = True
+    ent = list(range(int(loads.indptr[port]), int(loads.indptr[port + 1])))
+    if exact:
+        cap = Fraction(float(loads.capacity[port]))
+        p = [loads.exact_load(i) / cap for i in ent]
+        w = [Fraction(float(instance.weight[int(loads.coflow[i])])) for i in ent]
+        zero = Fraction(0)
+    else:
+        p = (loads.load[ent] / loads.capacity[port]).tolist()
+        w = [float(instance.weight[int(loads.coflow[i])]) for i in ent]
+        zero = 0.0
+    ratio = [wi / pi for wi, pi in zip(w, p)]
+    idx = sorted(range(len(ent)), key=lambda i: (-ratio[i], int(loads.coflow[ent[i]])))
+    sets, betas, value, t = [], [], zero, zero
+    for pos, i in enumerate(idx):
+        nxt = ratio[idx[pos + 1]] if pos + 1 < len(idx) else zero
+        betas.append(ratio[i] - nxt)
+        sets.append([int(loads.coflow[ent[j]]) for j in idx[:pos + 1]])
+        t += p[i]
+        value += w[i] * t
+    keep = [j for j, b in enumerate(betas) if b != 0]
+    cuts = OrderingCuts.from_lists([port] * len(keep), [0.0] * len(keep),
+                                   [sets[j] for j in keep])
+    return PrimalDual(cuts=cuts, beta=np.asarray([betas[j] for j in keep],
+                                                 dtype=object if exact else float),
+                      order=np.asarray([int(loads.coflow[ent[i]]) for i in idx], np.int64),
+                      bottleneck=np.full(len(idx), port, np.int64), value=value, exact=exact)
+
+
+# ----------------------------------------------------------------------------- cutting planes
+@dataclass
+class OrderingLPSolution:
+    """The outcome of :func:`solve_ordering_lp`.
+
+    ``C`` are the completion times of the last restricted LP solved to optimality, ``objective``
+    its value (float, the solver's), ``certificate`` its dual with the cuts it refers to,
+    ``converged`` whether the oracle found no violated inequality (then ``objective`` is the
+    full LP's optimum up to the tolerance), ``status`` the mapped solver status of the last
+    solve (``time_limit`` when the loop was stopped by the clock).
+    """
+
+    C: np.ndarray | None
+    objective: float | None
+    certificate: LPCertificate | None
+    cuts: OrderingCuts
+    converged: bool
+    status: str
+    rounds: int
+    history: list
+    solver: dict
+    timings: dict
+    model: HighsModel | None = None
+
+
+def solve_ordering_lp(instance: Instance, *, release_cuts: bool = True, tol: float = 1e-7,
+                      max_rounds: int = 500, time_limit: float | None = None,
+                      initial: str = "bssi", max_thresholds: int | None = 64,
+                      algorithm: str = "simplex", export: str | None = None,
+                      warm_start: bool = True, log: bool = False) -> OrderingLPSolution:
+    """Solve the ordering LP by cutting planes with the exact greedy oracle.
+
+    Parameters
+    ----------
+    instance : Instance
+    release_cuts : bool, default True
+        Separate the release-date inequalities too (only matters with releases).
+    tol : float, default 1e-7
+        Relative violation below which the loop stops.
+    max_rounds : int
+    time_limit : float, optional
+        Seconds for the whole loop; the last optimal restricted LP is returned and certified.
+    initial : {"bssi", "full"}
+        Initial rows: the full set of every port, plus the primal-dual (BSSI) sets with
+        ``"bssi"`` (a warm start: the first LP is already at least the BSSI dual bound).
+    max_thresholds : int, optional
+        Cap on the release thresholds separated per round.
+    algorithm : str
+        HiGHS algorithm for the restricted LPs (``"simplex"``: warm-started dual simplex).
+    export : str, optional
+        Write the final restricted LP to this ``.lp`` / ``.mps`` file.
+    warm_start : bool, default True
+        Add the new cuts to the solved model (its basis stays dual feasible: the next solve is
+        a warm dual simplex).  ``False`` rebuilds and solves every round from scratch (the
+        baseline of ``experiments/bench_ordering_lp.py``).
+
+    Returns
+    -------
+    OrderingLPSolution
+    """
+    t_start = time.perf_counter()
+    deadline = None if time_limit is None else t_start + float(time_limit)
+    loads = port_loads(instance)
+    rel = np.asarray(instance.release, dtype=float)
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    # the full set of every port (with its release threshold only when release rows are on)
+    cuts = _full_set_cuts(loads, rel if release_cuts else np.zeros_like(rel))
+    if initial == "bssi":
+        from ..orderings.bssi import bssi_trace
+        cuts = cuts.concat(bssi_cuts(bssi_trace(instance, record_weights=False)).cuts)
+    elif initial != "full":
+        raise InvalidParameterError(f"initial must be 'bssi' or 'full', got {initial!r}")
+    keys = set()
+    uniq = []
+    for i, k in enumerate(cuts.keys()):
+        if k not in keys:
+            keys.add(k)
+            uniq.append(i)
+    cuts = cuts.take(uniq)
+    lp = build_ordering_lp(instance, cuts, loads=loads)
+    model = HighsModel(lp, algorithm=algorithm, log=log)
+    timings["build"] = time.perf_counter() - t0
+    history = []
+    best: tuple | None = None   # (C, objective, cuts, duals, solution)
+    converged = False
+    status = "not_solved"
+    rounds = 0
+    t_solve = t_sep = 0.0
+    while rounds < max_rounds:
+        remaining = None if deadline is None else deadline - time.perf_counter()
+        if remaining is not None and remaining <= 0:
+            status = "time_limit"
+            break
+        t0 = time.perf_counter()
+        sol = model.run(time_limit=remaining)
+        t_solve += time.perf_counter() - t0
+        status = sol.status
+        if sol.status != "optimal" or sol.x is None or sol.row_dual is None:
+            break
+        rounds += 1
+        C = sol.x
+        best = (C.copy(), sol.objective, cuts, sol.row_dual.copy(), sol)
+        t0 = time.perf_counter()
+        new, viol = most_violated(loads, rel, C, release_cuts=release_cuts, tol=tol,
+                                  max_thresholds=max_thresholds)
+        t_sep += time.perf_counter() - t0
+        # a cut already in the LP can only come back through the solver's feasibility tolerance
+        fresh = [i for i, k in enumerate(new.keys()) if k not in keys]
+        history.append({"round": rounds, "objective": sol.objective, "rows": len(cuts),
+                        "new_cuts": len(fresh),
+                        "max_violation": float(viol.max()) if viol.size else 0.0,
+                        "simplex_iterations": sol.iterations.get("simplex", 0),
+                        "seconds": time.perf_counter() - t_start})
+        if not fresh:
+            converged = True
+            break
+        new = new.take(fresh)
+        for k in new.keys():
+            keys.add(k)
+        cuts = cuts.concat(new)
+        if warm_start:
+            rows = build_ordering_lp(instance, new, loads=loads)
+            model.add_rows(rows.A, rows.row_lo, rows.row_hi)
+        else:
+            model = HighsModel(build_ordering_lp(instance, cuts, loads=loads),
+                               algorithm=algorithm, log=log)
+    timings["solve"] = t_solve
+    timings["separate"] = t_sep
+    if export:
+        model.write(export)
+    if best is None:
+        return OrderingLPSolution(None, None, None, cuts, False, status, rounds, history,
+                                  {"name": "highs", "algorithm": algorithm}, timings, model)
+    C, obj, cuts_b, duals, sol = best
+    if not converged and status == "optimal":
+        status = "iteration_limit" if rounds >= max_rounds else status
+    cert = LPCertificate(formulation="ordering-lp", params={}, row_duals=duals, rows=cuts_b,
+                         claimed_value=obj, source=f"highs:{algorithm}")
+    return OrderingLPSolution(C=C, objective=obj, certificate=cert, cuts=cuts_b,
+                              converged=converged, status=status, rounds=rounds,
+                              history=history, solver=sol.solver, timings=timings, model=model)
