@@ -1,0 +1,656 @@
+"""The completion-order LP: the best fluid schedule for a fixed sequence of events.
+
+Fix the order in which coflows complete and how the (fixed) release times interleave with the
+completions: an *event sequence* ``e_1, ..., e_N``, each event a release (at its fixed time) or
+the completion of a coflow.  Between consecutive events the fluid model is a transportation
+problem, so constant rates inside each interval lose nothing, and the best schedule with that
+event sequence is a small LP (formulations/completion-order-lp.md)::
+
+    min   sum_n W_n t_n
+    s.t.  t_n - t_{n-1} >= 0                                   (events in sequence)
+          t_n = r                         for a release event at time r
+          sum_{(j, n) at port p} x_{j,n} <= c_p (t_n - t_{n-1})   for every interval n, port p
+          sum_n x_{j,n} = s_j                                  for every flow pair j
+          x_{j,n} = 0 unless coflow(j) is released by e_{n-1} and not completed before e_n
+
+with ``W_n`` the weight of the coflow completing at ``e_n``.  The minimum of this LP over all
+event sequences is the optimum of the fluid problem, and the LP solution *is* an optimal
+schedule (proofs/completion-order-lp-exact.md).
+
+Flows of one coflow with the same ingress and egress are merged into one *pair* (they are
+interchangeable); the schedule splits a pair's amount over its flows in proportion to their
+sizes.
+
+The schedule is rebuilt from the LP's amounts ``x`` alone, in exact rational arithmetic
+(:func:`exact_schedule_from_amounts`): amounts are clipped at 0 and rescaled so that each pair
+gets exactly its size, every interval is given exactly the length its busiest port needs, and a
+release event never comes before its release time.  The result is feasible by construction (the
+exact verifier confirms it) and its cost is within rounding of the LP value.
+
+Representation used here and by :mod:`.branch_and_bound`: an event is an int *code*, ``k >= 0``
+the completion of coflow ``k`` and ``-(g+1)`` the release of *release group* ``g`` (the coflows
+released at the ``g``-th smallest positive release time).  Coflows released at time 0 need no
+event.  A node of the branch and bound adds a *block*: one completion event for a set of coflows
+whose cost is accounted for elsewhere (``charged=False``).
+
+References
+----------
+Chowdhury's dissertation, App. B.1, (B.1)-(B.4) (the time-indexed formulation this LP replaces)
+and App. B.3 (permutation schedules are not optimal: the LP lets coflows share ports freely
+within an interval); the interval ("event point") formulations of continuous-time scheduling,
+e.g. C. A. Floudas, X. Lin, "Continuous-time versus discrete-time approaches for scheduling of
+chemical processes: a review", Comput. Chem. Eng. 28 (2004), Sec. 3.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..exceptions import InvalidParameterError, SolverError
+from ..formulations.certificates import certify_lp
+from ..formulations.highs import HighsModel, LPSolution
+from ..formulations.linear_program import LinearProgram, float_down
+from ..formulations.time_indexed import FlowGroups, flow_groups, safe_horizon
+from ..instance import Instance
+from ..schedule import Schedule
+
+__all__ = ["PairData", "EventLP", "EventLPSolution", "pair_data", "build_event_lp",
+           "solve_event_lp", "new_event_lp_solver", "events_to_codes", "codes_to_events",
+           "events_from_completions", "exact_schedule_from_amounts", "order_lp",
+           "best_interleaving", "EVENT_LP_OPTIONS"]
+
+#: Amounts below this fraction of their pair's size are treated as 0 when the schedule is
+#: rebuilt (the remaining amounts are rescaled to the exact size), so LP round-off does not
+#: create slivers of nearly zero rate.
+AMOUNT_RTOL = 1e-11
+
+
+# ----------------------------------------------------------------------------- instance data
+@dataclass(frozen=True, eq=False)
+class PairData:
+    """Per-instance data shared by every event LP of one solve.
+
+    Attributes
+    ----------
+    groups : FlowGroups
+        The flow pairs (:func:`coflowopt.formulations.time_indexed.flow_groups`): coflow, unified
+        ingress/egress ports, float size and exact size (``size_exact``, when the float sum of
+        the merged flows is rounded), member flows.
+    group_time : ndarray of float, shape (G,)
+        The distinct positive release times, increasing.
+    coflow_group : ndarray of int64, shape (K,)
+        Release group of each coflow; -1 for release 0.
+    horizon : float
+        :func:`~coflowopt.formulations.time_indexed.safe_horizon`: every event LP has an optimal
+        solution with all event times in ``[0, horizon]`` (proofs/completion-order-lp-exact.md,
+        Lemma 4), so the bound ``t_n <= horizon`` changes no LP value.
+    """
+
+    instance: Instance
+    groups: FlowGroups
+    group_time: np.ndarray
+    coflow_group: np.ndarray
+    horizon: float
+
+    @property
+    def coflow(self) -> np.ndarray:
+        return self.groups.coflow
+
+    @property
+    def src(self) -> np.ndarray:
+        return self.groups.src
+
+    @property
+    def dst(self) -> np.ndarray:
+        return self.groups.dst
+
+    @property
+    def size(self) -> np.ndarray:
+        return self.groups.size
+
+    @property
+    def num_groups(self) -> int:
+        return int(self.group_time.shape[0])
+
+    def group_members(self, g: int) -> np.ndarray:
+        return np.flatnonzero(self.coflow_group == g)
+
+    def exact_size(self, j: int) -> Fraction:
+        ex = self.groups.size_exact
+        return Fraction(ex[j]) if ex is not None else Fraction(float(self.groups.size[j]))
+
+
+def pair_data(instance: Instance) -> PairData:
+    """Merge each coflow's flows by (ingress, egress) and index the release groups."""
+    rel = instance.release
+    gt = np.unique(rel[rel > 0])
+    group = np.where(rel > 0, np.searchsorted(gt, rel), -1).astype(np.int64)
+    return PairData(instance=instance, groups=flow_groups(instance), group_time=gt.astype(float),
+                    coflow_group=group, horizon=float(safe_horizon(instance)))
+
+
+# ----------------------------------------------------------------------------- event codes
+def events_to_codes(pd: PairData, events: Iterable) -> tuple[int, ...]:
+    """Convert user events to codes.
+
+    ``events`` items are ``("complete", k)`` or ``("release", time)`` (the release of every
+    coflow with that release time); a bare int ``k`` means ``("complete", k)``.
+    """
+    out = []
+    for i, ev in enumerate(events):
+        if isinstance(ev, (int, np.integer)) and not isinstance(ev, bool):
+            ev = ("complete", int(ev))
+        if not (isinstance(ev, (tuple, list)) and len(ev) == 2):
+            raise InvalidParameterError(f"events[{i}] must be ('complete', k) or "
+                                        f"('release', time), got {ev!r}")
+        kind, v = ev
+        if kind == "complete":
+            k = int(v)
+            if not 0 <= k < pd.instance.num_coflows:
+                raise InvalidParameterError(f"events[{i}]: coflow {k} out of range")
+            out.append(k)
+        elif kind == "release":
+            g = int(np.searchsorted(pd.group_time, float(v)))
+            if g >= pd.num_groups or pd.group_time[g] != float(v):
+                raise InvalidParameterError(f"events[{i}]: no coflow is released at {v!r} "
+                                            f"(positive release times: {pd.group_time.tolist()})")
+            out.append(-(g + 1))
+        else:
+            raise InvalidParameterError(f"events[{i}]: kind must be 'complete' or 'release', "
+                                        f"got {kind!r}")
+    return tuple(out)
+
+
+def codes_to_events(pd: PairData, codes: Sequence[int]) -> list[tuple[str, Any]]:
+    """The inverse of :func:`events_to_codes`."""
+    return [("complete", int(c)) if c >= 0 else ("release", float(pd.group_time[-c - 1]))
+            for c in codes]
+
+
+def events_from_completions(pd: PairData, completion: Sequence[float]) -> tuple[int, ...]:
+    """The event sequence of a schedule with the given coflow completion times.
+
+    Events are sorted by time; at equal times completions come before releases (a coflow
+    cannot complete at its own release time, and a completion at time r does not need the
+    coflows released at r), and completions keep instance order.
+    """
+    C = np.asarray(completion, dtype=float)
+    times = np.concatenate([C, pd.group_time])
+    kind = np.concatenate([np.zeros(C.size), np.ones(pd.num_groups)])
+    codes = np.concatenate([np.arange(C.size), -(np.arange(pd.num_groups) + 1)])
+    o = np.lexsort((np.arange(times.size), kind, times))
+    return tuple(int(c) for c in codes[o])
+
+
+# ----------------------------------------------------------------------------- the LP
+@dataclass(frozen=True, eq=False)
+class EventLP:
+    """An event LP (a :class:`~coflowopt.formulations.linear_program.LinearProgram` named
+    ``"event-lp"``) plus the maps back to events and pairs."""
+
+    lp: LinearProgram
+    num_events: int
+    ev_fixed: np.ndarray       # (N,) release time, NaN for completion events
+    ev_weight: np.ndarray      # (N,) objective weight of t_n
+    rel_ev: np.ndarray         # (K,) event index of the release (-1: time 0)
+    done_ev: np.ndarray        # (K,) event index by which the coflow is complete
+    x_pair: np.ndarray         # (X,) pair of each amount column
+    x_interval: np.ndarray     # (X,) interval (= index of the event that ends it)
+
+
+def _event_arrays(pd: PairData, weight: np.ndarray, codes: Sequence[int],
+                  num_prefix_releases: int = 0, block: Sequence[int] = ()):
+    """Arrays describing the sequence ``[release groups 0..num_prefix_releases-1] + [block]
+    + codes``; the block (if any) is one uncharged completion event of the coflows in it."""
+    K = pd.instance.num_coflows
+    ev_fixed, ev_weight = [], []
+    done_ev = np.full(K, -1, dtype=np.int64)
+    group_ev = np.full(pd.num_groups, -1, dtype=np.int64)
+    n = 0
+    for g in range(num_prefix_releases):
+        ev_fixed.append(pd.group_time[g])
+        ev_weight.append(0.0)
+        group_ev[g] = n
+        n += 1
+    if len(block):
+        ev_fixed.append(np.nan)
+        ev_weight.append(0.0)
+        done_ev[np.asarray(block, dtype=np.int64)] = n
+        n += 1
+    for c in codes:
+        if c >= 0:
+            if done_ev[c] >= 0:
+                raise InvalidParameterError(f"coflow {c} completes twice in the event sequence")
+            ev_fixed.append(np.nan)
+            ev_weight.append(float(weight[c]))
+            done_ev[c] = n
+        else:
+            g = -c - 1
+            if group_ev[g] >= 0:
+                raise InvalidParameterError(f"release time {pd.group_time[g]} appears twice")
+            ev_fixed.append(pd.group_time[g])
+            ev_weight.append(0.0)
+            group_ev[g] = n
+        n += 1
+    missing = np.flatnonzero(done_ev < 0)
+    if missing.size:
+        raise InvalidParameterError(f"the event sequence does not complete coflow(s) "
+                                    f"{missing.tolist()}")
+    if np.any(group_ev < 0):
+        g = int(np.flatnonzero(group_ev < 0)[0])
+        raise InvalidParameterError(f"the event sequence omits the release at "
+                                    f"{pd.group_time[g]}")
+    cg = pd.coflow_group
+    rel_ev = np.full(K, -1, dtype=np.int64)
+    rel_ev[cg >= 0] = group_ev[cg[cg >= 0]]
+    bad = np.flatnonzero(rel_ev >= done_ev)
+    if bad.size:
+        raise InvalidParameterError(f"coflow {int(bad[0])} completes before its release event")
+    return (np.asarray(ev_fixed, dtype=float), np.asarray(ev_weight, dtype=float), rel_ev,
+            done_ev)
+
+
+def build_event_lp(pd: PairData, codes: Sequence[int], *, weight: np.ndarray | None = None,
+                   num_prefix_releases: int = 0, block: Sequence[int] = ()) -> EventLP:
+    """Build the event LP (formulations/completion-order-lp.md) as sparse matrices.
+
+    Columns: the event times ``t_0..t_{N-1}``, then the amounts ``x_{j,n}`` of each pair ``j``
+    in each interval ``n`` it may use.  Rows: ``t_n - t_{n-1} >= 0``; one capacity row per
+    (interval, port) that carries some amount; one demand row per pair.  All data are exact
+    floats (capacities, release times, weights) except the merged pair sizes, whose exact
+    values go to ``LinearProgram.exact`` when their float sums are rounded.
+
+    Parameters
+    ----------
+    pd : PairData
+    codes : sequence of int
+        The events after the prefix (see the module docstring).
+    weight : ndarray, optional
+        Objective weight per coflow (default the instance's weights).
+    num_prefix_releases : int
+        Release groups ``0 .. num_prefix_releases-1`` come first, in time order.
+    block : sequence of int
+        Coflows that complete (uncharged) at one event after those releases.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the sequence misses or repeats an event, or completes a coflow before its release.
+    """
+    inst = pd.instance
+    w = inst.weight if weight is None else np.asarray(weight, dtype=float)
+    ev_fixed, ev_weight, rel_ev, done_ev = _event_arrays(pd, w, codes, num_prefix_releases,
+                                                         block)
+    N = ev_fixed.size
+    P = inst.num_ports
+    J = pd.size.size
+    first = rel_ev[pd.coflow] + 1          # first interval a pair may use
+    cnt = done_ev[pd.coflow] - rel_ev[pd.coflow]
+    xj = np.repeat(np.arange(J), cnt)
+    xn = np.repeat(first, cnt) + (np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt))
+    X = xj.size
+    xcol = N + np.arange(X)
+    # capacity rows: one per (interval, port) that carries some amount
+    keys = np.concatenate([xn * P + pd.src[xj], xn * P + pd.dst[xj]])
+    ukeys, kinv = np.unique(keys, return_inverse=True)
+    kinv = kinv.ravel()
+    R = ukeys.size
+    kn, kp = ukeys // P, ukeys % P
+    cap = inst.capacity[kp]
+    r_ord = N - 1
+    has_prev = kn >= 1
+    rows = np.concatenate([
+        np.arange(N - 1), np.arange(N - 1),                       # t_n - t_{n-1} >= 0
+        r_ord + kinv, r_ord + np.arange(R), r_ord + np.flatnonzero(has_prev),  # capacity
+        r_ord + R + xj])                                          # demand
+    cols = np.concatenate([
+        np.arange(1, N), np.arange(N - 1),
+        np.concatenate([xcol, xcol]), kn, kn[has_prev] - 1,
+        xcol])
+    vals = np.concatenate([
+        np.ones(N - 1), -np.ones(N - 1),
+        np.ones(2 * X), -cap, cap[has_prev],
+        np.ones(X)])
+    A = sp.csr_matrix((vals, (rows, cols)), shape=(r_ord + R + J, N + X))
+    row_lo = np.concatenate([np.zeros(N - 1), np.full(R, -np.inf), pd.size])
+    row_hi = np.concatenate([np.full(N - 1, np.inf), np.zeros(R), pd.size])
+    fixed = ~np.isnan(ev_fixed)
+    col_lo = np.concatenate([np.where(fixed, ev_fixed, 0.0), np.zeros(X)])
+    col_hi = np.concatenate([np.where(fixed, ev_fixed, pd.horizon), pd.size[xj]])
+    c = np.concatenate([ev_weight, np.zeros(X)])
+    exact: dict[str, Any] = {}
+    ex = pd.groups.size_exact
+    if ex is not None:
+        # every finite entry gets its exact value (LinearProgram.exact_value reads entries
+        # directly); None only where the bound is infinite and never multiplied
+        exact["row_lo"] = np.concatenate([_exact_entries(row_lo[:r_ord + R]), ex])
+        exact["row_hi"] = np.concatenate([_exact_entries(row_hi[:r_ord + R]), ex])
+        exact["col_hi"] = np.concatenate([_exact_entries(col_hi[:N]), ex[xj]])
+    lp = LinearProgram("event-lp", c=c, A=A, row_lo=row_lo, row_hi=row_hi, col_lo=col_lo,
+                       col_hi=col_hi, exact=exact,
+                       col_blocks={"t": (0, N, (N,)), "x": (N, N + X, (X,))},
+                       meta={"events": N, "pairs": J, "horizon": pd.horizon})
+    return EventLP(lp=lp, num_events=N, ev_fixed=ev_fixed, ev_weight=ev_weight,
+                   rel_ev=rel_ev, done_ev=done_ev, x_pair=xj, x_interval=xn)
+
+
+def _exact_entries(values: np.ndarray) -> np.ndarray:
+    out = np.empty(values.size, dtype=object)
+    out[:] = [Fraction(float(v)) if math.isfinite(v) else None for v in values.tolist()]
+    return out
+
+
+@dataclass
+class EventLPSolution:
+    """An event LP solved by HiGHS.
+
+    ``value`` is HiGHS's objective (float).  ``bound_exact`` is a proven lower bound on the LP
+    optimum (the exact dual certificate of :func:`~coflowopt.formulations.certificates.certify_lp`
+    at HiGHS's duals; every column is bounded, so any dual proves a bound) and ``bound`` the
+    largest float below it; ``-inf`` when no certificate was obtained.  ``status`` is the mapped
+    HiGHS status; ``infeasible_proven`` is True when a Farkas ray was checked exactly.
+    """
+
+    lp: EventLP
+    status: str
+    value: float | None
+    bound: float
+    bound_exact: Fraction | None
+    times: np.ndarray | None
+    amounts: np.ndarray | None
+    infeasible_proven: bool = False
+    solution: LPSolution | None = None
+
+
+#: HiGHS options for event LPs: dual simplex, no presolve (the LPs are tiny), tight tolerances
+#: (the certified bound is within the dual infeasibility x the column widths of the LP value).
+EVENT_LP_OPTIONS = {"presolve": "off", "primal_feasibility_tolerance": 1e-10,
+                    "dual_feasibility_tolerance": 1e-10}
+
+
+def new_event_lp_solver() -> HighsModel:
+    """A :class:`~coflowopt.formulations.highs.HighsModel` configured for event LPs (reuse it
+    across many solves: each :func:`solve_event_lp` loads its model into it)."""
+    return HighsModel(algorithm="simplex", options=EVENT_LP_OPTIONS)
+
+
+def _proves_infeasible(lp: LinearProgram, ray) -> bool:
+    """Exact check of a Farkas ray: the certified bound of the zero objective is > 0."""
+    if ray is None or not np.all(np.isfinite(ray)):
+        return False
+    zero = LinearProgram("event-lp-feasibility", c=np.zeros(lp.num_cols), A=lp.A,
+                         row_lo=lp.row_lo, row_hi=lp.row_hi, col_lo=lp.col_lo,
+                         col_hi=lp.col_hi, exact=lp.exact)
+    for y in (np.asarray(ray, dtype=float), -np.asarray(ray, dtype=float)):
+        chk = certify_lp(zero, y)
+        if chk.ok and chk.value > 0:
+            return True
+    return False
+
+
+def solve_event_lp(lp: EventLP, *, model: HighsModel | None = None,
+                   time_limit: float | None = None) -> EventLPSolution:
+    """Solve an event LP and certify its bound (or its infeasibility) exactly."""
+    hm = model if model is not None else new_event_lp_solver()
+    hm.load(lp.lp)
+    sol = hm.run(time_limit=time_limit)
+    N = lp.num_events
+    if sol.status == "optimal" and sol.x is not None:
+        bound, bound_ex = -math.inf, None
+        if sol.row_dual is not None:
+            chk = certify_lp(lp.lp, sol.row_dual)
+            if chk.ok:
+                bound_ex = chk.value
+                bound = float_down(chk.value)
+        return EventLPSolution(lp=lp, status="optimal", value=sol.objective, bound=bound,
+                               bound_exact=bound_ex, times=sol.x[:N].copy(),
+                               amounts=sol.x[N:].copy(), solution=sol)
+    if sol.status in ("infeasible", "unbounded_or_infeasible"):
+        ray = None
+        try:
+            st, has, vals = hm.h.getDualRay()
+            if has:
+                ray = np.asarray(vals, dtype=float)
+        except Exception:  # noqa: BLE001 - no ray from this highspy: no proof, the node stays
+            ray = None
+        proven = _proves_infeasible(lp.lp, ray)
+        return EventLPSolution(lp=lp, status="infeasible", value=None,
+                               bound=math.inf if proven else -math.inf, bound_exact=None,
+                               times=None, amounts=None, infeasible_proven=proven, solution=sol)
+    return EventLPSolution(lp=lp, status=sol.status, value=None, bound=-math.inf,
+                           bound_exact=None, times=None, amounts=None, solution=sol)
+
+
+# ----------------------------------------------------------------------------- schedules
+def _snap(v: float, max_den: int | None) -> Fraction:
+    f = Fraction(v)
+    return f.limit_denominator(max_den) if max_den else f
+
+
+def exact_schedule_from_amounts(pd: PairData, lp: EventLP, amounts: np.ndarray, *,
+                                max_denominator: int | None = None,
+                                meta: dict | None = None) -> Schedule:
+    """Rebuild an exactly feasible schedule from an event LP's amounts (Fractions).
+
+    1. amounts below :data:`AMOUNT_RTOL` x size are dropped, the rest clipped at 0 (and, with
+       ``max_denominator``, rounded to the nearest fraction with that denominator bound), then
+       each pair's amounts are scaled to sum to exactly its (exact) size;
+    2. interval ``n`` gets the length its busiest port needs, ``max_p load_{n,p} / c_p``;
+       a release event is never earlier than its release time;
+    3. rates are amount / length, split over a pair's flows in proportion to their sizes.
+
+    Every rule of the model then holds exactly, whatever the LP's rounding errors; each event
+    time is at most the LP's (up to the rescaling in step 1), so the cost is the LP value up to
+    rounding (proofs/completion-order-lp-exact.md, Lemma 3).
+    """
+    inst = pd.instance
+    J = pd.size.size
+    N = lp.num_events
+    a = np.asarray(amounts)
+    if a.dtype == object:
+        # exact amounts (an exact LP vertex): used as they are
+        keep = np.asarray([v > 0 for v in a.tolist()], dtype=bool)
+        amt = [Fraction(v) for v in a[keep].tolist()]
+    else:
+        a = a.astype(float)
+        keep = a > AMOUNT_RTOL * pd.size[lp.x_pair]
+        amt = [_snap(float(v), max_denominator) for v in a[keep]]
+    xj, xn = lp.x_pair[keep], lp.x_interval[keep]
+    tot = [Fraction(0)] * J
+    for j, v in zip(xj.tolist(), amt):
+        tot[j] += v
+    size = [pd.exact_size(j) for j in range(J)]
+    for j in range(J):
+        if tot[j] <= 0:
+            raise SolverError(f"the LP sends nothing of flow pair {j}; cannot build a schedule")
+    amt = [v * size[j] / tot[j] for j, v in zip(xj.tolist(), amt)]
+    cap = [Fraction(float(c)) for c in inst.capacity]
+    load: dict[tuple[int, int], Fraction] = {}
+    for j, n, v in zip(xj.tolist(), xn.tolist(), amt):
+        for p in (int(pd.src[j]), int(pd.dst[j])):
+            load[(n, p)] = load.get((n, p), Fraction(0)) + v
+    need = [Fraction(0)] * N
+    for (n, p), v in load.items():
+        q = v / cap[p]
+        if q > need[n]:
+            need[n] = q
+    T = []
+    t = Fraction(0)
+    for n in range(N):
+        t = t + need[n]
+        if not math.isnan(lp.ev_fixed[n]):
+            t = max(t, Fraction(float(lp.ev_fixed[n])))
+        T.append(t)
+    g = pd.groups
+    fl, st, en, rt = [], [], [], []
+    for j, n, v in zip(xj.tolist(), xn.tolist(), amt):
+        if v == 0:
+            continue
+        s = T[n - 1] if n > 0 else Fraction(0)
+        e = T[n]
+        rate = v / (e - s)
+        for f in g.flows[g.ptr[j]:g.ptr[j + 1]].tolist():
+            fl.append(f)
+            st.append(s)
+            en.append(e)
+            rt.append(rate * Fraction(float(inst.flow_size[f])) / size[j])
+    sched = Schedule(np.asarray(fl, dtype=np.int64), np.asarray(st, dtype=object),
+                     np.asarray(en, dtype=object), np.asarray(rt, dtype=object),
+                     meta=dict(meta or {}))
+    return sched.merged()
+
+
+def verified_schedule(pd: PairData, sol: EventLPSolution, *, verify_mode: str = "exact",
+                      meta: dict | None = None, exact_vertex: bool = True):
+    """The verified schedule of an optimal event-LP solution, built exactly by
+    :func:`exact_schedule_from_amounts` from up to three candidates -- the exact LP vertex at
+    HiGHS's optimal basis (:func:`~.exact_lp.exact_lp_solution`, when ``exact_vertex``), the
+    amounts snapped to denominators <= 10^6, and the raw float amounts -- of which the cheapest
+    that the verifier accepts is returned (ties: the earlier candidate).
+
+    Returns
+    -------
+    (Schedule, VerificationReport) or (None, None)
+        The schedule is exact (Fractions) for ``verify_mode="exact"``, else converted to float.
+    """
+    from ..verify import verify_schedule
+    from .exact_lp import exact_lp_solution
+
+    candidates: list[tuple[np.ndarray, int | None]] = []
+    if exact_vertex:
+        ex = exact_lp_solution(sol.lp.lp)
+        if ex is not None:
+            candidates.append((ex.x[sol.lp.num_events:], None))
+    candidates += [(sol.amounts, 10 ** 6), (sol.amounts, None)]
+    best = (None, None)
+    for amounts, max_den in candidates:
+        sched = exact_schedule_from_amounts(pd, sol.lp, amounts, max_denominator=max_den,
+                                            meta=meta)
+        if verify_mode != "exact":
+            sched = sched.to_float()
+        rep = verify_schedule(pd.instance, sched, mode=verify_mode)
+        if rep.ok and (best[1] is None or rep.weighted_completion_time
+                       < best[1].weighted_completion_time):
+            best = (sched, rep)
+    return best
+
+
+# ----------------------------------------------------------------------------- public API
+def order_lp(instance: Instance, events: Sequence, *, verify_mode: str = "exact",
+             time_limit: float | None = None):
+    """The best schedule whose events (completions and releases) occur in the given sequence.
+
+    Parameters
+    ----------
+    instance : Instance
+    events : sequence
+        ``("complete", k)`` / ``("release", time)`` items or bare coflow indices.  A bare
+        completion order on an instance with release dates is completed with its best
+        interleaving of the releases (:func:`best_interleaving`).
+    verify_mode : {"exact", "float"}
+        ``exact`` (default): the schedule is built and verified in rational arithmetic.
+    time_limit : float, optional
+
+    Returns
+    -------
+    Result
+        Kind ``feasible``: the verified schedule, optimal among the schedules whose events come
+        in this sequence (up to the LP's tolerance, bounded by ``extra["order_lp_bound"]``, a
+        certified lower bound on that restricted optimum); kind ``None`` with status
+        ``infeasible`` when no schedule has this event sequence.
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1), (0, 1, 1)]),
+    ...                               Coflow("B", [(1, 0, 1), (1, 1, 1)])])
+    >>> res = order_lp(inst, [0, 1])
+    >>> res.kind, res.value, [str(c) for c in res.report.coflow_completion]
+    ('feasible', Fraction(4, 1), ['2', '2'])
+    """
+    from ..results import Result
+
+    if verify_mode not in ("exact", "float"):
+        raise InvalidParameterError(f"verify_mode must be 'exact' or 'float', got "
+                                    f"{verify_mode!r}")
+    t0 = time.perf_counter()
+    pd = pair_data(instance)
+    codes = list(events_to_codes(pd, events))
+    if pd.num_groups and not any(c < 0 for c in codes):
+        codes = list(best_interleaving(pd, [c for c in codes if c >= 0])[0])
+    lp = build_event_lp(pd, codes)
+    sol = solve_event_lp(lp, time_limit=time_limit)
+    t1 = time.perf_counter()
+    params = {"events": codes_to_events(pd, codes), "verify_mode": verify_mode}
+    if sol.status != "optimal":
+        why = ("no schedule has this event sequence (infeasibility "
+               + ("proven by an exactly checked Farkas ray)" if sol.infeasible_proven
+                  else "reported by HiGHS, not proven)")) if sol.status == "infeasible" \
+            else f"HiGHS stopped with status {sol.status}"
+        return Result(value=None, kind=None, objective="weighted_completion_time",
+                      status=sol.status, algorithm="order-lp", params=params, message=why,
+                      timings={"lp": t1 - t0})
+    sched, rep = verified_schedule(pd, sol, verify_mode=verify_mode,
+                                   meta={"algorithm": "order-lp"})
+    t2 = time.perf_counter()
+    extra = {"order_lp_value": sol.value, "order_lp_bound": sol.bound,
+             "order_lp_bound_exact": None if sol.bound_exact is None else str(sol.bound_exact)}
+    if rep is None:  # pragma: no cover - the rebuilt schedule is feasible by construction
+        return Result(value=None, kind=None, objective="weighted_completion_time",
+                      status="rejected", algorithm="order-lp", params=params, extra=extra,
+                      message="the rebuilt schedule failed verification",
+                      timings={"lp": t1 - t0, "verify": t2 - t1})
+    return Result(value=rep.weighted_completion_time, kind="feasible",
+                  objective="weighted_completion_time", status="verified",
+                  algorithm="order-lp", params=params, schedule=sched, report=rep,
+                  message=rep.summary(), extra=extra,
+                  timings={"lp": t1 - t0, "verify": t2 - t1})
+
+
+def best_interleaving(pd: PairData, order: Sequence[int], *, model: HighsModel | None = None
+                      ) -> tuple[tuple[int, ...], EventLPSolution | None]:
+    """The best way to interleave the release events with a fixed completion order.
+
+    Enumerates the interleavings (each release group goes after the last coflow that completes
+    before it; a group must precede the completions of its members), solving one LP each.
+    Exponential in the number of release groups: meant for small instances and tests.
+
+    Returns the best code sequence and its LP solution (``None`` if every one is infeasible).
+    """
+    from ..orderings.basic import validate_order
+    order = validate_order(pd.instance, np.asarray(order, dtype=np.int64)).tolist()
+    G = pd.num_groups
+    if G == 0:
+        lp = build_event_lp(pd, order)
+        return tuple(order), solve_event_lp(lp, model=model)
+    pos = {k: i for i, k in enumerate(order)}
+    # group g must come before position min over its members; groups are in time order
+    latest = [min(pos[int(k)] for k in pd.group_members(g)) for g in range(G)]
+    best: tuple[tuple[int, ...], EventLPSolution | None] = (tuple(), None)
+    h = model if model is not None else new_event_lp_solver()
+
+    def rec(g: int, lo: int, slots: list[int]):
+        nonlocal best
+        if g == G:
+            codes: list[int] = []
+            for i, k in enumerate(order):
+                codes.extend(-(gg + 1) for gg in range(G) if slots[gg] == i)
+                codes.append(k)
+            sol = solve_event_lp(build_event_lp(pd, codes), model=h)
+            if sol.status == "optimal" and (best[1] is None or sol.value < best[1].value):
+                best = (tuple(codes), sol)
+            return
+        for s in range(lo, latest[g] + 1):
+            rec(g + 1, s, slots + [s])
+
+    rec(0, 0, [])
+    if best[1] is None:
+        return tuple(order), None
+    return best

@@ -1,0 +1,306 @@
+"""The slotted time-indexed MIP (Varys appendix) solved exactly, and its naive Pyomo twin.
+
+Time is cut into slots of length ``delta``; in each slot a flow sends at a constant rate, a
+coflow may use only the slots that start at or after its release, and it completes at the end
+of the slot in which its last flow finishes.  The MIP over cumulative amounts ``X`` and
+completion indicators ``z`` (solver-interfaces.md section 3; the matrix is built by
+:func:`coflowopt.formulations.time_indexed.build_time_indexed` with ``model="slotted"``,
+``mip=True``) is **exact for the slotted model**, and its optimum is an **upper bound on the
+fluid optimum**: the slotted solution, run at the constant rate ``x / delta`` in each slot, is a
+feasible fluid schedule (it is verified) whose completion times are at most the slot ends.
+
+Horizon.  The MIP only sees slots ``1..T``.  ``horizon="safe"`` takes the smaller of two
+numbers of slots that provably contain an optimal slotted schedule (proofs/completion-order-lp-
+exact.md, Lemma 8):
+
+* compression: ``ceil(max r / delta) + K + ceil(sum_f d_f / (min(c_src, c_dst) delta))``:
+  after the last release, the work between consecutive completion slots can be re-spread
+  uniformly over just enough slots (one more than its length per busiest port, at most);
+* the incumbent: with every weight positive, an optimal schedule costs at most ``UB`` (a slotted
+  schedule built from a greedy one), so no coflow completes after
+  ``max_k (UB - sum_{j != k} w_j LB_j) / w_k`` with ``LB_j`` the slotted isolation bound.
+
+An integer ``horizon`` is used as given; the result then says whether it is proven safe.
+
+The naive twin (:func:`pyomo_slotted_mip`) writes the same MIP as a readable Pyomo model (sets,
+variables, rules) and solves it with HiGHS through Pyomo; it exists for the benchmark "largest
+instance solved within 60 s, side by side with the naive time-indexed MIP through Pyomo" and as
+an independent cross-check of the matrix builder (the tests compare optima).
+
+References
+----------
+M. Chowdhury, Y. Zhong, I. Stoica, "Efficient Coflow Scheduling with Varys", SIGCOMM 2014,
+appendix A, (2)-(5); Chowdhury's dissertation, App. B.1, (B.1)-(B.4); solver-interfaces.md,
+sections 3 and 4.4 (the cumulative formulation; the naive MIP does not solve 8 coflows in 120 s).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import InvalidParameterError, SolverNotAvailableError
+from ..formulations.highs import HighsModel, highs_version
+from ..formulations.time_indexed import TimeGrid, build_time_indexed, slotted_schedule
+from ..instance import Instance
+from ..registry import register
+from ..results import Result, schedule_result
+
+__all__ = ["slotted_mip", "slotted_horizon", "pyomo_slotted_mip", "slotted_upper_bound"]
+
+
+def _slotted_releases(instance: Instance, delta: float) -> np.ndarray:
+    """Release times rounded up to slot boundaries (a coflow may use a slot only from its
+    start, so in the slotted model it is effectively released at the next boundary)."""
+    return np.ceil(instance.release / delta - 1e-12) * delta
+
+
+def slotted_upper_bound(instance: Instance, delta: float) -> tuple[float, float]:
+    """A feasible slotted schedule's cost and makespan: greedy (FIFO order) on the instance
+    with releases rounded up to slot boundaries, each completion rounded up to a slot end.
+
+    A fluid schedule that never sends before a slot boundary ``>= r_k`` sends at most
+    ``c_p delta`` through port ``p`` in every slot, so it is a slotted schedule once each
+    completion is rounded up to the end of its slot.
+    """
+    from ..rates.greedy import greedy
+    from ..verify import verify_schedule
+    rel = _slotted_releases(instance, delta)
+    inst = instance.replace(release=rel, deadline=np.full(instance.num_coflows, np.nan))
+    order = np.lexsort((np.arange(instance.num_coflows), rel))
+    rep = verify_schedule(inst, greedy(inst, order))
+    C = np.ceil(np.asarray(rep.coflow_completion, dtype=float) / delta - 1e-9) * delta
+    return float(np.sum(instance.weight * C)), float(C.max())
+
+
+def slotted_horizon(instance: Instance, delta: float) -> dict[str, Any]:
+    """Numbers of slots that provably contain an optimal slotted schedule (module docstring).
+
+    Returns
+    -------
+    dict
+        ``compression`` and ``incumbent`` (``None`` when some weight is 0) slot counts and
+        ``safe``, the smaller one.
+    """
+    if not (delta > 0 and math.isfinite(delta)):
+        raise InvalidParameterError(f"delta must be a finite slot length > 0, got {delta!r}")
+    K = instance.num_coflows
+    cmin = np.minimum(instance.capacity[instance.flow_src],
+                      instance.capacity[instance.flow_egress_port])
+    work = math.fsum((instance.flow_size / cmin).tolist()) * (1 + 1e-12)
+    R = int(math.ceil(float(instance.release.max()) / delta - 1e-12))
+    comp = R + K + int(math.ceil(work / delta))
+    inc = None
+    w = instance.weight
+    if np.all(w > 0):
+        ub, _ = slotted_upper_bound(instance, delta)
+        rel = _slotted_releases(instance, delta)
+        lb = np.ceil((rel + instance.rho) / delta - 1e-9) * delta
+        # slack for the float sums: 1e-9 relative, rounded up to whole slots
+        wl = w * lb
+        tot = math.fsum(wl.tolist())
+        cmax = max((ub - (tot - wl[k])) / w[k] for k in range(K)) * (1 + 1e-9)
+        inc = int(math.ceil(cmax / delta))
+    safe = comp if inc is None else min(comp, inc)
+    return {"compression": comp, "incumbent": inc, "safe": max(1, safe)}
+
+
+@register("exact", "slotted-mip",
+          summary="time-indexed MIP of the slotted model (slot length delta): exact for the "
+                  "slotted model, an upper bound on the fluid optimum",
+          reference="Varys (SIGCOMM 2014) appendix A (2)-(5); dissertation App. B.1; "
+                    "solver-interfaces.md section 3",
+          guarantee="slotted optimum (MIP status optimal) with a provably safe horizon; the "
+                    "fluid schedule it yields is verified and costs at most that optimum",
+          tags=("exponential", "needs_solver", "release_dates", "weights",
+                "heterogeneous_capacities", "slow"))
+def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = "safe",
+                time_limit: float = 60.0, mip_rel_gap: float = 0.0,
+                threads: int | None = None) -> Result:
+    """Solve the slotted time-indexed MIP with HiGHS and return its verified fluid schedule.
+
+    Parameters
+    ----------
+    instance : Instance
+    delta : float
+        Slot length (a power of two keeps every slot boundary an exact float).
+    horizon : "safe" or int
+        Number of slots; ``"safe"`` is :func:`slotted_horizon`'s provably safe count.
+    time_limit : float
+        Seconds for HiGHS.
+    mip_rel_gap : float
+        HiGHS's relative MIP gap (0: prove the slotted optimum).
+    threads : int, optional
+
+    Returns
+    -------
+    Result
+        Kind ``feasible`` for the fluid objective (the verified schedule; the slotted optimum is
+        an upper bound on the fluid optimum, never a lower bound), ``status``
+        ``"slotted_optimal"`` when HiGHS proved the slotted optimum within the safe horizon,
+        else HiGHS's mapped status; ``extra`` holds ``slotted_value`` (the MIP objective),
+        ``slotted_bound`` (HiGHS's dual bound on the *slotted* optimum), the horizon and whether
+        it is proven safe.
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1)]),
+    ...                               Coflow("B", [(0, 0, 2), (1, 1, 2)])])
+    >>> res = slotted_mip(inst, delta=1.0, time_limit=10)
+    >>> res.kind, res.status, res.extra["slotted_value"]
+    ('feasible', 'slotted_optimal', 4.0)
+    """
+    if not time_limit > 0:
+        raise InvalidParameterError(f"time_limit must be > 0, got {time_limit!r}")
+    t0 = time.perf_counter()
+    hz = slotted_horizon(instance, delta)
+    if horizon == "safe":
+        T, proven_safe = hz["safe"], True
+    elif isinstance(horizon, (int, np.integer)) and not isinstance(horizon, bool) and horizon > 0:
+        T, proven_safe = int(horizon), int(horizon) >= hz["safe"]
+    else:
+        raise InvalidParameterError(f"horizon must be 'safe' or a positive number of slots, "
+                                    f"got {horizon!r}")
+    grid = TimeGrid(delta=float(delta), T=T)
+    lp = build_time_indexed(instance, grid, model="slotted", mip=True)
+    t1 = time.perf_counter()
+    options: dict[str, Any] = {"mip_rel_gap": float(mip_rel_gap)}
+    hm = HighsModel(lp, algorithm="choose", threads=threads, options=options)
+    sol = hm.run(time_limit=max(1e-3, time_limit - (t1 - t0)))
+    t2 = time.perf_counter()
+    params = {"delta": float(delta), "horizon": horizon, "time_limit": time_limit,
+              "mip_rel_gap": mip_rel_gap}
+    extra = {"model": "slotted", "slots": T, "horizon_time": T * float(delta),
+             "horizon_proven_safe": proven_safe, "horizons": hz,
+             "slotted_value": sol.objective, "slotted_bound": sol.mip_bound,
+             "mip_gap": sol.mip_gap, "mip_status": sol.status, "matrix": lp.summary()}
+    timings = {"build": t1 - t0, "mip": t2 - t1}
+    solver = {**sol.solver, "version": highs_version()}
+    if sol.x is None:
+        return Result(value=None, kind=None, objective="weighted_completion_time",
+                      status=sol.status, algorithm="slotted-mip", params=params,
+                      bound=None, solver=solver, timings=timings, extra=extra,
+                      message=f"HiGHS found no slotted schedule (status {sol.status}) within "
+                              f"{T} slots")
+    sched = slotted_schedule(instance, lp, sol.x)
+    res = schedule_result(instance, sched, algorithm="slotted-mip", params=params,
+                          timings=timings, extra=extra)
+    res.solver = solver
+    gap_ok = sol.mip_gap is not None and sol.mip_gap <= max(mip_rel_gap, 1e-9)
+    if res.kind is not None:
+        if sol.status == "optimal" and proven_safe and gap_ok:
+            res.status = "slotted_optimal"
+            res.message = (f"slotted optimum {sol.objective:.10g} (delta {delta:g}, {T} slots, "
+                           f"safe horizon): an upper bound on the fluid optimum; the verified "
+                           f"fluid schedule costs {float(res.value):.10g}")
+        else:
+            res.status = sol.status if sol.status != "optimal" else "slotted_optimal_in_horizon"
+            res.message = (f"slotted MIP {sol.status} (incumbent {sol.objective}, slotted bound "
+                           f"{sol.mip_bound}); horizon {'proven safe' if proven_safe else 'not proven safe'}")
+    return res
+
+
+# ------------------------------------------------------------------------------ Pyomo twin
+#: Pyomo termination conditions (pyomo.contrib.solver) -> coflowopt status words.
+PYOMO_STATUS = {
+    "convergenceCriteriaSatisfied": "optimal",
+    "maxTimeLimit": "time_limit",
+    "iterationLimit": "iteration_limit",
+    "objectiveLimit": "objective_limit",
+    "minStepLength": "error",
+    "unbounded": "unbounded",
+    "provenInfeasible": "infeasible",
+    "locallyInfeasible": "infeasible",
+    "infeasibleOrUnbounded": "unbounded_or_infeasible",
+    "error": "error",
+    "interrupted": "interrupted",
+    "licensingProblems": "error",
+    "emptyModel": "optimal",
+    "unknown": "unknown",
+}
+
+
+def pyomo_slotted_mip(instance: Instance, *, delta: float = 1.0, slots: int | None = None,
+                      time_limit: float = 60.0) -> dict[str, Any]:
+    """The naive slotted MIP written in Pyomo (sets and rules, one flow per variable, no flow
+    merging, no fixing of early ``z``) and solved with HiGHS through ``pyomo.contrib.solver``.
+
+    Parameters
+    ----------
+    instance : Instance
+    delta : float
+        Slot length.
+    slots : int, optional
+        Number of slots (default: :func:`slotted_horizon`'s safe count).
+    time_limit : float
+
+    Returns
+    -------
+    dict
+        ``status`` (mapped through :data:`PYOMO_STATUS`), ``objective`` (incumbent slotted
+        cost or None), ``bound`` (dual bound on the slotted optimum), ``build_seconds``,
+        ``solve_seconds``, ``slots``.
+
+    Raises
+    ------
+    SolverNotAvailableError
+        When Pyomo or its HiGHS interface is missing.
+    """
+    try:
+        import pyomo.environ as pyo
+        from pyomo.contrib.solver.common.factory import SolverFactory
+    except ImportError as e:  # pragma: no cover - pyomo is a core dependency
+        raise SolverNotAvailableError("pyomo is not installed (pip install pyomo)") from e
+    t0 = time.perf_counter()
+    T = int(slots) if slots is not None else slotted_horizon(instance, delta)["safe"]
+    F, K = instance.num_flows, instance.num_coflows
+    m_in = instance.num_ingress
+    rel = _slotted_releases(instance, delta)
+    size = instance.flow_size.tolist()
+    cof = instance.flow_coflow.tolist()
+    src = instance.flow_src.tolist()
+    dst = instance.flow_egress_port.tolist()
+    cap = instance.capacity.tolist()
+    m = pyo.ConcreteModel("naive-slotted-mip")
+    m.F = pyo.RangeSet(0, F - 1)
+    m.K = pyo.RangeSet(0, K - 1)
+    m.T = pyo.RangeSet(1, T)
+    m.P = pyo.RangeSet(0, instance.num_ports - 1)
+    m.x = pyo.Var(m.F, m.T, bounds=lambda m, f, t: (0, size[f] if (t - 1) * delta >= rel[cof[f]]
+                                                     else 0))
+    m.X = pyo.Var(m.F, m.T, bounds=lambda m, f, t: (0, size[f]))
+    m.z = pyo.Var(m.K, m.T, within=pyo.Binary)
+
+    def capacity(m, p, t):
+        terms = [m.x[f, t] for f in range(F) if src[f] == p or dst[f] == p]
+        return pyo.quicksum(terms) <= cap[p] * delta if terms else pyo.Constraint.Skip
+
+    m.capacity = pyo.Constraint(m.P, m.T, rule=capacity)
+    m.cumulative = pyo.Constraint(m.F, m.T, rule=lambda m, f, t: m.X[f, t] == (
+        m.X[f, t - 1] if t > 1 else 0) + m.x[f, t])
+    m.demand = pyo.Constraint(m.F, rule=lambda m, f: m.X[f, T] == size[f])
+    m.linking = pyo.Constraint(m.F, m.T, rule=lambda m, f, t: m.X[f, t] >= size[f] *
+                               m.z[cof[f], t])
+    w = instance.weight.tolist()
+    # C_k = delta * (1 + sum_t (1 - z_kt)): the end of the first slot with z = 1
+    m.obj = pyo.Objective(expr=pyo.quicksum(
+        w[k] * delta * (1 + pyo.quicksum(1 - m.z[k, t] for t in m.T)) for k in range(K)),
+        sense=pyo.minimize)
+    t1 = time.perf_counter()
+    solver = SolverFactory("highs")
+    if not solver.available():  # pragma: no cover
+        raise SolverNotAvailableError("Pyomo's HiGHS interface is not available")
+    res = solver.solve(m, time_limit=float(time_limit), load_solutions=False,
+                       raise_exception_on_nonoptimal_result=False)
+    t2 = time.perf_counter()
+    tc = getattr(res.termination_condition, "name", str(res.termination_condition))
+    return {"status": PYOMO_STATUS.get(tc, f"pyomo:{tc}"), "termination_condition": tc,
+            "objective": None if res.incumbent_objective is None
+            else float(res.incumbent_objective),
+            "bound": None if res.objective_bound is None else float(res.objective_bound),
+            "build_seconds": t1 - t0, "solve_seconds": t2 - t1, "slots": T,
+            "delta": float(delta)}

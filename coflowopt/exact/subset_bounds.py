@@ -1,0 +1,302 @@
+"""Lower bounds for every subset of coflows: the makespan bound and the "last coflow" DP bound.
+
+For a set ``S`` of coflows,
+
+* the **makespan bound** ``MLB(S) = max_p max_a ( a + sum_{k in S, r_k >= a} d_k^p / c_p )``
+  (``a`` ranging over release times) is a lower bound on the time at which the last coflow of
+  ``S`` completes, in any schedule: the coflows of ``S`` released at or after ``a`` send all
+  their data through ``p`` after ``a``;
+* the **DP bound** ``DPB(S) = min_{k in S} [ w_k max(MLB(S), r_k + rho_k) + DPB(S \\ {k}) ]``,
+  ``DPB({}) = 0``, is a lower bound on ``sum_{k in S} w_k C_k`` in any schedule of any instance
+  that contains ``S``: whichever coflow ``k`` of ``S`` completes last has
+  ``C_k >= MLB(S)`` and ``C_k >= r_k + rho_k``, and the others complete in some schedule of
+  ``S \\ {k}`` (proofs/completion-order-lp-exact.md, Lemma 6).
+
+``DPB`` is at least the isolated bound ``sum_k w_k (r_k + rho_k)`` and at least every
+single-port Smith bound (the same lemma), and it is the bound of the branch and bound's
+unordered coflows.  Tables over all ``2^K`` subsets are built with numpy for ``K <=``
+:data:`MAX_TABLE_COFLOWS` (22: about 5 s and 300 MB); above that, :meth:`SubsetBounds.dpb` is one
+level of the same recursion over the single-port Smith bound with releases ignored (weaker,
+computed per call and memoised).
+
+References
+----------
+W. E. Smith, "Various optimizers for single-stage production", Naval Res. Logist. Q. 3 (1956)
+(the single-port bound); the argument "the last job finishes no earlier than the total load" is
+the backward dynamic programme of E. L. Lawler, "On scheduling problems with deferral costs",
+Management Sci. 11 (1964), used here as a relaxation; seeds-000-002.md, Sec. 1.3, T-S4 (the
+proof that 33 is optimal is this bound).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..instance import Instance
+
+__all__ = ["SubsetBounds", "MAX_TABLE_COFLOWS"]
+
+#: Largest number of (positive-weight) coflows for which all-subset tables are built
+#: (2^20 subsets: about 50 MB of float64 tables at most).
+MAX_TABLE_COFLOWS = 22
+
+#: Relative allowance for the rounding of the float sums behind MLB and DPB (each is a sum of at
+#: most a few hundred non-negative terms, relative error below 1e-13); :meth:`SubsetBounds.dpb`
+#: and :meth:`SubsetBounds.mlb` values are deflated by it where they serve as proven bounds.
+ROUNDING_RTOL = 1e-12
+
+
+class SubsetBounds:
+    """``MLB`` and ``DPB`` over the subsets of a list of coflows (bitmask ``1 << i`` = the
+    ``i``-th coflow of ``members``).
+
+    Parameters
+    ----------
+    instance : Instance
+    members : sequence of int
+        The coflows indexed by the masks (typically those with positive weight).
+
+    Examples
+    --------
+    >>> from coflowopt.testing import digest_ts4
+    >>> sb = SubsetBounds(digest_ts4(), [0, 1, 2])
+    >>> float(sb.mlb(0b111)), float(sb.dpb(0b111))   # T-S4: OPT = 33
+    (16.0, 33.0)
+    """
+
+    def __init__(self, instance: Instance, members):
+        self.instance = instance
+        self.members = np.asarray(members, dtype=np.int64)
+        n = self.members.size
+        self.n = n
+        inst = instance
+        idx = self.members
+        self.w = inst.weight[idx].astype(float)
+        self.e = (inst.release[idx] + inst.rho[idx]).astype(float)
+        self.r = inst.release[idx].astype(float)
+        loads = inst.port_loads[idx] / inst.capacity[None, :]   # (n, P) time units
+        self.loads = loads
+        self.thresholds = np.unique(self.r) if n else np.zeros(0)
+        self.tabulated = n <= MAX_TABLE_COFLOWS
+        self._memo: dict[int, float] = {}
+        if self.tabulated:
+            self._build_tables()
+
+    # ------------------------------------------------------------------ tables
+    def _build_tables(self) -> None:
+        n = self.n
+        M = 1 << n
+        masks = np.arange(M, dtype=np.int64)
+        mlb = np.zeros(M)
+        P = self.loads.shape[1]
+        since = [int(np.sum((self.r >= a) * (1 << np.arange(n)))) for a in self.thresholds]
+        for p in range(P):
+            col = self.loads[:, p]
+            if not np.any(col > 0):
+                continue
+            L = np.zeros(M)
+            for i in range(n):
+                L[1 << i: 2 << i] = L[: 1 << i] + col[i]
+            for a, s in zip(self.thresholds, since):
+                sub = masks & s
+                # only sets with a coflow released at or after a: an empty selection bounds
+                # nothing (a + 0 would claim every set runs until the release time a)
+                np.maximum(mlb, np.where(sub != 0, a + L[sub], 0.0), out=mlb)
+        self._mlb = mlb
+        pc = np.zeros(M, dtype=np.int64)
+        for i in range(n):
+            pc[1 << i: 2 << i] = pc[: 1 << i] + 1
+        order = np.argsort(pc, kind="stable")
+        bounds = np.searchsorted(pc[order], np.arange(n + 2))
+        dpb = np.zeros(M)
+        bits = (1 << np.arange(n)).astype(np.int64)
+        for c in range(1, n + 1):
+            ms = order[bounds[c]:bounds[c + 1]]
+            best = np.full(ms.size, np.inf)
+            m_mlb = mlb[ms]
+            for i in range(n):
+                has = (ms & bits[i]) != 0
+                if not np.any(has):
+                    continue
+                sub = ms[has]
+                cand = self.w[i] * np.maximum(m_mlb[has], self.e[i]) + dpb[sub ^ bits[i]]
+                best[has] = np.minimum(best[has], cand)
+            dpb[ms] = best
+        self._dpb = dpb
+
+    # ------------------------------------------------------------------ queries
+    def mlb(self, mask: int) -> float:
+        """Makespan lower bound of the subset ``mask``."""
+        if self.tabulated:
+            return float(self._mlb[mask])
+        sel = self._sel(mask)
+        if not np.any(sel):
+            return 0.0
+        best = 0.0
+        for a in self.thresholds:
+            s = sel & (self.r >= a)
+            if np.any(s):
+                best = max(best, float(a + self.loads[s].sum(axis=0).max()))
+        return best
+
+    def dpb(self, mask: int) -> float:
+        """Lower bound on ``sum_{k in mask} w_k C_k`` (the DP bound, or the Smith fallback)."""
+        if self.tabulated:
+            return float(self._dpb[mask])
+        v = self._memo.get(mask)
+        if v is None:
+            m = self.mlb(mask)
+            v = min((self.w[i] * max(m, self.e[i]) + self._smith(mask ^ (1 << i))
+                     for i in range(self.n) if mask >> i & 1), default=0.0)
+            v = max(v, self._smith(mask))
+            if len(self._memo) < 1_000_000:
+                self._memo[mask] = v
+        return v
+
+    def _sel(self, mask: int) -> np.ndarray:
+        return np.asarray([(mask >> i) & 1 for i in range(self.n)], dtype=bool)
+
+    def _smith(self, mask: int) -> float:
+        """max over ports of: Smith's rule on the port for its coflows, ``w_k (r_k + rho_k)``
+        for the others (releases ignored on the port: a relaxation)."""
+        sel = self._sel(mask)
+        if not np.any(sel):
+            return 0.0
+        iso = self.w[sel] * self.e[sel]
+        best = float(iso.sum())
+        for p in range(self.loads.shape[1]):
+            q = self.loads[sel, p]
+            on = q > 0
+            if not np.any(on):
+                continue
+            w, qq = self.w[sel][on], q[on]
+            o = np.argsort(-w / qq, kind="stable")
+            C = np.cumsum(qq[o])
+            val = float(np.sum(w[o] * C) + iso[~on].sum())
+            best = max(best, val)
+        return best
+
+    def dp_order(self) -> list[int] | None:
+        """The completion order (instance indices, first to last) read off the DP's argmins:
+        a good incumbent order.  ``None`` when the tables are not built."""
+        if not self.tabulated:
+            return None
+        mask = (1 << self.n) - 1
+        rev = []
+        while mask:
+            best, arg = np.inf, -1
+            for i in range(self.n):
+                if mask >> i & 1:
+                    v = self.w[i] * max(self._mlb[mask], self.e[i]) + self._dpb[mask ^ (1 << i)]
+                    if v < best:
+                        best, arg = v, i
+            rev.append(arg)
+            mask ^= 1 << arg
+        return [int(self.members[i]) for i in reversed(rev)]
+
+
+class ExactSubsetBounds:
+    """``MLB`` and ``DPB`` in exact rational arithmetic (memoised), for the exact proof of the
+    branch and bound's closing bounds on small sets.
+
+    Same masks and members as :class:`SubsetBounds`; the data are the instance's floats read
+    exactly (port loads as exact sums of flow sizes).  Every time (release, load / capacity) is
+    scaled by the common denominator of all of them and every weight by the common denominator
+    of the weights, so the DP runs on Python integers; :meth:`mlb` and :meth:`dpb` return
+    Fractions.  ``DPB`` of a set of ``m`` coflows costs ``O(2^m m)`` integer operations.
+
+    Examples
+    --------
+    >>> from coflowopt.testing import digest_ts4
+    >>> ExactSubsetBounds(digest_ts4(), [0, 1, 2]).dpb(0b111)
+    Fraction(33, 1)
+    """
+
+    def __init__(self, instance: Instance, members):
+        from fractions import Fraction
+        from math import lcm
+
+        self.members = [int(k) for k in members]
+        n = len(self.members)
+        self.n = n
+        cap = [Fraction(float(c)) for c in instance.capacity]
+        P = len(cap)
+        m_in = instance.num_ingress
+        loads = [[Fraction(0)] * P for _ in range(n)]
+        pos = {k: i for i, k in enumerate(self.members)}
+        for f in range(instance.num_flows):
+            i = pos.get(int(instance.flow_coflow[f]))
+            if i is None:
+                continue
+            s = Fraction(float(instance.flow_size[f]))
+            loads[i][int(instance.flow_src[f])] += s
+            loads[i][m_in + int(instance.flow_dst[f])] += s
+        times = [[ld / c for ld, c in zip(row, cap)] for row in loads]
+        r = [Fraction(float(instance.release[k])) for k in self.members]
+        w = [Fraction(float(instance.weight[k])) for k in self.members]
+        self.t_scale = lcm(1, *(x.denominator for row in times for x in row),
+                           *(x.denominator for x in r))
+        self.w_scale = lcm(1, *(x.denominator for x in w))
+        ts, ws = self.t_scale, self.w_scale
+        self._ld = [[int(x * ts) for x in row] for row in times]       # exact integers
+        self._r = [int(x * ts) for x in r]
+        self._w = [int(x * ws) for x in w]
+        self._e = [ri + max(row, default=0) for ri, row in zip(self._r, self._ld)]
+        self._thr = sorted(set(self._r))
+        self._since = [sum(1 << i for i in range(n) if self._r[i] >= a) for a in self._thr]
+        self._P = P
+        self._loads: dict[int, list[int]] = {0: [0] * (P * len(self._thr))}
+        # memoised per instance (the object lives for one exact proof)
+        self._mlb_int = functools.lru_cache(maxsize=None)(self._mlb_uncached)
+        self._dpb_int = functools.lru_cache(maxsize=None)(self._dpb_uncached)
+
+    @property
+    def e(self):
+        """``r_k + rho_k`` per member, exact."""
+        from fractions import Fraction
+        return [Fraction(v, self.t_scale) for v in self._e]
+
+    def _load_vec(self, mask: int) -> list[int]:
+        """Loads per (threshold, port) of the coflows of ``mask`` released at or after it."""
+        v = self._loads.get(mask)
+        if v is None:
+            low = (mask & -mask).bit_length() - 1
+            base = self._load_vec(mask & (mask - 1))
+            v = list(base)
+            P = self._P
+            ld, rl = self._ld[low], self._r[low]
+            for t, a in enumerate(self._thr):
+                if rl >= a:
+                    off = t * P
+                    for p in range(P):
+                        if ld[p]:
+                            v[off + p] += ld[p]
+            if len(self._loads) < 4_000_000:
+                self._loads[mask] = v
+        return v
+
+    def _mlb_uncached(self, mask: int) -> int:
+        vec = self._load_vec(mask)
+        P = self._P
+        v = 0
+        for t, (a, s) in enumerate(zip(self._thr, self._since)):
+            if mask & s:
+                v = max(v, a + max(vec[t * P:(t + 1) * P]))
+        return v
+
+    def _dpb_uncached(self, mask: int) -> int:
+        if mask == 0:
+            return 0
+        m = self._mlb_int(mask)
+        return min(self._w[i] * max(m, self._e[i]) + self._dpb_int(mask ^ (1 << i))
+                   for i in range(self.n) if mask >> i & 1)
+
+    def mlb(self, mask: int):
+        from fractions import Fraction
+        return Fraction(self._mlb_int(mask), self.t_scale)
+
+    def dpb(self, mask: int):
+        from fractions import Fraction
+        return Fraction(self._dpb_int(mask), self.t_scale * self.w_scale)

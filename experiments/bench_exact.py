@@ -1,0 +1,225 @@
+"""Benchmark of the exact solvers: how many coflows can be solved to proven optimality.
+
+Run:  python experiments/bench_exact.py [--seeds 20] [--coflows 8] [--time-limit 60]
+                                        [--ladder 8,10,12,14,16,18,20,22] [--ladder-seeds 5]
+                                        [--naive-max 8] [--quick]
+                                        [--out experiments/results/bench_exact.json]
+
+What it measures (wall-clock seconds on this machine, all in this process):
+
+1. ``target``: ``bnb`` (branch and bound over completion orders, coflowopt.exact) on ``--seeds``
+   random instances with ``--coflows`` coflows on a 4x4 fabric, 1-4 flows per coflow, integer
+   sizes 1-10 (``coflowopt.generators.uniform_random``, seeds 0..n-1); the median time and
+   how many were proved optimal (target: 8 coflows in < 10 s median).  Baselines on the same
+   instances: ``bnb`` with cheap bounds only (``node_lp=False``, no LP at inner nodes) and with
+   nothing but the DP bound at the root and plain best-first search (``node_lp=False``,
+   ``local_search=False``, ``dominance=False``); ratios are printed.
+2. ``ladder``: for K = 8, 10, 12, ... (``--ladder``), ``--ladder-seeds`` instances each with a
+   ``--time-limit`` (60 s): how many are proved optimal, median and maximum time; the largest K
+   at which every instance is proved within the limit is reported.
+3. ``naive``: the naive time-indexed MIP (slotted model, slot 1, provably safe horizon) built in
+   Pyomo and solved by HiGHS through Pyomo (``coflowopt.exact.pyomo_slotted_mip``), on the same
+   families for K = 2, 3, ... until it fails to prove optimality within the limit on some seed
+   (or ``--naive-max``); side by side with ``bnb`` on the same instances.  The slotted model is
+   not the fluid model: the naive MIP's optimum is an upper bound on the fluid optimum (equal on
+   these integral instances only when an optimal fluid schedule has integral events).
+
+Figures are printed and written as JSON (with the machine and library versions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def family(K: int, seed: int):
+    from coflowopt.generators import uniform_random
+    return uniform_random(4, K, flows_per_coflow=(1, 4), size=(1, 10), seed=seed)
+
+
+def run_bnb(inst, time_limit, **kw) -> dict:
+    from coflowopt.exact import bnb
+    t0 = time.perf_counter()
+    res = bnb(inst, time_limit=time_limit, **kw)
+    dt = time.perf_counter() - t0
+    s = res.extra.get("search", {})
+    return {"seconds": dt, "kind": res.kind, "status": res.status,
+            "proof": res.certificate_status, "value": float(res.value),
+            "value_exact": str(res.value), "bound": float(res.bound),
+            "nodes": s.get("nodes_expanded"), "lps": s.get("lps_solved"),
+            "root_bound": s.get("root_bound")}
+
+
+def summarise(rows: list[dict], time_limit: float) -> dict:
+    """``optimal``: proved optimal within the time limit (a search that completes just after
+    the limit, e.g. while verifying, does not count)."""
+    times = [r["seconds"] for r in rows]
+    return {"n": len(rows),
+            "optimal": sum(r["kind"] == "optimal" and r["seconds"] <= time_limit for r in rows),
+            "proved_exactly": sum(r["proof"] == "proved exactly" for r in rows),
+            "median_seconds": statistics.median(times), "max_seconds": max(times),
+            "mean_seconds": statistics.fmean(times)}
+
+
+def bench_target(K, seeds, time_limit) -> dict:
+    variants = {
+        "bnb": {},
+        "bnb_cheap_bounds": {"node_lp": False},
+        "bnb_dp_root_only": {"node_lp": False, "local_search": False, "dominance": False},
+    }
+    out = {}
+    for name, kw in variants.items():
+        rows = []
+        for s in range(seeds):
+            r = run_bnb(family(K, s), time_limit, **kw)
+            r["seed"] = s
+            rows.append(r)
+        out[name] = {"params": kw, "summary": summarise(rows, time_limit), "runs": rows}
+        sm = out[name]["summary"]
+        print(f"  {name:18s} K={K}: {sm['optimal']}/{sm['n']} optimal, median "
+              f"{sm['median_seconds']:.3f} s, max {sm['max_seconds']:.3f} s", flush=True)
+    # the variants must agree on every proved optimum
+    for s in range(seeds):
+        vals = {n: v["runs"][s]["value"] for n, v in out.items()
+                if v["runs"][s]["kind"] == "optimal"}
+        if len(set(round(v, 9) for v in vals.values())) > 1:
+            raise SystemExit(f"variants disagree on seed {s}: {vals}")
+    base = out["bnb"]["summary"]["median_seconds"]
+    out["ratios"] = {f"{n}/bnb": v["summary"]["median_seconds"] / base
+                     for n, v in out.items() if n != "bnb"}
+    for k, v in out["ratios"].items():
+        print(f"  ratio of medians {k}: {v:.2f}")
+    return out
+
+
+def bench_ladder(ladder, seeds, time_limit) -> dict:
+    out = {"time_limit": time_limit, "rows": {}}
+    largest = None
+    for K in ladder:
+        rows = []
+        for s in range(seeds):
+            r = run_bnb(family(K, s), time_limit)
+            r["seed"] = s
+            rows.append(r)
+            print(f"    K={K} seed {s}: {r['kind']} {r['status']} {r['value']:.6g} "
+                  f"{r['seconds']:.2f} s, {r['nodes']} nodes", flush=True)
+        sm = summarise(rows, time_limit)
+        out["rows"][K] = {"summary": sm, "runs": rows}
+        print(f"  ladder K={K}: {sm['optimal']}/{sm['n']} proved optimal within "
+              f"{time_limit:g} s ({sm['proved_exactly']} exactly), median "
+              f"{sm['median_seconds']:.2f} s, max {sm['max_seconds']:.2f} s", flush=True)
+        if sm["optimal"] == sm["n"]:
+            largest = K
+        else:
+            break
+    out["largest_K_all_proved"] = largest
+    return out
+
+
+def bench_naive(time_limit, naive_max, seeds) -> dict:
+    from coflowopt.exact import pyomo_slotted_mip, slotted_mip
+    out = {"rows": {}, "time_limit": time_limit}
+    largest = None
+    for K in range(2, naive_max + 1):
+        rows = []
+        for s in range(seeds):
+            inst = family(K, s)
+            nv = pyomo_slotted_mip(inst, delta=1.0, time_limit=time_limit)
+            t0 = time.perf_counter()
+            mx = slotted_mip(inst, delta=1.0, time_limit=time_limit)
+            mx_t = time.perf_counter() - t0
+            b = run_bnb(inst, time_limit)
+            rows.append({"seed": s, "naive_status": nv["status"],
+                         "naive_seconds": nv["build_seconds"] + nv["solve_seconds"],
+                         "naive_objective": nv["objective"], "naive_bound": nv["bound"],
+                         "slots": nv["slots"], "matrix_mip_status": mx.status,
+                         "matrix_mip_seconds": mx_t,
+                         "matrix_mip_objective": mx.extra.get("slotted_value"),
+                         "bnb_seconds": b["seconds"], "bnb_value": b["value"],
+                         "bnb_kind": b["kind"]})
+            print(f"    K={K} seed {s}: naive pyomo MIP {nv['status']} "
+                  f"{rows[-1]['naive_seconds']:.2f} s (obj {nv['objective']}, bound "
+                  f"{nv['bound']}, {nv['slots']} slots); matrix MIP {mx.status} "
+                  f"{mx_t:.2f} s; bnb {b['kind']} {b['value']:.6g} {b['seconds']:.3f} s",
+                  flush=True)
+        solved = sum(r["naive_status"] == "optimal" and r["naive_seconds"] <= time_limit
+                     for r in rows)
+        out["rows"][K] = {"naive_optimal": solved, "n": len(rows), "runs": rows,
+                          "naive_median_seconds": statistics.median(r["naive_seconds"]
+                                                                    for r in rows),
+                          "bnb_median_seconds": statistics.median(r["bnb_seconds"]
+                                                                  for r in rows)}
+        if solved == len(rows):
+            largest = K
+        else:
+            break
+    out["largest_K_all_proved"] = largest
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--coflows", type=int, default=8)
+    ap.add_argument("--time-limit", type=float, default=60.0)
+    ap.add_argument("--ladder", default="8,10,12,14,16,18,20,22")
+    ap.add_argument("--ladder-seeds", type=int, default=5)
+    ap.add_argument("--naive-max", type=int, default=8)
+    ap.add_argument("--naive-seeds", type=int, default=3)
+    ap.add_argument("--quick", action="store_true",
+                    help="5 seeds, ladder 8,10,12, naive up to 4 coflows (a smoke run)")
+    ap.add_argument("--out", default=str(HERE / "results" / "bench_exact.json"))
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.seeds, args.ladder, args.ladder_seeds = 5, "8,10,12", 2
+        args.naive_max, args.naive_seeds = 4, 2
+    import coflowopt
+    from coflowopt.exact import bnb
+    from coflowopt.formulations.highs import highs_version
+    bnb(family(3, 0), time_limit=10)          # untimed warm-up: numba compiles the greedy kernel
+    t0 = time.perf_counter()
+    print(f"target: {args.coflows} coflows, 4x4, {args.seeds} seeds", flush=True)
+    target = bench_target(args.coflows, args.seeds, args.time_limit)
+    print("ladder: largest K proved within the time limit", flush=True)
+    ladder = bench_ladder([int(k) for k in args.ladder.split(",")], args.ladder_seeds,
+                          args.time_limit)
+    print(f"  largest K with every seed proved optimal: {ladder['largest_K_all_proved']}")
+    print("naive time-indexed MIP through Pyomo (slotted model), side by side", flush=True)
+    naive = bench_naive(args.time_limit, args.naive_max, args.naive_seeds)
+    print(f"  naive Pyomo MIP: largest K with every seed proved: "
+          f"{naive['largest_K_all_proved']}; bnb: {ladder['largest_K_all_proved']}")
+    doc = {
+        "benchmark": "bench_exact",
+        "machine": {"python": platform.python_version(), "platform": platform.platform(),
+                    "processor": platform.processor()},
+        "versions": {"coflowopt": coflowopt.__version__, "highs": highs_version()},
+        "family": "uniform_random(4 ports, K coflows, 1-4 flows per coflow, integer sizes "
+                  "1-10, unit capacities, weights 1, releases 0), seeds 0..n-1",
+        "target": target, "ladder": ladder, "naive": naive,
+        "headline": {
+            "median_seconds_K%d" % args.coflows: target["bnb"]["summary"]["median_seconds"],
+            "proved_K%d" % args.coflows: f"{target['bnb']['summary']['optimal']}/"
+                                         f"{target['bnb']['summary']['n']}",
+            "largest_K_bnb_within_limit": ladder["largest_K_all_proved"],
+            "largest_K_naive_pyomo_mip_within_limit": naive["largest_K_all_proved"],
+            "time_limit": args.time_limit},
+        "total_seconds": time.perf_counter() - t0,
+    }
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(doc, indent=1, default=str) + "\n")
+    print(json.dumps(doc["headline"], indent=1))
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
