@@ -28,10 +28,19 @@ import numpy as np
 from .exceptions import InvalidParameterError
 from .verify import Tolerances, VerificationReport, verify_schedule
 
-__all__ = ["Result", "KINDS", "OBJECTIVES", "schedule_result", "ratio"]
+__all__ = ["Result", "KINDS", "OBJECTIVES", "SCHEDULE_OBJECTIVES", "DEADLINE_OBJECTIVES",
+           "OBJECTIVE_SENSE", "schedule_result", "ratio"]
 
 KINDS = ("lower_bound", "feasible", "optimal")
-OBJECTIVES = ("weighted_completion_time", "weighted_cct")
+#: Objectives of schedules (minimised): sum_k w_k C_k and sum_k w_k (C_k - r_k).
+SCHEDULE_OBJECTIVES = ("weighted_completion_time", "weighted_cct")
+#: Varys' deadline objectives (maximised): how many coflows, or how much weight, meet their
+#: deadlines.  For these a ``bound`` is an *upper* bound and ``gap = (bound - value) / bound``.
+DEADLINE_OBJECTIVES = ("deadlines_met", "weighted_deadlines_met")
+OBJECTIVES = SCHEDULE_OBJECTIVES + DEADLINE_OBJECTIVES
+#: "min" or "max" for each objective.
+OBJECTIVE_SENSE = {**{o: "min" for o in SCHEDULE_OBJECTIVES},
+                   **{o: "max" for o in DEADLINE_OBJECTIVES}}
 
 
 def _num(x):
@@ -139,8 +148,9 @@ def schedule_result(instance, schedule, *, algorithm: str, params: dict | None =
     The kind is ``"feasible"`` exactly when the verifier accepts the schedule; otherwise the
     result has kind ``None``, status ``"rejected"`` and no value.
     """
-    if objective not in OBJECTIVES:
-        raise InvalidParameterError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    if objective not in SCHEDULE_OBJECTIVES:
+        raise InvalidParameterError(
+            f"objective must be one of {SCHEDULE_OBJECTIVES}, got {objective!r}")
     t0 = time.perf_counter()
     rep = verify_schedule(instance, schedule, mode=mode, tolerances=tolerances)
     timings = dict(timings or {})

@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 
 from coflowopt import Coflow, Instance
 from coflowopt.exact import deadline_mip
-from coflowopt.exact.deadlines import DeadlineResult
+from coflowopt.results import OBJECTIVE_SENSE, Result
 from coflowopt.exact.order_lp import build_event_lp, pair_data
 from coflowopt.exceptions import InvalidParameterError, NotSupportedError
 from coflowopt.formulations.highs import HighsModel
@@ -71,7 +71,7 @@ def test_e2_only_one_app_meets_deadline_1():
     inst = Instance.from_coflows([Coflow("app1", [(0, 0, 1)] * 3, deadline=1.0),
                                   Coflow("app2", [(0, 0, 1)], deadline=1.0)])
     res = deadline_mip(inst)
-    assert isinstance(res, DeadlineResult)
+    assert isinstance(res, Result) and OBJECTIVE_SENSE[res.objective] == "max"
     assert res.kind == "optimal" and res.value == 1 and res.bound == 1
     assert res.report.deadline_met.tolist() == [False, True]
     assert res.objective == "deadlines_met"

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -45,34 +44,12 @@ from ..formulations.linear_program import LinearProgram
 from ..formulations.time_indexed import flow_groups
 from ..instance import Instance
 from ..registry import register
-from ..results import KINDS, Result
+from ..results import DEADLINE_OBJECTIVES, Result
 from ..schedule import Schedule, concatenate
 from ..verify import verify_schedule
 from .exact_lp import exact_lp_solution
 
-__all__ = ["deadline_mip", "DeadlineResult", "DEADLINE_OBJECTIVES"]
-
-#: Objectives of the deadline problem (maximised).  Kept here until
-#: :data:`coflowopt.results.OBJECTIVES` lists them.
-DEADLINE_OBJECTIVES = ("deadlines_met", "weighted_deadlines_met")
-
-
-@dataclass
-class DeadlineResult(Result):
-    """A :class:`~coflowopt.results.Result` whose objective is a deadline objective.
-
-    The objective is *maximised*: ``bound`` is an **upper** bound and ``gap`` is
-    ``(bound - value) / bound``.
-    """
-
-    def __post_init__(self):
-        if self.objective in DEADLINE_OBJECTIVES:
-            if self.kind is not None and self.kind not in KINDS:
-                raise InvalidParameterError(f"kind must be one of {KINDS} or None, got "
-                                            f"{self.kind!r}")
-            return
-        super().__post_init__()
-
+__all__ = ["deadline_mip", "DEADLINE_OBJECTIVES"]
 
 def _breakpoints(instance: Instance, D: np.ndarray) -> np.ndarray:
     pts = np.concatenate([[0.0], instance.release[D], instance.deadline[D]])
@@ -242,7 +219,7 @@ def _rest_schedule(instance: Instance, rest: np.ndarray, start: float) -> Schedu
           tags=("deadlines", "exponential", "needs_solver", "release_dates", "weights",
                 "heterogeneous_capacities", "preemptive", "exact_arithmetic"))
 def deadline_mip(instance: Instance, *, objective: str = "count", time_limit: float = 60.0,
-                 verify_mode: str = "exact") -> DeadlineResult:
+                 verify_mode: str = "exact") -> Result:
     """Maximise the number (``objective="count"``) or the total weight (``"weight"``) of
     coflows that complete by their absolute deadlines.
 
@@ -266,7 +243,7 @@ def deadline_mip(instance: Instance, *, objective: str = "count", time_limit: fl
 
     Returns
     -------
-    DeadlineResult
+    Result
         ``objective`` ``"deadlines_met"`` or ``"weighted_deadlines_met"``; ``value`` the
         verified number/weight of deadlines met; ``bound`` HiGHS's upper bound; kind
         ``optimal`` when they agree and the MIP is optimal, else ``feasible``.
@@ -315,7 +292,7 @@ def deadline_mip(instance: Instance, *, objective: str = "count", time_limit: fl
         solver.update(sol.solver)
         mip_status = sol.status
         if sol.x is None:
-            return DeadlineResult(value=None, kind=None, objective=obj_name, status=mip_status,
+            return Result(value=None, kind=None, objective=obj_name, status=mip_status,
                                   algorithm="deadline-mip", params=params, solver=solver,
                                   extra=extra, timings={"mip": time.perf_counter() - t0},
                                   message=f"HiGHS found no solution (status {mip_status})")
@@ -360,7 +337,7 @@ def deadline_mip(instance: Instance, *, objective: str = "count", time_limit: fl
     extra.update({"admitted": [int(k) for k in S], "mip_status": mip_status,
                   "mip_value": mip_value, "mip_bound": mip_bound})
     if not rep.ok:
-        return DeadlineResult(value=None, kind=None, objective=obj_name, status="rejected",
+        return Result(value=None, kind=None, objective=obj_name, status="rejected",
                               algorithm="deadline-mip", params=params, schedule=sched,
                               report=rep, bound=mip_bound, solver=solver, timings=timings,
                               extra=extra, message=rep.summary())
@@ -381,7 +358,7 @@ def deadline_mip(instance: Instance, *, objective: str = "count", time_limit: fl
     msg = (f"{'optimal' if proved else status}: {value} deadline(s) met "
            f"({'weight' if objective == 'weight' else 'count'}), MIP bound {bound}; schedule "
            f"verified {rep.mode}")
-    return DeadlineResult(value=value, kind=kind, objective=obj_name, status=status,
+    return Result(value=value, kind=kind, objective=obj_name, status=status,
                           algorithm="deadline-mip", params=params, schedule=sched, report=rep,
                           bound=bound, incumbent=value, gap=gap, solver=solver,
                           certificate={"mip_status": mip_status, "mip_bound": mip_bound,

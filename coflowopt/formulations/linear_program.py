@@ -120,7 +120,8 @@ class LinearProgram:
     def exact_value(self, key: str, index: int) -> Fraction:
         """The exact value of ``key`` (``"row_lo"``, ``"col_hi"``, ``"c"``...) at ``index``."""
         ex = self.exact.get(key)
-        if ex is not None:
+        # an exact array may hold None where the float value is already exact
+        if ex is not None and ex[index] is not None:
             return Fraction(ex[index])
         return Fraction(float(getattr(self, key)[index]))
 
