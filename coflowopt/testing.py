@@ -59,6 +59,7 @@ from typing import Callable, Iterable, Mapping
 import numpy as np
 
 from .instance import Instance
+from .results import DEADLINE_OBJECTIVES
 from .registry import Algorithm, algorithms, get_algorithm
 from .schedule import Schedule
 from .verify import VerificationReport, verify_schedule
@@ -635,11 +636,11 @@ def check_exact(algorithm, instance: Instance) -> None:
     alg = algorithm if isinstance(algorithm, Algorithm) else get_algorithm("exact", algorithm)
     from .orderings.bssi import bssi_dual_bound
     res = alg.func(instance)
-    if res.objective not in _SCHEDULE_OBJECTIVES:
-        # another objective (e.g. deadlines met): only the schedule can be checked here
-        if res.schedule is not None and not verify_schedule(instance, res.schedule).ok:
-            raise AssertionError(f"exact {alg.name}: its schedule does not verify")
+    if res.objective in DEADLINE_OBJECTIVES:
+        _check_deadline_result(alg, instance, res)
         return
+    if res.objective not in _SCHEDULE_OBJECTIVES:
+        raise AssertionError(f"exact {alg.name}: unknown objective {res.objective!r}")
     refs = _reference_objectives(instance, res.objective)
     best = min(refs.values())
     if res.kind == "optimal":
@@ -660,6 +661,39 @@ def check_exact(algorithm, instance: Instance) -> None:
     elif res.bound is not None and float(res.bound) > best * (1 + 1e-6):
         raise AssertionError(f"exact {alg.name}: bound {float(res.bound)!r} > verified "
                              f"heuristic {best!r}")
+
+
+def _deadlines_met(instance: Instance, report, objective: str) -> float:
+    met = np.asarray(report.deadline_met, dtype=bool)
+    return float(met.sum()) if objective == "deadlines_met" else \
+        float(np.sum(instance.weight[met]))
+
+
+def _check_deadline_result(alg, instance: Instance, res) -> None:
+    """A maximised deadline objective: the schedule verifies and meets exactly the claimed
+    number (or weight) of deadlines; an optimum is at least what FIFO and EDF-like orders with
+    greedy rates achieve, and a bound is an upper bound on them."""
+    if res.kind is None:
+        return
+    rep = verify_schedule(instance, res.schedule)
+    if not rep.ok:
+        raise AssertionError(f"exact {alg.name}: its schedule does not verify: {rep.summary()}")
+    got = _deadlines_met(instance, rep, res.objective)
+    if not _close(got, float(res.value), 1e-9):
+        raise AssertionError(f"exact {alg.name}: claims {res.objective} = {res.value}, the "
+                             f"verifier counts {got}")
+    edf = np.argsort(np.where(np.isnan(instance.deadline), np.inf, instance.deadline),
+                     kind="stable")
+    from .rates.greedy import greedy
+    for label, order in (("fifo", np.argsort(instance.release, kind="stable")), ("edf", edf)):
+        ref = _deadlines_met(instance, verify_schedule(instance, greedy(instance, order)),
+                             res.objective)
+        if res.kind == "optimal" and ref > float(res.value) + 1e-9:
+            raise AssertionError(f"exact {alg.name}: 'optimum' {res.value} < {ref} met by "
+                                 f"{label}+greedy")
+        if res.bound is not None and ref > float(res.bound) + 1e-9:
+            raise AssertionError(f"exact {alg.name}: upper bound {res.bound} < {ref} met by "
+                                 f"{label}+greedy")
 
 
 # ---------------------------------------------------------------------------------- driver

@@ -94,8 +94,16 @@ def handmade() -> list[tuple[Instance, bool]]:
         meta={"name": "heterogeneous"})
     single = Instance.from_coflows([Coflow("X", [(0, 1, 2), (1, 0, 3), (1, 1, 1)])],
                                    meta={"name": "single-coflow"})
+    # the dissertation's Fig. 5.1 pair with a common deadline 2 (only C2 can meet it), plus a
+    # third coflow whose deadline competes with C2's
+    deadlines = Instance.from_coflows(
+        [Coflow("C1", [(0, 0, 1), (1, 1, 2), (2, 2, 4)], deadline=2.0),
+         Coflow("C2", [(0, 3, 2), (1, 4, 2)], deadline=2.0, weight=2),
+         Coflow("C3", [(1, 5, 1)], deadline=1.5, release=0.5)],
+        meta={"name": "deadlines"})
     out = [(fig1(), False), (fig1(Fraction(1, 100)), False), (ts3, False), (ts4, False),
-           (late, False), (weighted, False), (hetero, False), (single, False)]
+           (late, False), (weighted, False), (hetero, False), (single, False),
+           (deadlines, False)]
     rng = np.random.default_rng(2024)
     out += [(random_instance(rng, max_ports=4, max_coflows=6, releases=True, weights=True,
                              name="random-real-releases"), True),
