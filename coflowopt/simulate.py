@@ -248,6 +248,8 @@ def simulate(instance: Instance, policy: RatePolicy, *, max_events: int | None =
             flows, rates = flows[keep], rates[keep]
             order = np.argsort(flows, kind="stable")
             flows, rates = flows[order], rates[order]
+            if flows.size > 1 and np.any(flows[1:] == flows[:-1]):
+                raise SimulationError(f"policy {policy.name!r} listed a flow twice at time {t}")
             # a piece ends when its flow's rate changes; unchanged flows keep their piece
             unchanged_old = _same_rate(cur_flows, cur_rates, flows, rates)
             close(cur_flows[~unchanged_old], cur_rates[~unchanged_old],
@@ -356,5 +358,3 @@ def _check_allocation(policy, flows, rates, done, released, coflow_of, t):
         i = int(np.flatnonzero(bad)[0])
         raise SimulationError(f"policy {policy.name!r} gave rate {rates[i]} to flow {flows[i]} "
                               f"that is finished or not released at time {t}")
-    if np.unique(flows[pos]).size != int(pos.sum()):
-        raise SimulationError(f"policy {policy.name!r} listed a flow twice at time {t}")

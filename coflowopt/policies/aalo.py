@@ -1,0 +1,774 @@
+"""Aalo's non-clairvoyant coflow scheduling: D-CLAS (discretised coflow-aware least attained
+service) and its continuous limit CLAS.
+
+Both policies are *non-clairvoyant*: they read the flow set (which flows exist, on which ports,
+which have finished) and the data each flow has sent (``SimState.sent``), never a size or a
+remaining size (``SimState.remaining``, ``Instance.flow_size``).  The tests run them with both
+poisoned.
+
+D-CLAS (``aalo``, alias ``dclas``; dissertation Sec. 6.4, Pseudocode 4)
+-----------------------------------------------------------------------
+``K`` queues ``Q_1 .. Q_K`` of decreasing priority.  ``Q_i`` holds the coflows whose *attained
+service* -- data sent, summed over all the coflow's flows, across the whole fabric -- lies in
+``[Q_i^lo, Q_i^hi)``, with ``Q_1^lo = 0``, ``Q_1^hi`` = ``first_threshold`` (10 MB),
+``Q_{i+1}^hi = E * Q_i^hi`` (``E = multiplier`` = 10) and ``Q_K^hi = inf``.  A coflow arrives in
+``Q_1`` and is demoted when its attained service crosses its queue's upper threshold; the
+crossing is a simulator timer, computed from the coflow's current total rate.
+
+The allocation, recomputed from scratch at every release, coflow completion and threshold
+crossing (flow completions: see ``on_flow_completion`` below):
+
+* **Within a coflow**: max-min fair among its unfinished flows (progressive filling with equal
+  weights; a coflow has no size information, so no MADD).
+* **Within a queue**: FIFO -- by release time, then instance index (the dissertation's CoflowId
+  is an arrival counter) -- each coflow taking what it can of the queue's share before the next.
+* **Across queues** (``sharing="weighted"``, Pseudocode 4): queue ``Q_i`` has weight
+  ``w_i = K - i + 1``.  On the big switch a share is a *per-port budget*: at every port ``p``
+  the residual capacity is divided among the queues that have a flow through ``p`` which could
+  still grow (both its ports have residual capacity), in proportion to their weights,
+  ``b_{p,i} = res_p * w_i / sum_{j at p} w_j``.  Each queue then serves its coflows (FIFO,
+  max-min inside a coflow) within its budgets -- a flow of ``Q_i`` from ``p`` to ``p'`` is limited
+  by ``b_{p,i}`` and ``b_{p',i}``.  What a queue cannot use (its flows are limited at their other
+  port) is the *excess*: the loop ``while fabric is not saturated`` repeats the division of the
+  remaining residual capacity among the queues that can still use it, again in proportion to
+  their weights, so excess goes max-min to the unsaturated queues.  After ``max_rounds`` rounds
+  (or when a round adds nothing) a last strict-priority pass (queues in order, FIFO, max-min)
+  hands out what is left, so every unfinished flow ends with a saturated port (work
+  conservation at every event).
+* ``sharing="strict"``: strict priority across queues (only that last pass), the scheme of
+  coflowsim's ``CoflowSimulatorDark`` (which also shares a coflow's ports per flow instead of
+  max-min).
+
+**Flow completions** (``on_flow_completion``).  ``"idle"`` (default): nothing happens until
+the next release, coflow completion or demotion -- Varys' choice "to avoid incessant
+rescheduling" -- so a finished flow's bandwidth idles until then.  ``"backfill"``: the other
+flows keep their rates and the freed bandwidth is handed out by the same rules (queues, weights,
+FIFO, max-min) on the leftover capacity only, as Aalo's daemons do locally between coordinator
+syncs ("a completed flow is replaced by a same-destination flow of the next coflow"): the
+schedule is then work-conserving at every instant.  ``"reallocate"``: the idealised fluid model,
+a full recomputation at every flow completion.  Why ``"idle"`` is the default: max-min inside a
+coflow makes the flows of a large coflow finish at many different times, and the generic
+simulator costs O(flows with a positive rate) per event.  On the first 200 coflows of the
+Facebook trace ``"idle"`` takes 635 events (5 s) and ``"backfill"`` 16,834 (260 s); on the whole
+trace ``"idle"`` takes 1,822 events (about a minute) and the others do not finish in an hour.
+(With ``"idle"``, a demotion timer computed from rates that then drop because flows finished
+fires before the crossing; it only triggers a recomputation and a new timer.)
+
+Defaults are the dissertation's: ``K = 10``, ``Q_1^hi = 10`` (MB: the instance's size unit in
+traces read by :mod:`coflowopt.formats`), ``E = 10``.  Thresholds are absolute data amounts, so
+scaling every size by a factor changes D-CLAS's decisions (scale ``first_threshold`` with it).
+
+CLAS (``clas``; Sec. 6.3, App. C.2)
+----------------------------------
+The continuous limit: one queue per attained level.  Coflows are served in increasing order of
+attained service with strict priority; coflows with *equal* attained service (a tie group) are
+served so that none gets ahead of the others when it can be helped: their total rates form the
+max-min fair (lexicographically maximal sorted) vector on the capacity left by lower levels --
+the fluid limit of byte-level round robin among them (two identical coflows share and both take
+twice their isolated time, footnote 3 of Sec. 6.2).  Inside a coflow the rates are then the
+max-min fair split that achieves those totals.  Coflows of a tie group whose rates differ
+separate at once (the slower one keeps the priority, and by the max-min property gets exactly the
+same rate with it); a lower level that grows faster than the level above catches it up, which is
+a timer event after which the two form one tie group.  Each level's rates come from a sequence of
+small LPs (HiGHS, status read back): CLAS is for small instances (tag ``slow``).
+
+References
+----------
+M. Chowdhury, "Coflow: A Networking Abstraction for Distributed Data-Parallel Applications", PhD
+dissertation, UC Berkeley, 2015: Ch. 6 (Aalo), Sec. 6.3 (CLAS), Sec. 6.4 and Pseudocode 4
+(D-CLAS), Fig. 6.1 (CLAS average CCT 4), App. C.2 (continuous vs discretised priorities);
+M. Chowdhury, I. Stoica, "Efficient Coflow Scheduling Without Prior Knowledge", SIGCOMM 2015.
+Code: ``coflow/coflowsim`` ``src/main/java/coflowsim/simulators/CoflowSimulatorDark.java``
+(``NUM_JOB_QUEUES = 10``, ``INIT_QUEUE_LIMIT = 10 MB``, ``JOB_SIZE_MULT = 10``).  Max-min
+fairness by progressive filling: Bertsekas and Gallager, *Data Networks*, Sec. 6.5.2.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..exceptions import InvalidParameterError, SolverError
+from ..instance import Instance
+from ..rates._fill_kernel import fill_scratch, weighted_fill
+from ..rates.greedy import priority_flow_order
+from ..rates.madd import _pair_groups
+from ..registry import register
+from ..schedule import Schedule
+from ..simulate import SimState, simulate
+
+try:  # numba is a declared dependency; without it the kernel runs (slowly) as Python
+    from numba import njit
+except ImportError:  # pragma: no cover
+    def njit(*args, **kwargs):
+        if args and callable(args[0]):
+            return args[0]
+        return lambda f: f
+
+__all__ = ["aalo", "clas", "AaloPolicy", "ClasPolicy", "queue_thresholds", "SHARING",
+           "ON_FLOW_COMPLETION", "coflow_attained"]
+
+#: Accepted values of ``sharing`` (see the module docstring).
+SHARING = ("weighted", "strict")
+#: Accepted values of ``on_flow_completion`` (see the module docstring).
+ON_FLOW_COMPLETION = ("backfill", "reallocate", "idle")
+
+
+def queue_thresholds(num_queues: int = 10, first_threshold: float = 10.0,
+                     multiplier: float = 10.0) -> np.ndarray:
+    """Upper thresholds ``Q_1^hi .. Q_{K-1}^hi`` of D-CLAS's queues (``Q_K^hi`` is infinite).
+
+    Parameters
+    ----------
+    num_queues : int >= 1
+    first_threshold : float > 0
+        ``Q_1^hi`` (instance size unit).
+    multiplier : float > 1
+        ``E``: ``Q_{i+1}^hi = E * Q_i^hi``.
+
+    Returns
+    -------
+    ndarray, shape (num_queues - 1,)
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the parameter that is out of range.
+
+    Examples
+    --------
+    >>> queue_thresholds(4, 10, 10).tolist()
+    [10.0, 100.0, 1000.0]
+    """
+    if isinstance(num_queues, bool) or not isinstance(num_queues, (int, np.integer)) \
+            or num_queues < 1:
+        raise InvalidParameterError(f"num_queues must be an integer >= 1, got {num_queues!r}")
+    for name, v, lo in (("first_threshold", first_threshold, 0.0), ("multiplier", multiplier,
+                                                                      1.0)):
+        try:
+            x = float(v)
+        except (TypeError, ValueError):
+            raise InvalidParameterError(f"{name} must be a number, got {v!r}") from None
+        if not math.isfinite(x) or x <= lo:
+            raise InvalidParameterError(f"{name} must be finite and > {lo:g}, got {v!r}")
+    return float(first_threshold) * float(multiplier) ** np.arange(int(num_queues) - 1)
+
+
+def coflow_attained(instance: Instance, sent: np.ndarray, coflows) -> np.ndarray:
+    """Attained service of ``coflows``: data sent, summed over all of each coflow's flows."""
+    cf = np.asarray(coflows, dtype=np.int64)
+    if cf.size == 0:
+        return np.zeros(0)
+    counts = np.diff(instance.flow_ptr)[cf]
+    return np.add.reduceat(sent[priority_flow_order(instance, cf)], np.cumsum(counts) - counts)
+
+
+# ---------------------------------------------------------------------------------- kernel
+@njit(cache=True)
+def _fill_coflow(k, grp_ptr, grp_src, grp_dst, gcount, budget, tol, grate, used, it_w, it_p1,
+                 it_p2, it_g, it_lam, fbuf, ibuf, done, adj, counter):
+    """Max-min fair fill of coflow ``k``'s unfinished flows within ``budget`` (updated in
+    place); a pair group of ``c`` flows is one item of weight ``c``.  Returns the amount
+    added (counted once per flow)."""
+    n = 0
+    for g in range(grp_ptr[k], grp_ptr[k + 1]):
+        if gcount[g] > 0 and budget[grp_src[g]] > tol and budget[grp_dst[g]] > tol:
+            it_w[n] = gcount[g]
+            it_p1[n] = grp_src[g]
+            it_p2[n] = grp_dst[g]
+            it_g[n] = g
+            n += 1
+    if n == 0:
+        return 0.0
+    weighted_fill(n, it_w, it_p1, it_p2, budget, it_lam, fbuf, ibuf, done, adj, counter)
+    added = 0.0
+    for t in range(n):
+        i = it_p1[t]
+        j = it_p2[t]
+        a = it_w[t] * it_lam[t]
+        # the filling keeps every port within budget up to rounding: clamp that rounding
+        if a > budget[i]:
+            a = budget[i]
+        if a > budget[j]:
+            a = budget[j]
+        if a <= 0.0:
+            continue
+        grate[it_g[t]] += a / it_w[t]
+        budget[i] -= a
+        budget[j] -= a
+        if budget[i] < 0.0:
+            budget[i] = 0.0
+        if budget[j] < 0.0:
+            budget[j] = 0.0
+        used[i] += a
+        used[j] += a
+        added += a
+    return added
+
+
+@njit(cache=True)
+def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst,
+                    gflows, flow_done, cap, tol, gcount, grate, budget, has, used, res, it_w,
+                    it_p1, it_p2, it_g, it_lam, fbuf, ibuf, done, adj, counter, out_f, out_r):
+    """One D-CLAS allocation (module docstring): ``order`` lists the active coflows by queue
+    then FIFO, ``oq`` their queues.  Writes the flows with a positive rate to ``out_f`` /
+    ``out_r`` and returns their number."""
+    P = cap.shape[0]
+    nq = qweight.shape[0]
+    for a in range(order.shape[0]):
+        k = order[a]
+        for g in range(grp_ptr[k], grp_ptr[k + 1]):
+            c = 0
+            for x in range(grp_lo[g], grp_hi[g]):
+                if not flow_done[gflows[x]]:
+                    c += 1
+            gcount[g] = c
+            grate[g] = 0.0
+    for p in range(P):
+        used[p] = 0.0
+        res[p] = cap[p]
+    for _ in range(rounds):
+        for q in range(nq):
+            for p in range(P):
+                has[q, p] = False
+        grow = False
+        for a in range(order.shape[0]):
+            k = order[a]
+            q = oq[a]
+            for g in range(grp_ptr[k], grp_ptr[k + 1]):
+                if gcount[g] > 0 and res[grp_src[g]] > tol and res[grp_dst[g]] > tol:
+                    has[q, grp_src[g]] = True
+                    has[q, grp_dst[g]] = True
+                    grow = True
+        if not grow:
+            break
+        # each port's residual split among the queues present there, by weight
+        for p in range(P):
+            W = 0.0
+            for q in range(nq):
+                if has[q, p]:
+                    W += qweight[q]
+            for q in range(nq):
+                budget[q, p] = res[p] * qweight[q] / W if has[q, p] else 0.0
+        added = 0.0
+        for a in range(order.shape[0]):
+            added += _fill_coflow(order[a], grp_ptr, grp_src, grp_dst, gcount, budget[oq[a]],
+                                  tol, grate, used, it_w, it_p1, it_p2, it_g, it_lam, fbuf,
+                                  ibuf, done, adj, counter)
+        for p in range(P):
+            r = cap[p] - used[p]
+            res[p] = r if r > 0.0 else 0.0
+        if added <= tol:
+            break
+    # what is left: strict priority (queue order, FIFO, max-min), for work conservation
+    for a in range(order.shape[0]):
+        _fill_coflow(order[a], grp_ptr, grp_src, grp_dst, gcount, res, tol, grate, used, it_w,
+                     it_p1, it_p2, it_g, it_lam, fbuf, ibuf, done, adj, counter)
+    n = 0
+    for a in range(order.shape[0]):
+        k = order[a]
+        for g in range(grp_ptr[k], grp_ptr[k + 1]):
+            if grate[g] > 0.0:
+                for x in range(grp_lo[g], grp_hi[g]):
+                    f = gflows[x]
+                    if not flow_done[f]:
+                        out_f[n] = f
+                        out_r[n] = grate[g]
+                        n += 1
+    return n
+
+
+# ---------------------------------------------------------------------------------- D-CLAS
+class AaloPolicy:
+    """D-CLAS as a :class:`~coflowopt.simulate.RatePolicy` (module docstring).
+
+    Parameters
+    ----------
+    num_queues : int >= 1, default 10
+    first_threshold : float > 0, default 10
+        ``Q_1^hi`` in the instance's size unit (10 MB for traces in MB).
+    multiplier : float > 1, default 10
+        ``E``.
+    weights : array_like of float > 0, optional
+        Queue weights, highest priority first (default ``K - i + 1``: ``K, K-1, ..., 1``).
+    sharing : {"weighted", "strict"}, default "weighted"
+    max_rounds : int >= 0, default 16
+        Rounds of weighted sharing of the excess before the final strict-priority pass.
+    on_flow_completion : {"idle", "backfill", "reallocate"}, default "idle"
+        What a flow completion triggers (module docstring).
+    tol_rel : float
+        Capacities below ``tol_rel * max capacity`` count as 0.
+
+    Attributes
+    ----------
+    queue : ndarray of int, shape (K,)
+        Each coflow's current (after a run: last) queue, 0-based.
+    demotions : list of (time, coflow, new queue)
+
+    Notes
+    -----
+    Reads ``state.sent``, ``state.flow_done`` and the flows' ports only.
+    """
+
+    name = "aalo"
+    reschedule_on = frozenset({"release", "coflow_completion", "flow_completion", "timer"})
+
+    def __init__(self, num_queues: int = 10, first_threshold: float = 10.0,
+                 multiplier: float = 10.0, weights=None, sharing: str = "weighted",
+                 max_rounds: int = 16, on_flow_completion: str = "idle",
+                 tol_rel: float = 1e-12):
+        if on_flow_completion not in ON_FLOW_COMPLETION:
+            raise InvalidParameterError(f"on_flow_completion must be one of "
+                                        f"{ON_FLOW_COMPLETION}, got {on_flow_completion!r}")
+        self.on_flow_completion = on_flow_completion
+        if on_flow_completion == "idle":
+            self.reschedule_on = frozenset({"release", "coflow_completion", "timer"})
+        self.thresholds = queue_thresholds(num_queues, first_threshold, multiplier)
+        self.num_queues = int(num_queues)
+        if weights is None:
+            w = np.arange(self.num_queues, 0, -1, dtype=float)
+        else:
+            w = np.asarray(weights, dtype=float)
+            if w.shape != (self.num_queues,) or not np.all(np.isfinite(w)) or np.any(w <= 0):
+                raise InvalidParameterError(f"weights must be {self.num_queues} finite numbers "
+                                            f"> 0 (one per queue), got {weights!r}")
+        self.weights = w
+        if sharing not in SHARING:
+            raise InvalidParameterError(f"sharing must be one of {SHARING}, got {sharing!r}")
+        self.sharing = sharing
+        if isinstance(max_rounds, bool) or not isinstance(max_rounds, (int, np.integer)) \
+                or max_rounds < 0:
+            raise InvalidParameterError(f"max_rounds must be an integer >= 0, got "
+                                        f"{max_rounds!r}")
+        self.max_rounds = int(max_rounds) if sharing == "weighted" else 0
+        self.tol_rel = float(tol_rel)
+
+    def reset(self, instance: Instance) -> None:
+        self.inst = instance
+        K, F, P = instance.num_coflows, instance.num_flows, instance.num_ports
+        (self._grp_ptr, self._grp_lo, self._grp_hi, self._grp_src, self._grp_dst,
+         self._gflows) = _pair_groups(instance)
+        G = self._grp_lo.size
+        self._cap = instance.capacity.astype(float)
+        self._tol = self.tol_rel * float(self._cap.max())
+        nq = self.num_queues
+        # grate, budget, has, used, res, it_w, it_p1, it_p2, it_g, it_lam
+        self._bufs = (np.zeros(G), np.zeros((nq, P)), np.zeros((nq, P), bool), np.zeros(P),
+                      np.zeros(P), np.zeros(G), np.zeros(G, np.int64), np.zeros(G, np.int64),
+                      np.zeros(G, np.int64), np.zeros(G))
+        self._gcount = np.zeros(G, dtype=np.int64)
+        self._fill = fill_scratch(P, G)
+        self._out_f = np.zeros(F, dtype=np.int64)
+        self._out_r = np.zeros(F)
+        # FIFO inside a queue: release, then index
+        self._fifo = np.empty(K, dtype=np.int64)
+        self._fifo[np.lexsort((np.arange(K), instance.release))] = np.arange(K)
+        self.queue = np.zeros(K, dtype=np.int64)
+        self.demotions: list[tuple[float, int, int]] = []
+        self._timer = math.inf
+        self._last = None
+        self._rate_buf = np.zeros(F)
+
+    def _allocate_queues(self, state: SimState, act: np.ndarray, q: np.ndarray, cap=None):
+        order = np.lexsort((self._fifo[act], q))
+        n = _dclas_allocate(
+            act[order], q[order], self.weights, self.max_rounds, self._grp_ptr, self._grp_lo,
+            self._grp_hi, self._grp_src, self._grp_dst, self._gflows, state.flow_done,
+            self._cap if cap is None else cap, self._tol, self._gcount, *self._bufs,
+            *self._fill, self._out_f, self._out_r)
+        return self._out_f[:n].copy(), self._out_r[:n].copy()
+
+    def allocate(self, state: SimState):
+        act = state.active_coflows
+        t = state.time
+        self._timer = math.inf
+        if act.size == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        att = coflow_attained(self.inst, state.sent, act)
+        H = self.thresholds
+        # crossed: attained within a relative 1e-9 of the threshold counts (the attained
+        # service at a crossing timer is the threshold up to the rounding of sent)
+        q = np.maximum(self.queue[act], np.searchsorted(H * (1 - 1e-9), att, side="right"))
+        # a flow completion alone, with no demotion: keep the rates, hand out what was freed
+        local = (self.on_flow_completion == "backfill" and self._last is not None
+                 and state.events == frozenset({"flow_completion"})
+                 and np.array_equal(q, self.queue[act]))
+        while True:
+            for k, nq in zip(act.tolist(), q.tolist()):
+                if nq != self.queue[k]:
+                    self.demotions.append((t, k, nq))
+            self.queue[act] = q
+            if local:
+                f, r = self._backfill(state, act, q)
+            else:
+                f, r = self._allocate_queues(state, act, q)
+            # the next crossing: each coflow's attained grows at its total rate until the
+            # next event (every event reallocates)
+            rate = np.zeros(self.inst.num_coflows)
+            np.add.at(rate, self.inst.flow_coflow[f], r)
+            rk = rate[act]
+            top = q < H.size
+            grow = top & (rk > 0)
+            tc = np.full(act.size, math.inf)
+            tc[grow] = t + (H[q[grow]] - att[grow]) / rk[grow]
+            now = grow & (tc <= t)          # closer than the clock's resolution: crossed
+            if not now.any():
+                self._timer = float(tc.min())
+                self._last = (f, r)
+                return f, r
+            q = q + now
+            local = False
+
+    def _backfill(self, state: SimState, act: np.ndarray, q: np.ndarray):
+        """The previous rates of the unfinished flows plus the D-CLAS allocation of the
+        capacity they leave."""
+        inst = self.inst
+        f0, r0 = self._last
+        alive = ~state.flow_done[f0]
+        f0, r0 = f0[alive], r0[alive]
+        used = (np.bincount(inst.flow_src[f0], r0, minlength=inst.num_ports)
+                + np.bincount(inst.flow_egress_port[f0], r0, minlength=inst.num_ports))
+        f1, r1 = self._allocate_queues(state, act, q, np.maximum(self._cap - used, 0.0))
+        if f1.size == 0:
+            return f0, r0
+        buf = self._rate_buf
+        buf[f0] = r0
+        buf[f1] += r1
+        f = np.union1d(f0, f1)
+        r = buf[f].copy()
+        buf[f] = 0.0
+        return f, r
+
+    def next_timer(self, state: SimState) -> float:
+        return self._timer
+
+
+def _params_meta(pol: AaloPolicy) -> dict:
+    return {"num_queues": pol.num_queues, "thresholds": pol.thresholds.tolist(),
+            "weights": pol.weights.tolist(), "sharing": pol.sharing,
+            "max_rounds": pol.max_rounds, "on_flow_completion": pol.on_flow_completion}
+
+
+@register("policy", "aalo", summary="Aalo's D-CLAS: K queues by attained bytes (Q1 = 10 MB, x10 "
+          "per queue), FIFO inside a queue, max-min inside a coflow, weighted sharing across "
+          "queues (weights K - i + 1) with max-min redistribution of excess; non-clairvoyant",
+          reference="Chowdhury dissertation (2015) Sec. 6.4, Pseudocode 4; Aalo (SIGCOMM 2015); "
+          "coflow/coflowsim CoflowSimulatorDark.java",
+          guarantee="starvation-free with weighted sharing (every queue has a positive "
+          "weight); work-conserving at every instant with on_flow_completion='backfill' or "
+          "'reallocate'",
+          tags=("online", "non_clairvoyant", "release_dates", "starvation_free", "preemptive",
+                "heterogeneous_capacities"),
+          aliases=("dclas",))
+def aalo(instance: Instance, *, num_queues: int = 10, first_threshold: float = 10.0,
+         multiplier: float = 10.0, weights=None, sharing: str = "weighted",
+         max_rounds: int = 16, on_flow_completion: str = "idle",
+         tol_rel: float = 1e-12) -> Schedule:
+    """Aalo's D-CLAS: discretised coflow-aware least-attained-service (Pseudocode 4).
+
+    Parameters
+    ----------
+    instance : Instance
+    num_queues : int >= 1, default 10
+        ``K``.
+    first_threshold : float > 0, default 10
+        ``Q_1^hi``, in the instance's size unit (10 MB for the traces).
+    multiplier : float > 1, default 10
+        ``E``.
+    weights : array_like, optional
+        Queue weights, highest priority first; default ``K - i + 1``.
+    sharing : {"weighted", "strict"}, default "weighted"
+        Weighted sharing across queues with max-min redistribution of the excess, or strict
+        priority.
+    max_rounds : int >= 0, default 16
+        Rounds of redistribution before the final strict-priority pass.
+    on_flow_completion : {"idle", "backfill", "reallocate"}, default "idle"
+        At a flow completion: nothing (rates change at coflow events and demotions only); hand
+        the freed bandwidth out by the D-CLAS rules keeping the other rates; or recompute
+        everything (module docstring).
+    tol_rel : float
+
+    Returns
+    -------
+    Schedule
+        ``meta`` records the parameters, events, ``final_queue`` (0-based, per coflow) and
+        ``demotions`` (``[time, coflow, queue]``).
+
+    Raises
+    ------
+    InvalidParameterError
+        For a parameter out of range (the message names it).
+
+    Examples
+    --------
+    Fig. 6.1 of the dissertation: every coflow stays in Q_1 (attained < 10), so D-CLAS is
+    FIFO -- C1 (index 0) before C3 (both released at 0), then C2.  With the bandwidth of C1's
+    first finished flow handed on at once, average CCT 5, like FIFO with C1 first; by default
+    P1 idles from 3 until C1 completes at 4, and C3 ends at 7:
+
+    >>> from coflowopt.library import load_instance
+    >>> from coflowopt.verify import verify_schedule
+    >>> inst = load_instance("papers/dissertation-fig6.1")
+    >>> verify_schedule(inst, aalo(inst, on_flow_completion="backfill")).average_cct
+    5.0
+    >>> verify_schedule(inst, aalo(inst)).coflow_completion.tolist()
+    [4.0, 6.0, 7.0]
+
+    Notes
+    -----
+    *Guarantee.*  None on the objective.  Starvation-free with weighted sharing (every queue
+    has a positive weight); work-conserving at every reallocation, and at every instant with
+    ``on_flow_completion="backfill"`` or ``"reallocate"``.
+
+    *Assumptions.*  Non-clairvoyant: reads attained service and the flow set only.  Thresholds
+    are absolute amounts of data.
+
+    *Running time.*  Per event O(rounds x (flow groups of the active coflows + queues x
+    ports)), compiled; events are releases, coflow completions and demotions (and flow
+    completions unless ``on_flow_completion="idle"``).  Facebook trace, defaults: 1,822
+    events, about a minute.
+
+    References
+    ----------
+    Chowdhury, PhD dissertation (UC Berkeley, 2015), Sec. 6.4, Pseudocode 4; coflowsim
+    ``CoflowSimulatorDark``.
+    """
+    pol = AaloPolicy(num_queues=num_queues, first_threshold=first_threshold,
+                     multiplier=multiplier, weights=weights, sharing=sharing,
+                     max_rounds=max_rounds, on_flow_completion=on_flow_completion,
+                     tol_rel=tol_rel)
+    res = simulate(instance, pol)
+    s = res.schedule
+    meta = {"algorithm": "aalo", **_params_meta(pol), "events": res.events,
+            "policy_calls": res.policy_calls, "final_queue": pol.queue.tolist(),
+            "demotions": [[a, b, c] for a, b, c in pol.demotions]}
+    return Schedule(s.flow, s.start, s.end, s.rate, meta=meta)
+
+
+# ---------------------------------------------------------------------------------- CLAS
+def _leximin(n_items, item, src, dst, res, lower_group=None, lower=None):
+    """Max-min fair (leximin) totals of ``n_items`` items by progressive filling with LPs.
+
+    Variable ``v`` (a flow) belongs to item ``item[v]`` and uses ports ``src[v]``, ``dst[v]``
+    whose capacities are ``res``.  Each round solves ``max t`` subject to every unfrozen item's
+    total ``>= t``, every frozen item's total ``>=`` its level, the ports, and optionally
+    ``sum_{v in group g} >= lower[g]``; the unfrozen items whose row has a positive dual cannot
+    exceed ``t`` in any optimum (complementary slackness), and the duals of those rows sum to 1,
+    so at least one item freezes per round.  Returns the variables of the last LP.
+    """
+    from ..formulations.highs import solve_with_highs
+    from ..formulations.linear_program import LinearProgram
+
+    nv = item.size
+    ports = np.unique(np.concatenate([src, dst]))
+    prow = np.searchsorted(ports, src), np.searchsorted(ports, dst)
+    frozen = np.full(n_items, np.nan)
+    alive = np.zeros(n_items, dtype=bool)
+    alive[item] = True
+    frozen[~alive] = 0.0
+    x = np.zeros(nv)
+    ng = 0 if lower is None else lower.size
+    while np.isnan(frozen).any():
+        U = np.flatnonzero(np.isnan(frozen))
+        Fz = np.flatnonzero(~np.isnan(frozen) & alive)
+        row_item = np.full(n_items, -1)
+        row_item[U] = np.arange(U.size)
+        row_item[Fz] = U.size + np.arange(Fz.size)
+        nr_items = U.size + Fz.size
+        # rows: ports, item totals (unfrozen, frozen), lower groups; columns: x then t
+        r = np.concatenate([prow[0], prow[1], ports.size + row_item[item]])
+        c = np.concatenate([np.arange(nv)] * 3)
+        vals = np.ones(3 * nv)
+        if ng:
+            r = np.concatenate([r, ports.size + nr_items + lower_group])
+            c = np.concatenate([c, np.arange(nv)])
+            vals = np.concatenate([vals, np.ones(nv)])
+        nrows = ports.size + nr_items + ng
+        r = np.concatenate([r, ports.size + np.arange(U.size)])
+        c = np.concatenate([c, np.full(U.size, nv)])
+        vals = np.concatenate([vals, -np.ones(U.size)])
+        A = sp.csr_matrix((vals, (r, c)), shape=(nrows, nv + 1))
+        lo = np.concatenate([np.full(ports.size, -np.inf), np.zeros(U.size),
+                             frozen[Fz] * (1 - 1e-12), np.zeros(0) if not ng else lower])
+        hi = np.concatenate([res[ports], np.full(nr_items + ng, np.inf)])
+        cost = np.zeros(nv + 1)
+        cost[nv] = -1.0
+        lp = LinearProgram("clas-leximin", c=cost, A=A, row_lo=lo, row_hi=hi,
+                           col_lo=np.zeros(nv + 1), col_hi=np.full(nv + 1, np.inf))
+        sol = solve_with_highs(lp, algorithm="simplex")
+        if sol.status != "optimal" or sol.x is None or sol.row_dual is None:
+            raise SolverError(f"CLAS max-min LP: HiGHS returned {sol.status!r} "
+                              f"({sol.raw_status}); an optimal basis is required")
+        x = np.maximum(sol.x[:nv], 0.0)
+        level = max(float(sol.x[nv]), 0.0)
+        y = np.abs(sol.row_dual[ports.size:ports.size + U.size])
+        hit = y > 1e-9
+        if not hit.any():                 # numerically flat duals: the largest one
+            hit[np.argmax(y)] = True
+        frozen[U[hit]] = level
+    return x
+
+
+def _fit_ports(x, src, dst, res):
+    """Scale rates down where the LP's feasibility tolerance overloads a port, so the result
+    is feasible in float; rates are clipped at 0."""
+    x = np.maximum(x, 0.0)
+    for _ in range(3):
+        load = np.bincount(src, x, minlength=res.size) + np.bincount(dst, x, minlength=res.size)
+        over = load > res
+        if not over.any():
+            break
+        f = np.ones(res.size)
+        f[over] = res[over] / load[over]
+        x = x * np.minimum(f[src], f[dst])
+    return x
+
+
+class ClasPolicy:
+    """Continuous CLAS as a :class:`~coflowopt.simulate.RatePolicy` (module docstring).
+
+    Parameters
+    ----------
+    tie_rtol : float
+        Attained service values within this relative distance form one tie group.
+    tol_rel : float
+        Capacities below ``tol_rel * max capacity`` count as 0.
+    """
+
+    name = "clas"
+    reschedule_on = frozenset({"release", "coflow_completion", "flow_completion", "timer"})
+
+    def __init__(self, tie_rtol: float = 1e-9, tol_rel: float = 1e-12):
+        self.tie_rtol = float(tie_rtol)
+        self.tol_rel = float(tol_rel)
+
+    def reset(self, instance: Instance) -> None:
+        self.inst = instance
+        self._cap = instance.capacity.astype(float)
+        self._tol = self.tol_rel * float(self._cap.max())
+        self._timer = math.inf
+
+    def levels(self, att: np.ndarray) -> list[np.ndarray]:
+        """Indices into ``att`` grouped by tied attained service, least first."""
+        o = np.argsort(att, kind="stable")
+        groups, cur = [], [o[0]]
+        for a, b in zip(o[:-1], o[1:]):
+            if att[b] - att[a] <= self.tie_rtol * max(1.0, abs(att[b])):
+                cur.append(b)
+            else:
+                groups.append(np.asarray(cur))
+                cur = [b]
+        groups.append(np.asarray(cur))
+        return groups
+
+    def allocate(self, state: SimState):
+        inst = self.inst
+        act = state.active_coflows
+        self._timer = math.inf
+        if act.size == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        att = coflow_attained(inst, state.sent, act)
+        res = self._cap.copy()
+        out_f, out_r = [], []
+        for grp in self.levels(att):
+            cof = act[grp]
+            fl = priority_flow_order(inst, cof)
+            item = np.repeat(np.arange(cof.size), np.diff(inst.flow_ptr)[cof])
+            src, dst = inst.flow_src[fl], inst.flow_egress_port[fl]
+            keep = ~state.flow_done[fl] & (res[src] > self._tol) & (res[dst] > self._tol)
+            if not keep.any():
+                continue
+            fl, item, src, dst = fl[keep], item[keep], src[keep], dst[keep]
+            # coflow totals max-min fair, then the flows max-min fair given those totals
+            x = _leximin(cof.size, item, src, dst, res)
+            tot = np.bincount(item, x, minlength=cof.size)
+            x = _leximin(fl.size, np.arange(fl.size), src, dst, res, item, tot * (1 - 1e-12))
+            x = _fit_ports(x, src, dst, res)
+            x[x <= self._tol] = 0.0
+            used = np.bincount(src, x, minlength=res.size) + np.bincount(dst, x,
+                                                                          minlength=res.size)
+            res = np.maximum(res - used, 0.0)
+            out_f.append(fl[x > 0])
+            out_r.append(x[x > 0])
+        f = np.concatenate(out_f) if out_f else np.zeros(0, dtype=np.int64)
+        r = np.concatenate(out_r) if out_r else np.zeros(0)
+        # the next merge: a less-attained coflow that grows faster catches a more-attained one
+        rate = np.zeros(inst.num_coflows)
+        np.add.at(rate, inst.flow_coflow[f], r)
+        rk = rate[act]
+        da = att[None, :] - att[:, None]            # a_j - a_i
+        dr = rk[:, None] - rk[None, :]              # rho_i - rho_j
+        gap = self.tie_rtol * np.maximum(1.0, np.abs(att))[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tc = np.where((da > gap) & (dr > 0), da / dr, np.inf)
+        dt = float(tc.min()) if tc.size else math.inf
+        if math.isfinite(dt):
+            self._timer = max(state.time + dt, np.nextafter(state.time, math.inf))
+        return f, r
+
+    def next_timer(self, state: SimState) -> float:
+        return self._timer
+
+
+@register("policy", "clas", summary="continuous coflow-aware least-attained service: strict "
+          "priority by attained bytes; coflows with equal attained service share max-min fairly "
+          "(coflow totals, then flows); non-clairvoyant; LP-based, small instances",
+          reference="Chowdhury dissertation (2015) Sec. 6.3, Fig. 6.1, App. C.2; Aalo (SIGCOMM "
+          "2015) Sec. 3",
+          tags=("online", "non_clairvoyant", "release_dates", "needs_solver", "slow",
+                "preemptive", "work_conserving", "heterogeneous_capacities"))
+def clas(instance: Instance, *, tie_rtol: float = 1e-9, tol_rel: float = 1e-12) -> Schedule:
+    """Continuous CLAS: least attained service at the coflow level (Sec. 6.3).
+
+    Parameters
+    ----------
+    instance : Instance
+    tie_rtol : float, default 1e-9
+        Relative distance under which attained services count as equal.
+    tol_rel : float
+
+    Returns
+    -------
+    Schedule
+        ``meta`` records the parameters, events and policy calls.
+
+    Raises
+    ------
+    SolverError
+        If an LP is not solved to optimality.
+
+    Examples
+    --------
+    Fig. 6.1 of the dissertation: average CCT 4 (C1 at 6, C2 at 3, i.e. CCT 2, C3 at 4).
+
+    >>> from coflowopt.library import load_instance
+    >>> from coflowopt.verify import verify_schedule
+    >>> inst = load_instance("papers/dissertation-fig6.1")
+    >>> rep = verify_schedule(inst, clas(inst))
+    >>> [round(c, 6) for c in rep.coflow_completion.tolist()], round(rep.average_cct, 6)
+    ([6.0, 3.0, 4.0], 4.0)
+
+    Notes
+    -----
+    *Guarantee.*  None.  Not starvation-free (a coflow with much attained service waits for
+    every smaller one).  Work-conserving.
+
+    *Intra-coflow rule.*  The totals of tied coflows are max-min fair first, so a coflow alone
+    gets its largest total rate, then its flows are max-min fair given that total; D-CLAS
+    instead splits a coflow's share max-min among its flows directly.
+
+    *Running time.*  Per event, a few LPs per tie group (one per freezing round): small
+    instances only (tag ``slow``).
+
+    References
+    ----------
+    Chowdhury, PhD dissertation (UC Berkeley, 2015), Sec. 6.3, Fig. 6.1, App. C.2.
+    """
+    pol = ClasPolicy(tie_rtol=tie_rtol, tol_rel=tol_rel)
+    res = simulate(instance, pol)
+    s = res.schedule
+    return Schedule(s.flow, s.start, s.end, s.rate,
+                    meta={"algorithm": "clas", "tie_rtol": pol.tie_rtol, "events": res.events,
+                          "policy_calls": res.policy_calls})

@@ -1,0 +1,672 @@
+"""Online Varys: starvation freedom with T- and delta-intervals, and the deadline mode.
+
+Both policies extend the offline :class:`~coflowopt.policies.varys.VarysPolicy` (SEBF on the
+remaining demand, iterative MADD, backfilling, recomputed at coflow releases and completions) and
+run in the generic simulator (:func:`coflowopt.simulate.simulate`).
+
+``varys-online`` (Pseudocode 1, ``minCCTOnline``)
+--------------------------------------------------
+Time alternates between *T-intervals*, in which Varys runs as offline (``minCCTOffline`` at every
+coflow release and completion), and *delta-intervals*, in which only ``C*``, the union of the
+coflows that received no service during the T-interval just ended (``C_zero``), is served, with
+MADD as if ``C*`` were one coflow ("All coflows that were served during the last T-interval do not
+receive any service during this delta-interval", Sec. 5.5.3).
+
+**Starvation freedom, precisely.**  The dissertation says every coflow gets service "in every
+(T + delta) interval".  What holds (and is tested) is: (a) a coflow active during a whole
+*cycle* -- a T-interval and the delta-interval after it -- is served in that cycle; (b) its
+first service comes at most ``T + delta`` after its release; (c) two consecutive services are at
+most ``2 T + delta`` apart.  An arbitrary window of length ``T + delta`` is not enough: a coflow
+served only at the very start of a T-interval and not in the next one waits almost
+``2 T + delta``.
+
+Resolved ambiguities (each one a decision of this module):
+
+* **Clock.**  The first T-interval starts at the first release; intervals follow each other back
+  to back, also while the fabric is idle.
+* **Who is starved.**  ``C_zero`` = the coflows active at the end of the T-interval whose attained
+  service (data sent, summed over their flows) did not grow during it.  A coflow released during
+  the interval counts from its release: if it got nothing before the interval ended it is
+  starved, so a coflow waits at most ``T + delta`` from its release for its first byte (one
+  released exactly at the boundary has not waited and belongs to the next T-interval).
+* **Empty C_zero.**  No delta-interval (idling the fabric for nothing would only add delay); the
+  next T-interval starts at once and the rates are *not* recomputed at that boundary (a timer is
+  not an event of ``minCCTOffline``).  Hence, when no coflow is ever starved, the schedule is
+  exactly offline Varys' (tested).
+* **Inside a delta-interval.**  ``C*`` gets MADD rates ``d_ij / Gamma(C*)``, ``Gamma`` computed
+  on the union's remaining demand on the full capacities (Eq. 4.1), then the leftover is
+  backfilled *to flows of C* only* (work conservation that respects "do not receive any
+  service").  A completion inside ``C*`` recomputes ``Gamma`` on what is left of the union; the
+  interval ends early when all of ``C*`` has finished.  Coflows released during a
+  delta-interval wait for the next T-interval (at most ``delta``).
+* **delta = 0** means no delta-intervals at all: the policy is offline Varys (tested).
+* **Units.**  ``T`` and ``delta`` are in the instance's time unit.  The defaults are Varys' EC2
+  settings (T = 2 s, delta = 200 ms, Sec. 5.4 of the digest) in the time unit of the Facebook
+  trace as read by :func:`coflowopt.formats.coflow_benchmark.read_coflow_benchmark`
+  (7.8125 ms, the time 1 MB takes at 1 Gbit/s): T = 256 and delta = 25.6.
+
+``varys-deadline`` (Pseudocode 2, ``meetDeadline``)
+---------------------------------------------------
+Deadlines are absolute (``instance.deadline``).  At a coflow's release, with ``t`` the current
+time and ``D_k - t`` each coflow's remaining time to its deadline:
+
+1. every admitted, unfinished coflow re-reserves its minimum rates ``remaining_ij / (D_k - t)``
+   (``allocBandwidth(C, Rem, false)`` with remaining bytes and remaining time);
+2. the new coflow is admitted iff its Gamma (Eq. 4.1) on the residual capacity is at most
+   ``D_c - t``; coflows released at the same instant are examined in release order, then index,
+   each admitted one reserving before the next is examined;
+3. the allocation: admitted coflows in admission (arrival) order with MADD to their deadlines,
+   then the best-effort coflows (below), then backfilling over that order; rejected coflows
+   (below) share only what is left after that.
+
+Admitted coflows are never preempted and always meet their deadlines: at each recomputation a
+coflow that has received at least its reservation needs at most the rate it reserved before, so
+the reservations keep fitting (this is what makes Pseudocode 2's admission control sound).
+
+**Coflows without a deadline** (``NaN``) are best effort: no admission control, no reservation;
+they are served after the admitted ones by offline Varys (SEBF + MADD on what admitted coflows
+leave), the "deadline coflows first, then min-CCT for the rest" combination of Sec. 3.1.3.
+Without any deadline the policy is therefore exactly offline Varys (tested).
+
+**Rejected coflows.**  Varys does not serve them (the application must resubmit), but a
+coflowopt schedule must send every flow its size (the verifier's completeness rule).  So
+rejected coflows are always *sent*, and always *reported* as rejected (they count as deadline
+misses in ``meta``, whatever their completion time):
+
+``serve_rejected="after"`` (default: "not served")
+    they get no bandwidth until every admitted and best-effort coflow has finished and every
+    coflow has been released; then they are served like best-effort coflows.  During the
+    deadline-mode run they are invisible, as in Varys.
+``serve_rejected="backfill"``
+    they share what the admitted and best-effort coflows leave after their backfilling (SEBF +
+    MADD on that leftover, then backfilling among them), so they may still finish, late or even
+    in time.
+
+Rejected coflows never change the allocation of the others: it is computed before theirs, and
+the completion of a rejected coflow does not trigger its recomputation (the previous one is kept
+and only the rejected tier is recomputed).  So both modes give the admitted and best-effort
+coflows exactly the same schedule and the same admission decisions (tested), and every admitted
+coflow meets its deadline.  Allocations are recomputed at coflow releases and completions only,
+as in Varys.
+
+References
+----------
+M. Chowdhury, "Coflow: A Networking Abstraction for Distributed Data-Parallel Applications", PhD
+dissertation, UC Berkeley, 2015: Sec. 5.5.3 and Pseudocode 1 (``minCCTOnline``, starvation
+freedom), Pseudocode 2 (``meetDeadline``), Sec. 3.1.3 (two priority levels), Sec. 5.7.1
+(deadline generation, :func:`coflowopt.generators.with_deadlines`); M. Chowdhury, Y. Zhong,
+I. Stoica, "Efficient Coflow Scheduling with Varys", SIGCOMM 2014, Sec. 5.3-5.4.  Code:
+``coflow/coflowsim`` ``CoflowSimulator.java`` (``admitThisJob``: admission with Gamma on the
+capacity left by the admitted coflows' deadline rates; rejected jobs never run there).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..exceptions import InvalidParameterError
+from ..instance import Instance
+from ..orderings.basic import validate_order
+from ..rates.greedy import priority_flow_order
+from ..rates.madd import backfill_rule
+from ..registry import register
+from ..schedule import Schedule
+from ..simulate import SimState, simulate
+from .varys import VarysPolicy, remaining_gamma
+
+__all__ = ["varys_online", "varys_deadline", "VarysOnlinePolicy", "VarysDeadlinePolicy",
+           "DEFAULT_T", "DEFAULT_DELTA", "SERVE_REJECTED", "max_service_gap"]
+
+#: Varys' EC2 T = 2 s in the Facebook trace's time unit (7.8125 ms: 1 MB at 1 Gbit/s).
+DEFAULT_T = 2000.0 / 7.8125
+#: Varys' EC2 delta = 200 ms in the same unit.
+DEFAULT_DELTA = 200.0 / 7.8125
+#: Accepted values of ``serve_rejected`` (see the module docstring).
+SERVE_REJECTED = ("after", "backfill")
+
+
+def _coflow_attained(instance: Instance, sent: np.ndarray) -> np.ndarray:
+    """Data sent per coflow (attained service, summed over all its flows)."""
+    return np.add.reduceat(sent, instance.flow_ptr[:-1])
+
+
+def _check_time(name: str, value, *, positive: bool) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"{name} must be a number, got {value!r}") from None
+    if not math.isfinite(v) or v < 0 or (positive and v == 0):
+        rule = "> 0" if positive else ">= 0"
+        raise InvalidParameterError(f"{name} must be finite and {rule}, got {value!r}")
+    return v
+
+
+# ------------------------------------------------------------------------------ online Varys
+class VarysOnlinePolicy(VarysPolicy):
+    """Pseudocode 1's ``minCCTOnline`` as a :class:`~coflowopt.simulate.RatePolicy`.
+
+    Parameters
+    ----------
+    T : float > 0
+        Length of a T-interval (instance time unit).
+    delta : float >= 0
+        Length of a delta-interval; 0 disables them (offline Varys).
+    backfill, tie_order, tol_rel
+        As for :class:`~coflowopt.policies.varys.VarysPolicy`.
+
+    Attributes
+    ----------
+    delta_intervals : list of (start, end, coflows)
+        The delta-intervals that happened, with the starved set ``C_zero`` served in each.
+    T_starts : list of float
+        Start of every T-interval.  A *cycle* runs from one start to the next (a T-interval
+        and the delta-interval that follows it, if any).
+
+    Notes
+    -----
+    See the module docstring for the rules.  ``reschedule_on`` adds ``"timer"`` when
+    ``delta > 0``; :meth:`next_timer` returns the end of the current interval.
+    """
+
+    name = "varys-online"
+
+    def __init__(self, T: float = DEFAULT_T, delta: float = DEFAULT_DELTA, backfill="varys",
+                 tie_order=None, tol_rel: float = 1e-12):
+        super().__init__(backfill=backfill, tie_order=tie_order, tol_rel=tol_rel)
+        self.T = _check_time("T", T, positive=True)
+        self.delta = _check_time("delta", delta, positive=False)
+        events = {"release", "coflow_completion"}
+        if self.delta > 0:
+            events.add("timer")
+        self.reschedule_on = frozenset(events)
+
+    def reset(self, instance: Instance) -> None:
+        super().reset(instance)
+        self._phase = "T"
+        self._phase_end = math.inf if self.delta == 0 else None   # set at the first call
+        self._snapshot = np.zeros(instance.num_coflows)
+        self._starved = np.zeros(0, dtype=np.int64)
+        self._last = (np.zeros(0, dtype=np.int64), np.zeros(0))
+        self.delta_intervals: list[tuple[float, float, list[int]]] = []
+        self.T_starts: list[float] = []
+
+    # ---------------------------------------------------------------- the T/delta clock
+    def _start_T(self, state: SimState) -> None:
+        self.T_starts.append(state.time)
+        self._phase = "T"
+        self._phase_end = state.time + self.T
+        self._snapshot = _coflow_attained(self.inst, state.sent)
+
+    def _close_delta(self, t: float) -> None:
+        s, _, cof = self.delta_intervals[-1]
+        self.delta_intervals[-1] = (s, t, cof)
+
+    def _advance_clock(self, state: SimState) -> bool:
+        """Move to the next interval if the timer fired; return True when the rates must be
+        kept as they are (a T boundary without starved coflows and no other event)."""
+        t = state.time
+        if self._phase_end is None:                  # first call: the first T-interval
+            self._start_T(state)
+            return False
+        if self._phase == "delta":
+            alive = self._starved[~state.finished[self._starved]]
+            if t >= self._phase_end or alive.size == 0:   # over, or nothing left to serve
+                self._close_delta(t)
+                self._start_T(state)
+            return False
+        if t < self._phase_end:
+            return False
+        attained = _coflow_attained(self.inst, state.sent)
+        act = state.active_coflows
+        # released before the boundary (a coflow released at it has not waited) and no growth
+        starved = act[(attained[act] <= self._snapshot[act])
+                      & (self.inst.release[act] < state.time)]
+        if starved.size == 0:
+            self._start_T(state)
+            return state.events <= {"timer"}
+        self._phase = "delta"
+        self._phase_end = t + self.delta
+        self._starved = starved
+        self.delta_intervals.append((t, self._phase_end, starved.tolist()))
+        return False
+
+    # ---------------------------------------------------------------- VarysPolicy hooks
+    def coflow_order(self, state: SimState) -> np.ndarray:
+        if self._phase == "delta":
+            return self._starved[~state.finished[self._starved]]
+        return super().coflow_order(state)
+
+    def durations(self, state: SimState, order: np.ndarray):
+        if self._phase != "delta" or order.size == 0:
+            return None
+        # C* is one coflow: one Gamma for the union, so all its flows finish together
+        inst = self.inst
+        flows = priority_flow_order(inst, order)
+        rem = state.remaining[flows]
+        load = (np.bincount(inst.flow_src[flows], rem, minlength=inst.num_ports)
+                + np.bincount(inst.flow_egress_port[flows], rem, minlength=inst.num_ports))
+        return np.full(order.size, float(np.max(load / self._cap)))
+
+    def allocate(self, state: SimState):
+        keep = self._advance_clock(state)
+        if keep:
+            f, r = self._last
+            alive = ~state.flow_done[f]
+            return f[alive], r[alive]
+        self._last = super().allocate(state)
+        return self._last
+
+    def next_timer(self, state: SimState) -> float:
+        return math.inf if self._phase_end is None else self._phase_end
+
+
+def max_service_gap(instance: Instance, schedule: Schedule, coflow_completion) -> np.ndarray:
+    """Longest time each coflow waits without service while released and unfinished.
+
+    The gap runs from the release (or the end of a service period) to the next instant at
+    which some flow of the coflow has a positive rate; the last period ends at the completion.
+
+    Parameters
+    ----------
+    instance : Instance
+    schedule : Schedule
+    coflow_completion : array_like, shape (K,)
+        Completion times (e.g. the verifier's).
+
+    Returns
+    -------
+    ndarray, shape (K,)
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1)]), Coflow("B", [(0, 0, 1)])])
+    >>> s = Schedule.from_pieces([0, 1], [0, 1], [1, 2], [1, 1])
+    >>> max_service_gap(inst, s, [1, 2]).tolist()
+    [0.0, 1.0]
+    """
+    s = schedule.to_float() if schedule.exact else schedule
+    cf = instance.flow_coflow[s.flow]
+    out = np.zeros(instance.num_coflows)
+    pos = s.rate > 0
+    for k in range(instance.num_coflows):
+        m = pos & (cf == k)
+        st, en = s.start[m], s.end[m]
+        o = np.argsort(st, kind="stable")
+        st, en = st[o], en[o]
+        covered, gap = float(instance.release[k]), 0.0
+        for a, b in zip(st.tolist(), en.tolist()):
+            if a > covered:
+                gap = max(gap, a - covered)
+            covered = max(covered, b)
+        out[k] = max(gap, float(coflow_completion[k]) - covered)
+    return out
+
+
+@register("policy", "varys-online", summary="online Varys (Pseudocode 1 minCCTOnline): SEBF + "
+          "iterative MADD + backfilling during T-intervals; in delta-intervals only the union of "
+          "the coflows starved in the last T-interval is served, with MADD",
+          reference="Chowdhury dissertation (2015) Sec. 5.5.3, Pseudocode 1 (minCCTOnline); "
+          "Varys (SIGCOMM 2014) Sec. 5.3",
+          guarantee="starvation freedom: a coflow active during a whole T-interval + "
+          "delta-interval cycle is served in it; first service within T + delta of the "
+          "release, gaps between services at most 2T + delta; with delta = 0 (or no starved "
+          "coflow) it is offline Varys",
+          tags=("online", "release_dates", "starvation_free", "preemptive",
+                "heterogeneous_capacities"))
+def varys_online(instance: Instance, *, T: float = DEFAULT_T, delta: float = DEFAULT_DELTA,
+                 backfill="varys", tie_order=None, tol_rel: float = 1e-12) -> Schedule:
+    """Varys with starvation freedom: T-intervals of SEBF + MADD, delta-intervals for the
+    starved coflows (Pseudocode 1, ``minCCTOnline``).
+
+    Parameters
+    ----------
+    instance : Instance
+    T : float > 0, default 256
+        T-interval length in the instance's time unit (Varys' 2 s in the Facebook trace's
+        7.8125 ms unit).
+    delta : float >= 0, default 25.6
+        delta-interval length (Varys' 200 ms); 0 gives offline Varys.
+    backfill : {"varys", "coflowsim", None, True, False}, default "varys"
+        Work-conservation rule (:mod:`coflowopt.rates.madd`).
+    tie_order : array_like of int, optional
+        Breaks ties of the SEBF key (default: instance order).
+    tol_rel : float
+        Residual capacities below ``tol_rel * max capacity`` count as 0.
+
+    Returns
+    -------
+    Schedule
+        ``meta`` records the parameters, events, policy calls, ``delta_intervals``
+        (``[start, end, [coflows]]`` for each delta-interval) and ``T_starts`` (the start of
+        every T-interval; empty when ``delta = 0``).
+
+    Raises
+    ------
+    InvalidParameterError
+        For ``T <= 0``, ``delta < 0``, a non-finite value, an unknown ``backfill`` or a bad
+        ``tie_order``.
+
+    Examples
+    --------
+    A big coflow behind a stream of small ones on one port: offline Varys serves it only
+    after the stream; with T = 4 and delta = 1 it is served in every delta-interval.
+
+    >>> from coflowopt import Instance, Coflow
+    >>> from coflowopt.verify import verify_schedule
+    >>> small = [Coflow(f"s{i}", [(0, 0, 1)], release=i) for i in range(12)]
+    >>> inst = Instance.from_coflows([Coflow("big", [(0, 0, 5)])] + small)
+    >>> s = varys_online(inst, T=4, delta=1)
+    >>> rep = verify_schedule(inst, s)
+    >>> rep.ok, [(a, b, c) for a, b, c in s.meta["delta_intervals"]]
+    (True, [(4.0, 5.0, [0]), (9.0, 10.0, [0, 9])])
+    >>> float(max_service_gap(inst, s, rep.coflow_completion)[0]) <= 4 + 1
+    True
+
+    Notes
+    -----
+    *Guarantee.*  Starvation freedom: served in every cycle, first service within
+    ``T + delta`` of the release, gaps at most ``2 T + delta`` (module docstring); the price is
+    at most ``|C| delta`` of extra total CCT per cycle (Sec. 5.5.3).  No approximation ratio.
+
+    *Assumptions.*  Clairvoyant (sizes of released coflows known), online (only released
+    coflows are scheduled); weights are ignored.
+
+    *Running time.*  O(flows of the active coflows) per coflow event and per interval
+    boundary, plus O(F) per T-interval boundary for the attained service.  On the Facebook
+    trace with the default T and delta see the report in ``tests/test_online_varys.py``.
+
+    References
+    ----------
+    Chowdhury, PhD dissertation (UC Berkeley, 2015), Sec. 5.5.3, Pseudocode 1; Varys (SIGCOMM
+    2014) Sec. 5.3.
+    """
+    rule = backfill_rule(backfill)
+    K = instance.num_coflows
+    tie = np.arange(K) if tie_order is None else validate_order(instance, tie_order)
+    pol = VarysOnlinePolicy(T=T, delta=delta, backfill=rule, tie_order=tie, tol_rel=tol_rel)
+    res = simulate(instance, pol)
+    s = res.schedule
+    meta = {"algorithm": "varys-online", "T": pol.T, "delta": pol.delta, "backfill": rule,
+            "tie_order": None if tie_order is None else tie.tolist(), "events": res.events,
+            "policy_calls": res.policy_calls,
+            "delta_intervals": [[a, b, c] for a, b, c in pol.delta_intervals],
+            "T_starts": list(pol.T_starts)}
+    return Schedule(s.flow, s.start, s.end, s.rate, meta=meta)
+
+
+# ------------------------------------------------------------------------------ deadline mode
+class VarysDeadlinePolicy(VarysPolicy):
+    """Pseudocode 2's ``meetDeadline`` (admission control, MADD to the deadline, backfilling)
+    as a :class:`~coflowopt.simulate.RatePolicy`.
+
+    Parameters
+    ----------
+    serve_rejected : {"after", "backfill"}
+        How rejected coflows are sent (module docstring).
+    backfill, tie_order, tol_rel
+        As for :class:`~coflowopt.policies.varys.VarysPolicy`.
+
+    Attributes
+    ----------
+    admitted, rejected : ndarray of bool, shape (K,)
+        Admission decisions (coflows without a deadline are neither).
+    admission_time : ndarray, shape (K,)
+        When each deadline coflow was examined (its release).
+    """
+
+    name = "varys-deadline"
+
+    def __init__(self, serve_rejected: str = "after", backfill="varys", tie_order=None,
+                 tol_rel: float = 1e-12):
+        super().__init__(backfill=backfill, tie_order=tie_order, tol_rel=tol_rel)
+        if serve_rejected not in SERVE_REJECTED:
+            raise InvalidParameterError(f"serve_rejected must be one of {SERVE_REJECTED}, got "
+                                        f"{serve_rejected!r}")
+        self.serve_rejected = serve_rejected
+
+    def reset(self, instance: Instance) -> None:
+        super().reset(instance)
+        K = instance.num_coflows
+        self.admitted = np.zeros(K, dtype=bool)
+        self.rejected = np.zeros(K, dtype=bool)
+        self._seen = np.zeros(K, dtype=bool)
+        self.admission_time = np.full(K, np.nan)
+        self._admit_seq = np.full(K, np.iinfo(np.int64).max, dtype=np.int64)
+        self._n_admitted = 0
+        self._has_deadline = np.isfinite(instance.deadline)
+        self._tier = "main"
+        self._main = None
+        self._finished_seen = np.zeros(K, dtype=bool)
+
+    # ---------------------------------------------------------------- admission control
+    def _reservations(self, state: SimState, coflows: np.ndarray) -> np.ndarray:
+        """Per-port rates the admitted ``coflows`` need to finish by their deadlines:
+        ``remaining_ij / (D_k - t)`` summed per port."""
+        inst, t = self.inst, state.time
+        P = inst.num_ports
+        if coflows.size == 0:
+            return np.zeros(P)
+        mask = np.zeros(inst.num_coflows, dtype=bool)
+        mask[coflows] = True
+        fl = state.active_flows[mask[inst.flow_coflow[state.active_flows]]]
+        left = np.maximum(inst.deadline[inst.flow_coflow[fl]] - t, 0.0)
+        # an admitted coflow still open at its deadline (rounding only) reserves nothing
+        r = np.divide(state.remaining[fl], left, out=np.zeros(fl.size), where=left > 0)
+        return (np.bincount(inst.flow_src[fl], r, minlength=P)
+                + np.bincount(inst.flow_egress_port[fl], r, minlength=P))
+
+    def _admit_new(self, state: SimState) -> None:
+        new = np.flatnonzero(state.released & ~self._seen)
+        if new.size == 0:
+            return
+        self._seen[new] = True
+        inst, t = self.inst, state.time
+        new = new[np.lexsort((new, inst.release[new]))]
+        dl = new[self._has_deadline[new]]
+        if dl.size == 0:
+            return
+        adm = state.active_coflows[self.admitted[state.active_coflows]]
+        residual = self._cap - self._reservations(state, adm)
+        for k in dl.tolist():
+            self.admission_time[k] = t
+            left = float(inst.deadline[k]) - t
+            g = float(remaining_gamma(inst, state.remaining, [k],
+                                      np.where(residual > self._tol, residual, 0.0))[0])
+            # Pseudocode 2: admit iff Gamma_C <= D_C on the residual (relative slack for the
+            # rounding of the residual, which is a difference of sums)
+            if left > 0 and g <= left * (1 + 1e-12):
+                self.admitted[k] = True
+                self._admit_seq[k] = self._n_admitted
+                self._n_admitted += 1
+                sl = slice(inst.flow_ptr[k], inst.flow_ptr[k + 1])
+                r = state.remaining[sl] / left
+                residual = residual - (
+                    np.bincount(inst.flow_src[sl], r, minlength=inst.num_ports)
+                    + np.bincount(inst.flow_egress_port[sl], r, minlength=inst.num_ports))
+            else:
+                self.rejected[k] = True
+
+    def _sebf(self, state: SimState, coflows: np.ndarray) -> np.ndarray:
+        """``coflows`` in SEBF order, ties by the tie order."""
+        c = coflows[np.argsort(self._rank[coflows], kind="stable")]
+        return c[np.argsort(self.sebf_key(state, c), kind="stable")]
+
+    # ---------------------------------------------------------------- VarysPolicy hooks
+    def coflow_order(self, state: SimState) -> np.ndarray:
+        act = state.active_coflows
+        if self._tier == "rejected":
+            return self._sebf(state, act[self.rejected[act]])
+        adm = act[self.admitted[act]]
+        adm = adm[np.argsort(self._admit_seq[adm], kind="stable")]
+        best = act[~self.admitted[act] & ~self.rejected[act]]
+        return np.concatenate([adm, self._sebf(state, best)])
+
+    def durations(self, state: SimState, order: np.ndarray):
+        if self._tier == "rejected":
+            return None
+        left = self.inst.deadline[order] - state.time
+        # MADD to the deadline for admitted coflows; NaN (Gamma on the residual) for the rest
+        # and for an admitted coflow still open at its deadline, which only rounding allows
+        return np.where(self.admitted[order] & (left > 0), left, np.nan)
+
+    def _main_unchanged(self, state: SimState) -> bool:
+        """True when only rejected coflows completed since the last call: the admitted and
+        best-effort allocation is then kept, so that rejected coflows never change when it is
+        recomputed (and the two ``serve_rejected`` modes agree on it exactly)."""
+        done = state.finished & ~self._finished_seen
+        self._finished_seen = state.finished.copy()
+        return (self._main is not None and state.events == frozenset({"coflow_completion"})
+                and bool(done.any()) and bool(self.rejected[done].all()))
+
+    def allocate(self, state: SimState):
+        new_release = bool((state.released & ~self._seen).any())
+        self._admit_new(state)
+        if not new_release and self._main_unchanged(state):
+            f, r = self._main
+            alive = ~state.flow_done[f]
+            f, r = f[alive], r[alive]
+        else:
+            if new_release:
+                self._finished_seen = state.finished.copy()
+            self._tier = "main"
+            f, r = super().allocate(state)
+            self._main = (f, r)
+        act = state.active_coflows
+        rej = act[self.rejected[act]]
+        if rej.size == 0 or (self.serve_rejected == "after" and (
+                rej.size < act.size or not state.released.all())):
+            return f, r
+        # the rejected tier: SEBF + MADD + backfilling on what the others leave
+        inst = self.inst
+        used = (np.bincount(inst.flow_src[f], r, minlength=inst.num_ports)
+                + np.bincount(inst.flow_egress_port[f], r, minlength=inst.num_ports))
+        full = self._cap
+        self._tier, self._cap = "rejected", np.maximum(full - used, 0.0)
+        try:
+            f2, r2 = super().allocate(state)
+        finally:
+            self._tier, self._cap = "main", full
+        return np.concatenate([f, f2]), np.concatenate([r, r2])
+
+
+def deadline_report(instance: Instance, policy: VarysDeadlinePolicy, coflow_completion,
+                    time_rtol: float = 1e-9) -> dict:
+    """Admission and deadline counts (and weights) of a deadline-mode run.
+
+    ``met`` counts every deadline coflow that completes by its deadline (slack
+    ``time_rtol * max(1, D)``, the verifier's), ``met_admitted`` the admitted ones among them:
+    the number Varys reports, rejected coflows being misses whatever their completion time.
+
+    Returns
+    -------
+    dict
+        ``num_<set>`` and ``weight_<set>`` for the sets ``deadline_coflows``, ``admitted``,
+        ``rejected``, ``met``, ``met_admitted`` and ``best_effort`` (no deadline), and the
+        lists ``admitted_coflows`` and ``rejected_coflows``.
+    """
+    cc = np.asarray(coflow_completion, dtype=float)
+    dl = instance.deadline
+    has = np.isfinite(dl)
+    met = has & (cc <= dl + time_rtol * np.maximum(1.0, np.abs(np.where(has, dl, 0.0))))
+    w = instance.weight
+    adm, rej = policy.admitted, policy.rejected
+
+    def count(mask):
+        return int(mask.sum()), float(w[mask].sum())
+
+    out = {}
+    for name, mask in (("deadline_coflows", has), ("admitted", adm), ("rejected", rej),
+                       ("met", met), ("met_admitted", met & adm),
+                       ("best_effort", ~has)):
+        out[f"num_{name}"], out[f"weight_{name}"] = count(mask)
+    out["admitted_coflows"] = np.flatnonzero(adm).tolist()
+    out["rejected_coflows"] = np.flatnonzero(rej).tolist()
+    return out
+
+
+@register("policy", "varys-deadline", summary="Varys deadline mode (Pseudocode 2): admission "
+          "control at arrival (Gamma on the capacity left after re-reserving remaining/(D - t) "
+          "for admitted coflows), MADD to the deadline, backfilling; coflows without deadline "
+          "best effort by SEBF; rejected coflows sent last (or with leftover bandwidth)",
+          reference="Chowdhury dissertation (2015) Pseudocode 2 (meetDeadline), Sec. 3.1.3, "
+          "Sec. 5.5.3; Varys (SIGCOMM 2014) Sec. 5.4; coflow/coflowsim CoflowSimulator.java "
+          "admitThisJob",
+          guarantee="every admitted coflow meets its deadline and is never preempted; without "
+          "deadlines it is offline Varys",
+          tags=("online", "release_dates", "deadlines", "preemptive",
+                "heterogeneous_capacities"))
+def varys_deadline(instance: Instance, *, serve_rejected: str = "after", backfill="varys",
+                   tie_order=None, tol_rel: float = 1e-12) -> Schedule:
+    """Varys' deadline mode: admission control, MADD to the deadline, backfilling
+    (Pseudocode 2, ``meetDeadline``).
+
+    Parameters
+    ----------
+    instance : Instance
+        Deadlines are absolute times (``instance.deadline``; ``NaN`` = best effort).
+    serve_rejected : {"after", "backfill"}, default "after"
+        ``"after"``: rejected coflows get no bandwidth until every other coflow is released
+        and finished ("not served"); ``"backfill"``: they get what the others leave.  Either
+        way they are reported as rejected (module docstring).
+    backfill : {"varys", "coflowsim", None, True, False}, default "varys"
+    tie_order : array_like of int, optional
+        Breaks SEBF ties among best-effort coflows (default: instance order).
+    tol_rel : float
+
+    Returns
+    -------
+    Schedule
+        ``meta`` holds the parameters and the counts and weights of deadline coflows,
+        admitted, rejected, met (completed by the deadline) and met among the admitted, plus
+        the lists ``admitted_coflows`` and ``rejected_coflows``.
+
+    Raises
+    ------
+    InvalidParameterError
+        For an unknown ``serve_rejected`` or ``backfill``, or a bad ``tie_order``.
+
+    Examples
+    --------
+    One port of capacity 1.  A (size 2, deadline 4) is admitted and reserves 1/2; B (size 2,
+    released at 1, deadline 3) would need Gamma = 2 / (1/2) = 4 > 2 on the residual: rejected.
+
+    >>> from coflowopt import Instance, Coflow
+    >>> from coflowopt.verify import verify_schedule
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 2)], deadline=4),
+    ...                               Coflow("B", [(0, 0, 2)], release=1, deadline=3)])
+    >>> s = varys_deadline(inst)
+    >>> s.meta["admitted_coflows"], s.meta["rejected_coflows"], s.meta["num_met"]
+    ([0], [1], 1)
+    >>> verify_schedule(inst, s).coflow_completion.tolist()
+    [2.0, 4.0]
+
+    Notes
+    -----
+    *Guarantee.*  Admitted coflows meet their deadlines (module docstring); nothing is
+    claimed about the number admitted (admission is greedy in arrival order).
+
+    *Assumptions.*  Clairvoyant, online; weights only enter the reported weight sums.
+
+    *Running time.*  As offline Varys plus O(flows of the admitted active coflows) per
+    release for the reservations.
+
+    References
+    ----------
+    Chowdhury, PhD dissertation (UC Berkeley, 2015), Pseudocode 2, Sec. 3.1.3, Sec. 5.7.1;
+    coflowsim ``CoflowSimulator.admitThisJob``.
+    """
+    rule = backfill_rule(backfill)
+    K = instance.num_coflows
+    tie = np.arange(K) if tie_order is None else validate_order(instance, tie_order)
+    pol = VarysDeadlinePolicy(serve_rejected=serve_rejected, backfill=rule, tie_order=tie,
+                              tol_rel=tol_rel)
+    res = simulate(instance, pol)
+    s = res.schedule
+    meta = {"algorithm": "varys-deadline", "serve_rejected": serve_rejected, "backfill": rule,
+            "tie_order": None if tie_order is None else tie.tolist(), "events": res.events,
+            "policy_calls": res.policy_calls,
+            **deadline_report(instance, pol, res.coflow_completion)}
+    return Schedule(s.flow, s.start, s.end, s.rate, meta=meta)
