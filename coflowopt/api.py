@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from .exceptions import InvalidParameterError
 from .instance import Instance
-from .registry import get_algorithm
+from .registry import get_algorithm, rate_aware_params
 from .results import Result, schedule_result
 
 __all__ = ["run_schedule", "algorithm_label"]
@@ -76,7 +76,7 @@ def run_schedule(instance: Instance, order: str | None = "fifo", rates: str | No
         oalg = get_algorithm("ordering", order)
         ralg = get_algorithm("rates", rates)
         t0 = time.perf_counter()
-        sigma = oalg.func(instance, **dict(order_params or {}))
+        sigma = oalg.func(instance, **rate_aware_params(oalg, order_params, ralg, rate_params))
         timings["order"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         sched = ralg.func(instance, sigma, **dict(rate_params or {}))

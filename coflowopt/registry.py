@@ -16,7 +16,7 @@ Function contracts by kind
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from .exceptions import InvalidParameterError
 
@@ -46,6 +46,8 @@ TAGS = {
     "flow_level": "ignores coflow structure (allocates per flow)",
     "starvation_free": "every coflow gets service within a bounded time",
     "exact_arithmetic": "can compute in exact rational arithmetic",
+    "rate_aware": "an ordering that evaluates orders with a rate allocation; paired with one, it "
+                  "is given that allocation (``rates=``, ``rate_params=``) unless told otherwise",
 }
 
 
@@ -108,6 +110,22 @@ def get_algorithm(kind: str, name: str) -> Algorithm:
         valid = sorted(n for k, n in _REGISTRY if k == kind)
         raise InvalidParameterError(f"unknown {kind} {name!r}; valid: {', '.join(valid)}")
     return _REGISTRY[key]
+
+
+def rate_aware_params(ordering: Algorithm, order_params: Mapping[str, Any] | None,
+                      rates: Algorithm, rate_params: Mapping[str, Any] | None) -> dict:
+    """The ordering's keyword arguments when it is paired with ``rates``.
+
+    An ordering tagged ``rate_aware`` (``best-order``) searches for the order that is best
+    *under a rate allocation*; paired with one, it must judge orders by that allocation, or
+    ``best-order+bvn`` would be "the best greedy order, then BvN", whose ties depend on the
+    coflows' positions.  Explicit ``order_params`` win.
+    """
+    params = dict(order_params or {})
+    if "rate_aware" in ordering.tags:
+        params.setdefault("rates", rates.name)
+        params.setdefault("rate_params", dict(rate_params or {}))
+    return params
 
 
 def algorithms(kind: str | None = None) -> list[Algorithm]:

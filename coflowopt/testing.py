@@ -60,7 +60,7 @@ import numpy as np
 
 from .instance import Instance
 from .results import DEADLINE_OBJECTIVES
-from .registry import Algorithm, algorithms, get_algorithm
+from .registry import Algorithm, algorithms, get_algorithm, rate_aware_params
 from .schedule import Schedule
 from .verify import VerificationReport, verify_schedule
 
@@ -157,8 +157,10 @@ class Scheduler:
         """The order this scheduler uses on ``instance`` (None for a policy without one)."""
         if self.ordering is None:
             return None
-        return np.asarray(self.ordering.func(
-            instance, **self._params(self.ordering, self.order_params, seed)), dtype=np.int64)
+        params = self._params(self.ordering, self.order_params, seed)
+        if self.rates is not None:
+            params = rate_aware_params(self.ordering, params, self.rates, self.rate_params)
+        return np.asarray(self.ordering.func(instance, **params), dtype=np.int64)
 
     def run(self, instance: Instance, seed: int | None = DEFAULT_SEED) -> RunResult:
         """Schedule ``instance`` and verify the schedule (float mode)."""

@@ -157,7 +157,19 @@ def test_kernel_matches_python(seed, epoch, reset, frac):
     ra, rb = verified(inst, a), verified(inst, b)
     np.testing.assert_allclose(rb.coflow_completion, ra.coflow_completion, rtol=1e-9,
                                atol=1e-12)
-    assert a.meta["epochs"] == b.meta["epochs"]
+    assert_same_epochs(a.meta["epochs"], b.meta["epochs"])
+
+
+def assert_same_epochs(ea, eb):
+    """The same epochs and selections; the MUWP LP objective only to rounding (the two
+    engines hand HiGHS the same LP with differently accumulated residuals)."""
+    assert len(ea) == len(eb)
+    for x, y in zip(ea, eb):
+        assert {k: v for k, v in x.items() if k != "objective"} == \
+            {k: v for k, v in y.items() if k != "objective"}
+        assert (x.get("objective") is None) == (y.get("objective") is None)
+        if x.get("objective") is not None:
+            assert x["objective"] == pytest.approx(y["objective"], rel=1e-9, abs=1e-12)
 
 
 def test_kernel_matches_python_on_a_trace_with_releases():

@@ -161,12 +161,12 @@ def best_order_search(instance: Instance, *, rates: str = "greedy",
 
 
 @register("ordering", "best-order",
-          summary="exhaustive search: the order whose (greedy) schedule has the smallest "
-          "verified objective; K <= 9",
+          summary="exhaustive search: the order whose schedule (under the rate allocation it "
+          "is paired with; greedy alone) has the smallest verified objective; K <= 9",
           reference="(exhaustive search); Sincronia Theorem 2 for what it approximates",
           guarantee="optimal among orders for the given rate allocation",
           tags=("exponential", "weights", "release_dates", "heterogeneous_capacities",
-                "slow"))
+                "slow", "rate_aware"))
 def best_order(instance: Instance, *, rates: str = "greedy",
                rate_params: Mapping[str, Any] | None = None,
                objective: str = "weighted_completion_time",

@@ -518,7 +518,9 @@ class VarysDeadlinePolicy(VarysPolicy):
         recomputed (and the two ``serve_rejected`` modes agree on it exactly)."""
         done = state.finished & ~self._finished_seen
         self._finished_seen = state.finished.copy()
-        return (self._main is not None and state.events == frozenset({"coflow_completion"})
+        # flow completions come along with coflow completions; only coflow events reach here
+        return (self._main is not None and "coflow_completion" in state.events
+                and state.events <= {"coflow_completion", "flow_completion"}
                 and bool(done.any()) and bool(self.rejected[done].all()))
 
     def allocate(self, state: SimState):

@@ -1,0 +1,865 @@
+"""Compiled event loops for the flow-level policies (per-flow fairness, WSS, per-flow priority).
+
+Why kernels: these policies reallocate at every flow arrival and completion, and the Facebook
+trace has 706,397 flows, so the generic simulator (numpy bookkeeping over the running flows at
+every event) would do ~10^11 operations.
+
+Weighted max-min (``fair``, ``wss``): pairs with multiplicities
+----------------------------------------------------------------
+Max-min fairness treats flows with the same (ingress, egress) pair alike, so a pair ``e`` with
+active flows of total weight ``W_e`` is one item of weight ``W_e`` in the progressive filling,
+and each of its flows gets ``w_f * lam_e``.  Within a pair every flow advances by ``lam_e`` per
+time unit in *normalised* size (``remaining / w_f``), so with the pair's clock
+``V_e = integral of lam_e`` a flow released when the clock read ``V_e(a_f)`` finishes when
+``V_e`` reaches ``thr_f = V_e(a_f) + size_f / w_f``: a pair keeps its flows sorted by ``thr``
+(for per-flow fairness: by remaining size), and its next completion is
+``(thr_min - V_e) / lam_e`` away.  An indexed heap holds one completion time per pair.
+
+At an event the filling computes the level at which every port fills; a pair's level is the
+smaller of its two ports' levels, so only pairs at ports whose level moved (and pairs that
+gained or lost flows) are compared with their old level, and only those that changed close
+their flows' pieces and get a new completion time.  Cost per event: O(active pairs + ports^2)
+for the filling plus O(log) per changed pair; a flow costs its arrival, its completion and one
+piece per change of its pair's level.  Pieces go to chunks (:class:`PieceChunks`), so a schedule
+of 10^8 pieces is never copied while it grows.
+
+Event batching: the flows of a pair that reach their threshold together complete in one event
+(with a relative tolerance ``completion_rtol`` on the remaining size,
+:data:`coflowopt.simulate.COMPLETION_RTOL`).  A recomputed level within ``snap_rtol`` (relative)
+of the old one is the same level up to the rounding of a different summation order and is kept,
+so unaffected pairs do not start new pieces.
+
+Per-flow priority (``priority``): see :func:`priority_simulate`.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+from ..rates._jit import njit
+
+try:  # numba is a declared dependency (see coflowopt.rates._jit for the fallback)
+    from numba import types
+    from numba.typed import List
+except ImportError:  # pragma: no cover
+    types = None
+    List = None
+
+#: pieces per chunk of the output buffers
+CHUNK = 1 << 21
+
+
+class PieceChunks:
+    """Append-only piece storage in chunks, so that a schedule of 10^8 pieces is never copied
+    while it grows: four typed lists of arrays that the kernels extend, and ``state[0]``, the
+    total number of pieces."""
+
+    def __init__(self):
+        if List is None:  # pragma: no cover
+            self.flow, self.start, self.end, self.rate = [], [], [], []
+        else:
+            self.flow = List.empty_list(types.int64[::1])
+            self.start = List.empty_list(types.float64[::1])
+            self.end = List.empty_list(types.float64[::1])
+            self.rate = List.empty_list(types.float64[::1])
+        self.state = np.zeros(1, dtype=np.int64)
+
+    @property
+    def total(self) -> int:
+        return int(self.state[0])
+
+    def args(self):
+        """The kernel arguments: the four chunk lists and four write buffers."""
+        return (self.flow, self.start, self.end, self.rate,
+                np.zeros(CHUNK, dtype=np.int64), np.zeros(CHUNK), np.zeros(CHUNK),
+                np.zeros(CHUNK), self.state)
+
+
+@njit(cache=True)
+def _emit(lf, ls, le, lv, cf, cs, ce, cv, nc, f, start, end, rate):
+    """Write the piece ``(f, start, end, rate)`` at position ``nc`` of the write buffers
+    (spilling them to the chunk lists when full); return the next position."""
+    if nc == CHUNK:
+        _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+        nc = 0
+    cf[nc] = f
+    cs[nc] = start
+    ce[nc] = end
+    cv[nc] = rate
+    return nc + 1
+
+
+@njit(cache=True)
+def _spill(lf, ls, le, lv, cf, cs, ce, cv, nc):
+    """Move the first ``nc`` pieces of the write buffers to the chunk lists.  (The kernels
+    write into fixed buffers that they never rebind: rebinding an array inside the event loop
+    made every write several times slower.)"""
+    lf.append(cf[:nc].copy())
+    ls.append(cs[:nc].copy())
+    le.append(ce[:nc].copy())
+    lv.append(cv[:nc].copy())
+
+
+def chunks_to_arrays(ch):
+    """Concatenate the chunks one component at a time, freeing each component's chunks as soon
+    as it is copied (peak memory: the pieces plus one component)."""
+    out = []
+    for name, dt in (("flow", np.int64), ("start", float), ("end", float), ("rate", float)):
+        lst = getattr(ch, name)
+        arr = np.empty(ch.total, dtype=dt)
+        pos = 0
+        while len(lst):
+            c = lst.pop(0)
+            m = min(c.shape[0], ch.total - pos)
+            arr[pos:pos + m] = c[:m]
+            pos += m
+            del c
+        out.append(arr)
+    return out
+
+
+@njit(cache=True)
+def _hp_swap(hk, he, pos, a, b):
+    hk[a], hk[b] = hk[b], hk[a]
+    he[a], he[b] = he[b], he[a]
+    pos[he[a]] = a
+    pos[he[b]] = b
+
+
+@njit(cache=True)
+def _hp_up(hk, he, pos, i):
+    while i > 0:
+        par = (i - 1) >> 1
+        if hk[par] <= hk[i]:
+            break
+        _hp_swap(hk, he, pos, par, i)
+        i = par
+
+
+@njit(cache=True)
+def _hp_down(hk, he, pos, n, i):
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and hk[c + 1] < hk[c]:
+            c += 1
+        if hk[i] <= hk[c]:
+            break
+        _hp_swap(hk, he, pos, c, i)
+        i = c
+
+
+@njit(cache=True)
+def heap_set(hk, he, pos, size, e, key):
+    """Indexed min-heap (one entry per item ``e``): insert ``e`` or change its key.
+    ``size`` is a one-element array holding the heap size."""
+    i = pos[e]
+    if i < 0:
+        i = size[0]
+        size[0] += 1
+        hk[i] = key
+        he[i] = e
+        pos[e] = i
+        _hp_up(hk, he, pos, i)
+    elif key < hk[i]:
+        hk[i] = key
+        _hp_up(hk, he, pos, i)
+    else:
+        hk[i] = key
+        _hp_down(hk, he, pos, size[0], i)
+
+
+@njit(cache=True)
+def heap_remove(hk, he, pos, size, e):
+    """Remove item ``e`` from the indexed heap (no-op if absent)."""
+    i = pos[e]
+    if i < 0:
+        return
+    pos[e] = -1
+    last = size[0] - 1
+    size[0] = last
+    if i == last:
+        return
+    hk[i] = hk[last]
+    he[i] = he[last]
+    pos[he[i]] = i
+    if i > 0 and hk[i] < hk[(i - 1) >> 1]:
+        _hp_up(hk, he, pos, i)
+    else:
+        _hp_down(hk, he, pos, last, i)
+
+
+@njit(cache=True)
+def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src, pair_dst,
+                    pair_ptr, completion_rtol, snap_rtol, max_events, store, lf, ls, le, lv, cf,
+                    cs, ce, cv, state):
+    """Weighted max-min fair rates recomputed at every flow arrival and completion.
+
+    Parameters
+    ----------
+    weight : float array (F,)
+        ``w_f > 0`` (1 for per-flow fairness, the flow size for WSS).
+    release : float array (K,)
+    flow_ptr : int array (K+1,)
+    size : float array (F,)
+    cap : float array (P,)
+    pair_of_flow : int array (F,)
+    pair_src, pair_dst : int array (E,)
+        Unified ports of each pair.
+    pair_ptr : int array (E+1,)
+        ``pair_ptr[e+1] - pair_ptr[e]`` = number of flows of pair ``e`` (its list capacity).
+    completion_rtol, snap_rtol : float
+    max_events : int
+    store : bool
+        Store the pieces (False: only count them, for benchmarks of schedules too large to
+        hold).
+    lf, ls, le, lv, cf, cs, ce, cv, state
+        :meth:`PieceChunks.args`: receive the pieces ``(flow, start, end, rate)``.
+
+    Returns
+    -------
+    fc, cc : float arrays
+        Flow and coflow completion times.
+    events : int
+        Number of events (negative: stalled or too many events).
+    max_active : int
+        Largest number of simultaneously active pairs.
+    level_changes : int
+        Number of (pair, event) level changes.
+
+    Notes
+    -----
+    Per event: the completion heap yields the pairs whose head flow finishes now; the
+    progressive filling computes the level at which each port fills (it visits every active
+    pair once, plus one scan of the live ports per round: ``O(active pairs + ports^2)``); a
+    pair's level is the smaller of its two ports' levels, so only the pairs at ports whose
+    level moved (and the pairs that gained or lost flows) are compared, and only those whose
+    level changed get new pieces and a new completion entry.
+    """
+    K = release.shape[0]
+    F = size.shape[0]
+    E = pair_src.shape[0]
+    P = cap.shape[0]
+    # per pair
+    V = np.zeros(E)            # the pair clock at time tv
+    tv = np.zeros(E)
+    lam = np.zeros(E)
+    W = np.zeros(E)
+    lo = pair_ptr[:-1].copy()
+    hi = pair_ptr[:-1].copy()
+    active = np.zeros(E, dtype=np.bool_)
+    mark = np.zeros(E, dtype=np.int64)       # "needs a new completion entry" stamp
+    # per list slot
+    thr = np.zeros(F)
+    slot_flow = np.zeros(F, dtype=np.int64)
+    pstart = np.zeros(F)
+    # per port: active pairs (swap-remove lists), their total weight
+    deg = np.zeros(P + 1, dtype=np.int64)
+    for e in range(E):
+        deg[pair_src[e] + 1] += 1
+        deg[pair_dst[e] + 1] += 1
+    for p in range(P):
+        deg[p + 1] += deg[p]
+    port_ptr = deg
+    plist = np.zeros(max(1, port_ptr[P]), dtype=np.int64)
+    plen = np.zeros(P, dtype=np.int64)
+    pos_src = np.zeros(E, dtype=np.int64)
+    pos_dst = np.zeros(E, dtype=np.int64)
+    WT = np.zeros(P)
+    wsum = np.zeros(P)
+    live_ports = np.zeros(P, dtype=np.int64)
+    left = np.zeros(P, dtype=np.int64)   # unfrozen pairs per port during a filling
+    ell = np.full(P, np.inf)       # fill level of every port at this event
+    ell_old = np.full(P, np.inf)   # ... at the previous filling
+    seen = np.zeros(E, dtype=np.int64)
+    visit = np.zeros(E, dtype=np.int64)
+    frozen = np.zeros(P)
+    nact = 0
+
+    unfinished = np.zeros(K, dtype=np.int64)
+    coflow_of = np.zeros(F, dtype=np.int64)
+    for k in range(K):
+        unfinished[k] = flow_ptr[k + 1] - flow_ptr[k]
+        for f in range(flow_ptr[k], flow_ptr[k + 1]):
+            coflow_of[f] = k
+    fc = np.full(F, np.nan)
+    cc = np.full(K, np.nan)
+    n_done = 0
+
+    nc = 0
+    npieces = 0
+
+    # completion times, one entry per pair (indexed heap: stays as small as the active set)
+    hk = np.zeros(max(1, E))
+    he = np.zeros(max(1, E), dtype=np.int64)
+    hpos = -np.ones(E, dtype=np.int64)
+    hsize = np.zeros(1, dtype=np.int64)
+    touched = np.zeros(E, dtype=np.int64)
+
+    rel_order = np.argsort(release, kind="mergesort")
+    rel_ptr = 0
+    t = release[rel_order[0]]
+    events = 0
+    max_active = 0
+    changes = 0
+    while True:
+        events += 1
+        if events > max_events:
+            _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+            state[0] = npieces
+            return fc, cc, -events, max_active, changes
+        ntouch = 0
+        refill = False
+        # 1. completions: pairs whose head flow finishes at t
+        while hsize[0] > 0 and hk[0] <= t:
+            e = he[0]
+            heap_remove(hk, he, hpos, hsize, e)
+            V[e] += lam[e] * (t - tv[e])
+            tv[e] = t
+            while lo[e] < hi[e]:
+                s = lo[e]
+                f = slot_flow[s]
+                # done: reached, within tolerance, or too close to move t in float64
+                if thr[s] <= V[e] or (thr[s] - V[e]) * weight[f] <= completion_rtol * size[f] \
+                        or t + (thr[s] - V[e]) / lam[e] <= t:
+                    lo[e] += 1
+                    fc[f] = t
+                    if t > pstart[f]:
+                        if store:
+                            nc = _emit(lf, ls, le, lv, cf, cs, ce, cv, nc, f, pstart[f], t,
+                                       weight[f] * lam[e])
+                        npieces += 1
+                    k = coflow_of[f]
+                    unfinished[k] -= 1
+                    if unfinished[k] == 0:
+                        cc[k] = t
+                        n_done += 1
+                else:
+                    break
+            i = pair_src[e]
+            j = pair_dst[e]
+            refill = True
+            if lo[e] == hi[e]:
+                # empty pair: leave the port lists, restart its clock
+                for p, pos in ((i, pos_src[e]), (j, pos_dst[e])):
+                    last = port_ptr[p] + plen[p] - 1
+                    m = plist[last]
+                    plist[pos] = m
+                    if p == pair_src[m]:
+                        pos_src[m] = pos
+                    else:
+                        pos_dst[m] = pos
+                    plen[p] -= 1
+                    WT[p] -= W[e]
+                    if plen[p] == 0:
+                        WT[p] = 0.0
+                active[e] = False
+                nact -= 1
+                W[e] = 0.0
+                V[e] = 0.0
+                lam[e] = 0.0
+                lo[e] = pair_ptr[e]
+                hi[e] = pair_ptr[e]
+            else:
+                w = 0.0
+                for s in range(lo[e], hi[e]):
+                    w += weight[slot_flow[s]]
+                WT[i] += w - W[e]
+                WT[j] += w - W[e]
+                W[e] = w
+                if mark[e] != events:
+                    mark[e] = events
+                    touched[ntouch] = e
+                    ntouch += 1
+        # 2. releases at t
+        while rel_ptr < K and release[rel_order[rel_ptr]] <= t:
+            k = rel_order[rel_ptr]
+            rel_ptr += 1
+            for f in range(flow_ptr[k], flow_ptr[k + 1]):
+                e = pair_of_flow[f]
+                i = pair_src[e]
+                j = pair_dst[e]
+                if not active[e]:
+                    active[e] = True
+                    nact += 1
+                    pos_src[e] = port_ptr[i] + plen[i]
+                    plist[pos_src[e]] = e
+                    plen[i] += 1
+                    pos_dst[e] = port_ptr[j] + plen[j]
+                    plist[pos_dst[e]] = e
+                    plen[j] += 1
+                    tv[e] = t
+                else:
+                    V[e] += lam[e] * (t - tv[e])
+                    tv[e] = t
+                x = V[e] + size[f] / weight[f]
+                # insert into the pair's sorted window [lo, hi); shift the tail right
+                s = hi[e]
+                while s > lo[e] and (thr[s - 1] > x or (thr[s - 1] == x and
+                                                         slot_flow[s - 1] > f)):
+                    thr[s] = thr[s - 1]
+                    slot_flow[s] = slot_flow[s - 1]
+                    s -= 1
+                thr[s] = x
+                slot_flow[s] = f
+                pstart[f] = t
+                hi[e] += 1
+                W[e] += weight[f]
+                WT[i] += weight[f]
+                WT[j] += weight[f]
+                refill = True
+                if mark[e] != events:
+                    mark[e] = events
+                    touched[ntouch] = e
+                    ntouch += 1
+        if n_done == K:
+            break
+        if nact > max_active:
+            max_active = nact
+        # 3. weighted max-min over the active pairs (progressive filling, lazy port heap)
+        if refill:
+            # 3a. the level at which every port fills (progressive filling; a pair freezes at
+            # the level of the first of its two ports to fill, so its rate is
+            # weight * min(level_i, level_j)).  One scan of the live ports per round: at most
+            # one round per port, cheaper than keeping a heap of rising levels.
+            live = 0
+            for p in range(P):
+                ell[p] = np.inf
+                if plen[p] > 0:
+                    wsum[p] = WT[p]
+                    frozen[p] = 0.0
+                    left[p] = plen[p]
+                    live_ports[live] = p
+                    live += 1
+            while live > 0:
+                best = -1
+                cur = np.inf
+                u = 0
+                while u < live:
+                    p = live_ports[u]
+                    # a port is live while it has unfrozen pairs (its weight sum may keep a
+                    # rounding residue after the last one froze)
+                    if left[p] == 0:
+                        live -= 1
+                        live_ports[u] = live_ports[live]
+                        continue
+                    x = (cap[p] - frozen[p]) / wsum[p]
+                    if x < cur:
+                        cur = x
+                        best = u
+                    u += 1
+                if best < 0:
+                    break
+                p = live_ports[best]
+                live -= 1
+                live_ports[best] = live_ports[live]
+                if cur < 0.0:
+                    cur = 0.0
+                ell[p] = cur
+                for c in range(port_ptr[p], port_ptr[p] + plen[p]):
+                    e = plist[c]
+                    q = pair_dst[e] if pair_src[e] == p else pair_src[e]
+                    if ell[q] < np.inf:
+                        continue  # frozen when q filled
+                    wsum[q] -= W[e]
+                    frozen[q] += W[e] * cur
+                    left[q] -= 1
+                wsum[p] = 0.0
+                left[p] = 0
+            # 3b. only pairs at a port whose level moved, and the touched pairs, can change
+            nvis = 0
+            for p in range(P):
+                a_ = ell[p]
+                b_ = ell_old[p]
+                same = a_ == b_ or (a_ < np.inf and b_ < np.inf
+                                    and abs(a_ - b_) <= snap_rtol * a_)
+                if plen[p] > 0 and not same:
+                    for c in range(port_ptr[p], port_ptr[p] + plen[p]):
+                        e = plist[c]
+                        if seen[e] != events:
+                            seen[e] = events
+                            visit[nvis] = e
+                            nvis += 1
+                ell_old[p] = ell[p]
+            for u in range(ntouch):
+                e = touched[u]
+                if active[e] and seen[e] != events:
+                    seen[e] = events
+                    visit[nvis] = e
+                    nvis += 1
+            for u in range(nvis):
+                e = visit[u]
+                a_ = ell[pair_src[e]]
+                b_ = ell[pair_dst[e]]
+                cur = a_ if a_ < b_ else b_
+                if abs(cur - lam[e]) > snap_rtol * cur:
+                    # a new level: every flow of the pair closes its piece at t
+                    V[e] += lam[e] * (t - tv[e])
+                    tv[e] = t
+                    if lam[e] > 0.0:
+                        for s in range(lo[e], hi[e]):
+                            f = slot_flow[s]
+                            if t > pstart[f]:
+                                if store:
+                                    nc = _emit(lf, ls, le, lv, cf, cs, ce, cv, nc, f, pstart[f], t,
+                                               weight[f] * lam[e])
+                                npieces += 1
+                            pstart[f] = t
+                    lam[e] = cur
+                    changes += 1
+                    if mark[e] != events:
+                        mark[e] = events
+                        touched[ntouch] = e
+                        ntouch += 1
+            # new completion times for the pairs whose head or level changed
+            for u in range(ntouch):
+                e = touched[u]
+                if not active[e] or lam[e] <= 0.0:
+                    continue
+                heap_set(hk, he, hpos, hsize, e, tv[e] + (thr[lo[e]] - V[e]) / lam[e])
+        # 4. next event
+        t_next = release[rel_order[rel_ptr]] if rel_ptr < K else np.inf
+        if hsize[0] > 0 and hk[0] < t_next:
+            t_next = hk[0]
+        if not np.isfinite(t_next):
+            _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+            state[0] = npieces
+            return fc, cc, -events, max_active, changes
+        if t_next <= t:
+            # a completion entry at the current time that did not complete (rounding): the
+            # pair's head is within float reach of done; finish it at the next step
+            t_next = t
+        t = t_next
+    _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+    state[0] = npieces
+    return fc, cc, events, max_active, changes
+
+
+# ------------------------------------------------------------------------------------------
+# per-flow priority (SRTF / EDF) with uniform capacities
+
+
+@njit(cache=True)
+def _less(p1, k1, r1, p2, k2, r2):
+    """Lexicographic (primary, key, tie rank) comparison."""
+    if p1 != p2:
+        return p1 < p2
+    if k1 != k2:
+        return k1 < k2
+    return r1 < r2
+
+
+@njit(cache=True)
+def _plist_find(lp, lk, lr, start, length, p, k, r):
+    """First index in [start, start+length) whose entry is not less than (p, k, r)."""
+    a = start
+    b = start + length
+    while a < b:
+        m = (a + b) >> 1
+        if _less(lp[m], lk[m], lr[m], p, k, r):
+            a = m + 1
+        else:
+            b = m
+    return a
+
+
+@njit(cache=True)
+def _plist_insert(lp, lk, lr, le_, port_ptr, plen, port, p, k, r, e):
+    start = port_ptr[port]
+    i = _plist_find(lp, lk, lr, start, plen[port], p, k, r)
+    j = start + plen[port]
+    while j > i:
+        lp[j] = lp[j - 1]
+        lk[j] = lk[j - 1]
+        lr[j] = lr[j - 1]
+        le_[j] = le_[j - 1]
+        j -= 1
+    lp[i] = p
+    lk[i] = k
+    lr[i] = r
+    le_[i] = e
+    plen[port] += 1
+
+
+@njit(cache=True)
+def _plist_remove(lp, lk, lr, le_, port_ptr, plen, port, p, k, r):
+    start = port_ptr[port]
+    i = _plist_find(lp, lk, lr, start, plen[port], p, k, r)
+    end = start + plen[port] - 1
+    while i < end:
+        lp[i] = lp[i + 1]
+        lk[i] = lk[i + 1]
+        lr[i] = lr[i + 1]
+        le_[i] = le_[i + 1]
+        i += 1
+    plen[port] -= 1
+
+
+@njit(cache=True)
+def priority_simulate(prim, tier, release, flow_ptr, size, c, pair_of_flow, pair_src, pair_dst,
+                      pair_ptr, completion_rtol, max_events, lf, ls, le, lv, cf, cs, ce, cv,
+                      state):
+    """Greedy per-flow priority with every port of capacity ``c``: at every flow arrival and
+    completion, flows in order of ``(prim, remaining size, tier)`` each take the full ``c`` if
+    both their ports are free (a greedy maximal matching in priority order).
+
+    Incremental: only the head flow (smallest key) of each (ingress, egress) pair can be served;
+    a served head's key (its remaining size) only decreases, so the matching of the previous
+    event stays the greedy matching for the current keys, and an event is repaired by
+    re-evaluating, in key order, the new heads and the heads at freed ports (a heap of
+    candidates; each port keeps its unserved heads sorted by key).
+
+    Returns ``fc, cc, events, preemptions`` (events negative: stalled).
+    """
+    K = release.shape[0]
+    F = size.shape[0]
+    E = pair_src.shape[0]
+    P = 0
+    for e in range(E):
+        if pair_src[e] + 1 > P:
+            P = pair_src[e] + 1
+        if pair_dst[e] + 1 > P:
+            P = pair_dst[e] + 1
+    # pair windows of waiting flows sorted by key (slot arrays)
+    lo = pair_ptr[:-1].copy()
+    hi = pair_ptr[:-1].copy()
+    s_prim = np.zeros(F)
+    s_key = np.zeros(F)
+    s_tier = np.zeros(F, dtype=np.int64)
+    s_flow = np.zeros(F, dtype=np.int64)
+    matched = np.zeros(E, dtype=np.bool_)
+    ts = np.zeros(E)          # service start of the matched head
+    rem_ts = np.zeros(E)      # its remaining size then
+    in_lists = np.zeros(E, dtype=np.bool_)
+    ekp = np.zeros(E)
+    ekk = np.zeros(E)
+    ekr = np.zeros(E, dtype=np.int64)
+    owner = -np.ones(P, dtype=np.int64)
+    deg = np.zeros(P + 1, dtype=np.int64)
+    for e in range(E):
+        deg[pair_src[e] + 1] += 1
+        deg[pair_dst[e] + 1] += 1
+    for p in range(P):
+        deg[p + 1] += deg[p]
+    port_ptr = deg
+    n_slots = max(1, port_ptr[P])
+    lp = np.zeros(n_slots)
+    lk = np.zeros(n_slots)
+    lr = np.zeros(n_slots, dtype=np.int64)
+    le_ = np.zeros(n_slots, dtype=np.int64)
+    plen = np.zeros(P, dtype=np.int64)
+
+    hk = np.zeros(max(1, E))
+    he = np.zeros(max(1, E), dtype=np.int64)
+    hpos = -np.ones(E, dtype=np.int64)
+    hsize = np.zeros(1, dtype=np.int64)
+
+    unfinished = np.zeros(K, dtype=np.int64)
+    coflow_of = np.zeros(F, dtype=np.int64)
+    for k in range(K):
+        unfinished[k] = flow_ptr[k + 1] - flow_ptr[k]
+        for f in range(flow_ptr[k], flow_ptr[k + 1]):
+            coflow_of[f] = k
+    fc = np.full(F, np.nan)
+    cc = np.full(K, np.nan)
+    pstart = np.zeros(F)
+    n_done = 0
+    nc = 0
+    npieces = 0
+    preempt = 0
+
+    rel_order = np.argsort(release, kind="mergesort")
+    rel_ptr = 0
+    t = release[rel_order[0]]
+    events = 0
+    while True:
+        events += 1
+        if events > max_events:
+            _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+            state[0] = npieces
+            return fc, cc, -events, preempt
+        cand = [(0.0, 0.0, np.int64(0), np.int64(0), np.int64(0))]
+        cand.pop()
+        # 1. completions of matched heads
+        while hsize[0] > 0 and hk[0] <= t:
+            e = he[0]
+            heap_remove(hk, he, hpos, hsize, e)
+            s = lo[e]
+            f = s_flow[s]
+            rem = rem_ts[e] - c * (t - ts[e])
+            if not (rem <= completion_rtol * size[f] or t + rem / c <= t):
+                # rounding left a sliver: finish it at its own (float) time
+                heap_set(hk, he, hpos, hsize, e, t + rem / c)
+                continue
+            nc = _emit(lf, ls, le, lv, cf, cs, ce, cv, nc, f, pstart[f], t, c)
+            npieces += 1
+            fc[f] = t
+            k = coflow_of[f]
+            unfinished[k] -= 1
+            if unfinished[k] == 0:
+                cc[k] = t
+                n_done += 1
+            lo[e] += 1
+            matched[e] = False
+            for port in (pair_src[e], pair_dst[e]):
+                owner[port] = -1
+                # heads at the freed port after the finished flow's key may now be served
+                q = _plist_find(lp, lk, lr, port_ptr[port], plen[port], s_prim[s], 0.0,
+                                s_tier[s])
+                if q < port_ptr[port] + plen[port]:
+                    heapq.heappush(cand, (lp[q], lk[q], lr[q], le_[q], port))
+            if lo[e] < hi[e]:
+                s = lo[e]
+                ekp[e] = s_prim[s]
+                ekk[e] = s_key[s]
+                ekr[e] = s_tier[s]
+                _plist_insert(lp, lk, lr, le_, port_ptr, plen, pair_src[e], ekp[e], ekk[e],
+                              ekr[e], e)
+                _plist_insert(lp, lk, lr, le_, port_ptr, plen, pair_dst[e], ekp[e], ekk[e],
+                              ekr[e], e)
+                in_lists[e] = True
+                heapq.heappush(cand, (ekp[e], ekk[e], ekr[e], e, np.int64(-1)))
+            else:
+                lo[e] = pair_ptr[e]
+                hi[e] = pair_ptr[e]
+        # 2. releases
+        while rel_ptr < K and release[rel_order[rel_ptr]] <= t:
+            k = rel_order[rel_ptr]
+            rel_ptr += 1
+            for f in range(flow_ptr[k], flow_ptr[k + 1]):
+                e = pair_of_flow[f]
+                if matched[e]:
+                    # the served head's key is its remaining size now
+                    s_key[lo[e]] = rem_ts[e] - c * (t - ts[e])
+                x_p = prim[f]
+                x_k = size[f]
+                x_r = tier[f]
+                s = hi[e]
+                while s > lo[e] and _less(x_p, x_k, x_r, s_prim[s - 1], s_key[s - 1],
+                                          s_tier[s - 1]):
+                    s_prim[s] = s_prim[s - 1]
+                    s_key[s] = s_key[s - 1]
+                    s_tier[s] = s_tier[s - 1]
+                    s_flow[s] = s_flow[s - 1]
+                    s -= 1
+                s_prim[s] = x_p
+                s_key[s] = x_k
+                s_tier[s] = x_r
+                s_flow[s] = f
+                hi[e] += 1
+                if s != lo[e]:
+                    continue
+                # f is the pair's new head: the old head (if any) steps back
+                if hi[e] - lo[e] > 1:
+                    old = s_flow[s + 1]
+                    if matched[e]:
+                        preempt += 1
+                        if t > pstart[old]:
+                            nc = _emit(lf, ls, le, lv, cf, cs, ce, cv, nc, old, pstart[old], t, c)
+                            npieces += 1
+                        matched[e] = False
+                        heap_remove(hk, he, hpos, hsize, e)
+                        for port in (pair_src[e], pair_dst[e]):
+                            owner[port] = -1
+                            q = _plist_find(lp, lk, lr, port_ptr[port], plen[port],
+                                            s_prim[s + 1], s_key[s + 1], s_tier[s + 1])
+                            if q < port_ptr[port] + plen[port]:
+                                heapq.heappush(cand, (lp[q], lk[q], lr[q], le_[q], port))
+                    elif in_lists[e]:
+                        _plist_remove(lp, lk, lr, le_, port_ptr, plen, pair_src[e], ekp[e],
+                                      ekk[e], ekr[e])
+                        _plist_remove(lp, lk, lr, le_, port_ptr, plen, pair_dst[e], ekp[e],
+                                      ekk[e], ekr[e])
+                        in_lists[e] = False
+                ekp[e] = x_p
+                ekk[e] = x_k
+                ekr[e] = x_r
+                _plist_insert(lp, lk, lr, le_, port_ptr, plen, pair_src[e], x_p, x_k, x_r, e)
+                _plist_insert(lp, lk, lr, le_, port_ptr, plen, pair_dst[e], x_p, x_k, x_r, e)
+                in_lists[e] = True
+                heapq.heappush(cand, (x_p, x_k, x_r, e, np.int64(-1)))
+        if n_done == K:
+            break
+        # 3. repair the greedy matching in key order
+        while len(cand) > 0:
+            kp, kk, kr, e, frm = heapq.heappop(cand)
+            if matched[e]:
+                continue  # it holds both its ports: nothing after it at frm can be served
+            if not in_lists[e] or ekp[e] != kp or ekk[e] != kk or ekr[e] != kr:
+                # stale: the pair's head changed; go on scanning the port
+                if frm >= 0:
+                    q = _plist_find(lp, lk, lr, port_ptr[frm], plen[frm], kp, kk, kr)
+                    if q < port_ptr[frm] + plen[frm] and le_[q] == e and lp[q] == kp \
+                            and lk[q] == kk and lr[q] == kr:
+                        q += 1
+                    if q < port_ptr[frm] + plen[frm]:
+                        heapq.heappush(cand, (lp[q], lk[q], lr[q], le_[q], frm))
+                continue
+            blocked = False
+            for port in (pair_src[e], pair_dst[e]):
+                o = owner[port]
+                if o >= 0:
+                    so = lo[o]
+                    ok_ = rem_ts[o] - c * (t - ts[o])
+                    if _less(s_prim[so], ok_, s_tier[so], kp, kk, kr):
+                        blocked = True
+            if blocked:
+                if frm >= 0:
+                    q = _plist_find(lp, lk, lr, port_ptr[frm], plen[frm], kp, kk, kr) + 1
+                    if q < port_ptr[frm] + plen[frm]:
+                        heapq.heappush(cand, (lp[q], lk[q], lr[q], le_[q], frm))
+                continue
+            # serve e's head, evicting larger-key owners
+            for port in (pair_src[e], pair_dst[e]):
+                o = owner[port]
+                if o >= 0:
+                    so = lo[o]
+                    fo = s_flow[so]
+                    remo = rem_ts[o] - c * (t - ts[o])
+                    preempt += 1
+                    if t > pstart[fo]:
+                        nc = _emit(lf, ls, le, lv, cf, cs, ce, cv, nc, fo, pstart[fo], t, c)
+                        npieces += 1
+                    matched[o] = False
+                    heap_remove(hk, he, hpos, hsize, o)
+                    s_key[so] = remo
+                    ekp[o] = s_prim[so]
+                    ekk[o] = remo
+                    ekr[o] = s_tier[so]
+                    _plist_insert(lp, lk, lr, le_, port_ptr, plen, pair_src[o], ekp[o], remo,
+                                  ekr[o], o)
+                    _plist_insert(lp, lk, lr, le_, port_ptr, plen, pair_dst[o], ekp[o], remo,
+                                  ekr[o], o)
+                    in_lists[o] = True
+                    other = pair_dst[o] if pair_src[o] == port else pair_src[o]
+                    owner[other] = -1
+                    q = _plist_find(lp, lk, lr, port_ptr[other], plen[other], ekp[o], remo,
+                                    ekr[o]) + 1
+                    if q < port_ptr[other] + plen[other]:
+                        heapq.heappush(cand, (lp[q], lk[q], lr[q], le_[q], other))
+                    owner[port] = -1
+            _plist_remove(lp, lk, lr, le_, port_ptr, plen, pair_src[e], kp, kk, kr)
+            _plist_remove(lp, lk, lr, le_, port_ptr, plen, pair_dst[e], kp, kk, kr)
+            in_lists[e] = False
+            matched[e] = True
+            owner[pair_src[e]] = e
+            owner[pair_dst[e]] = e
+            ts[e] = t
+            rem_ts[e] = kk
+            pstart[s_flow[lo[e]]] = t
+            heap_set(hk, he, hpos, hsize, e, t + kk / c)
+        # 4. next event
+        t_next = release[rel_order[rel_ptr]] if rel_ptr < K else np.inf
+        if hsize[0] > 0 and hk[0] < t_next:
+            t_next = hk[0]
+        if not np.isfinite(t_next):
+            _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+            state[0] = npieces
+            return fc, cc, -events, preempt
+        t = t_next
+    _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+    state[0] = npieces
+    return fc, cc, events, preempt

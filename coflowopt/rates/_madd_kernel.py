@@ -1,0 +1,474 @@
+"""Compiled per-event allocation for iterative MADD with backfilling (Varys Pseudocode 1).
+
+Why a kernel: iterative MADD is sequential over coflows (each coflow's Gamma is computed on the
+capacity its predecessors left), and backfilling is sequential over ports and coflows, so numpy
+cannot vectorise an event.  One call costs O(flows of the active coflows) plus, for the
+``varys`` rule, a sort of each (coflow, ingress) segment's egress groups.  The event loop itself
+stays in :func:`coflowopt.simulate.simulate`, which calls the policy only at coflow releases and
+completions (a few hundred times on the Facebook trace).
+
+Every function takes plain arrays; the caller (:class:`coflowopt.rates.madd.MaddPolicy`) owns
+the scratch buffers so that nothing of size F is allocated per event.
+
+Backfilling modes (``mode``): 0 none, 1 ``varys``, 2 ``coflowsim``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._fill_kernel import fill_scratch, take_at, take_filled, weighted_fill
+from ._jit import njit
+
+BACKFILL_NONE = 0
+BACKFILL_VARYS = 1
+BACKFILL_COFLOWSIM = 2
+
+
+def madd_scratch(num_flows: int, num_ports: int, num_groups: int):
+    """The scratch arrays of :func:`madd_allocate`, in its argument order:
+    ``buf_f, buf_p, ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done, adj, counter``."""
+    return ((np.zeros((num_flows, 2), order="F"), np.zeros((num_ports, 1), order="F"),
+             np.zeros((num_ports, 2), dtype=np.int64, order="F"),
+             np.zeros((num_groups, 2), order="F"),
+             np.zeros((num_groups, 3), dtype=np.int64, order="F"))
+            + fill_scratch(num_ports, num_groups))
+
+
+@njit(cache=True)
+def _coflow_loads(k, flow_ptr, src, dstu, rem, load, touched):
+    """Add coflow ``k``'s remaining demand per port to ``load`` (all zero on entry); list the
+    ports it touches in ``touched``; return their number.  The caller zeroes them again."""
+    nt = 0
+    for f in range(flow_ptr[k], flow_ptr[k + 1]):
+        x = rem[f]
+        if x <= 0.0:
+            continue
+        i = src[f]
+        j = dstu[f]
+        if load[i] == 0.0:
+            touched[nt] = i
+            nt += 1
+        load[i] += x
+        if load[j] == 0.0:
+            touched[nt] = j
+            nt += 1
+        load[j] += x
+    return nt
+
+
+@njit(cache=True)
+def _iterative_madd(order, tau, flow_ptr, src, dstu, rem, res, tol, rate, load, touched,
+                    gamma_out):
+    """Allocate MADD rates coflow by coflow on the residual capacity ``res`` (updated in place).
+
+    ``gamma_out[q]`` receives the duration used for the ``q``-th coflow of ``order``: its
+    Gamma on the residual (Eq. 4.1), ``tau[q]`` when that is finite (deadline mode), or ``inf``
+    when a port it needs has no residual capacity (it then gets no rate here).
+    """
+    for q in range(order.shape[0]):
+        k = order[q]
+        nt = _coflow_loads(k, flow_ptr, src, dstu, rem, load, touched)
+        gamma = 0.0
+        blocked = False
+        for t in range(nt):
+            p = touched[t]
+            if res[p] <= tol:
+                blocked = True
+            else:
+                g = load[p] / res[p]
+                if g > gamma:
+                    gamma = g
+        for t in range(nt):
+            load[touched[t]] = 0.0
+        if np.isfinite(tau[q]):
+            gamma = tau[q]
+        elif blocked:
+            gamma_out[q] = np.inf
+            continue
+        gamma_out[q] = gamma
+        if nt == 0 or gamma <= 0.0:
+            continue
+        for f in range(flow_ptr[k], flow_ptr[k + 1]):
+            if rem[f] > 0.0:
+                # mathematically rem / Gamma <= res at both ports (load / Gamma <= res);
+                # take_at only absorbs the rounding of the running subtraction
+                rate[f] += take_at(res, src[f], dstu[f], rem[f] / gamma)
+
+
+@njit(cache=True)
+def _backfill_varys(order, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, rem, res, tol,
+                    rate, g_w, g_lam, g_id, g_p1, g_p2, fbuf, ibuf, done, adj, counter):
+    """Pseudocode 1 line 16, coflow by coflow in ``order``: the leftover capacity goes to the
+    coflow's flows in proportion to their remaining sizes (their MADD ratios) as far as both
+    the ingress and the egress leftovers allow (weighted progressive filling: a pair group stops
+    growing when one of its two ports is full).  A group is the coflow's flows of one
+    (ingress, egress) pair, weighted by their total remaining size."""
+    for q in range(order.shape[0]):
+        k = order[q]
+        ng = 0
+        for g in range(grp_ptr[k], grp_ptr[k + 1]):
+            if res[grp_src[g]] <= tol or res[grp_dst[g]] <= tol:
+                continue
+            w = 0.0
+            for c in range(grp_lo[g], grp_hi[g]):
+                w += rem[gflows[c]]
+            if w <= 0.0:
+                continue
+            g_id[ng] = g
+            g_w[ng] = w
+            g_p1[ng] = grp_src[g]
+            g_p2[ng] = grp_dst[g]
+            ng += 1
+        if ng == 0:
+            continue
+        weighted_fill(ng, g_w, g_p1, g_p2, res, g_lam, fbuf, ibuf, done, adj, counter)
+        take_filled(ng, g_w, g_p1, g_p2, g_lam, res)   # g_lam now holds each group's amount
+        for t in range(ng):
+            a = g_lam[t]
+            if a <= 0.0:
+                continue
+            g = g_id[t]
+            for c in range(grp_lo[g], grp_hi[g]):
+                f = gflows[c]
+                if rem[f] > 0.0:
+                    rate[f] += a * (rem[f] / g_w[t])
+
+
+@njit(cache=True)
+def _backfill_coflowsim(order, gamma, flow_ptr, src, dstu, rem, res, tol, rate, n_at, share):
+    """Sincronia ``assign_MADD_rates_to_flows`` work conservation: (1) every flow of a skipped
+    coflow (Gamma = inf) whose two ports have leftover gets ``min(res_i / n_i, res_j / n_j)``
+    with ``n`` the number of such flows at the port, computed before any is subtracted; (2) a
+    greedy pass over every coflow in order, flows in listed order, adds
+    ``min(res_i, res_j)``."""
+    for q in range(order.shape[0]):
+        if np.isfinite(gamma[q]):
+            continue
+        k = order[q]
+        for f in range(flow_ptr[k], flow_ptr[k + 1]):
+            if rem[f] > 0.0 and res[src[f]] > tol and res[dstu[f]] > tol:
+                n_at[src[f]] += 1
+                n_at[dstu[f]] += 1
+    for q in range(order.shape[0]):
+        if np.isfinite(gamma[q]):
+            continue
+        k = order[q]
+        for f in range(flow_ptr[k], flow_ptr[k + 1]):
+            i = src[f]
+            j = dstu[f]
+            if rem[f] > 0.0 and res[i] > tol and res[j] > tol:
+                a = res[i] / n_at[i]
+                b = res[j] / n_at[j]
+                share[f] = a if a < b else b
+    for q in range(order.shape[0]):
+        if np.isfinite(gamma[q]):
+            continue
+        k = order[q]
+        for f in range(flow_ptr[k], flow_ptr[k + 1]):
+            x = share[f]
+            if x > 0.0:
+                share[f] = 0.0
+                if x <= tol:
+                    continue
+                rate[f] += x
+                res[src[f]] -= x
+                res[dstu[f]] -= x
+            n_at[src[f]] = 0
+            n_at[dstu[f]] = 0
+    for p in range(res.shape[0]):
+        if res[p] < 0.0:
+            res[p] = 0.0
+    for q in range(order.shape[0]):
+        k = order[q]
+        for f in range(flow_ptr[k], flow_ptr[k + 1]):
+            if rem[f] <= 0.0:
+                continue
+            i = src[f]
+            j = dstu[f]
+            a = res[i] if res[i] < res[j] else res[j]
+            if a > tol:
+                rate[f] += take_at(res, i, j, a)
+
+
+@njit(cache=True)
+def madd_allocate(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
+                  grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, buf_f, buf_p, ibuf_p,
+                  buf_g, ibuf_g, fbuf, ibuf, done, adj, counter, out_flows, out_rates,
+                  gamma_out, res):
+    """One allocation: iterative MADD over ``order`` then backfilling ``mode``.
+
+    Writes the flows with a positive rate (grouped by coflow in ``order``, ascending inside a
+    coflow) to ``out_flows``/``out_rates`` and returns their number; ``res`` ends as the
+    leftover capacity of every port.  Scratch (see :func:`madd_scratch`) must be zero on entry
+    where it accumulates (rates, loads, per-port counters) and is left so.
+    """
+    rate = buf_f[:, 0]
+    share = buf_f[:, 1]
+    load = buf_p[:, 0]
+    n_at = ibuf_p[:, 0]
+    touched = ibuf_p[:, 1]
+    for p in range(cap.shape[0]):
+        res[p] = cap[p]
+    _iterative_madd(order, tau, flow_ptr, src, dstu, rem, res, tol, rate, load, touched,
+                    gamma_out)
+    if mode == BACKFILL_VARYS:
+        _backfill_varys(order, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, rem, res,
+                        tol, rate, buf_g[:, 0], buf_g[:, 1], ibuf_g[:, 0], ibuf_g[:, 1],
+                        ibuf_g[:, 2], fbuf, ibuf, done, adj, counter)
+    elif mode == BACKFILL_COFLOWSIM:
+        _backfill_coflowsim(order, gamma_out, flow_ptr, src, dstu, rem, res, tol, rate, n_at,
+                            share)
+    n = 0
+    for q in range(order.shape[0]):
+        k = order[q]
+        for f in range(flow_ptr[k], flow_ptr[k + 1]):
+            if rate[f] > 0.0:
+                out_flows[n] = f
+                out_rates[n] = rate[f]
+                n += 1
+                rate[f] = 0.0
+    return n
+
+
+@njit(cache=True)
+def remaining_gamma(order, flow_ptr, src, dstu, rem, cap, load, touched, out):
+    """Gamma of each coflow of ``order`` on its remaining demand with Rem(.) = ``cap``
+    (Eq. 4.1 in an otherwise empty fabric): the SEBF key."""
+    for q in range(order.shape[0]):
+        k = order[q]
+        nt = _coflow_loads(k, flow_ptr, src, dstu, rem, load, touched)
+        g = 0.0
+        for t in range(nt):
+            p = touched[t]
+            v = load[p] / cap[p] if cap[p] > 0.0 else np.inf
+            if v > g:
+                g = v
+            load[p] = 0.0
+        out[q] = g
+
+
+@njit(cache=True)
+def _grow(out_f, out_s, out_e, out_v, n_out, need):
+    """Double the piece buffers until ``need`` more pieces fit."""
+    size = out_f.shape[0]
+    while n_out + need > size:
+        size *= 2
+    if size == out_f.shape[0]:
+        return out_f, out_s, out_e, out_v
+    nf = np.zeros(size, dtype=np.int64)
+    ns = np.zeros(size)
+    ne = np.zeros(size)
+    nv = np.zeros(size)
+    nf[:n_out] = out_f[:n_out]
+    ns[:n_out] = out_s[:n_out]
+    ne[:n_out] = out_e[:n_out]
+    nv[:n_out] = out_v[:n_out]
+    return nf, ns, ne, nv
+
+
+ORDER_STATIC = 0
+ORDER_SEBF = 1
+
+
+@njit(cache=True)
+def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, cap, tol,
+                  completion_rtol, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows,
+                  max_events):
+    """The whole MADD (``order_mode`` 0: static ``rank``) or Varys (1: SEBF on the remaining
+    demand, ties by ``rank``) simulation, reallocating only at coflow releases and
+    completions.
+
+    Same event semantics as :func:`coflowopt.simulate.simulate` with
+    ``reschedule_on={"release", "coflow_completion"}``: rates stay constant between coflow
+    events; a flow finishes on its own (its piece ends at its finish time); when no coflow can
+    complete under the current rates and no release is pending, step to the next flow
+    completion and reallocate.  Returns ``(flow, start, end, rate)`` pieces, coflow and flow
+    completion times, the number of events and of allocations (negative events: stalled).
+    """
+    K = release.shape[0]
+    F = size.shape[0]
+    P = cap.shape[0]
+    G = grp_lo.shape[0]
+    rem = size.copy()
+    rate = np.zeros(F)
+    newrate = np.zeros(F)
+    pstart = np.zeros(F)
+    fin = np.zeros(F)
+    coflow_of = np.zeros(F, dtype=np.int64)
+    for k in range(K):
+        for f in range(flow_ptr[k], flow_ptr[k + 1]):
+            coflow_of[f] = k
+    unfinished = np.zeros(K, dtype=np.int64)
+    for k in range(K):
+        unfinished[k] = flow_ptr[k + 1] - flow_ptr[k]
+    cc = np.full(K, np.nan)
+    fc = np.full(F, np.nan)
+    cmax = np.zeros(K)
+    served = np.zeros(K, dtype=np.int64)
+    last = np.zeros(K)
+
+    buf_f = np.asfortranarray(np.zeros((F, 2)))
+    buf_p = np.asfortranarray(np.zeros((P, 1)))
+    ibuf_p = np.asfortranarray(np.zeros((P, 2), dtype=np.int64))
+    buf_g = np.asfortranarray(np.zeros((G, 2)))
+    ibuf_g = np.asfortranarray(np.zeros((G, 3), dtype=np.int64))
+    fbuf = np.asfortranarray(np.zeros((P, 2)))
+    ibuf = np.asfortranarray(np.zeros((P, 6), dtype=np.int64))
+    done = np.zeros(max(1, G), dtype=np.int64)
+    adj = np.zeros(max(2, 2 * G), dtype=np.int64)
+    counter = np.zeros(1, dtype=np.int64)
+    out_fl = np.zeros(F, dtype=np.int64)
+    out_rt = np.zeros(F)
+    gamma = np.zeros(K)
+    res = np.zeros(P)
+    key = np.zeros(K)
+    load = np.zeros(P)
+    touched = np.zeros(P, dtype=np.int64)
+
+    cur = np.zeros(F, dtype=np.int64)   # flows with a positive rate
+    ncur = 0
+    active = np.zeros(K, dtype=np.int64)
+    nact = 0
+
+    rel_order = np.argsort(release, kind="mergesort")
+    rel_ptr = 0
+
+    cap_out = max(16, 2 * F)
+    out_f = np.zeros(cap_out, dtype=np.int64)
+    out_s = np.zeros(cap_out)
+    out_e = np.zeros(cap_out)
+    out_v = np.zeros(cap_out)
+    n_out = 0
+
+    t = release[rel_order[0]]
+    events = 0
+    calls = 0
+    n_done = 0
+    realloc = True
+    while True:
+        # releases at t (static order: insert by rank)
+        while rel_ptr < K and release[rel_order[rel_ptr]] <= t:
+            k = rel_order[rel_ptr]
+            rel_ptr += 1
+            pos = nact
+            if order_mode == ORDER_STATIC:
+                while pos > 0 and rank[active[pos - 1]] > rank[k]:
+                    active[pos] = active[pos - 1]
+                    pos -= 1
+            active[pos] = k
+            nact += 1
+            realloc = True
+        if n_done == K:
+            break
+        events += 1
+        if events > max_events:
+            return out_f[:n_out], out_s[:n_out], out_e[:n_out], out_v[:n_out], cc, fc, \
+                -events, calls
+
+        if realloc:
+            calls += 1
+            order = active[:nact].copy()
+            if order_mode == ORDER_SEBF:
+                # smallest remaining Gamma first, ties by the static rank
+                tie = np.zeros(nact, dtype=np.int64)
+                for q in range(nact):
+                    tie[q] = rank[order[q]]
+                order = order[np.argsort(tie, kind="mergesort")]
+                remaining_gamma(order, flow_ptr, src, dstu, rem, cap, load, touched, key)
+                order = order[np.argsort(key[:nact], kind="mergesort")]
+            tau = np.full(nact, np.nan)
+            n = madd_allocate(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
+                              grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, buf_f, buf_p,
+                              ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done, adj, counter, out_fl,
+                              out_rt, gamma, res)
+            for u in range(n):
+                newrate[out_fl[u]] = out_rt[u]
+            out_f, out_s, out_e, out_v = _grow(out_f, out_s, out_e, out_v, n_out, ncur)
+            # a piece ends when its flow's rate changes
+            for u in range(ncur):
+                f = cur[u]
+                if newrate[f] != rate[f]:
+                    out_f[n_out] = f
+                    out_s[n_out] = pstart[f]
+                    out_e[n_out] = t
+                    out_v[n_out] = rate[f]
+                    n_out += 1
+                    rate[f] = 0.0
+            for u in range(n):
+                f = out_fl[u]
+                if rate[f] != newrate[f]:
+                    pstart[f] = t
+                    rate[f] = newrate[f]
+                newrate[f] = 0.0
+                cur[u] = f
+            ncur = n
+            realloc = False
+
+        # next event: a release, or a coflow whose every unfinished flow runs completes
+        t_rel = release[rel_order[rel_ptr]] if rel_ptr < K else np.inf
+        t_flow = np.inf
+        for u in range(ncur):
+            f = cur[u]
+            fin[f] = t + rem[f] / rate[f]
+            if fin[f] < t_flow:
+                t_flow = fin[f]
+            k = coflow_of[f]
+            if served[k] == 0:
+                last[k] = fin[f]
+            elif fin[f] > last[k]:
+                last[k] = fin[f]
+            served[k] += 1
+        t_cof = np.inf
+        for q in range(nact):
+            k = active[q]
+            if served[k] == unfinished[k] and served[k] > 0 and last[k] < t_cof:
+                t_cof = last[k]
+            served[k] = 0
+        t_next = t_cof if t_cof < t_rel else t_rel
+        if not np.isfinite(t_next):
+            if np.isfinite(t_flow):
+                t_next = t_flow
+                realloc = True  # no coflow can complete: ask again at the flow completion
+            else:
+                return out_f[:n_out], out_s[:n_out], out_e[:n_out], out_v[:n_out], cc, fc, \
+                    -events, calls
+
+        # advance every running flow to t_next
+        out_f, out_s, out_e, out_v = _grow(out_f, out_s, out_e, out_v, n_out, ncur)
+        m = 0
+        for u in range(ncur):
+            f = cur[u]
+            end = fin[f] if fin[f] < t_next else t_next
+            rem[f] -= rate[f] * (end - t)
+            if fin[f] <= t_next or rem[f] <= completion_rtol * size[f]:
+                e = fin[f] if fin[f] <= t_next else t_next
+                out_f[n_out] = f
+                out_s[n_out] = pstart[f]
+                out_e[n_out] = e
+                out_v[n_out] = rate[f]
+                n_out += 1
+                rem[f] = 0.0
+                rate[f] = 0.0
+                fc[f] = e
+                k = coflow_of[f]
+                if e > cmax[k]:
+                    cmax[k] = e
+                unfinished[k] -= 1
+                if unfinished[k] == 0:
+                    cc[k] = cmax[k]
+                    n_done += 1
+                    realloc = True
+                    # drop k from the active list
+                    w = 0
+                    for q in range(nact):
+                        if active[q] != k:
+                            active[w] = active[q]
+                            w += 1
+                    nact = w
+            else:
+                cur[m] = f
+                m += 1
+        ncur = m
+        t = t_next
+    return out_f[:n_out], out_s[:n_out], out_e[:n_out], out_v[:n_out], cc, fc, events, calls

@@ -1,0 +1,623 @@
+"""Birkhoff--von Neumann schedules: a coflow (or a group of coflows) in exactly rho(D).
+
+A demand matrix ``D`` (ingress x egress) with largest row or column sum ``rho`` is padded to a
+matrix ``D' >= D`` whose every row and column sums to ``rho``; ``D' / rho`` is doubly stochastic,
+so by Birkhoff's theorem ``D' = sum_k theta_k P_k`` with permutation matrices ``P_k`` and
+``sum_k theta_k = rho``.  Serving the matching ``P_k`` at full port rate for ``theta_k`` time
+units, one after the other, sends all of ``D`` in exactly ``rho`` (unit capacities): the fastest
+possible, since the bottleneck port needs ``rho``.  The proof, the bound of at most
+``m^2 - 2m + 2`` matchings for the greedy decomposition, and the test that checks both in exact
+arithmetic are in ``proofs/bvn-single-coflow.md``.
+
+Functions
+---------
+:func:`bvn_decomposition`
+    The decomposition (Fractions in, Fractions out; floats with a tolerance).
+:func:`check_decomposition`
+    Independent check that a decomposition reproduces the padded matrix and dominates ``D``.
+:func:`bvn_group_schedule`
+    Groups of coflows in sequence, each group's aggregated demand served as one BvN schedule
+    (the building block of the Qiu--Stein--Zhong algorithms).
+:func:`bvn` (registered rate allocation ``"bvn"``)
+    One coflow after another in a given order, each through its own decomposition; optional
+    backfilling of idle ports by later coflows (never on a port the running coflow uses).
+    Not order-preserving in Sincronia's sense (Definition 1): a later coflow can wait while a
+    port it needs idles.
+
+Capacities: a matching moves ``c`` per time unit on each of its edges only when every port has
+the same capacity ``c``; then a group takes ``rho / c``.  With unequal capacities a permutation
+cannot keep both ends of every edge busy and the "exactly rho" property fails: :func:`bvn`
+raises :class:`~coflowopt.exceptions.NotSupportedError`, and :func:`bvn_group_schedule` either
+raises too (``heterogeneous="refuse"``) or serves each group by its fluid equivalent
+(``heterogeneous="fluid"``, the default): every flow of the group at the constant rate
+``remaining / L`` with ``L = max_p load_p / c_p``, which ends the group at exactly ``start + L``
+as well (MADD on the aggregate).
+
+References
+----------
+G. Birkhoff, "Tres observaciones sobre el algebra lineal", Univ. Nac. Tucuman Rev. Ser. A 5
+(1946) 147--151; J. von Neumann, "A certain zero-sum two-person game equivalent to the optimal
+assignment problem", 1953; M. Marcus, R. Ree, "Diagonals of doubly stochastic matrices", Quart.
+J. Math. 10 (1959) 296--302 (the bound (n-1)^2 + 1); Z. Qiu, C. Stein, Y. Zhong, "Minimizing the
+total weighted completion time of coflows in datacenter networks", SPAA 2015 (groups scheduled
+by BvN); anchors-algorithms.md Sec. 3.8.  Matchings: J. Hopcroft, R. Karp, SIAM J. Comput. 2
+(1973), via ``networkx.algorithms.bipartite.hopcroft_karp_matching``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..exceptions import InvalidParameterError, NotSupportedError
+from ..instance import Instance
+from ..orderings.basic import validate_order
+from ..registry import register
+from ..schedule import Schedule
+
+__all__ = ["BvNDecomposition", "bvn_decomposition", "check_decomposition", "bvn",
+           "bvn_group_schedule", "max_permutations"]
+
+
+def max_permutations(n: int) -> int:
+    """The bound ``n^2 - 2n + 2`` on the number of matchings of an ``n x n`` decomposition
+    (1 for ``n = 1``)."""
+    return max(1, n * n - 2 * n + 2)
+
+
+@dataclass
+class BvNDecomposition:
+    """``padded = sum_k theta[k] * P(perm[k])`` with ``P(perm)[i, perm[i]] = 1``.
+
+    Attributes
+    ----------
+    theta : list
+        Durations (Fractions in exact mode), each > 0; they sum to ``rho``.
+    perms : list of ndarray of int
+        ``perms[k][i]`` = column matched to row ``i`` (square, padded indices).
+    rho : number
+        Largest row or column sum of the input.
+    padded : ndarray (object or float)
+        The ``n x n`` matrix with every row and column sum ``rho`` that dominates the input.
+    shape : tuple
+        Shape of the input matrix (before squaring).
+    exact : bool
+    """
+
+    theta: list
+    perms: list
+    rho: Any
+    padded: np.ndarray
+    shape: tuple
+    exact: bool
+    meta: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.theta)
+
+
+def _as_matrix(D):
+    """(matrix as object array of Fractions or float array, exact flag)."""
+    arr = np.asarray(D, dtype=object)
+    if arr.ndim != 2:
+        raise InvalidParameterError(f"D must be a 2-d matrix, got {arr.ndim} dimensions")
+    flat = arr.ravel().tolist()
+    exact = not any(isinstance(x, (float, np.floating)) for x in flat)
+    for idx, x in enumerate(flat):
+        if isinstance(x, bool) or not isinstance(x, (int, float, Fraction, np.integer,
+                                                      np.floating)):
+            raise InvalidParameterError(f"D[{idx // arr.shape[1]}][{idx % arr.shape[1]}] "
+                                        f"must be a number, got {x!r}")
+        if not (x >= 0) or (isinstance(x, (float, np.floating)) and not np.isfinite(x)):
+            raise InvalidParameterError(f"D[{idx // arr.shape[1]}][{idx % arr.shape[1]}] "
+                                        f"must be a finite number >= 0, got {x!r}")
+    if exact:
+        out = np.empty(arr.shape, dtype=object)
+        for idx, x in enumerate(flat):
+            out.flat[idx] = Fraction(int(x)) if isinstance(x, (int, np.integer)) else x
+        return out, True
+    return np.asarray(arr, dtype=float), False
+
+
+def bvn_decomposition(D, *, tol: float = 1e-12) -> BvNDecomposition:
+    """Birkhoff--von Neumann decomposition of a nonnegative demand matrix.
+
+    Parameters
+    ----------
+    D : array_like, shape (m_in, m_out)
+        Nonnegative entries.  Integers and Fractions are decomposed exactly in Fractions;
+        floats in float64 with tolerance ``tol``.
+    tol : float
+        Float mode only: entries below ``tol * rho`` count as zero.
+
+    Returns
+    -------
+    BvNDecomposition
+        At most ``n^2 - 2n + 2`` terms for ``n = max(m_in, m_out)``; ``sum(theta) = rho``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``D`` is not a 2-d matrix of finite nonnegative numbers.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> dec = bvn_decomposition([[1, 1], [1, 1]])
+    >>> dec.rho, sorted(dec.theta), len(dec)
+    (Fraction(2, 1), [Fraction(1, 1), Fraction(1, 1)], 2)
+
+    Notes
+    -----
+    *Algorithm.*  (1) Square the matrix with zero rows/columns; (2) pad: scanning rows and
+    columns in order, add ``min(row slack, column slack)`` to each entry (north-west corner
+    rule), after which every row and column sums to ``rho``; (3) while the padded matrix is not
+    zero, take a perfect matching of its support (it exists by Hall's theorem, since the
+    matrix is a multiple of a doubly stochastic one), subtract its smallest entry ``theta``
+    along the matching, record ``(theta, matching)``.  Each step zeroes at least one entry and
+    lowers ``e - 2n + c`` (support edges, components of the support graph) unless it is the
+    last; hence at most ``n^2 - 2n + 2`` steps (``proofs/bvn-single-coflow.md``).
+
+    *Running time.*  At most ``n^2`` matchings, each Hopcroft--Karp on the support:
+    O(n^4.5) worst case; meant for small and medium matrices (not the 150-port trace's
+    coflows in bulk).
+
+    References
+    ----------
+    Birkhoff (1946); von Neumann (1953); Marcus & Ree (1959); Hopcroft & Karp (1973).
+    """
+    from networkx.algorithms.bipartite import hopcroft_karp_matching
+    import networkx as nx
+
+    M, exact = _as_matrix(D)
+    m_in, m_out = M.shape
+    n = max(m_in, m_out, 1)
+    zero = Fraction(0) if exact else 0.0
+    A = np.empty((n, n), dtype=object) if exact else np.zeros((n, n))
+    if exact:
+        A[:] = zero
+    A[:m_in, :m_out] = M
+    rows = [sum(A[i, :].tolist(), zero) for i in range(n)]
+    cols = [sum(A[:, j].tolist(), zero) for j in range(n)]
+    rho = max(rows + cols) if n else zero
+    if rho == 0:
+        return BvNDecomposition([], [], rho, A, (m_in, m_out), exact)
+    eps = zero if exact else tol * float(rho)
+    # pad (north-west corner rule on the slacks)
+    rs = [rho - r for r in rows]
+    cs = [rho - c for c in cols]
+    i = j = 0
+    while i < n and j < n:
+        if rs[i] <= eps:
+            i += 1
+            continue
+        if cs[j] <= eps:
+            j += 1
+            continue
+        a = rs[i] if rs[i] < cs[j] else cs[j]
+        A[i, j] += a
+        rs[i] -= a
+        cs[j] -= a
+    padded = A.copy()
+    # repeated perfect matchings on the support
+    G = nx.Graph()
+    G.add_nodes_from(range(n), bipartite=0)
+    G.add_nodes_from(range(n, 2 * n), bipartite=1)
+    G.add_edges_from((r, n + c) for r in range(n) for c in range(n) if A[r, c] > eps)
+    theta, perms = [], []
+    remaining = rho
+    while G.number_of_edges():
+        match = hopcroft_karp_matching(G, top_nodes=range(n))
+        if len(match) < 2 * n:  # pragma: no cover - impossible for a padded matrix (Hall)
+            raise RuntimeError("no perfect matching in the support: the padded matrix is not "
+                               "a multiple of a doubly stochastic matrix")
+        perm = np.array([match[r] - n for r in range(n)], dtype=np.int64)
+        th = min(A[r, perm[r]] for r in range(n))
+        if not exact and remaining - th <= eps:
+            th = remaining  # the last matching: absorb the float rounding
+        for r in range(n):
+            A[r, perm[r]] -= th
+            if A[r, perm[r]] <= eps:
+                A[r, perm[r]] = zero
+                G.remove_edge(r, n + int(perm[r]))
+        theta.append(th)
+        perms.append(perm)
+        remaining -= th
+    return BvNDecomposition(theta, perms, rho, padded, (m_in, m_out), exact,
+                            meta={"n": n, "bound": max_permutations(n)})
+
+
+def check_decomposition(D, dec: BvNDecomposition, *, rtol: float = 1e-9) -> dict:
+    """Check a decomposition independently of how it was built.
+
+    Checks: every ``theta > 0``; every ``perm`` is a permutation of ``0..n-1``;
+    ``sum_k theta_k P_k`` equals ``dec.padded``; the padded matrix dominates ``D`` entry-wise
+    and has every row and column sum equal to ``rho`` (the largest row/column sum of ``D``);
+    ``sum theta = rho``; the number of terms is at most ``n^2 - 2n + 2``.  Exact (Fractions)
+    when ``dec.exact``, else with relative tolerance ``rtol``.
+
+    Returns
+    -------
+    dict
+        ``{"ok": bool, "failures": [str, ...], "terms": int, "bound": int, "rho": rho}``.
+
+    Examples
+    --------
+    >>> d = [[2, 0], [1, 1]]
+    >>> check_decomposition(d, bvn_decomposition(d))["ok"]
+    True
+    """
+    M, exact = _as_matrix(D)
+    m_in, m_out = M.shape
+    n = max(m_in, m_out, 1)
+    fails: list[str] = []
+    zero = Fraction(0) if dec.exact else 0.0
+
+    def close(a, b):
+        if dec.exact:
+            return a == b
+        return abs(float(a) - float(b)) <= rtol * max(1.0, abs(float(b)))
+
+    sums = [sum(M[i, :].tolist(), zero) for i in range(m_in)] + \
+        [sum(M[:, j].tolist(), zero) for j in range(m_out)]
+    rho = max(sums) if sums else zero
+    if not close(dec.rho, rho):
+        fails.append(f"rho is {dec.rho}, the largest row/column sum of D is {rho}")
+    S = np.empty((n, n), dtype=object) if dec.exact else np.zeros((n, n))
+    if dec.exact:
+        S[:] = zero
+    for k, (th, perm) in enumerate(zip(dec.theta, dec.perms)):
+        if not th > 0:
+            fails.append(f"theta[{k}] = {th} is not > 0")
+        if sorted(np.asarray(perm).tolist()) != list(range(n)):
+            fails.append(f"perms[{k}] is not a permutation of 0..{n - 1}")
+            continue
+        for r in range(n):
+            S[r, int(perm[r])] += th
+    for r in range(n):
+        for c in range(n):
+            if not close(S[r, c], dec.padded[r, c]):
+                fails.append(f"sum of theta P differs from the padded matrix at ({r}, {c}): "
+                             f"{S[r, c]} != {dec.padded[r, c]}")
+            d = M[r, c] if r < m_in and c < m_out else zero
+            if dec.padded[r, c] < d and not close(dec.padded[r, c], d):
+                fails.append(f"padded[{r}][{c}] = {dec.padded[r, c]} < D = {d}")
+    for r in range(n):
+        for vec, what in ((dec.padded[r, :], "row"), (dec.padded[:, r], "column")):
+            if not close(sum(vec.tolist(), zero), rho):
+                fails.append(f"padded {what} {r} sums to {sum(vec.tolist(), zero)}, not {rho}")
+    total = sum(dec.theta, zero)
+    if not close(total, rho):
+        fails.append(f"sum of theta is {total}, not rho = {rho}")
+    bound = max_permutations(n)
+    if len(dec.theta) > bound:
+        fails.append(f"{len(dec.theta)} permutations, more than n^2 - 2n + 2 = {bound}")
+    return {"ok": not fails, "failures": fails, "terms": len(dec.theta), "bound": bound,
+            "rho": rho}
+
+
+# ------------------------------------------------------------------------------ schedules
+def _uniform_capacity(instance: Instance):
+    if not instance.uniform_capacity:
+        raise NotSupportedError(
+            "BvN schedules need every ingress and egress port to have the same capacity (a "
+            "matching then keeps both ends of each edge busy); this instance has capacities "
+            f"from {float(instance.capacity.min())} to {float(instance.capacity.max())}")
+    return float(instance.capacity[0])
+
+
+class _Builder:
+    """Pieces ``(flow, start, end, rate)`` and the remaining demand, in float or Fractions."""
+
+    def __init__(self, instance: Instance, exact: bool):
+        self.inst = instance
+        self.exact = exact
+        num = Fraction if exact else float
+        self.num = num
+        self.cap = num(float(instance.capacity[0]))
+        self.rem = [num(float(s)) for s in instance.flow_size.tolist()]
+        self.release = [num(float(r)) for r in instance.release.tolist()]
+        self.zero = num(0)
+        self.pieces: list[tuple] = []
+        self.last_end = [None] * instance.num_flows
+
+    def send(self, f: int, start, duration):
+        """Send flow ``f`` at full rate from ``start`` for ``duration`` (clipped to what is
+        left); returns the time used."""
+        d = min(duration, self.rem[f] / self.cap)
+        if d <= 0:
+            return self.zero
+        self.pieces.append((f, start, start + d, self.cap))
+        self.rem[f] -= d * self.cap
+        if not self.exact and self.rem[f] <= 1e-12 * float(self.inst.flow_size[f]):
+            self.rem[f] = 0.0
+        return d
+
+    def schedule(self, meta: dict) -> Schedule:
+        if not self.pieces:
+            return Schedule.empty(exact=self.exact)
+        f, s, e, r = zip(*self.pieces)
+        dt = object if self.exact else float
+        return Schedule(np.asarray(f, dtype=np.int64), np.asarray(s, dtype=dt),
+                        np.asarray(e, dtype=dt), np.asarray(r, dtype=dt), meta=meta)
+
+
+def _serve_group(b: _Builder, coflows: Sequence[int], start, backfill_from: Sequence[int]):
+    """Serve the remaining demand of ``coflows`` from ``start`` with one BvN decomposition;
+    optionally backfill idle port pairs with flows of ``backfill_from`` (in order, released).
+    Returns the time the group ends (``start + rho / c``)."""
+    inst = b.inst
+    m_in, m_out = inst.num_ingress, inst.num_egress
+    # the group's flows per (ingress, egress) pair, in coflow then listed order
+    pair_flows: dict[tuple[int, int], list[int]] = {}
+    for k in coflows:
+        for f in range(int(inst.flow_ptr[k]), int(inst.flow_ptr[k + 1])):
+            if b.rem[f] > 0:
+                pair_flows.setdefault((int(inst.flow_src[f]), int(inst.flow_dst[f])),
+                                      []).append(f)
+    if not pair_flows:
+        return start
+    T = np.empty((m_in, m_out), dtype=object) if b.exact else np.zeros((m_in, m_out))
+    if b.exact:
+        T[:] = b.zero
+    for (i, j), fl in pair_flows.items():
+        T[i, j] = sum((b.rem[f] for f in fl), b.zero) / b.cap
+    dec = bvn_decomposition(T)
+    t = start
+    for th, perm in zip(dec.theta, dec.perms):
+        end = t + th
+        busy_until = {}
+        for i in range(m_in):
+            j = int(perm[i])
+            if j >= m_out:
+                continue
+            u = t
+            for f in pair_flows.get((i, j), ()):
+                if u >= end:
+                    break
+                u += b.send(f, u, end - u)
+            busy_until[(i, j)] = u
+        if backfill_from:
+            _backfill_interval(b, t, end, busy_until, backfill_from)
+        t = end
+    return t
+
+
+def _serve_group_fluid(b: _Builder, coflows: Sequence[int], start):
+    """Unequal capacities: every flow of the group at ``remaining / L`` from ``start``, with
+    ``L = max_p (group load at p) / c_p``; the group ends at ``start + L``."""
+    inst = b.inst
+    m_in = inst.num_ingress
+    cap = [b.num(float(c)) for c in inst.capacity.tolist()]
+    load = [b.zero] * inst.num_ports
+    flows = []
+    for k in coflows:
+        for f in range(int(inst.flow_ptr[k]), int(inst.flow_ptr[k + 1])):
+            if b.rem[f] > 0:
+                flows.append(f)
+                load[int(inst.flow_src[f])] += b.rem[f]
+                load[m_in + int(inst.flow_dst[f])] += b.rem[f]
+    if not flows:
+        return start
+    L = max(x / c for x, c in zip(load, cap))
+    end = start + L
+    for f in flows:
+        b.pieces.append((f, start, end, b.rem[f] / L))
+        b.rem[f] = b.zero
+    return end
+
+
+def _backfill_interval(b: _Builder, t0, t1, busy_until: dict, candidates: Sequence[int]):
+    """Greedy fill of ``[t0, t1)``: a port is free once the group's matching edge on it is
+    done (or at once if the matching leaves it idle); flows of the later coflows, in order,
+    take free (ingress, egress) pairs at full rate.  Event-driven inside the interval."""
+    inst = b.inst
+    m_in, m_out = inst.num_ingress, inst.num_egress
+    in_free = [t0] * m_in        # time from which each port is free of the group
+    out_free = [t0] * m_out
+    for (i, j), u in busy_until.items():
+        in_free[i] = u
+        out_free[j] = u
+    flows = [f for k in candidates for f in range(int(inst.flow_ptr[k]),
+                                                   int(inst.flow_ptr[k + 1]))]
+    rel = {f: b.release[int(inst.flow_coflow[f])] for f in flows}
+    in_busy = [t0] * m_in        # ... and of backfilled flows
+    out_busy = [t0] * m_out
+    t = t0
+    while t < t1:
+        nxt = t1
+        for f in flows:
+            if b.rem[f] <= 0 or rel[f] > t:
+                if b.rem[f] > 0 and t < rel[f] < nxt:
+                    nxt = rel[f]
+                continue
+            i, j = int(inst.flow_src[f]), int(inst.flow_dst[f])
+            free_i = max(in_free[i], in_busy[i])
+            free_j = max(out_free[j], out_busy[j])
+            if free_i <= t and free_j <= t:
+                d = b.send(f, t, t1 - t)
+                in_busy[i] = out_busy[j] = t + d
+                if t + d < nxt:
+                    nxt = t + d
+            else:
+                w = max(free_i, free_j)
+                if t < w < nxt:
+                    nxt = w
+        if nxt <= t:  # pragma: no cover - every branch moves time forward
+            break
+        t = nxt
+
+
+def bvn_group_schedule(instance: Instance, groups: Sequence[Sequence[int]], *,
+                       exact: bool | None = None, backfill: bool = False,
+                       heterogeneous: str = "fluid", meta: dict | None = None) -> Schedule:
+    """Run groups of coflows one after another, each group as one BvN schedule.
+
+    Group ``g`` starts when group ``g-1`` has ended and all of its own coflows are released;
+    its aggregated remaining demand matrix ``D_g`` is decomposed (:func:`bvn_decomposition`) and
+    served matching by matching at full port rate, so the group ends exactly ``rho(D_g) / c``
+    after it starts (``proofs/bvn-single-coflow.md``).  A coflow of the group whose flows all
+    lie in early matchings ends before the group does; which matchings come first depends on
+    the port numbering, so those earlier completion times (not the group's end) change when
+    ports are relabelled.
+
+    Parameters
+    ----------
+    instance : Instance
+    groups : sequence of sequences of int
+        A partition of (some of) the coflows; the groups run in the given order.  Inside a
+        group, flows of one (ingress, egress) pair are sent in coflow-then-listed order.
+    exact : bool, optional
+        Compute in Fractions (floats are converted exactly); default: when every size, release
+        and the capacity are integers.
+    backfill : bool
+        Let flows of later groups' coflows (in group order, once released) use port pairs that
+        the running group leaves idle (they never take a port the group uses at that moment,
+        so no group is delayed).  Equal capacities only.
+    heterogeneous : {"fluid", "refuse"}
+        With unequal port capacities: serve each group at constant rates ``remaining / L``
+        (``"fluid"``; same group completion times, no matchings), or raise.
+    meta : dict, optional
+
+    Returns
+    -------
+    Schedule
+        Exact (Fractions) when ``exact``; ``meta["served_by"]`` is ``"bvn"`` or ``"fluid"``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a group is empty, names a coflow twice or out of range, or ``heterogeneous`` is
+        unknown.
+    NotSupportedError
+        With unequal port capacities and ``heterogeneous="refuse"`` or ``backfill=True``.
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> from coflowopt.verify import verify_schedule
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1), (0, 1, 1)]),
+    ...                               Coflow("B", [(1, 0, 1), (1, 1, 1)])])
+    >>> rep = verify_schedule(inst, bvn_group_schedule(inst, [[0, 1]]), mode="exact")
+    >>> rep.ok, [str(c) for c in rep.coflow_completion]
+    (True, ['2', '2'])
+
+    Notes
+    -----
+    *Guarantee.*  Group ``g`` ends at ``S_g + rho(D_g) / c`` (``S_g + max_p D_g^p / c_p``
+    with the fluid fallback).  *Running time.*  One
+    decomposition per group (see :func:`bvn_decomposition`); the backfilling is plain Python,
+    O(events x flows) per matching interval.
+
+    References
+    ----------
+    Qiu, Stein, Zhong, SPAA 2015 (interval groups scheduled by BvN); anchors-algorithms.md
+    Sec. 3.3 and 3.8.
+    """
+    if heterogeneous not in ("fluid", "refuse"):
+        raise InvalidParameterError("heterogeneous must be 'fluid' or 'refuse', got "
+                                    f"{heterogeneous!r}")
+    uniform = instance.uniform_capacity
+    if not uniform and (heterogeneous == "refuse" or backfill):
+        _uniform_capacity(instance)
+    K = instance.num_coflows
+    seen: set[int] = set()
+    groups = [[int(k) for k in g] for g in groups]
+    for gi, g in enumerate(groups):
+        if not g:
+            raise InvalidParameterError(f"groups[{gi}] is empty")
+        for k in g:
+            if not 0 <= k < K:
+                raise InvalidParameterError(f"groups[{gi}] names coflow {k}, not in 0..{K - 1}")
+            if k in seen:
+                raise InvalidParameterError(f"groups[{gi}] repeats coflow {k}")
+            seen.add(k)
+    if exact is None:
+        vals = np.concatenate([instance.flow_size, instance.release, instance.capacity[:1]])
+        exact = bool(np.all(vals == np.round(vals)))
+    b = _Builder(instance, bool(exact))
+    t = b.zero
+    for gi, g in enumerate(groups):
+        start = max([t] + [b.release[k] for k in g])
+        if uniform:
+            later = [k for gg in groups[gi + 1:] for k in gg] if backfill else []
+            t = _serve_group(b, g, start, later)
+        else:
+            t = _serve_group_fluid(b, g, start)
+    return b.schedule({**(meta or {}), "algorithm": (meta or {}).get("algorithm",
+                                                                     "bvn_group_schedule"),
+                       "groups": groups, "exact": bool(exact), "backfill": bool(backfill),
+                       "served_by": "bvn" if uniform else "fluid"})
+
+
+@register("rates", "bvn", summary="coflows one after another in the given order, each served "
+          "by its Birkhoff-von Neumann decomposition in exactly rho; optional backfilling of "
+          "idle ports by later coflows",
+          reference="Birkhoff (1946), von Neumann (1953); Qiu, Stein, Zhong (SPAA 2015); "
+          "anchors-algorithms.md Sec. 3.8; proofs/bvn-single-coflow.md",
+          guarantee="each coflow takes exactly rho_k / c once started: C_k = S_k + rho_k / c "
+          "with S_k = max(r_k, C_{k-1}) (without backfilling)",
+          tags=("release_dates", "uniform_capacity_only", "exact_arithmetic", "slow"))
+def bvn(instance: Instance, order, *, backfill: bool = False,
+        exact: bool | None = None) -> Schedule:
+    """Serve coflows one at a time in ``order``, each through its BvN decomposition.
+
+    Parameters
+    ----------
+    instance : Instance
+        Every port must have the same capacity.
+    order : array_like of int
+        Coflow indices, highest priority first.
+    backfill : bool
+        Fill ports idle under the running coflow greedily with flows of later (released)
+        coflows in order; they never block the running coflow, so every coflow still ends at
+        most ``rho_k / c`` after it starts (its remaining demand only shrank).
+    exact : bool, optional
+        Fractions (see :func:`bvn_group_schedule`).
+
+    Returns
+    -------
+    Schedule
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``order`` is not a permutation of the coflows.
+    NotSupportedError
+        With unequal port capacities.
+
+    Examples
+    --------
+    Fig. B.2 of the dissertation (C1 = {1->1, 1->2}, C2 = {2->1, 2->2}, unit flows): one
+    coflow after the other gives (2, 4); with backfilling C2 uses, in each of C1's two
+    matchings, the ingress-2/egress pair that C1's padding leaves idle, and both end at 2
+    (the optimum):
+
+    >>> from coflowopt import Instance, Coflow
+    >>> from coflowopt.verify import verify_schedule
+    >>> inst = Instance.from_coflows([Coflow("C1", [(0, 0, 1), (0, 1, 1)]),
+    ...                               Coflow("C2", [(1, 0, 1), (1, 1, 1)])])
+    >>> [str(c) for c in verify_schedule(inst, bvn(inst, [0, 1]), mode="exact")
+    ...  .coflow_completion]
+    ['2', '4']
+    >>> [str(c) for c in verify_schedule(inst, bvn(inst, [0, 1], backfill=True),
+    ...                                  mode="exact").coflow_completion]
+    ['2', '2']
+
+    Notes
+    -----
+    *Guarantee.*  Without backfilling ``C_k = max(r_k, C_{k-1}) + rho_k / c`` exactly.
+    *Assumptions.*  Equal capacities.  *Running time.*  One decomposition per coflow; slow for
+    coflows with hundreds of ports (tag ``slow``).
+
+    References
+    ----------
+    Birkhoff (1946); von Neumann (1953); ``proofs/bvn-single-coflow.md``.
+    """
+    order = validate_order(instance, order)
+    return bvn_group_schedule(instance, [[int(k)] for k in order], exact=exact,
+                              backfill=backfill, heterogeneous="refuse",
+                              meta={"algorithm": "bvn", "order": order.tolist()})
