@@ -1,17 +1,27 @@
 """``coflowopt demo``: every available algorithm on the embedded default instances, each
-schedule verified independently, shown as one table."""
+schedule verified independently, with the certified lower bounds and the proven optimum, as one
+table.
+
+The demo is a small experiment spec (:func:`demo_spec`) run in this process by the
+experiments runner (:mod:`coflowopt.experiments`): every registered ordering x rate allocation
+and every policy (exponential or slow ones only with ``--all``), every registered bound, and the
+exact optimum (``bnb``) of the instances with at most :data:`EXACT_MAX_COFLOWS` coflows.  Per
+schedule the table gives ALG/LB (over the best certified lower bound of the instance) and
+ALG/OPT (over the proven optimum).
+"""
 
 from __future__ import annotations
 
-import time
 from typing import Any, Callable
 
-from .api import run_schedule
-from .registry import algorithms
+__all__ = ["run_demo", "demo_instances", "demo_spec", "format_table", "EXACT_MAX_COFLOWS",
+           "EXACT_TIME_LIMIT"]
 
-__all__ = ["run_demo", "demo_instances", "demo_algorithms", "format_table"]
-
-_SKIP_TAGS = {"exponential", "slow"}
+_SKIP_TAGS = ["exponential", "slow"]
+#: The exact optimum is computed for instances up to this many coflows ...
+EXACT_MAX_COFLOWS = 8
+#: ... with this time limit in seconds (beyond it the row is ``feasible`` with a bound).
+EXACT_TIME_LIMIT = 20.0
 
 
 def demo_instances():
@@ -20,88 +30,129 @@ def demo_instances():
     return list(default_instances().items())
 
 
-def demo_algorithms(include_slow: bool = False) -> list[dict[str, Any]]:
-    """Every registered ordering x rate allocation and every policy (skipping exponential or
-    slow ones unless ``include_slow``)."""
-    def ok(a):
-        return include_slow or not (a.tags & _SKIP_TAGS)
-    combos = [{"order": o.name, "rates": r.name}
-              for o in algorithms("ordering") if ok(o)
-              for r in algorithms("rates") if ok(r)]
-    combos += [{"policy": p.name} for p in algorithms("policy") if ok(p)]
-    return combos
+def demo_spec(include_slow: bool = False):
+    """The demo as an experiment spec (a :class:`~coflowopt.experiments.spec.Spec`)."""
+    from .experiments.spec import parse_spec, refs_from_instances, with_instances
+    from .registry import algorithms
+    raw = {
+        "name": "demo",
+        "description": "every algorithm on the embedded default instances",
+        # a placeholder source, replaced by the library's default set below
+        "instances": [{"library": "papers/sincronia-t-s4"}],
+        "algorithms": {
+            "schedules": "all",
+            "skip_tags": [] if include_slow else list(_SKIP_TAGS),
+            "exact": {"method": "bnb", "time_limit": EXACT_TIME_LIMIT,
+                      "max_coflows": EXACT_MAX_COFLOWS},
+        },
+    }
+    spec = parse_spec(raw)
+    # every registered bound, slow or not: on these instances each takes well under a second
+    bounds = parse_spec({**raw, "algorithms": {"bounds": [a.name for a in
+                                                          algorithms("bound")]}}).algorithms \
+        if algorithms("bound") else []
+    spec.algorithms = [a for a in spec.algorithms if a.kind == "schedule"] + bounds + \
+        [a for a in spec.algorithms if a.kind == "exact"]
+    return with_instances(spec, refs_from_instances(dict(demo_instances()), "demo"), "demo")
 
 
 def run_demo(progress: Callable[[int], Any] | None = None, include_slow: bool = False):
-    """Run the demo; return (rows, failures).  A failure is a schedule the verifier rejected
-    or an algorithm that raised."""
-    insts = demo_instances()
-    algs = demo_algorithms(include_slow)
-    _warm_up(algs)
-    bar = progress(len(insts) * len(algs)) if progress else None
+    """Run the demo; return ``(rows, failures)``.
+
+    A failure is a schedule the verifier rejected, a bound without a certificate, or an
+    algorithm that raised or crashed.
+    """
+    from .experiments.report import instance_bases
+    from .experiments.runner import run_tasks
+    from .experiments.tasks import plan, warm_up
+
+    spec = demo_spec(include_slow)
+    pl = plan(spec)
+    warm_up([a.to_dict() for a in spec.algorithms])
+    bar = progress(len(pl.tasks)) if progress else None
+    raw: list[dict] = []
+
+    def on_row(task, res):
+        raw.append({**task.row_fields(), **res})
+        if bar is not None:
+            bar.update(1)
+    try:
+        run_tasks(pl.tasks, workers=0, on_row=on_row, progress=False, desc="demo")
+    finally:
+        if bar is not None:
+            bar.close()
+    bases = instance_bases(raw)
     rows, failures = [], []
-    for name, inst in insts:
-        for spec in algs:
-            t0 = time.perf_counter()
-            label = spec.get("policy") or f"{spec['order']}+{spec['rates']}"
-            try:
-                res = run_schedule(inst, spec.get("order"), spec.get("rates"),
-                                   policy=spec.get("policy"))
-                row = {"instance": name, "coflows": inst.num_coflows, "flows": inst.num_flows,
-                       "algorithm": res.algorithm, "kind": res.kind,
-                       "objective": res.objective,
-                       "value": None if res.value is None else float(res.value),
-                       "average_cct": res.report.average_cct if res.kind else None,
-                       "verified": bool(res.report.ok), "seconds": time.perf_counter() - t0}
-                if res.kind is None:
-                    failures.append({"instance": name, "algorithm": label,
-                                     "error": res.message})
-            except Exception as e:  # an algorithm that crashes is reported, not hidden
-                row = {"instance": name, "coflows": inst.num_coflows, "flows": inst.num_flows,
-                       "algorithm": label, "kind": None, "objective": None, "value": None,
-                       "average_cct": None, "verified": False,
-                       "seconds": time.perf_counter() - t0, "error": f"{type(e).__name__}: {e}"}
-                failures.append({"instance": name, "algorithm": label,
-                                 "error": row["error"]})
-            rows.append(row)
-            if bar is not None:
-                bar.update(1)
-    if bar is not None:
-        bar.close()
+    for r in raw:
+        b = bases.get((r["instance_hash"], r["objective"]), {})
+        v = r.get("value")
+        sched = r["algorithm_kind"] == "schedule"
+        cct = r.get("cct")
+        row = {"instance": r["instance_key"], "coflows": r["coflows"], "flows": r["flows"],
+               "algorithm": r["algorithm"], "algorithm_kind": r["algorithm_kind"],
+               "kind": r.get("result_kind"), "objective": r.get("objective"), "value": v,
+               "average_cct": sum(cct) / len(cct) if cct else None,
+               "verified": bool(r.get("verified")), "status": r.get("status"),
+               "seconds": r.get("seconds") or 0.0,
+               "lb": b.get("lb"), "lb_source": b.get("lb_source"), "opt": b.get("opt"),
+               "alg_lb": _ratio(v, b.get("lb")) if sched else None,
+               "alg_opt": _ratio(v, b.get("opt")) if sched else None}
+        if r.get("error"):
+            row["error"] = f"{r['error']['type']}: {r['error']['message']}"
+        rows.append(row)
+        failed = r.get("status") in ("error", "crashed", "time_limit") or \
+            (sched and r.get("result_kind") is None) or \
+            (r["algorithm_kind"] == "bound" and r.get("status") != "not_supported"
+             and r.get("result_kind") != "lower_bound")
+        if failed:
+            failures.append({"instance": row["instance"], "algorithm": row["algorithm"],
+                             "error": row.get("error") or r.get("message") or r.get("status")})
     return rows, failures
 
 
-def _warm_up(algs) -> None:
-    """Run every algorithm once on a one-flow instance, untimed, so that compiled kernels
-    (numba) are built before the timings the table reports."""
-    from .instance import Coflow, Instance
-    tiny = Instance.from_coflows([Coflow("w", [(0, 0, 1.0)])])
-    for spec in algs:
-        try:
-            run_schedule(tiny, spec.get("order"), spec.get("rates"), policy=spec.get("policy"))
-        except Exception:  # the real run reports any failure
-            pass
+def _ratio(v, base):
+    if v is None or base is None or base <= 0:
+        return None
+    return float(v) / float(base)
 
 
 def format_table(rows) -> str:
-    head = ("instance", "K", "F", "algorithm", "kind", "sum w C", "avg CCT", "verified", "s")
-    lines = []
+    head = ("instance", "K", "F", "algorithm", "kind", "sum w C", "avg CCT", "ALG/LB",
+            "ALG/OPT", "verified", "s")
     body = []
+
+    def num(x, fmt="{:.6g}"):
+        return "-" if x is None else fmt.format(x)
     for r in rows:
+        if r["verified"]:
+            ver = "certified" if r["kind"] == "lower_bound" else "yes"
+        elif r.get("status") == "not_supported":
+            ver = "n/a (" + (r.get("error") or "not supported")[:60] + ")"
+        else:
+            ver = "NO" + (f" ({r['error']})" if r.get("error") else "")
         body.append((r["instance"], str(r["coflows"]), str(r["flows"]), r["algorithm"],
-                     r["kind"] or "-",
-                     "-" if r["value"] is None else f"{r['value']:.6g}",
-                     "-" if r["average_cct"] is None else f"{r['average_cct']:.6g}",
-                     "yes" if r["verified"] else "NO" + (f" ({r['error']})" if r.get("error")
-                                                         else ""),
+                     r["kind"] or "-", num(r["value"]), num(r["average_cct"]),
+                     num(r["alg_lb"], "{:.4f}"), num(r["alg_opt"], "{:.4f}"), ver,
                      f"{r['seconds']:.3f}"))
     widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h)
               for i, h in enumerate(head)]
-    fmt = "  ".join(f"{{:{'<' if i in (0, 3, 4, 7) else '>'}{w}}}" for i, w in enumerate(widths))
-    lines.append(fmt.format(*head))
-    lines.append("  ".join("-" * w for w in widths))
+    left = (0, 3, 4, 9)
+    fmt = "  ".join(f"{{:{'<' if i in left else '>'}{w}}}" for i, w in enumerate(widths))
+    lines = [fmt.format(*head), "  ".join("-" * w for w in widths)]
     lines += [fmt.format(*b) for b in body]
     lines.append("")
-    lines.append("kind: feasible = a schedule accepted by the independent verifier; sum w C = "
-                 "total weighted completion time; avg CCT = mean of C_k - r_k.")
+    seen = set()
+    for r in rows:
+        if r["instance"] in seen:
+            continue
+        seen.add(r["instance"])
+        lb = "-" if r["lb"] is None else f"{r['lb']:.6g} ({r['lb_source']})"
+        opt = "-" if r["opt"] is None else f"{r['opt']:.6g}"
+        lines.append(f"{r['instance']}: LB {lb}, OPT {opt}")
+    lines.append("")
+    lines.append("kind: feasible = a schedule accepted by the independent verifier; lower_bound = "
+                 "a bound whose certificate was checked; optimal = a verified schedule equal to "
+                 "a proven bound.  sum w C = total weighted completion time; avg CCT = mean of "
+                 "C_k - r_k.  ALG/LB = sum w C over the best certified lower bound of the "
+                 "instance (its source named above); ALG/OPT = over the proven optimum.")
     return "\n".join(lines)

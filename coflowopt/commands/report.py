@@ -1,0 +1,131 @@
+"""``coflowopt report RUN``: tables (and plots) from a run folder.
+
+    coflowopt report RUN [--json] [--plots DIR] [--pairwise] [--baseline ALG]
+                         [--factor TARGET:BASELINE ...] [--sql QUERY]
+
+Per schedule algorithm: mean, median, p95 and max of ALG/LB (LB = the best certified lower
+bound of each instance, its source named) and of ALG/OPT (only over instances with a proven
+optimum), wins against the best schedule found, failures; per bound: LB/OPT and LB/best; exact
+methods' statuses; runtimes with their ratio to ``--baseline`` in the same run.  ``--factor``
+adds factors of improvement from per-coflow CCTs (ratio of averages and average of ratios,
+percentiles both ways, each labelled).  ``--plots DIR`` writes the CDF of ALG/OPT (or ALG/LB)
+and the ratio against instance size as PNG and PDF.  ``--sql`` runs a DuckDB query over the
+views ``results`` (one row per task), ``results_physical`` and ``manifest`` and prints it.
+"""
+
+from __future__ import annotations
+
+__all__ = ["add_parser", "run_report"]
+
+
+def add_parser(subparsers, common) -> None:
+    sp = common.add_command(subparsers, "report", "tables and plots from a benchmark run "
+                                                  "folder (ALG/LB, ALG/OPT, wins, runtimes)")
+    sp.add_argument("run", help="run folder written by coflowopt bench")
+    sp.add_argument("--plots", metavar="DIR", help="write PNG and PDF plots to DIR")
+    sp.add_argument("--pairwise", action="store_true", help="print the pairwise win table")
+    sp.add_argument("--baseline", default="fifo+greedy",
+                    help="algorithm the runtime ratios are against (default fifo+greedy)")
+    sp.add_argument("--factor", action="append", metavar="TARGET:BASELINE",
+                    help="factor of improvement of TARGET over BASELINE (repeatable)")
+    sp.add_argument("--bins", action="store_true",
+                    help="with --factor: also per coflow bin (SN/LN/SW/LW: short = longest "
+                         "flow < 5, narrow = at most 50 flows), rebuilding the instances")
+    sp.add_argument("--lb-from-exact", action="store_true",
+                    help="let exact methods' optima and proven bounds count as lower bounds "
+                         "(default: LB comes from the bound methods only)")
+    sp.add_argument("--sql", metavar="QUERY", help="run a DuckDB query over the run's views")
+    sp.add_argument("--markdown", action="store_true", help="tables in Markdown")
+    sp.set_defaults(handler=lambda args: run_report(args, common))
+
+
+def run_report(args, common) -> int:
+    import json
+    from pathlib import Path
+
+    from ..experiments.report import analyse, format_factors, format_report, improvement_factors
+    from ..experiments.store import load_rows, read_manifest
+
+    manifest = read_manifest(args.run)
+    if args.sql:
+        from ..experiments.store import connect
+        import duckdb
+        try:
+            cur = connect(args.run).execute(args.sql)
+        except duckdb.Error as e:
+            raise common.UsageError(f"--sql: {e}") from e
+        if cur.description is None:
+            return common.EXIT_OK
+        cols, data = [d[0] for d in cur.description], cur.fetchall()
+        from ..experiments.report import format_table
+        common.emit(args, {"columns": cols, "rows": [list(r) for r in data]},
+                    format_table(cols, data, left=range(len(cols)), markdown=args.markdown))
+        return common.EXIT_OK
+    stats: dict = {}
+    rows = load_rows(args.run, stats=stats)
+    planned = None
+    plan_path = Path(args.run) / "plan.json"
+    if plan_path.is_file():
+        with open(plan_path, encoding="utf-8") as fh:
+            planned = len(json.load(fh)["tasks"])
+    a = analyse(rows, baseline=args.baseline, planned=planned,
+                lb_from_exact=args.lb_from_exact)
+    a["run_id"] = manifest.get("run_id")
+    a["store"] = stats
+    texts = [f"run {manifest.get('run_id')} (spec {manifest.get('spec_name')}, spec hash "
+             f"{str(manifest.get('spec_hash'))[:12]}, commit "
+             f"{str(manifest.get('git', {}).get('commit'))[:12]}"
+             f"{' dirty' if manifest.get('git', {}).get('dirty') else ''})",
+             format_report(a, pairwise=args.pairwise, markdown=args.markdown)]
+    if manifest.get("unavailable_algorithms"):
+        texts.append("Not registered when the run was made (skipped): " +
+                     ", ".join(manifest["unavailable_algorithms"]))
+    classes = _bins(args.run, rows) if args.bins and args.factor else None
+    factors = []
+    for spec in args.factor or ():
+        if ":" not in spec:
+            raise common.UsageError(f"--factor must be TARGET:BASELINE, got {spec!r}")
+        t, b = spec.split(":", 1)
+        f = improvement_factors(rows, t, b, classes=classes)
+        if not f["instances"]:
+            raise common.UsageError(f"--factor {spec}: no instance has per-coflow CCTs of both "
+                                    "algorithms (labels: "
+                                    f"{', '.join(sorted({r['algorithm'] for r in rows}))})")
+        factors.append(f)
+        texts.append("")
+        texts.append(format_factors(f, markdown=args.markdown))
+        for inst in f["instances"] if classes else ():
+            texts.append(format_factors({**f, "mean_over_instances": {}, "instances": [
+                {**v, "instance_key": f"{inst['instance_key']} [bin {c}]"}
+                for c, v in inst.get("classes", {}).items()]}, markdown=args.markdown))
+    a["factors"] = factors
+    if args.plots:
+        from ..experiments.plots import report_plots
+        written = report_plots(rows, args.plots)
+        a["plots"] = written
+        texts.append("")
+        texts.append("wrote " + ", ".join(written))
+    common.emit(args, a, "\n".join(texts))
+    return common.EXIT_REJECTED if a["inconsistencies"] else common.EXIT_OK
+
+
+def _bins(run_dir, rows) -> dict:
+    """Per instance hash, the SN/LN/SW/LW bin of every coflow (instances rebuilt from the
+    recipes in plan.json; those that cannot be rebuilt are left out)."""
+    import json
+    from pathlib import Path
+
+    from ..experiments.spec import load_recipe
+    p = Path(run_dir) / "plan.json"
+    if not p.is_file():
+        return {}
+    with open(p, encoding="utf-8") as fh:
+        recipes = json.load(fh).get("recipes", {})
+    wanted = {r.get("instance_hash") for r in rows if r.get("cct")}
+    out = {}
+    for h in wanted & set(recipes):
+        try:
+            out[h] = load_recipe(recipes[h]["recipe"]).bins().tolist()
+        except Exception:  # the file moved: no bins for it, the overall factors stay
+            continue
+    return out

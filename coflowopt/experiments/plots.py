@@ -1,0 +1,346 @@
+"""Plots for reports and papers (matplotlib, Agg canvas: no display needed).
+
+Every function writes ``<path>.png`` and ``<path>.pdf`` (a ``.png``/``.pdf`` suffix on
+``path`` is dropped) and returns the written paths.
+
+:func:`cdf`            empirical CDF of ALG/OPT or ALG/LB per algorithm
+:func:`ratio_vs`       mean (and p95) ratio against instance size, load or group
+:func:`gantt`          a schedule drawn per port: each port a lane, the rate of every coflow
+                       stacked as a share of the port's capacity
+:func:`report_plots`   the standard plots of a results table
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+__all__ = ["cdf", "ratio_vs", "gantt", "report_plots", "coflow_colours"]
+
+_STYLES = ("-", "--", "-.", ":")
+
+
+def _figure(w: float, h: float):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(w, h), dpi=110, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _save(fig, path: str | Path) -> list[str]:
+    p = Path(path)
+    if p.suffix.lower() in (".png", ".pdf"):
+        p = p.with_suffix("")
+    p.parent.mkdir(parents=True, exist_ok=True)
+    out = []
+    for ext in (".png", ".pdf"):
+        q = p.with_name(p.name + ext)
+        fig.savefig(q, dpi=150 if ext == ".png" else None)
+        out.append(str(q))
+    return out
+
+
+def _colour(i: int):
+    from matplotlib import colormaps
+    cmap = colormaps["tab10"]
+    return cmap(i % 10), _STYLES[(i // 10) % len(_STYLES)]
+
+
+def coflow_colours(n: int) -> list:
+    """``n`` distinguishable colours (tab10, then tab20, then a hue wheel)."""
+    from matplotlib import colormaps
+    if n <= 10:
+        return [colormaps["tab10"](i) for i in range(n)]
+    if n <= 20:
+        return [colormaps["tab20"](i) for i in range(n)]
+    return [colormaps["hsv"](i / n) for i in range(n)]
+
+
+def _by_alg(rrows: Sequence[Mapping[str, Any]], key: str) -> dict[str, np.ndarray]:
+    d: dict[str, list[float]] = defaultdict(list)
+    for r in rrows:
+        v = r.get(key)
+        if v is not None and math.isfinite(v):
+            d[r["algorithm"]].append(float(v))
+    return {a: np.sort(np.asarray(v)) for a, v in d.items() if v}
+
+
+def _panels(names: list[str], per_panel: int) -> list[tuple[str, list[str]]]:
+    """Split algorithms into panels by rate allocation (``x+greedy``), policies last."""
+    if len(names) <= per_panel:
+        return [("", names)]
+    groups: dict[str, list[str]] = defaultdict(list)
+    for n in names:
+        groups[("ordering + " + n.split("+", 1)[1]) if "+" in n else "policies"].append(n)
+    out = []
+    for g in sorted(groups, key=lambda g: (g == "policies", g)):
+        ns = groups[g]
+        parts = math.ceil(len(ns) / per_panel)
+        size = math.ceil(len(ns) / parts)  # balanced: 13 -> 7 + 6, not 10 + 3
+        for i in range(parts):
+            out.append((g + (f" ({i + 1} of {parts})" if parts > 1 else ""),
+                        ns[i * size:(i + 1) * size]))
+    return out
+
+
+def cdf(rrows: Sequence[Mapping[str, Any]], path: str | Path, *, base: str = "OPT",
+        algorithms: Sequence[str] | None = None, title: str | None = None,
+        per_panel: int = 10, xmax: float | None = None) -> list[str]:
+    """Empirical CDF of ALG/``base`` per algorithm.
+
+    Parameters
+    ----------
+    rrows : sequence of dict
+        :func:`coflowopt.experiments.report.ratio_rows`.
+    path : str or Path
+        Output path without suffix.
+    base : {"OPT", "LB"}
+    algorithms : sequence of str, optional
+        Which algorithms (default: all with a ratio), ordered in the legend by mean ratio.
+    per_panel : int
+        More algorithms than this are split into panels by rate allocation.
+    xmax : float, optional
+        Right end of the x axes (default per panel: the largest p99 of its algorithms, so
+        that one outlier does not squeeze the rest; the legend gives every maximum).
+
+    Returns
+    -------
+    list of str
+        The written PNG and PDF paths.
+    """
+    key = {"OPT": "alg_opt", "LB": "alg_lb"}[base]
+    data = _by_alg(rrows, key)
+    if algorithms is not None:
+        data = {a: data[a] for a in algorithms if a in data}
+    names = sorted(data, key=lambda a: (float(data[a].mean()), a))
+    panels = _panels(names, per_panel)
+    ncol = len(panels) if len(panels) <= 3 else 2
+    nrow = math.ceil(len(panels) / ncol)
+    fig = _figure(8.0 if ncol == 1 else 6.4 * ncol, 4.8 * nrow)
+    axes = fig.subplots(nrow, ncol, squeeze=False).ravel()
+    n_inst = max((v.size for v in data.values()), default=0)
+    for ax, (label, ns) in zip(axes, panels):
+        # each panel its own range: up to the largest p99 shown there, so that one outlier
+        # (or one poor family of algorithms) does not squeeze the others against 1
+        hi = xmax
+        if hi is None:
+            hi = max((float(np.percentile(data[a], 99)) for a in ns), default=2.0)
+            hi = max(1.0 + 1e-3, 1.0 + (hi - 1.0) * 1.05)
+        for i, a in enumerate(ns):
+            v = data[a]
+            y = np.arange(1, v.size + 1) / v.size
+            c, ls = _colour(i)
+            ax.step(np.concatenate([[1.0], v]), np.concatenate([[0.0], y]), where="post",
+                    color=c, linestyle=ls, linewidth=1.6,
+                    label=f"{a}  (mean {v.mean():.3f}, max {v.max():.3f})")
+        # a little room left of 1 so that an algorithm always at the optimum stays visible
+        ax.set_xlim(1.0 - 0.02 * (hi - 1.0), hi)
+        ax.set_ylim(0, 1.01)
+        ax.grid(True, alpha=0.3)
+        ax.set_ylabel("fraction of instances")
+        ax.set_xlabel(f"ALG/{base}" + (" (ALG over the proven optimum)" if base == "OPT" else
+                                        " (ALG over the best certified lower bound)"))
+        if label:
+            ax.set_title(label, fontsize=10)
+        ax.legend(fontsize=7.5, loc="lower right", framealpha=0.9)
+    for ax in axes[len(panels):]:
+        ax.set_visible(False)
+    fig.suptitle(title or f"CDF of ALG/{base} over {n_inst} instances", fontsize=12)
+    return _save(fig, path)
+
+
+def _xvalue(r: Mapping[str, Any], x: str):
+    if x == "group":
+        return r.get("instance_group")
+    if x in r:
+        return r[x]
+    return (r.get("instance_params") or {}).get(x)
+
+
+def ratio_vs(rrows: Sequence[Mapping[str, Any]], path: str | Path, *, x: str = "coflows",
+             base: str = "OPT", algorithms: Sequence[str] | None = None, top: int = 8,
+             title: str | None = None) -> list[str]:
+    """Mean ALG/``base`` (bars: p95) against an instance property.
+
+    Parameters
+    ----------
+    x : str
+        ``"coflows"``, ``"flows"``, ``"max_port_load"``, ``"group"`` (the instance block) or a
+        generator parameter such as ``"load"``.  Numeric values with more than 12 distinct
+        values are grouped into 8 quantile bins.
+    algorithms : sequence of str, optional
+        Default: the ``top`` algorithms with the lowest overall mean ratio.
+    """
+    key = {"OPT": "alg_opt", "LB": "alg_lb"}[base]
+    pts: dict[str, list[tuple[Any, float]]] = defaultdict(list)
+    for r in rrows:
+        v, xv = r.get(key), _xvalue(r, x)
+        if v is None or xv is None or not math.isfinite(v):
+            continue
+        pts[r["algorithm"]].append((xv, float(v)))
+    if algorithms is None:
+        algorithms = sorted(pts, key=lambda a: np.mean([v for _, v in pts[a]]))[:top]
+    xs_all = sorted({xv for a in algorithms for xv, _ in pts.get(a, [])},
+                    key=lambda t: (isinstance(t, str), t))
+    numeric = all(isinstance(t, (int, float)) for t in xs_all)
+    if numeric and len(xs_all) > 12:
+        edges = np.unique(np.quantile(np.asarray(xs_all, dtype=float), np.linspace(0, 1, 9)))
+
+        def bin_of(t):
+            i = int(np.clip(np.searchsorted(edges, t, side="right") - 1, 0, len(edges) - 2))
+            return f"{edges[i]:.3g}-{edges[i + 1]:.3g}"
+        labels = [f"{edges[i]:.3g}-{edges[i + 1]:.3g}" for i in range(len(edges) - 1)]
+    else:
+        def bin_of(t):
+            return t
+        labels = xs_all
+    pos = {lab: i for i, lab in enumerate(labels)}
+    fig = _figure(10.0, 4.8)
+    ax = fig.subplots()
+    width = 0.6 / max(1, len(algorithms))
+    for i, a in enumerate(algorithms):
+        groups: dict[Any, list[float]] = defaultdict(list)
+        for xv, v in pts.get(a, []):
+            groups[bin_of(xv)].append(v)
+        keys = [k for k in labels if k in groups]
+        xs = np.array([pos[k] for k in keys], dtype=float) + (i - (len(algorithms) - 1) / 2) \
+            * width
+        means = np.array([np.mean(groups[k]) for k in keys])
+        p95 = np.array([np.percentile(groups[k], 95) for k in keys])
+        c, ls = _colour(i)
+        # lines join points only along a numeric axis; groups are categories
+        ax.errorbar(xs, means, yerr=[np.zeros_like(means), p95 - means], fmt="o",
+                    linestyle=ls if numeric else "none", color=c, capsize=2, markersize=4,
+                    linewidth=1.2, label=a)
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels([str(t) for t in labels], rotation=30 if len(labels) > 6 else 0,
+                       ha="right" if len(labels) > 6 else "center")
+    ax.set_xlabel({"coflows": "coflows per instance (K)", "flows": "flows per instance (F)",
+                   "max_port_load": "largest port load / capacity",
+                   "group": "instance group"}.get(x, x))
+    ax.set_ylabel(f"ALG/{base}: mean (marker) to p95 (bar)")
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.grid(True, axis="y", alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+    ax.set_title(title or f"ALG/{base} against {x}", fontsize=12)
+    return _save(fig, path)
+
+
+def gantt(instance, schedule, path: str | Path, *, title: str | None = None,
+          max_pieces: int = 50000, coflow_labels: Sequence[str] | None = None) -> list[str]:
+    """Draw a schedule per port.
+
+    Each ingress and egress port is a lane of height 1 = its capacity; in every interval
+    between two rate changes the coflows' rates through the port are stacked in coflow order,
+    so a full lane is a saturated port and a gap is idle capacity.  Triangles on the time axis
+    mark coflow completions, vertical ticks their releases.
+
+    Parameters
+    ----------
+    instance : Instance
+    schedule : Schedule
+        Any schedule of ``instance`` (exact ones are drawn in floats).
+    path : str or Path
+        Output path without suffix (PNG and PDF are written).
+    max_pieces : int
+        Refuse larger schedules (a picture of millions of pieces is unreadable).
+    coflow_labels : sequence of str, optional
+        Legend names (default: the coflow ids).
+
+    Raises
+    ------
+    InvalidParameterError
+        If the schedule has more than ``max_pieces`` pieces.
+    """
+    from ..exceptions import InvalidParameterError
+    if schedule.num_pieces > max_pieces:
+        raise InvalidParameterError(f"the schedule has {schedule.num_pieces} pieces; gantt draws "
+                                    f"at most max_pieces={max_pieces}")
+    s = schedule.to_float() if schedule.exact else schedule
+    flow = np.asarray(s.flow, dtype=np.int64)
+    start, end = np.asarray(s.start, float), np.asarray(s.end, float)
+    rate = np.asarray(s.rate, float)
+    keep = (end > start) & (rate > 0)
+    flow, start, end, rate = flow[keep], start[keep], end[keep], rate[keep]
+    K, m_in = instance.num_coflows, instance.num_ingress
+    coflow = instance.flow_coflow[flow]
+    ports = [("in", p) for p in range(m_in)] + [("out", p) for p in range(instance.num_egress)]
+    cap = np.concatenate([instance.ingress_capacity, instance.egress_capacity])
+    port_of = {"in": instance.flow_src[flow], "out": instance.flow_dst[flow] + m_in}
+    colours = coflow_colours(K)
+    n = len(ports)
+    span = float(end.max()) if end.size else 1.0
+    fig = _figure(9.0, 1.0 + 0.45 * n + (0.5 if K <= 20 else 0))
+    ax = fig.subplots()
+    for lane in range(n):
+        # the lane's full height is the port's capacity: a grey backdrop shows idle capacity
+        ax.add_patch(_rect((0, n - 1 - lane + 0.05), span, 0.9, "#eeeeee"))
+        mask = (port_of["in"] == lane) | (port_of["out"] == lane)
+        if not mask.any():
+            continue
+        st, en, rt, cf = start[mask], end[mask], rate[mask] / cap[lane], coflow[mask]
+        cuts = np.unique(np.concatenate([st, en]))
+        y0 = n - 1 - lane
+        for a, b in zip(cuts[:-1], cuts[1:]):
+            on = (st < b) & (en > a)
+            if not on.any():
+                continue
+            share = np.bincount(cf[on], weights=rt[on], minlength=K)
+            base = 0.0
+            for k in np.nonzero(share > 1e-12)[0]:
+                h = min(share[k], 1.0 - base) * 0.9
+                ax.add_patch(_rect((a, y0 + 0.05 + base * 0.9), b - a, h, colours[k]))
+                base += share[k]
+    ax.set_xlim(0, span * 1.02)
+    ax.set_ylim(-0.6, n)
+    ax.set_yticks([n - 1 - i + 0.5 for i in range(n)])
+    ax.set_yticklabels([f"{'ingress' if d == 'in' else 'egress'} {p}" for d, p in ports],
+                       fontsize=8)
+    ax.axhline(n - m_in, color="black", linewidth=0.8)
+    ax.set_xlabel("time")
+    cc = np.zeros(K)
+    np.maximum.at(cc, coflow, end) if end.size else None
+    for k in range(K):
+        ax.plot([cc[k]], [-0.35], marker="v", color=colours[k], markersize=7, clip_on=False)
+        if instance.release[k] > 0:
+            ax.plot([instance.release[k]], [-0.35], marker="|", color=colours[k],
+                    markersize=9)
+    ax.grid(True, axis="x", alpha=0.3)
+    if K <= 20:
+        from matplotlib.patches import Patch
+        labels = coflow_labels or instance.coflow_ids
+        ax.legend(handles=[Patch(color=colours[k], label=f"{labels[k]} (C={cc[k]:.4g})")
+                           for k in range(K)], fontsize=7.5, loc="upper center",
+                  bbox_to_anchor=(0.5, -0.12 if n > 4 else -0.2), ncol=min(K, 6),
+                  frameon=False)
+    ax.set_title(title or f"schedule per port ({K} coflows; lane height = port capacity)",
+                 fontsize=11)
+    return _save(fig, path)
+
+
+def _rect(xy, w, h, colour):
+    from matplotlib.patches import Rectangle
+    return Rectangle(xy, w, h, facecolor=colour, edgecolor="white", linewidth=0.3)
+
+
+def report_plots(rows: Sequence[Mapping[str, Any]], out_dir: str | Path) -> list[str]:
+    """The standard plots of a results table: CDF of ALG/OPT (where optima exist) and ALG/LB,
+    ratio against the number of coflows, flows and the instance group."""
+    from .report import ratio_rows
+    rr = ratio_rows(rows)
+    out_dir = Path(out_dir)
+    written: list[str] = []
+    for base, key in (("OPT", "alg_opt"), ("LB", "alg_lb")):
+        if not any(r[key] is not None for r in rr):
+            continue
+        written += cdf(rr, out_dir / f"cdf-alg-{base.lower()}", base=base)
+        for x in ("coflows", "group"):
+            if len({_xvalue(r, x) for r in rr}) > 1:
+                written += ratio_vs(rr, out_dir / f"alg-{base.lower()}-vs-{x}", x=x, base=base)
+    return written

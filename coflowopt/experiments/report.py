@@ -1,0 +1,526 @@
+"""Reports over a results table: ratios against certified bases, wins, runtimes, factors.
+
+Every ratio names its base:
+
+``ALG/LB``
+    a schedule's value over the **best certified lower bound** of its instance: the largest
+    value among the rows of the bound methods (kind ``lower_bound``).  The bound that attains
+    it is named per instance (``lb_source``) and counted per method in the report.  Exact
+    methods do not count by default (``lb_from_exact=True`` adds their optima and the proven
+    bounds of searches stopped by a time limit): so ALG/LB says what polynomial-time
+    certificates prove, and ALG/OPT what is true.
+``ALG/OPT``
+    a schedule's value over a **proven optimum** (a row of kind ``optimal``); reported only
+    over the instances that have one, and says how many.
+
+Statistics are n, mean, median, p95 and max (percentiles by linear interpolation, numpy's
+default).  Everything here works on plain row dicts (:func:`coflowopt.experiments.store
+.load_rows`), so it needs neither DuckDB nor a run folder; the same tables can be written as
+SQL over :func:`coflowopt.experiments.store.connect`.
+
+A report also lists **inconsistencies**: a verified schedule below a certified lower bound, or
+two proven optima that disagree (relative tolerance ``rtol``).  There should be none; each one
+is a bug in a bound, an exact method or the verifier.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+__all__ = ["analyse", "stats", "instance_bases", "ratio_rows", "improvement_factors",
+           "format_report", "format_table", "format_factors", "RTOL"]
+
+#: Relative tolerance for "equal" values (ties in wins, checks against bounds).
+RTOL = 1e-9
+
+
+def stats(values: Iterable[float]) -> dict[str, Any]:
+    """n, mean, median, p95, max (and min) of the finite values; ``None`` entries if empty.
+
+    Examples
+    --------
+    >>> stats([1.0, 2.0, 3.0, 4.0])["p95"]
+    3.85
+    """
+    a = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
+    if a.size == 0:
+        return {"n": 0, "mean": None, "median": None, "p95": None, "max": None, "min": None}
+    return {"n": int(a.size), "mean": float(a.mean()), "median": float(np.median(a)),
+            "p95": float(np.percentile(a, 95)), "max": float(a.max()), "min": float(a.min())}
+
+
+def _inst(r: Mapping[str, Any]) -> tuple:
+    return (r.get("instance_hash") or r.get("instance_key"), r.get("objective"))
+
+
+def instance_bases(rows: Sequence[Mapping[str, Any]], rtol: float = RTOL,
+                   lb_from_exact: bool = False) -> dict[tuple, dict]:
+    """Per (instance, objective): best certified lower bound with its source(s), and the
+    proven optimum with its source.
+
+    The lower bound comes from the bound methods' rows; with ``lb_from_exact`` also from
+    exact methods (their optima, and the proven bounds of searches stopped by a limit).
+
+    Returns
+    -------
+    dict
+        ``{(instance_hash, objective): {"lb", "lb_source", "lb_sources", "opt",
+        "opt_source", "opt_values"}}``; ``lb_sources`` lists every method within ``rtol`` of
+        the best.
+    """
+    cand: dict[tuple, list[tuple[float, str]]] = defaultdict(list)
+    opts: dict[tuple, list[tuple[float, str]]] = defaultdict(list)
+    for r in rows:
+        k = _inst(r)
+        v = r.get("value")
+        kind = r.get("result_kind")
+        exact = r.get("algorithm_kind") == "exact"
+        if v is not None and (kind == "lower_bound" or
+                              (kind == "optimal" and (lb_from_exact or not exact))):
+            cand[k].append((float(v), r["algorithm"]))
+        if kind == "optimal" and v is not None:
+            opts[k].append((float(v), r["algorithm"]))
+        if lb_from_exact and exact and kind != "optimal" and \
+                r.get("bound") is not None and r.get("status") not in (
+                    "error", "crashed", "not_supported"):
+            cand[k].append((float(r["bound"]), f"{r['algorithm']} (bound)"))
+    out = {}
+    for k in set(cand) | set(opts):
+        d: dict[str, Any] = {"lb": None, "lb_source": None, "lb_sources": [], "opt": None,
+                             "opt_source": None, "opt_values": []}
+        if cand[k]:
+            best = max(v for v, _ in cand[k])
+            d["lb"] = best
+            srcs = sorted({s for v, s in cand[k] if v >= best - rtol * abs(best)})
+            d["lb_sources"] = srcs
+            # name one source: prefer a bound method over the optimum (it says which bound
+            # is tight), else the first name
+            bounds = [s for s in srcs if s not in {n for _, n in opts[k]}]
+            d["lb_source"] = (bounds or srcs)[0]
+        if opts[k]:
+            d["opt"], d["opt_source"] = min(opts[k])
+            d["opt_values"] = sorted(opts[k])
+        out[k] = d
+    return out
+
+
+def ratio_rows(rows: Sequence[Mapping[str, Any]], bases: Mapping[tuple, dict] | None = None
+               ) -> list[dict[str, Any]]:
+    """One dict per verified schedule row with ``alg_lb`` (ALG/LB) and ``alg_opt``
+    (ALG/OPT, ``None`` without an optimum), plus the base values and the LB's source."""
+    bases = bases if bases is not None else instance_bases(rows)
+    out = []
+    for r in rows:
+        if r.get("algorithm_kind") != "schedule" or r.get("result_kind") is None or \
+                r.get("value") is None:
+            continue
+        b = bases.get(_inst(r), {})
+        v = float(r["value"])
+        lb, opt = b.get("lb"), b.get("opt")
+        out.append({"instance_key": r.get("instance_key"), "instance_hash": r.get("instance_hash"),
+                    "instance_group": r.get("instance_group"), "coflows": r.get("coflows"),
+                    "flows": r.get("flows"), "max_port_load": r.get("max_port_load"),
+                    "instance_params": r.get("instance_params") or {},
+                    "algorithm": r["algorithm"], "repetition": r.get("repetition", 0),
+                    "value": v, "lb": lb, "lb_source": b.get("lb_source"), "opt": opt,
+                    "alg_lb": _div(v, lb), "alg_opt": _div(v, opt)})
+    return out
+
+
+def _div(a: float, b: float | None) -> float | None:
+    if b is None:
+        return None
+    if b > 0:
+        return a / b
+    return 1.0 if a == 0 else math.inf
+
+
+def _wins(rrows: list[dict], rtol: float) -> tuple[dict, dict]:
+    """Against the best heuristic per (instance, repetition), and pairwise."""
+    groups: dict[tuple, dict[str, float]] = defaultdict(dict)
+    for r in rrows:
+        groups[(r["instance_hash"], r["repetition"])][r["algorithm"]] = r["value"]
+    vs_best: dict[str, dict[str, Any]] = defaultdict(lambda: {"n": 0, "best": 0,
+                                                             "unique_best": 0, "excess": []})
+    pair: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
+    for vals in groups.values():
+        best = min(vals.values())
+        tol = rtol * max(abs(best), 1.0)
+        at_best = [a for a, v in vals.items() if v <= best + tol]
+        for a, v in vals.items():
+            s = vs_best[a]
+            s["n"] += 1
+            s["best"] += v <= best + tol
+            s["unique_best"] += at_best == [a]
+            s["excess"].append(_div(v, best))
+        names = sorted(vals)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                va, vb = vals[a], vals[b]
+                t = rtol * max(abs(va), abs(vb), 1.0)
+                k = 0 if va < vb - t else (2 if vb < va - t else 1)
+                pair[a][b][k] += 1
+                pair[b][a][2 - k] += 1
+    best_out = {a: {"n": s["n"], "best": s["best"], "unique_best": s["unique_best"],
+                    "mean_over_best": stats(s["excess"])["mean"]} for a, s in vs_best.items()}
+    pair_out = {a: {b: {"wins": w, "ties": t, "losses": l} for b, (w, t, l) in d.items()}
+                for a, d in pair.items()}
+    return best_out, pair_out
+
+
+def _runtime_table(rows: Sequence[Mapping[str, Any]], baseline: str | None) -> dict[str, Any]:
+    secs: dict[str, list[float]] = defaultdict(list)
+    per_inst: dict[tuple, dict[str, float]] = defaultdict(dict)
+    for r in rows:
+        s = r.get("seconds")
+        if s is None or r.get("status") in ("time_limit", "crashed"):
+            continue
+        secs[r["algorithm"]].append(float(s))
+        per_inst[(r.get("instance_hash"), r.get("repetition", 0))][r["algorithm"]] = float(s)
+    out = {}
+    for a, v in secs.items():
+        st = stats(v)
+        st["total"] = float(sum(v))
+        if baseline is not None and baseline in secs:
+            ratios = [d[a] / d[baseline] for d in per_inst.values()
+                      if a in d and baseline in d and d[baseline] > 0]
+            st["median_vs_baseline"] = stats(ratios)["median"]
+        out[a] = st
+    return out
+
+
+def analyse(rows: Sequence[Mapping[str, Any]], *, rtol: float = RTOL,
+            baseline: str | None = "fifo+greedy", planned: int | None = None,
+            lb_from_exact: bool = False) -> dict[str, Any]:
+    """Every table of a report, as plain data.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        The logical results table (one row per task).
+    rtol : float
+        Relative tolerance for ties and consistency checks.
+    baseline : str, optional
+        Runtime ratios are against this algorithm, per instance in the same run (default
+        ``fifo+greedy``; ignored when absent).
+    planned : int, optional
+        Number of planned tasks, to report missing rows.
+    lb_from_exact : bool
+        Let exact methods' optima and proven bounds count as lower bounds (see the module
+        docstring).
+
+    Returns
+    -------
+    dict
+        ``instances``, ``with_lb``, ``with_opt``, ``lb_sources`` (how often each method gave
+        the best bound, ties counted for each), ``schedules`` (per algorithm: counts, ALG/LB
+        and ALG/OPT statistics, wins vs best), ``bounds`` (LB/OPT and LB/best-LB per bound),
+        ``exact`` (statuses, times), ``runtimes``, ``pairwise``, ``statuses``,
+        ``failures`` (first few errors), ``inconsistencies``.
+    """
+    rows = list(rows)
+    bases = instance_bases(rows, rtol, lb_from_exact)
+    rr = ratio_rows(rows, bases)
+    by_alg: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        by_alg[r["algorithm"]].append(r)
+    kinds = {a: rs[0].get("algorithm_kind") for a, rs in by_alg.items()}
+
+    best, pair = _wins(rr, rtol)
+    sched = []
+    for a in sorted(a for a, k in kinds.items() if k == "schedule"):
+        mine = [x for x in rr if x["algorithm"] == a]
+        st = _status_counts(by_alg[a])
+        sched.append({"algorithm": a, "rows": len(by_alg[a]), "feasible": len(mine),
+                      "statuses": st,
+                      "alg_lb": stats(x["alg_lb"] for x in mine),
+                      "alg_opt": stats(x["alg_opt"] for x in mine),
+                      **{f"vs_best_{k}": v for k, v in best.get(a, {}).items()}})
+    sched.sort(key=lambda d: (d["alg_lb"]["mean"] is None, d["alg_lb"]["mean"] or 0,
+                              d["algorithm"]))
+
+    lb_count: dict[str, int] = defaultdict(int)
+    for b in bases.values():
+        for s in b["lb_sources"]:
+            lb_count[s] += 1
+    bnd = []
+    for a in sorted(a for a, k in kinds.items() if k == "bound"):
+        lo, lb_ratio = [], []
+        for r in by_alg[a]:
+            if r.get("result_kind") != "lower_bound" or r.get("value") is None:
+                continue
+            b = bases.get(_inst(r), {})
+            lo.append(_div(float(r["value"]), b.get("opt")) if b.get("opt") else None)
+            lb_ratio.append(_div(float(r["value"]), b.get("lb")))
+        bnd.append({"algorithm": a, "rows": len(by_alg[a]), "certified": len(lb_ratio),
+                    "statuses": _status_counts(by_alg[a]), "best_count": lb_count.get(a, 0),
+                    "lb_opt": stats(lo), "lb_best": stats(lb_ratio)})
+    exact = []
+    for a in sorted(a for a, k in kinds.items() if k == "exact"):
+        rs = by_alg[a]
+        exact.append({"algorithm": a, "rows": len(rs), "statuses": _status_counts(rs),
+                      "optimal": sum(r.get("result_kind") == "optimal" for r in rs),
+                      "gap": stats(r.get("gap") for r in rs if r.get("result_kind") != "optimal"),
+                      "seconds": stats(r.get("seconds") for r in rs)})
+
+    incons = []
+    for r in rr:
+        if r["lb"] is not None and r["value"] < r["lb"] - rtol * max(abs(r["lb"]), 1.0):
+            incons.append({"instance_key": r["instance_key"], "algorithm": r["algorithm"],
+                           "value": r["value"], "lb": r["lb"], "lb_source": r["lb_source"],
+                           "rule": "a verified schedule is below a certified lower bound"})
+    for k, b in bases.items():
+        if b["opt"] is not None and b["lb"] is not None and \
+                b["opt"] < b["lb"] - rtol * max(abs(b["lb"]), 1.0):
+            incons.append({"instance_hash": k[0], "opt": b["opt"], "lb": b["lb"],
+                           "lb_source": b["lb_source"],
+                           "rule": "a proven optimum is below a certified lower bound"})
+        vals = [v for v, _ in b["opt_values"]]
+        if vals and max(vals) - min(vals) > rtol * max(abs(max(vals)), 1.0):
+            incons.append({"instance_hash": k[0], "optima": b["opt_values"],
+                           "rule": "proven optima disagree"})
+    failures = [{"instance_key": r.get("instance_key"), "algorithm": r["algorithm"],
+                 "status": r.get("status"),
+                 "error": (r.get("error") or {}).get("type", "") + ": " +
+                          (r.get("error") or {}).get("message", "")}
+                for r in rows if r.get("error")]
+    instances = {_inst(r) for r in rows}
+    return {
+        "objective": sorted({r.get("objective") for r in rows if r.get("objective")}),
+        "rows": len(rows), "planned": planned,
+        "missing": None if planned is None else planned - len(rows),
+        "instances": len(instances),
+        "with_lb": sum(1 for b in bases.values() if b["lb"] is not None),
+        "with_opt": sum(1 for b in bases.values() if b["opt"] is not None),
+        "lb_sources": dict(sorted(lb_count.items(), key=lambda kv: -kv[1])),
+        "schedules": sched, "bounds": bnd, "exact": exact,
+        "runtimes": _runtime_table(rows, baseline), "runtime_baseline": baseline,
+        "pairwise": pair, "statuses": _status_counts(rows),
+        "failures": failures[:50], "failure_count": len(failures),
+        "inconsistencies": incons,
+    }
+
+
+def _status_counts(rows: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    out: dict[str, int] = defaultdict(int)
+    for r in rows:
+        out[str(r.get("status"))] += 1
+    return dict(sorted(out.items()))
+
+
+# ------------------------------------------------------------------------------ factors
+def improvement_factors(rows: Sequence[Mapping[str, Any]], target: str, baseline: str, *,
+                        percentiles: Sequence[float] = (90, 95, 99), rtol: float = RTOL,
+                        classes: Mapping[str, Sequence[str]] | None = None
+                        ) -> dict[str, Any]:
+    """Factor of improvement of ``target`` over ``baseline`` from per-coflow CCTs.
+
+    Factor = CCT_baseline / CCT_target (> 1: the target is faster), computed per instance both
+    ways the papers may mean it, each labelled:
+
+    ``ratio_of_means``           mean CCT_baseline / mean CCT_target
+    ``mean_of_ratios``           mean over coflows of CCT_baseline,k / CCT_target,k
+    ``ratio_of_p<q>``            q-th percentile CCT_baseline / q-th percentile CCT_target
+    ``p<q>_of_ratios``           q-th percentile of the per-coflow ratios
+    ``faster``, ``slower``       fraction of coflows with ratio > 1 (< 1) beyond ``rtol``
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        Results with ``cct`` lists (``completion_times = true`` in the spec).
+    target, baseline : str
+        Algorithm labels.
+    classes : mapping, optional
+        ``instance_hash -> per-coflow class labels`` (e.g. the SN/LN/SW/LW bins): the
+        factors are also given per class.
+
+    Returns
+    -------
+    dict
+        ``{"target", "baseline", "instances": [{"instance_key", ...factors...,
+        "classes": {label: factors}}], "mean_over_instances": {...}}``.
+    """
+    cct: dict[tuple, dict[str, np.ndarray]] = defaultdict(dict)
+    keys = {}
+    for r in rows:
+        if r["algorithm"] in (target, baseline) and r.get("cct") and r.get("repetition", 0) == 0:
+            k = _inst(r)
+            cct[k][r["algorithm"]] = np.asarray(r["cct"], dtype=float)
+            keys[k] = r.get("instance_key")
+    per = []
+    for k, d in cct.items():
+        if target not in d or baseline not in d:
+            continue
+        f = _factors(d[baseline], d[target], percentiles, rtol)
+        f["instance_key"] = keys[k]
+        if classes is not None and k[0] in classes:
+            lab = np.asarray(classes[k[0]])
+            f["classes"] = {c: _factors(d[baseline][lab == c], d[target][lab == c],
+                                        percentiles, rtol)
+                            for c in sorted(set(lab.tolist()))}
+        per.append(f)
+    per.sort(key=lambda f: f["instance_key"])
+    mean = {}
+    if per:
+        for name in per[0]:
+            if name in ("instance_key", "classes", "coflows"):
+                continue
+            mean[name] = float(np.mean([f[name] for f in per]))
+    return {"target": target, "baseline": baseline,
+            "definition": "factor = CCT_baseline / CCT_target (> 1: target faster)",
+            "instances": per, "mean_over_instances": mean}
+
+
+def _factors(base: np.ndarray, tgt: np.ndarray, percentiles, rtol) -> dict[str, Any]:
+    ratio = base / tgt
+    f: dict[str, Any] = {"coflows": int(base.size),
+                         "ratio_of_means": float(base.mean() / tgt.mean()),
+                         "mean_of_ratios": float(ratio.mean())}
+    for q in percentiles:
+        qs = f"{q:g}"
+        f[f"ratio_of_p{qs}"] = float(np.percentile(base, q) / np.percentile(tgt, q))
+        f[f"p{qs}_of_ratios"] = float(np.percentile(ratio, q))
+    f["faster"] = float(np.mean(ratio > 1 + rtol))
+    f["slower"] = float(np.mean(ratio < 1 - rtol))
+    return f
+
+
+# ------------------------------------------------------------------------------ text
+def format_table(head: Sequence[str], body: Sequence[Sequence[Any]],
+                 left: Sequence[int] = (0,), markdown: bool = False) -> str:
+    """A plain-text table; columns in ``left`` are left-aligned, the others right-aligned.
+    ``markdown=True`` gives a GitHub-flavoured Markdown table instead."""
+    cells = [[_cell(c) for c in row] for row in body]
+    if markdown:
+        rule = ["---" if i in left else "---:" for i in range(len(head))]
+        return "\n".join("| " + " | ".join(r) + " |" for r in [list(head), rule] + cells)
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(head)]
+    fmt = "  ".join(f"{{:{'<' if i in left else '>'}{w}}}" for i, w in enumerate(widths))
+    lines = [fmt.format(*head), "  ".join("-" * w for w in widths)]
+    lines += [fmt.format(*r) for r in cells]
+    return "\n".join(lines)
+
+
+def _cell(x: Any) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, float):
+        if math.isinf(x):
+            return "inf"
+        return f"{x:.4f}" if abs(x) < 1e4 else f"{x:.4g}"
+    return str(x)
+
+
+def format_report(a: Mapping[str, Any], *, pairwise: bool = False,
+                  markdown: bool = False) -> str:
+    """The human-readable report of :func:`analyse` (tables in Markdown with ``markdown``)."""
+    def format_table(*args, **kw):
+        return _table(*args, markdown=markdown, **kw)
+    out = []
+    obj = ", ".join(a["objective"]) or "-"
+    out.append(f"{a['rows']} rows over {a['instances']} instances ({obj}); "
+               f"{a['with_lb']} with a certified lower bound, {a['with_opt']} with a proven "
+               f"optimum" + ("" if a.get("missing") is None else
+                             f"; {a['missing']} of {a['planned']} planned tasks have no row"))
+    if a["schedules"]:
+        out.append("")
+        out.append("Schedules.  ALG/LB: value over the best certified lower bound of the "
+                   "instance (bound methods); ALG/OPT: over the proven optimum (instances "
+                   "with one only); "
+                   "best: instances where the algorithm matches the best schedule found.")
+        body = []
+        for s in a["schedules"]:
+            lb, op = s["alg_lb"], s["alg_opt"]
+            body.append([s["algorithm"], s["feasible"], s["rows"] - s["feasible"],
+                         lb["mean"], lb["median"], lb["p95"], lb["max"], op["n"], op["mean"],
+                         op["median"], op["p95"], op["max"], s.get("vs_best_best"),
+                         s.get("vs_best_unique_best")])
+        out.append(format_table(
+            ["algorithm", "ok", "fail", "ALG/LB mean", "median", "p95", "max", "n OPT",
+             "ALG/OPT mean", "median", "p95", "max", "best", "only best"], body))
+    if a["bounds"]:
+        out.append("")
+        out.append("Bounds.  LB/OPT over instances with a proven optimum; LB/best: over the "
+                   "best certified bound; best: instances where the bound is the best (ties "
+                   "count for each).")
+        body = [[b["algorithm"], b["certified"], b["rows"] - b["certified"], b["lb_opt"]["n"],
+                 b["lb_opt"]["mean"], b["lb_opt"]["min"], b["lb_best"]["mean"],
+                 b["lb_best"]["min"], b["best_count"]] for b in a["bounds"]]
+        out.append(format_table(["bound", "certified", "fail", "n OPT", "LB/OPT mean", "min",
+                                 "LB/best mean", "min", "best"], body))
+    if a["exact"]:
+        out.append("")
+        out.append("Exact methods.")
+        body = [[e["algorithm"], e["rows"], e["optimal"],
+                 ", ".join(f"{k} {v}" for k, v in e["statuses"].items()),
+                 e["gap"]["max"], e["seconds"]["median"], e["seconds"]["max"]]
+                for e in a["exact"]]
+        out.append(format_table(["method", "rows", "optimal", "statuses", "max gap",
+                                 "median s", "max s"], body, left=(0, 3)))
+    if a["lb_sources"]:
+        out.append("")
+        out.append("Best lower bound by source (instances; ties count for each): " +
+                   ", ".join(f"{k} {v}" for k, v in a["lb_sources"].items()))
+    if a["runtimes"]:
+        out.append("")
+        base = a.get("runtime_baseline")
+        has_base = base in a["runtimes"]
+        out.append("Runtimes (seconds per task in the workers, verification included)" +
+                   (f"; x{base}: median over instances of the time ratio to {base} in the "
+                    "same run" if has_base else ""))
+        body = []
+        for name, r in sorted(a["runtimes"].items(), key=lambda kv: -(kv[1]["median"] or 0)):
+            row = [name, r["n"], r["mean"], r["median"], r["p95"], r["max"], r["total"]]
+            if has_base:
+                row.append(r.get("median_vs_baseline"))
+            body.append(row)
+        head = ["algorithm", "n", "mean", "median", "p95", "max", "total"]
+        out.append(format_table(head + ([f"x{base}"] if has_base else []), body))
+    if pairwise and a["pairwise"]:
+        out.append("")
+        out.append("Pairwise: wins/ties/losses of the row algorithm against the column one "
+                   "(per instance and repetition).")
+        names = sorted(a["pairwise"])
+        body = []
+        for x in names:
+            body.append([x] + ["" if x == y else
+                               "{wins}/{ties}/{losses}".format(**a["pairwise"][x].get(
+                                   y, {"wins": 0, "ties": 0, "losses": 0})) for y in names])
+        out.append(format_table(["algorithm"] + names, body))
+    out.append("")
+    out.append("Statuses: " + ", ".join(f"{k} {v}" for k, v in a["statuses"].items()))
+    if a["failure_count"]:
+        out.append(f"Failures: {a['failure_count']} (first ones below)")
+        for f in a["failures"][:10]:
+            out.append(f"  {f['instance_key']} {f['algorithm']}: {f['status']}: {f['error']}")
+    if a["inconsistencies"]:
+        out.append(f"INCONSISTENCIES: {len(a['inconsistencies'])}")
+        for i in a["inconsistencies"][:10]:
+            out.append(f"  {i}")
+    else:
+        out.append("Consistency: no verified schedule below a certified bound; proven optima "
+                   "agree.")
+    return "\n".join(out)
+
+
+def format_factors(f: Mapping[str, Any], percentiles: Sequence[float] = (90, 95, 99),
+                   markdown: bool = False) -> str:
+    """Text of :func:`improvement_factors`: one line per instance and the mean."""
+    names = ["ratio_of_means", "mean_of_ratios"]
+    for q in percentiles:
+        names += [f"ratio_of_p{q:g}", f"p{q:g}_of_ratios"]
+    names += ["faster", "slower"]
+    body = [[i["instance_key"]] + [i.get(n) for n in names] for i in f["instances"]]
+    if len(f["instances"]) > 1 and f.get("mean_over_instances"):
+        body.append(["mean"] + [f["mean_over_instances"].get(n) for n in names])
+    return (f"{f['target']} over {f['baseline']} ({f['definition']})\n" +
+            format_table(["instance"] + names, body, markdown=markdown))
+
+
+_table = format_table

@@ -1,0 +1,849 @@
+"""Experiment specs: which instances, which algorithms, which objective, which limits.
+
+A spec is a TOML file (read with :mod:`tomllib`) or the equivalent dict.  The format is
+documented in the package docstring (:mod:`coflowopt.experiments`) and in
+``experiments/specs/README.md``; :func:`load_spec` validates every key and raises
+:class:`SpecError` naming the file, the key (``algorithms.schedules[2].order``) and the rule.
+
+A validated :class:`Spec` expands into
+
+* instances (:meth:`Spec.instances`): :class:`InstanceRef` objects, each a JSON-able *recipe*
+  (generator + params + seed, a library name, or a file + reading options) that any process can
+  turn back into the same :class:`~coflowopt.instance.Instance`;
+* algorithms (:attr:`Spec.algorithms`): :class:`AlgorithmSpec` objects, each a schedule
+  (ordering + rate allocation, or a policy), a bound or an exact method with its parameters.
+
+Algorithms are looked up only through :mod:`coflowopt.registry`, so ``schedules = "all"`` and
+``bounds = "all"`` pick up algorithms registered after this module was written.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import glob
+import hashlib
+import importlib
+import inspect
+import json
+import math
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping
+
+import numpy as np
+
+from ..exceptions import InputError
+from ..instance import Instance
+
+__all__ = ["Spec", "SpecError", "InstanceRef", "AlgorithmSpec", "Limits", "load_spec",
+           "parse_spec", "instance_hash", "load_recipe", "OBJECTIVES", "placeholders",
+           "refs_from_instances", "with_instances"]
+
+OBJECTIVES = ("weighted_completion_time", "weighted_cct")
+ALGORITHM_KINDS = ("schedule", "bound", "exact")
+
+
+class SpecError(InputError):
+    """A spec breaks a rule; the message names the file, the key and the rule."""
+
+
+# ------------------------------------------------------------------------------ helpers
+def _repo_dir() -> Path:
+    return Path(__file__).resolve().parents[2]
+
+
+def placeholders(spec_dir: Path | None = None) -> dict[str, str]:
+    """The ``{name}`` placeholders a spec string may use.
+
+    ``{repo}`` is the source checkout, ``{shared}`` the shared data folder (environment variable
+    ``COFLOWOPT_SHARED``, else ``shared/`` beside the checkout, as the tests' ``shared_dir``
+    fixture), ``{spec_dir}`` the folder of the spec file.
+    """
+    repo = _repo_dir()
+    out = {"repo": str(repo),
+           "shared": os.environ.get("COFLOWOPT_SHARED", str(repo.parent / "shared"))}
+    out["spec_dir"] = str(spec_dir) if spec_dir is not None else os.getcwd()
+    return out
+
+
+def _canonical(x: Any) -> str:
+    return json.dumps(x, sort_keys=True, separators=(",", ":"), allow_nan=True)
+
+
+def instance_hash(instance: Instance) -> str:
+    """SHA-256 of an instance's model data (capacities, coflows, flows; not ``meta``).
+
+    Two instances have the same hash exactly when they are equal as models (``==``), up to
+    the astronomically unlikely collision, so a rerun that regenerates or rereads an instance
+    can check it got the same one.
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> a = Instance.from_coflows([Coflow("A", [(0, 0, 1.0)])])
+    >>> instance_hash(a) == instance_hash(Instance.from_coflows([Coflow("A", [(0, 0, 1)])]))
+    True
+    """
+    h = hashlib.sha256(b"coflowopt-instance-hash-v1\0")
+    h.update(np.array([instance.num_ingress, instance.num_egress, instance.num_coflows,
+                       instance.num_flows], dtype="<i8").tobytes())
+    for name in ("ingress_capacity", "egress_capacity", "weight", "release", "deadline",
+                 "flow_size"):
+        a = np.ascontiguousarray(getattr(instance, name), dtype="<f8")
+        # every NaN (no deadline) hashes the same, whatever its payload bits
+        h.update(np.where(np.isnan(a), np.nan, a).tobytes())
+    for name in ("flow_ptr", "flow_src", "flow_dst"):
+        h.update(np.ascontiguousarray(getattr(instance, name), dtype="<i8").tobytes())
+    h.update("\0".join(instance.coflow_ids).encode("utf-8"))
+    return h.hexdigest()
+
+
+def load_recipe(recipe: Mapping[str, Any]) -> Instance:
+    """Build the instance a recipe describes (see :class:`InstanceRef`).
+
+    Raises
+    ------
+    SpecError
+        For an unknown source kind.
+    """
+    src = recipe.get("source")
+    if src == "generator":
+        from ..generators import GENERATORS
+        params = dict(recipe["params"])
+        if recipe.get("seed") is not None:
+            params["seed"] = recipe["seed"]
+        inst = GENERATORS[recipe["generator"]](**params)
+    elif src == "library":
+        from ..library import load_instance
+        inst = load_instance(recipe["name"])
+    elif src == "file":
+        from ..formats import read_instance
+        inst = read_instance(recipe["path"], format=recipe.get("format", "auto"),
+                             **dict(recipe.get("options") or {}))
+    else:
+        raise SpecError(f"unknown instance source {src!r}", field="source")
+    if recipe.get("zero_release"):
+        inst = inst.with_releases(0.0).without_deadlines()
+    if recipe.get("unit_weights"):
+        inst = inst.with_weights(1.0)
+    return inst
+
+
+# ------------------------------------------------------------------------------ data classes
+@dataclass(frozen=True)
+class InstanceRef:
+    """One instance of a spec.
+
+    Attributes
+    ----------
+    key : str
+        Unique, readable name: ``"<block name>/seed=<s>"`` for generated instances,
+        ``"<block name>:<library name>"`` for the library (block name ``library`` by
+        default), ``"<block name>:<file name>"`` for files (``files`` by default; the path
+        below the glob's folder for globs).
+    group : str
+        The name of the ``[[instances]]`` block it comes from.
+    recipe : dict
+        JSON-able: ``{"source": "generator", "generator", "params", "seed"}``,
+        ``{"source": "library", "name"}`` or ``{"source": "file", "path", "format",
+        "options"}``, plus ``zero_release`` / ``unit_weights``.
+    """
+
+    key: str
+    group: str
+    recipe: dict
+
+    def load(self) -> Instance:
+        return load_recipe(self.recipe)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The generator parameters and seed (empty for other sources)."""
+        if self.recipe.get("source") != "generator":
+            return {}
+        return {**self.recipe["params"], "seed": self.recipe.get("seed")}
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """One algorithm of a spec: a schedule, a bound or an exact method, with parameters.
+
+    ``identity()`` (everything that changes the result: not the label, not the hard time
+    limit) enters the task id, so renaming a label keeps finished work.
+    """
+
+    label: str
+    kind: str  # "schedule" | "bound" | "exact"
+    order: str | None = None
+    rates: str | None = None
+    policy: str | None = None
+    method: str | None = None
+    params: dict = field(default_factory=dict)
+    order_params: dict = field(default_factory=dict)
+    rate_params: dict = field(default_factory=dict)
+    tags: frozenset = frozenset()
+    randomized: bool = False
+    max_coflows: int | None = None
+    max_flows: int | None = None
+    time_limit: float | None = None
+
+    def identity(self) -> dict[str, Any]:
+        d = {"kind": self.kind, "order": self.order, "rates": self.rates,
+             "policy": self.policy, "method": self.method, "params": self.params,
+             "order_params": self.order_params, "rate_params": self.rate_params,
+             "time_limit": self.time_limit}
+        return {k: v for k, v in d.items() if v not in (None, {})}
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"label": self.label, **self.identity(), "tags": sorted(self.tags),
+             "randomized": self.randomized, "max_coflows": self.max_coflows,
+             "max_flows": self.max_flows}
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "AlgorithmSpec":
+        kw = {k: d[k] for k in ("label", "kind", "order", "rates", "policy", "method",
+                                "params", "order_params", "rate_params", "randomized",
+                                "max_coflows", "max_flows", "time_limit") if k in d}
+        return cls(tags=frozenset(d.get("tags", ())), **kw)
+
+    def skip_reason(self, num_coflows: int, num_flows: int) -> str | None:
+        """Why this algorithm does not run on an instance of this size (``None``: it runs)."""
+        if self.max_coflows is not None and num_coflows > self.max_coflows:
+            return f"{self.label}: more than {self.max_coflows} coflows"
+        if self.max_flows is not None and num_flows > self.max_flows:
+            return f"{self.label}: more than {self.max_flows} flows"
+        return None
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-task limits (``[limits]`` table)."""
+
+    task_seconds: float = 600.0
+    grace_seconds: float = 30.0
+    exponential_max_coflows: int = 8
+    slow_max_flows: int = 20000
+    memory_mb: int | None = None
+
+    def hard_seconds(self, alg: AlgorithmSpec) -> float:
+        """Seconds after which a task is killed: ``task_seconds``, or an algorithm's own
+        (soft) time limit plus ``grace_seconds`` if that is longer."""
+        if alg.time_limit is not None:
+            return max(self.task_seconds, alg.time_limit + self.grace_seconds)
+        return self.task_seconds
+
+
+@dataclass
+class Spec:
+    """A validated experiment spec (see :func:`load_spec`)."""
+
+    name: str
+    description: str
+    objective: str
+    repetitions: int
+    seed: int
+    completion_times: bool
+    warm_up: bool
+    limits: Limits
+    sources: list[dict]
+    algorithms: list[AlgorithmSpec]
+    unavailable: list[str]
+    raw: dict
+    path: str | None = None
+
+    @property
+    def spec_hash(self) -> str:
+        """SHA-256 of the parsed spec (key order and formatting do not matter)."""
+        return hashlib.sha256(_canonical(self.raw).encode()).hexdigest()
+
+    def instances(self) -> Iterator[InstanceRef]:
+        """Every instance of the spec, in spec order."""
+        for src in self.sources:
+            yield from src["refs"]
+
+    def seeds(self) -> dict[str, Any]:
+        """The seeds that determine the run: per generator block, and the algorithms' base."""
+        out: dict[str, Any] = {"algorithms": self.seed}
+        for src in self.sources:
+            if src["kind"] == "generator":
+                out[src["name"]] = src["seeds"]
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "objective": self.objective,
+                "repetitions": self.repetitions, "seed": self.seed,
+                "completion_times": self.completion_times, "warm_up": self.warm_up,
+                "limits": self.limits.__dict__, "algorithms": [a.to_dict()
+                                                                for a in self.algorithms],
+                "unavailable": self.unavailable, "path": self.path, "raw": self.raw}
+
+
+# ------------------------------------------------------------------------------ validation
+class _Checker:
+    """Raises :class:`SpecError` with the file and the dotted key."""
+
+    def __init__(self, path: str | None):
+        self.path = path
+
+    def fail(self, key: str, rule: str) -> SpecError:
+        return SpecError(rule, file=self.path, field=key or None)
+
+    def keys(self, d: Any, key: str, allowed: set[str], required: set[str] = frozenset()):
+        if not isinstance(d, dict):
+            raise self.fail(key, f"must be a table, got {type(d).__name__} {d!r}")
+        unknown = sorted(set(d) - allowed)
+        if unknown:
+            raise self.fail(f"{key}.{unknown[0]}" if key else unknown[0],
+                            f"unknown key; allowed here: {', '.join(sorted(allowed))}")
+        for r in sorted(required):
+            if r not in d:
+                raise self.fail(key, f"missing required key {r!r}")
+
+    def integer(self, v, key: str, minimum: int | None = None) -> int:
+        if not isinstance(v, int) or isinstance(v, bool) or (minimum is not None and v < minimum):
+            raise self.fail(key, f"must be an integer{f' >= {minimum}' if minimum is not None else ''}"
+                                 f", got {v!r}")
+        return v
+
+    def number(self, v, key: str, positive: bool = True) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or \
+                (positive and v <= 0):
+            raise self.fail(key, f"must be a finite number{' > 0' if positive else ''}, got {v!r}")
+        return float(v)
+
+    def boolean(self, v, key: str) -> bool:
+        if not isinstance(v, bool):
+            raise self.fail(key, f"must be true or false, got {v!r}")
+        return v
+
+    def string(self, v, key: str) -> str:
+        if not isinstance(v, str) or not v:
+            raise self.fail(key, f"must be a non-empty string, got {v!r}")
+        return v
+
+    def table(self, v, key: str) -> dict:
+        if v is None:
+            return {}
+        if not isinstance(v, dict):
+            raise self.fail(key, f"must be a table of parameters, got {v!r}")
+        return dict(v)
+
+
+def _substitute(x: Any, subs: Mapping[str, str]) -> Any:
+    """Replace ``{repo}``, ``{shared}``, ``{spec_dir}`` in every string of ``x``."""
+    if isinstance(x, str):
+        for k, v in subs.items():
+            x = x.replace("{" + k + "}", v)
+        return x
+    if isinstance(x, list):
+        return [_substitute(v, subs) for v in x]
+    if isinstance(x, dict):
+        return {k: _substitute(v, subs) for k, v in x.items()}
+    return x
+
+
+def _accepts(func: Callable, name: str) -> bool:
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):  # pragma: no cover - builtins
+        return True
+    return name in sig.parameters or any(p.kind == p.VAR_KEYWORD
+                                         for p in sig.parameters.values())
+
+
+def _default(func: Callable, name: str):
+    try:
+        p = inspect.signature(func).parameters.get(name)
+    except (TypeError, ValueError):  # pragma: no cover
+        return None
+    return None if p is None or p.default is inspect.Parameter.empty else p.default
+
+
+def _check_params(ck: _Checker, func: Callable, params: dict, key: str, what: str) -> None:
+    for name in params:
+        if not _accepts(func, name):
+            raise ck.fail(f"{key}.{name}", f"{what} has no parameter {name!r}")
+
+
+def _import_callable(ck: _Checker, ref: str, key: str) -> Callable:
+    mod, _, attr = ref.partition(":")
+    try:
+        obj = getattr(importlib.import_module(mod), attr)
+    except (ImportError, AttributeError) as e:
+        raise ck.fail(key, f"cannot import {ref!r} ({type(e).__name__}: {e})") from e
+    if not callable(obj):
+        raise ck.fail(key, f"{ref!r} is not callable")
+    return obj
+
+
+_SOURCE_COMMON = {"name", "zero_release", "unit_weights"}
+_SOURCE_KEYS = {
+    "generator": _SOURCE_COMMON | {"generator", "params", "seeds"},
+    "library": _SOURCE_COMMON | {"library"},
+    "files": _SOURCE_COMMON | {"files", "format", "time_unit_ms", "capacity", "split"},
+}
+
+
+def _seeds(ck: _Checker, v, key: str) -> list[int]:
+    if isinstance(v, int) and not isinstance(v, bool):
+        return list(range(ck.integer(v, key, 1)))
+    if isinstance(v, dict):
+        ck.keys(v, key, {"start", "stop"}, {"start", "stop"})
+        a, b = ck.integer(v["start"], key + ".start", 0), ck.integer(v["stop"], key + ".stop")
+        if b <= a:
+            raise ck.fail(key, f"stop must be > start, got start={a}, stop={b}")
+        return list(range(a, b))
+    if isinstance(v, list) and v:
+        out = [ck.integer(s, f"{key}[{i}]", 0) for i, s in enumerate(v)]
+        if len(set(out)) != len(out):
+            raise ck.fail(key, "must not repeat a seed")
+        return out
+    raise ck.fail(key, f"must be a count N (seeds 0..N-1), {{start, stop}} or a non-empty list "
+                       f"of seeds, got {v!r}")
+
+
+def _parse_sources(ck: _Checker, items, subs, spec_dir: Path | None) -> list[dict]:
+    if not isinstance(items, list) or not items:
+        raise ck.fail("instances", "must be a non-empty array of tables ([[instances]])")
+    sources, keys_seen, names_seen = [], {}, {}
+    for i, s in enumerate(items):
+        key = f"instances[{i}]"
+        if not isinstance(s, dict):
+            raise ck.fail(key, f"must be a table, got {s!r}")
+        kinds = [k for k in ("generator", "library", "files") if k in s]
+        if len(kinds) != 1:
+            raise ck.fail(key, "needs exactly one of 'generator', 'library', 'files', got "
+                               f"{kinds or 'none'}")
+        kind = kinds[0]
+        ck.keys(s, key, _SOURCE_KEYS[kind])
+        s = _substitute(s, subs)
+        common = {k: ck.boolean(s[k], f"{key}.{k}") for k in ("zero_release", "unit_weights")
+                  if k in s}
+        refs: list[InstanceRef] = []
+        if kind == "generator":
+            from ..generators import GENERATORS
+            gen = ck.string(s["generator"], f"{key}.generator")
+            if gen not in GENERATORS:
+                raise ck.fail(f"{key}.generator", f"unknown generator {gen!r}; valid: "
+                                                  f"{', '.join(sorted(GENERATORS))}")
+            func = GENERATORS[gen]
+            params = ck.table(s.get("params"), f"{key}.params")
+            if "seed" in params:
+                raise ck.fail(f"{key}.params.seed", "give seeds with the 'seeds' key")
+            _check_params(ck, func, params, f"{key}.params", f"generator {gen}")
+            name = ck.string(s.get("name", gen), f"{key}.name")
+            if _accepts(func, "seed"):
+                seeds = _seeds(ck, s.get("seeds", 1), f"{key}.seeds")
+            elif "seeds" in s:
+                raise ck.fail(f"{key}.seeds", f"generator {gen} is deterministic (no seed)")
+            else:
+                seeds = [None]
+            for seed in seeds:
+                recipe = {"source": "generator", "generator": gen, "params": params,
+                          "seed": seed, **common}
+                refs.append(InstanceRef(name if seed is None else f"{name}/seed={seed}",
+                                        name, recipe))
+            src = {"kind": kind, "name": name, "refs": refs, "seeds": seeds}
+        elif kind == "library":
+            from ..library import list_instances
+            pats = s["library"]
+            pats = [pats] if isinstance(pats, str) else pats
+            if not isinstance(pats, list) or not pats:
+                raise ck.fail(f"{key}.library", "must be a name, a glob or a list of them")
+            names = list_instances()
+            chosen: list[str] = []
+            for j, p in enumerate(pats):
+                p = ck.string(p, f"{key}.library[{j}]")
+                hit = [n for n in names if fnmatch.fnmatchcase(n, p)]
+                if not hit:
+                    raise ck.fail(f"{key}.library[{j}]", f"{p!r} matches no library instance; "
+                                                         f"valid names: {', '.join(names)}")
+                chosen += [n for n in hit if n not in chosen]
+            name = ck.string(s.get("name", "library"), f"{key}.name")
+            refs = [InstanceRef(f"{name}:{n}", name, {"source": "library", "name": n,
+                                                      **common}) for n in chosen]
+            src = {"kind": kind, "name": name, "refs": refs}
+        else:
+            pats = s["files"]
+            pats = [pats] if isinstance(pats, str) else pats
+            if not isinstance(pats, list) or not pats:
+                raise ck.fail(f"{key}.files", "must be a path, a glob or a list of them")
+            options = {}
+            for opt in ("time_unit_ms", "capacity"):
+                if opt in s:
+                    options[opt] = ck.number(s[opt], f"{key}.{opt}")
+            if "split" in s:
+                options["split"] = ck.string(s["split"], f"{key}.split")
+            fmt = ck.string(s.get("format", "auto"), f"{key}.format")
+            from ..formats import INSTANCE_FORMATS
+            if fmt != "auto" and fmt not in INSTANCE_FORMATS:
+                raise ck.fail(f"{key}.format", f"unknown format {fmt!r}; valid: auto, "
+                                               f"{', '.join(sorted(INSTANCE_FORMATS))}")
+            name = ck.string(s.get("name", "files"), f"{key}.name")
+            for j, p in enumerate(pats):
+                p = ck.string(p, f"{key}.files[{j}]")
+                full = Path(p) if Path(p).is_absolute() or spec_dir is None else spec_dir / p
+                hits = sorted(glob.glob(str(full))) if glob.has_magic(str(full)) else \
+                    ([str(full)] if full.is_file() else [])
+                if not hits:
+                    raise ck.fail(f"{key}.files[{j}]", f"no such file: {full}")
+                for h in hits:
+                    shown = os.path.basename(h) if len(hits) == 1 else \
+                        os.path.relpath(h, full.parent)
+                    refs.append(InstanceRef(f"{name}:{shown}", name, {
+                        "source": "file", "path": str(Path(h).resolve()), "format": fmt,
+                        "options": options, **common}))
+            src = {"kind": kind, "name": name, "refs": refs}
+        if src["name"] in names_seen:
+            raise ck.fail(f"{key}.name", f"{src['name']!r} is already the name of "
+                                         f"instances[{names_seen[src['name']]}]; give each "
+                                         "block a distinct name")
+        names_seen[src["name"]] = i
+        for r in refs:
+            if r.key in keys_seen:
+                raise ck.fail(key, f"instance {r.key!r} is already given by "
+                                   f"instances[{keys_seen[r.key]}]")
+            keys_seen[r.key] = i
+        sources.append(src)
+    return sources
+
+
+_SCHEDULE_KEYS = {"order", "rates", "policy", "label", "order_params", "rate_params", "params",
+                  "max_coflows", "max_flows"}
+_NAMED_KEYS = {"name", "label", "params", "max_coflows", "max_flows"}
+_EXACT_KEYS = {"method", "label", "params", "time_limit", "max_coflows"}
+_ALG_KEYS = {"schedules", "bounds", "exact", "skip_tags", "missing"}
+
+
+class _AlgorithmParser:
+    def __init__(self, ck: _Checker, limits: Limits, skip_tags: frozenset, missing: str):
+        from ..registry import get_algorithm
+        self.ck, self.limits, self.skip_tags, self.missing = ck, limits, skip_tags, missing
+        self.unavailable: list[str] = []
+        self.get = get_algorithm
+
+    def lookup(self, kind: str, name: str, key: str):
+        """The registry entry, or ``None`` when it is missing and ``missing = "skip"``."""
+        from ..exceptions import InvalidParameterError
+        try:
+            return self.get(kind, name)
+        except InvalidParameterError as e:
+            if self.missing == "skip":
+                self.unavailable.append(f"{kind} {name}")
+                return None
+            raise self.ck.fail(key, str(e) + " (set algorithms.missing = \"skip\" to skip "
+                                             "names that are not registered yet)") from e
+
+    def limits_for(self, entry: Mapping[str, Any], key: str, tags: frozenset,
+                   funcs: list[Callable]) -> tuple[int | None, int | None]:
+        """Size limits: explicit ones, else ``exponential`` -> the function's own
+        ``max_coflows`` default or ``limits.exponential_max_coflows``; ``slow`` ->
+        ``limits.slow_max_flows``."""
+        mc = entry.get("max_coflows")
+        mf = entry.get("max_flows")
+        if mc is not None:
+            mc = self.ck.integer(mc, f"{key}.max_coflows", 1)
+        elif "exponential" in tags:
+            own = [_default(f, "max_coflows") for f in funcs]
+            own = [o for o in own if isinstance(o, int)]
+            mc = min(own) if own else self.limits.exponential_max_coflows
+        if mf is not None:
+            mf = self.ck.integer(mf, f"{key}.max_flows", 1)
+        elif "slow" in tags:
+            mf = self.limits.slow_max_flows
+        return mc, mf
+
+    def schedules(self, v) -> list[AlgorithmSpec]:
+        items = [v] if isinstance(v, str) else v
+        if not isinstance(items, list):
+            raise self.ck.fail("algorithms.schedules", f'must be "all" or an array, got {v!r}')
+        out: list[AlgorithmSpec] = []
+        for i, it in enumerate(items):
+            key = f"algorithms.schedules[{i}]"
+            if it == "all":
+                out += self.all_schedules()
+                continue
+            if isinstance(it, str):
+                raise self.ck.fail(key, f'a string entry must be "all", got {it!r} (write '
+                                        '{order = ..., rates = ...} or {policy = ...})')
+            self.ck.keys(it, key, _SCHEDULE_KEYS)
+            spec = self.one_schedule(it, key)
+            if spec is not None:
+                out.append(spec)
+        return out
+
+    def one_schedule(self, it: dict, key: str) -> AlgorithmSpec | None:
+        ck = self.ck
+        if ("policy" in it) == ("order" in it or "rates" in it):
+            raise ck.fail(key, "give either policy = NAME, or both order = NAME and "
+                               "rates = NAME")
+        label = it.get("label")
+        if "policy" in it:
+            for k in ("order_params", "rate_params"):
+                if k in it:
+                    raise ck.fail(f"{key}.{k}", "belongs to order/rates entries; a policy "
+                                                "takes params")
+            name = ck.string(it["policy"], f"{key}.policy")
+            params = ck.table(it.get("params"), f"{key}.params")
+            if ":" in name:  # an importable callable: module:function
+                func = _import_callable(ck, name, f"{key}.policy")
+                tags = frozenset()
+            else:
+                alg = self.lookup("policy", name, f"{key}.policy")
+                if alg is None:
+                    return None
+                func, tags, name = alg.func, alg.tags, alg.name
+            _check_params(ck, func, params, f"{key}.params", f"policy {name}")
+            mc, mf = self.limits_for(it, key, tags, [func])
+            return AlgorithmSpec(label=ck.string(label or name, f"{key}.label"),
+                                 kind="schedule", policy=name, params=params, tags=tags,
+                                 randomized="randomized" in tags, max_coflows=mc, max_flows=mf)
+        if "params" in it:
+            raise ck.fail(f"{key}.params", "an order/rates entry takes order_params and "
+                                           "rate_params")
+        for k in ("order", "rates"):
+            if k not in it:
+                raise ck.fail(key, f"missing {k!r} (an ordering needs a rate allocation)")
+        oname = ck.string(it["order"], f"{key}.order")
+        rname = ck.string(it["rates"], f"{key}.rates")
+        o = self.lookup("ordering", oname, f"{key}.order")
+        r = self.lookup("rates", rname, f"{key}.rates")
+        if o is None or r is None:
+            return None
+        op = ck.table(it.get("order_params"), f"{key}.order_params")
+        rp = ck.table(it.get("rate_params"), f"{key}.rate_params")
+        _check_params(ck, o.func, op, f"{key}.order_params", f"ordering {o.name}")
+        _check_params(ck, r.func, rp, f"{key}.rate_params", f"rates {r.name}")
+        tags = o.tags | r.tags
+        mc, mf = self.limits_for(it, key, tags, [o.func, r.func])
+        return AlgorithmSpec(label=ck.string(label or f"{o.name}+{r.name}", f"{key}.label"),
+                             kind="schedule", order=o.name, rates=r.name, order_params=op,
+                             rate_params=rp, tags=tags, randomized="randomized" in tags,
+                             max_coflows=mc, max_flows=mf)
+
+    def all_schedules(self) -> list[AlgorithmSpec]:
+        from ..registry import algorithms
+        out = []
+        for o in algorithms("ordering"):
+            for r in algorithms("rates"):
+                tags = o.tags | r.tags
+                if tags & self.skip_tags:
+                    continue
+                mc, mf = self.limits_for({}, "algorithms.schedules", tags, [o.func, r.func])
+                out.append(AlgorithmSpec(label=f"{o.name}+{r.name}", kind="schedule",
+                                         order=o.name, rates=r.name, tags=tags,
+                                         randomized="randomized" in tags, max_coflows=mc,
+                                         max_flows=mf))
+        for p in algorithms("policy"):
+            if p.tags & self.skip_tags:
+                continue
+            mc, mf = self.limits_for({}, "algorithms.schedules", p.tags, [p.func])
+            out.append(AlgorithmSpec(label=p.name, kind="schedule", policy=p.name, tags=p.tags,
+                                     randomized="randomized" in p.tags, max_coflows=mc,
+                                     max_flows=mf))
+        return out
+
+    def bounds(self, v) -> list[AlgorithmSpec]:
+        from ..registry import algorithms
+        items = [v] if isinstance(v, str) else v
+        if not isinstance(items, list):
+            raise self.ck.fail("algorithms.bounds", f'must be "all" or an array, got {v!r}')
+        out = []
+        for i, it in enumerate(items):
+            key = f"algorithms.bounds[{i}]"
+            if it == "all":
+                for b in algorithms("bound"):
+                    if b.tags & self.skip_tags:
+                        continue
+                    mc, mf = self.limits_for({}, key, b.tags, [b.func])
+                    out.append(AlgorithmSpec(label=b.name, kind="bound", method=b.name,
+                                             tags=b.tags, max_coflows=mc, max_flows=mf))
+                continue
+            it = {"name": it} if isinstance(it, str) else it
+            self.ck.keys(it, key, _NAMED_KEYS, {"name"})
+            b = self.lookup("bound", self.ck.string(it["name"], f"{key}.name"), f"{key}.name")
+            if b is None:
+                continue
+            params = self.ck.table(it.get("params"), f"{key}.params")
+            _check_params(self.ck, b.func, params, f"{key}.params", f"bound {b.name}")
+            mc, mf = self.limits_for(it, key, b.tags, [b.func])
+            out.append(AlgorithmSpec(label=self.ck.string(it.get("label", b.name),
+                                                          f"{key}.label"),
+                                     kind="bound", method=b.name, params=params, tags=b.tags,
+                                     max_coflows=mc, max_flows=mf))
+        return out
+
+    def exact(self, v) -> list[AlgorithmSpec]:
+        items = [v] if isinstance(v, dict) else v
+        if not isinstance(items, list):
+            raise self.ck.fail("algorithms.exact", "must be a table {method, time_limit, "
+                                                   f"max_coflows}} or an array of them, got {v!r}")
+        out = []
+        for i, it in enumerate(items):
+            key = "algorithms.exact" if isinstance(v, dict) else f"algorithms.exact[{i}]"
+            self.ck.keys(it, key, _EXACT_KEYS, {"method"})
+            e = self.lookup("exact", self.ck.string(it["method"], f"{key}.method"),
+                            f"{key}.method")
+            if e is None:
+                continue
+            params = self.ck.table(it.get("params"), f"{key}.params")
+            _check_params(self.ck, e.func, params, f"{key}.params", f"exact {e.name}")
+            tl = None
+            if "time_limit" in it:
+                tl = self.ck.number(it["time_limit"], f"{key}.time_limit")
+                if not _accepts(e.func, "time_limit"):
+                    raise self.ck.fail(f"{key}.time_limit", f"exact {e.name} takes no "
+                                                            "time_limit")
+            elif _accepts(e.func, "time_limit"):
+                raise self.ck.fail(key, f"missing 'time_limit' (seconds) for exact {e.name}: "
+                                        "exact search is exponential")
+            mc = it.get("max_coflows", self.limits.exponential_max_coflows)
+            mc = self.ck.integer(mc, f"{key}.max_coflows", 1)
+            out.append(AlgorithmSpec(label=self.ck.string(it.get("label", e.name),
+                                                          f"{key}.label"),
+                                     kind="exact", method=e.name, params=params, tags=e.tags,
+                                     max_coflows=mc, time_limit=tl))
+        return out
+
+
+def parse_spec(raw: Mapping[str, Any], path: str | Path | None = None) -> Spec:
+    """Validate a spec given as a dict (the parsed TOML) and return a :class:`Spec`.
+
+    Parameters
+    ----------
+    raw : mapping
+        The spec (see the package docstring for every key).
+    path : str or Path, optional
+        The file it came from: error messages name it and relative instance paths are
+        resolved against its folder.
+
+    Raises
+    ------
+    SpecError
+        Naming the file, the key and the rule broken.
+    """
+    ck = _Checker(str(path) if path is not None else None)
+    raw = dict(raw)
+    ck.keys(raw, "", {"name", "description", "objective", "repetitions", "seed",
+                      "completion_times", "warm_up", "limits", "instances", "algorithms"},
+            {"instances", "algorithms"})
+    spec_dir = Path(path).resolve().parent if path is not None else None
+    subs = placeholders(spec_dir)
+    name = ck.string(raw.get("name", Path(path).stem if path else "spec"), "name")
+    desc = raw.get("description", "")
+    if not isinstance(desc, str):
+        raise ck.fail("description", "must be a string")
+    objective = raw.get("objective", "weighted_completion_time")
+    if objective not in OBJECTIVES:
+        raise ck.fail("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    reps = ck.integer(raw.get("repetitions", 1), "repetitions", 1)
+    seed = ck.integer(raw.get("seed", 0), "seed", 0)
+    ct = ck.boolean(raw.get("completion_times", True), "completion_times")
+    wu = ck.boolean(raw.get("warm_up", True), "warm_up")
+    lim = raw.get("limits", {})
+    ck.keys(lim, "limits", {"task_seconds", "grace_seconds", "exponential_max_coflows",
+                            "slow_max_flows", "memory_mb"})
+    limits = Limits(
+        task_seconds=ck.number(lim.get("task_seconds", Limits.task_seconds),
+                               "limits.task_seconds"),
+        grace_seconds=ck.number(lim.get("grace_seconds", Limits.grace_seconds),
+                                "limits.grace_seconds", positive=False),
+        exponential_max_coflows=ck.integer(lim.get("exponential_max_coflows",
+                                                   Limits.exponential_max_coflows),
+                                           "limits.exponential_max_coflows", 1),
+        slow_max_flows=ck.integer(lim.get("slow_max_flows", Limits.slow_max_flows),
+                                  "limits.slow_max_flows", 1),
+        memory_mb=(None if lim.get("memory_mb") is None else
+                   ck.integer(lim["memory_mb"], "limits.memory_mb", 256)))
+    sources = _parse_sources(ck, raw["instances"], subs, spec_dir)
+
+    algs = raw["algorithms"]
+    ck.keys(algs, "algorithms", _ALG_KEYS)
+    if not any(k in algs for k in ("schedules", "bounds", "exact")):
+        raise ck.fail("algorithms", "needs at least one of schedules, bounds, exact")
+    skip = algs.get("skip_tags", [])
+    from ..registry import TAGS
+    if not isinstance(skip, list) or any(t not in TAGS for t in skip):
+        raise ck.fail("algorithms.skip_tags", f"must be a list of tags from "
+                                              f"{', '.join(sorted(TAGS))}, got {skip!r}")
+    missing = algs.get("missing", "error")
+    if missing not in ("error", "skip"):
+        raise ck.fail("algorithms.missing", f'must be "error" or "skip", got {missing!r}')
+    ap = _AlgorithmParser(ck, limits, frozenset(skip), missing)
+    parsed: list[AlgorithmSpec] = []
+    if "schedules" in algs:
+        parsed += ap.schedules(algs["schedules"])
+    if "bounds" in algs:
+        parsed += ap.bounds(algs["bounds"])
+    if "exact" in algs:
+        parsed += ap.exact(algs["exact"])
+    seen: dict[str, str] = {}
+    for a in parsed:
+        ident = _canonical(a.identity())
+        if a.label in seen or ident in seen.values():
+            raise ck.fail("algorithms", f"{a.label!r} is listed twice (labels and "
+                                        "algorithm + parameters must be unique)")
+        seen[a.label] = ident
+    if not parsed:
+        raise ck.fail("algorithms", "selects no algorithm (every name was unavailable or "
+                                    "skipped)")
+    return Spec(name=name, description=desc, objective=objective, repetitions=reps, seed=seed,
+                completion_times=ct, warm_up=wu, limits=limits, sources=sources,
+                algorithms=parsed, unavailable=sorted(set(ap.unavailable)), raw=raw,
+                path=str(path) if path is not None else None)
+
+
+def refs_from_instances(named: Mapping[str, Instance], group: str = "instances"
+                        ) -> list[InstanceRef]:
+    """Instance references for instances already built, from the recipe in their ``meta``
+    (``library_name`` for library entries, ``generator`` for generated ones).
+
+    Raises
+    ------
+    SpecError
+        For an instance whose meta says neither (it could not be rebuilt in a worker).
+    """
+    refs = []
+    for name, inst in named.items():
+        meta = inst.meta
+        if meta.get("library_name"):
+            recipe = {"source": "library", "name": meta["library_name"]}
+        elif meta.get("generator"):
+            g = meta["generator"]
+            recipe = {"source": "generator", "generator": g["name"],
+                      "params": dict(g["params"]), "seed": g.get("seed")}
+        else:
+            raise SpecError("the instance has no library_name or generator in its meta, so a "
+                            "worker cannot rebuild it; write it to a file and list the file",
+                            field=name)
+        refs.append(InstanceRef(name, group, recipe))
+    return refs
+
+
+def with_instances(spec: Spec, refs: list[InstanceRef], name: str = "instances") -> Spec:
+    """A copy of ``spec`` whose instances are ``refs`` (one source named ``name``)."""
+    from dataclasses import replace
+    return replace(spec, sources=[{"kind": "refs", "name": name, "refs": list(refs)}])
+
+
+def load_spec(path: str | Path) -> Spec:
+    """Read and validate a TOML spec file.
+
+    Raises
+    ------
+    SpecError
+        For a missing file, a TOML syntax error (with its line) or a rule broken (naming the
+        key).
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise SpecError("no such spec file", file=str(path))
+    try:
+        with open(p, "rb") as fh:
+            raw = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"not valid TOML: {e}", file=str(path)) from e
+    return parse_spec(raw, p)

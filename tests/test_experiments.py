@@ -1,0 +1,580 @@
+"""Experiments: spec validation, the runner (resume after kill -9, failures, time limits, Dask),
+the results store, report statistics and plots.
+
+The module also holds the deliberately misbehaving "policies" the specs below refer to as
+``test_experiments:<name>`` (importable in the spawned workers, which inherit ``sys.path``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from coflowopt.experiments.spec import SpecError, load_spec, parse_spec
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+
+
+# ------------------------------------------------------------------ misbehaving "policies"
+def sleepy_fifo(instance, *, delay: float = 0.05):
+    """FIFO + greedy, slowly (so that a run can be killed half way)."""
+    from coflowopt.registry import get_algorithm
+    time.sleep(delay)
+    order = get_algorithm("ordering", "fifo").func(instance)
+    return get_algorithm("rates", "greedy").func(instance, order)
+
+
+def boom(instance):
+    raise RuntimeError("boom on purpose")
+
+
+def die(instance):
+    os._exit(3)
+
+
+def hang(instance):
+    time.sleep(120)
+
+
+# ------------------------------------------------------------------ helpers
+def gen_source(n=3, name="u", ports=3, coflows=4, **extra):
+    return {"name": name, "generator": "uniform_random", "seeds": n,
+            "params": {"num_ports": ports, "num_coflows": coflows, "flows_per_coflow": [1, 3],
+                       **extra}}
+
+
+def write_spec(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def physical_ids(run_dir):
+    from coflowopt.experiments.store import iter_physical_rows
+    return [r["task_id"] for _, _, r in iter_physical_rows(run_dir) if r is not None]
+
+
+# ------------------------------------------------------------------ spec validation
+BASE = {"instances": [gen_source()], "algorithms": {"schedules": [{"order": "fifo",
+                                                                   "rates": "greedy"}]}}
+
+
+def _with(**changes):
+    raw = json.loads(json.dumps(BASE))
+    for k, v in changes.items():
+        raw[k] = v
+    return raw
+
+
+@pytest.mark.parametrize("raw, key, rule", [
+    (_with(objective="makespan"), "objective", "must be one of"),
+    (_with(repetitions=0), "repetitions", "integer >= 1"),
+    (_with(colour="red"), "colour", "unknown key"),
+    ({"algorithms": BASE["algorithms"]}, "", "missing required key 'instances'"),
+    (_with(instances=[]), "instances", "non-empty array"),
+    (_with(instances=[{"generator": "nope"}]), "instances[0].generator", "unknown generator"),
+    (_with(instances=[{"generator": "uniform_random", "library": "x"}]), "instances[0]",
+     "exactly one of"),
+    (_with(instances=[gen_source() | {"seeds": 0}]), "instances[0].seeds",
+     "integer >= 1"),
+    (_with(instances=[gen_source() | {"params": {"num_portz": 3}}]),
+     "instances[0].params.num_portz", "no parameter"),
+    (_with(instances=[gen_source(), gen_source()]), "instances[1].name", "already the name"),
+    (_with(instances=[{"library": "papers/no-such-*"}]), "instances[0].library[0]",
+     "matches no library instance"),
+    (_with(instances=[{"files": "no/such/file.json"}]), "instances[0].files[0]",
+     "no such file"),
+    (_with(algorithms={"schedules": [{"order": "fifo"}]}), "algorithms.schedules[0]",
+     "missing 'rates'"),
+    (_with(algorithms={"schedules": [{"order": "nope", "rates": "greedy"}]}),
+     "algorithms.schedules[0].order", "unknown ordering 'nope'"),
+    (_with(algorithms={"schedules": [{"policy": "x", "order": "fifo"}]}),
+     "algorithms.schedules[0]", "either policy"),
+    (_with(algorithms={"schedules": [{"order": "sebf", "rates": "greedy",
+                                      "order_params": {"gama": 1}}]}),
+     "algorithms.schedules[0].order_params.gama", "has no parameter 'gama'"),
+    (_with(algorithms={"schedules": "some"}), "algorithms.schedules[0]", 'must be "all"'),
+    (_with(algorithms={"bounds": ["nope"]}), "algorithms.bounds[0].name", "unknown bound"),
+    (_with(algorithms={"exact": {"method": "bnb"}}), "algorithms.exact",
+     "missing 'time_limit'"),
+    (_with(algorithms={"exact": {"method": "bnb", "time_limit": -1}}),
+     "algorithms.exact.time_limit", "> 0"),
+    (_with(algorithms={"schedules": [{"order": "fifo", "rates": "greedy"},
+                                     {"order": "fifo", "rates": "greedy"}]}),
+     "algorithms", "listed twice"),
+    (_with(algorithms={"skip_tags": ["fast"], "bounds": "all"}), "algorithms.skip_tags",
+     "list of tags"),
+    (_with(limits={"task_seconds": 0}), "limits.task_seconds", "> 0"),
+    (_with(algorithms={"schedules": [{"policy": "no_such_module:f"}]}),
+     "algorithms.schedules[0].policy", "cannot import"),
+])
+def test_spec_errors_name_key_and_rule(raw, key, rule):
+    with pytest.raises(SpecError) as ei:
+        parse_spec(raw, path="spec.toml")
+    msg = str(ei.value)
+    assert msg.startswith("spec.toml"), msg
+    assert ei.value.field == (key or None), msg
+    assert rule in msg, msg
+
+
+def test_spec_toml_syntax_error_and_missing_file(tmp_path):
+    with pytest.raises(SpecError, match="no such spec file"):
+        load_spec(tmp_path / "none.toml")
+    p = write_spec(tmp_path / "bad.toml", "name = \n")
+    with pytest.raises(SpecError, match=r"bad.toml: not valid TOML.*line 1"):
+        load_spec(p)
+
+
+def test_spec_missing_skip_lists_unavailable_names():
+    spec = parse_spec(_with(algorithms={"missing": "skip", "schedules": [
+        {"order": "fifo", "rates": "greedy"}, {"policy": "not-yet-registered"},
+        {"order": "fifo", "rates": "not-yet"}]}))
+    assert [a.label for a in spec.algorithms] == ["fifo+greedy"]
+    assert spec.unavailable == ["policy not-yet-registered", "rates not-yet"]
+
+
+def test_spec_expansion_limits_and_hash(tmp_path):
+    from coflowopt.experiments.tasks import plan
+    from coflowopt.registry import algorithms
+    raw = {"instances": [gen_source(2, coflows=4), gen_source(1, name="big", coflows=12)],
+           "algorithms": {"schedules": "all", "bounds": "all",
+                          "exact": {"method": "bnb", "time_limit": 5, "max_coflows": 8}}}
+    spec = parse_spec(raw)
+    n_sched = len(algorithms("ordering")) * len(algorithms("rates")) + len(algorithms("policy"))
+    assert len(spec.algorithms) == n_sched + len(algorithms("bound")) + 1
+    pl = plan(spec)
+    # exact methods and exponential orderings are skipped on the 12-coflow instance
+    assert any("bnb: more than 8 coflows" in k for k in pl.skipped)
+    assert all(t.instance.group == "u" for t in pl.tasks if t.algorithm.label == "bnb")
+    # the same spec plans the same task ids; the hash ignores key order
+    assert plan(parse_spec(dict(reversed(list(raw.items()))))).task_ids == pl.task_ids
+    assert parse_spec(dict(reversed(list(raw.items())))).spec_hash == spec.spec_hash
+    # placeholders and relative paths: a file source relative to the spec
+    (tmp_path / "inst").mkdir()
+    from coflowopt.formats import write_instance
+    from coflowopt.generators import uniform_random
+    write_instance(uniform_random(2, 2, seed=0), tmp_path / "inst" / "a.json")
+    write_instance(uniform_random(2, 3, seed=1), tmp_path / "inst" / "b.json")
+    p = write_spec(tmp_path / "s.toml", """
+[[instances]]
+files = "{spec_dir}/inst/*.json"
+zero_release = true
+[algorithms]
+bounds = ["isolated"]
+""")
+    s2 = load_spec(p)
+    assert [r.key for r in s2.instances()] == ["files:a.json", "files:b.json"]
+
+
+def test_spec_files_in_repository_validate(shared_dir):
+    for p in sorted((REPO / "experiments" / "specs").glob("*.toml")):
+        spec = load_spec(p)
+        assert spec.algorithms, p
+
+
+def test_gap_small_plans_500_instances_with_exact_optima():
+    from coflowopt.experiments.tasks import plan
+    spec = load_spec(REPO / "experiments" / "specs" / "gap-small.toml")
+    pl = plan(spec)
+    assert pl.instances == 500
+    assert sum(t.algorithm.kind == "exact" for t in pl.tasks) == 500
+    assert not any(k.startswith("bnb") for k in pl.skipped)
+
+
+# ------------------------------------------------------------------ runner and store
+SMALL = """
+name = "small"
+[limits]
+task_seconds = 60
+[[instances]]
+name = "u"
+generator = "uniform_random"
+params = {{ num_ports = 3, num_coflows = 4, flows_per_coflow = [1, 3] }}
+seeds = {n}
+[algorithms]
+schedules = [{{ order = "fifo", rates = "greedy" }}, {{ order = "random", rates = "greedy" }},
+             {{ order = "bssi", rates = "greedy" }}]
+bounds = ["isolated", "port"]
+exact = {{ method = "bnb", time_limit = 10, max_coflows = 8 }}
+"""
+
+
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory):
+    """A small spec run with two local worker processes."""
+    from coflowopt.experiments.runner import run
+    from coflowopt.experiments.store import load_rows
+    d = tmp_path_factory.mktemp("local")
+    spec = load_spec(write_spec(d / "small.toml", SMALL.format(n=4)))
+    summary = run(spec, d / "run", workers=2, progress=False)
+    return spec, summary, load_rows(d / "run"), d / "run"
+
+
+def test_local_run_writes_every_planned_row_once(local_run):
+    from coflowopt.experiments.tasks import plan
+    spec, summary, rows, run_dir = local_run
+    ids = physical_ids(run_dir)
+    assert len(ids) == len(set(ids)) == summary.planned == 4 * 6
+    assert set(ids) == plan(spec).task_ids
+    assert summary.failed == 0
+    by = Counter((r["algorithm_kind"], r["result_kind"]) for r in rows)
+    assert by == {("schedule", "feasible"): 12, ("bound", "lower_bound"): 8,
+                  ("exact", "optimal"): 4}
+    for r in rows:
+        assert r["verified"] is True
+        assert r["coflows"] == 4 and r["ingress_ports"] == 3
+        assert len(r["instance_hash"]) == 64
+    rnd = [r for r in rows if r["algorithm"] == "random+greedy"]
+    assert {r["seed"] for r in rnd} == {0}
+    man = json.loads((run_dir / "manifest.json").read_text())
+    assert man["spec_hash"] == spec.spec_hash
+    assert man["git"]["commit"] and man["versions"]["numpy"] and man["machine"]["cpu_count"]
+    assert man["sessions"][-1]["outcome"] == "completed"
+
+
+def test_rerun_skips_finished_work(local_run):
+    from coflowopt.experiments.runner import run
+    spec, summary, rows, run_dir = local_run
+    again = run(spec, run_dir, workers=1, progress=False)
+    assert again.already_done == summary.planned and again.executed == 0
+    assert len(physical_ids(run_dir)) == summary.planned
+
+
+def test_duckdb_views_match_rows(local_run):
+    pytest.importorskip("duckdb")
+    from coflowopt.experiments.store import connect
+    spec, summary, rows, run_dir = local_run
+    con = connect(run_dir)
+    assert con.execute("select count(*) from results").fetchone()[0] == len(rows)
+    got = dict(con.execute("select task_id, value from results").fetchall())
+    assert got == {r["task_id"]: r["value"] for r in rows}
+    assert con.execute("select spec_hash from manifest").fetchone()[0] == spec.spec_hash
+
+
+def test_dask_local_cluster_gives_the_same_rows(local_run, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    from coflowopt.experiments.runner import run
+    from coflowopt.experiments.store import load_rows
+    spec, summary, rows, _ = local_run
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            s = run(spec, tmp_path / "dask", dask=client, progress=False)
+    assert s.executed == summary.planned and s.failed == 0
+    drows = load_rows(tmp_path / "dask")
+
+    def key(rs):
+        skip = {"seconds", "load_seconds", "timings", "worker", "finished_at", "run_id",
+                "session", "message"}
+        return {r["task_id"]: {k: v for k, v in r.items() if k not in skip} for r in rs}
+    assert key(drows) == key(rows)
+
+
+def test_failures_are_recorded_and_the_sweep_goes_on(tmp_path):
+    from coflowopt.experiments.runner import run
+    spec = load_spec(write_spec(tmp_path / "f.toml", """
+[limits]
+task_seconds = 3
+[[instances]]
+library = "papers/sincronia-t-s4"
+[algorithms]
+schedules = [{ policy = "test_experiments:boom" }, { policy = "test_experiments:die" },
+             { policy = "test_experiments:hang" }, { order = "fifo", rates = "greedy" },
+             { order = "sebf", rates = "greedy", order_params = { gamma = "nonsense" } }]
+"""))
+    summary = run(spec, tmp_path / "run", workers=1, progress=False)
+    from coflowopt.experiments.store import load_rows
+    rows = {r["algorithm"]: r for r in load_rows(tmp_path / "run")}
+    assert set(rows) == {"test_experiments:boom", "test_experiments:die",
+                         "test_experiments:hang", "fifo+greedy", "sebf+greedy"}
+    b = rows["test_experiments:boom"]
+    assert b["status"] == "error" and b["error"]["type"] == "RuntimeError"
+    assert "boom on purpose" in b["error"]["message"] and "def boom" not in b["error"]["message"]
+    assert "in boom" in b["error"]["traceback"]
+    assert rows["test_experiments:die"]["status"] == "crashed"
+    assert "exit code 3" in rows["test_experiments:die"]["error"]["message"]
+    h = rows["test_experiments:hang"]
+    assert h["status"] == "time_limit" and 3 <= h["seconds"] < 30
+    assert rows["fifo+greedy"]["status"] == "verified" and rows["fifo+greedy"]["verified"]
+    assert rows["sebf+greedy"]["status"] == "error"
+    assert summary.failed == 4
+    # a rerun leaves failures alone; --retry-failed runs them again and the new rows win
+    again = run(spec, tmp_path / "run", workers=1, progress=False)
+    assert again.executed == 0
+    spec2 = load_spec(write_spec(tmp_path / "f2.toml", """
+[[instances]]
+library = "papers/sincronia-t-s4"
+[algorithms]
+schedules = [{ policy = "test_experiments:boom" }, { order = "fifo", rates = "greedy" }]
+"""))
+    retry = run(spec2, tmp_path / "run", workers=0, retry_failed=True, progress=False)
+    assert retry.executed == 1 and retry.already_done == 1
+    from coflowopt.experiments.store import load_rows as lr
+    st: dict = {}
+    lr(tmp_path / "run", stats=st)
+    assert st["superseded"] == 1
+
+
+def test_kill_9_then_rerun_loses_nothing_and_duplicates_nothing(tmp_path):
+    from coflowopt.experiments.tasks import plan
+    n = 40
+    spec_path = write_spec(tmp_path / "k.toml", f"""
+name = "kill"
+warm_up = false
+[[instances]]
+name = "u"
+generator = "uniform_random"
+params = {{ num_ports = 3, num_coflows = 4 }}
+seeds = {n}
+[algorithms]
+schedules = [{{ policy = "test_experiments:sleepy_fifo", params = {{ delay = 0.1 }} }},
+             {{ order = "fifo", rates = "greedy" }}]
+bounds = ["isolated"]
+""")
+    run_dir = tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(REPO)])}
+    cmd = [sys.executable, "-m", "coflowopt", "bench", str(spec_path), "--workers", "2",
+           "--run-dir", str(run_dir), "--no-report"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    shard = run_dir / "results" / "part-0000.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if shard.is_file() and shard.read_bytes().count(b"\n") >= 10:
+            break
+        assert proc.poll() is None, proc.stderr.read().decode()
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    written = physical_ids(run_dir)
+    planned = plan(load_spec(spec_path)).task_ids
+    assert 10 <= len(written) < len(planned), "the kill should land half way"
+    # and a torn last line: half of the row of a task that is not done, no newline
+    torn = sorted(planned - set(written))[0]
+    with open(shard, "ab") as fh:
+        fh.write(b'{"task_id": "' + torn.encode() + b'", "value": 1')
+    done = subprocess.run(cmd, env=env, capture_output=True, timeout=300)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    ids = physical_ids(run_dir)
+    assert len(ids) == len(set(ids)), "a task was written twice"
+    assert set(ids) == planned, "a planned task has no row"
+    assert torn in ids
+    # the first session's rows were kept, not recomputed
+    assert set(written) <= set(ids) and len(ids) - len(written) == len(planned) - len(written)
+    man = json.loads((run_dir / "manifest.json").read_text())
+    assert [s["session"] for s in man["sessions"]] == [0, 1]
+    assert "outcome" not in man["sessions"][0]  # killed: never closed
+    assert man["sessions"][1]["outcome"] == "completed"
+
+
+def test_bench_cli_dry_run_and_bad_spec(tmp_path):
+    from coflowopt.cli import main
+    p = write_spec(tmp_path / "s.toml", SMALL.format(n=2))
+    assert main(["bench", str(p), "--dry-run", "--json"]) == 0
+    bad = write_spec(tmp_path / "bad.toml", SMALL.format(n=2).replace('"fifo"', '"fifa"'))
+    assert main(["bench", str(bad), "--dry-run"]) == 2
+
+
+def test_report_cli(local_run, capsys, tmp_path):
+    from coflowopt.cli import main
+    spec, summary, rows, run_dir = local_run
+    assert main(["report", str(run_dir), "--json", "--factor", "bssi+greedy:fifo+greedy"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["rows"] == summary.planned and out["missing"] == 0
+    assert out["with_opt"] == 4 and not out["inconsistencies"]
+    assert {s["algorithm"] for s in out["schedules"]} == {"fifo+greedy", "random+greedy",
+                                                          "bssi+greedy"}
+    assert out["factors"][0]["target"] == "bssi+greedy"
+    assert main(["report", str(run_dir), "--json", "--factor", "bssi+greedy:fifo+greedy",
+                 "--bins"]) == 0
+    per_inst = json.loads(capsys.readouterr().out)["factors"][0]["instances"]
+    assert len(per_inst) == 4 and all(set(i["classes"]) <= {"SN", "LN", "SW", "LW"}
+                                      for i in per_inst)
+    assert main(["report", str(run_dir)]) == 0
+    text = capsys.readouterr().out
+    assert "ALG/OPT" in text and "ALG/LB" in text and "Consistency" in text
+    assert main(["report", str(tmp_path)]) == 2  # not a run folder
+
+
+# ------------------------------------------------------------------ report statistics
+def _row(inst, alg, kind, value, result_kind, **kw):
+    return {"task_id": f"{inst}-{alg}", "instance_key": inst, "instance_hash": inst,
+            "instance_group": f"group-{inst}", "coflows": 2,
+            "objective": "weighted_completion_time", "algorithm": alg, "algorithm_kind": kind,
+            "value": value, "result_kind": result_kind, "repetition": 0,
+            "status": "verified", **kw}
+
+
+def hand_table():
+    rows = []
+    # instance a: LB 8 (port), 9 would be wrong; OPT 10
+    rows += [_row("a", "port", "bound", 8.0, "lower_bound"),
+             _row("a", "isolated", "bound", 6.0, "lower_bound"),
+             _row("a", "bnb", "exact", 10.0, "optimal"),
+             _row("a", "A", "schedule", 10.0, "feasible", seconds=1.0, cct=[1.0, 3.0]),
+             _row("a", "B", "schedule", 12.0, "feasible", seconds=2.0, cct=[2.0, 4.0])]
+    # instance b: LB 20 (isolated ties port), no optimum
+    rows += [_row("b", "port", "bound", 20.0, "lower_bound"),
+             _row("b", "isolated", "bound", 20.0, "lower_bound"),
+             _row("b", "bnb", "exact", 22.0, "feasible", bound=21.0, status="time_limit"),
+             _row("b", "A", "schedule", 30.0, "feasible", seconds=1.0, cct=[4.0, 1.0]),
+             _row("b", "B", "schedule", 25.0, "feasible", seconds=4.0, cct=[1.0, 4.0]),
+             _row("b", "C", "schedule", None, None, status="error",
+                  error={"type": "RuntimeError", "message": "x", "traceback": ""})]
+    return rows
+
+
+def test_report_statistics_on_a_hand_made_table():
+    from coflowopt.experiments.report import analyse
+    a = analyse(hand_table(), baseline="A")
+    s = {d["algorithm"]: d for d in a["schedules"]}
+    # ALG/LB: A 10/8, 30/20 -> 1.25, 1.5; B 12/8, 25/20 -> 1.5, 1.25
+    assert s["A"]["alg_lb"]["mean"] == pytest.approx(1.375)
+    assert s["A"]["alg_lb"]["median"] == pytest.approx(1.375)
+    assert s["A"]["alg_lb"]["p95"] == pytest.approx(1.25 + 0.95 * 0.25)
+    assert s["A"]["alg_lb"]["max"] == pytest.approx(1.5)
+    # ALG/OPT only on instance a
+    assert s["A"]["alg_opt"] == pytest.approx({"n": 1, "mean": 1.0, "median": 1.0, "p95": 1.0,
+                                               "max": 1.0, "min": 1.0})
+    assert s["B"]["alg_opt"]["mean"] == pytest.approx(1.2)
+    # wins vs best: A best on a, B best on b
+    assert (s["A"]["vs_best_best"], s["B"]["vs_best_best"]) == (1, 1)
+    assert s["A"]["vs_best_mean_over_best"] == pytest.approx((1.0 + 30 / 25) / 2)
+    assert a["pairwise"]["A"]["B"] == {"wins": 1, "ties": 0, "losses": 1}
+    assert s["C"]["feasible"] == 0 and s["C"]["statuses"] == {"error": 1}
+    # LB sources: port on a; port and isolated tie on b; exact bounds do not count by default
+    assert a["lb_sources"] == {"port": 2, "isolated": 1}
+    b = {d["algorithm"]: d for d in a["bounds"]}
+    assert b["port"]["lb_opt"]["mean"] == pytest.approx(0.8)
+    assert b["isolated"]["lb_best"]["min"] == pytest.approx(0.75)
+    assert a["with_opt"] == 1 and a["with_lb"] == 2 and a["failure_count"] == 1
+    assert a["runtimes"]["B"]["median_vs_baseline"] == pytest.approx(3.0)
+    assert not a["inconsistencies"]
+    # with exact bounds: b's LB becomes 21 (the time-limited search's proven bound)
+    a2 = analyse(hand_table(), lb_from_exact=True)
+    s2 = {d["algorithm"]: d for d in a2["schedules"]}
+    assert s2["B"]["alg_lb"]["max"] == pytest.approx(max(12 / 10, 25 / 21))
+
+
+def test_report_flags_inconsistencies():
+    from coflowopt.experiments.report import analyse
+    rows = hand_table() + [_row("a", "bad-bound", "bound", 11.0, "lower_bound")]
+    incons = analyse(rows)["inconsistencies"]
+    rules = {i["rule"] for i in incons}
+    assert "a verified schedule is below a certified lower bound" in rules
+    assert "a proven optimum is below a certified lower bound" in rules
+
+
+def test_improvement_factors_label_both_definitions():
+    from coflowopt.experiments.report import improvement_factors
+    f = improvement_factors(hand_table(), "B", "A", percentiles=(50,))
+    a = {i["instance_key"]: i for i in f["instances"]}
+    # instance a: CCT A = [1, 3], B = [2, 4]
+    assert a["a"]["ratio_of_means"] == pytest.approx(4 / 6)
+    assert a["a"]["mean_of_ratios"] == pytest.approx((0.5 + 0.75) / 2)
+    assert a["a"]["ratio_of_p50"] == pytest.approx(2 / 3)
+    assert a["a"]["slower"] == 1.0 and a["a"]["faster"] == 0.0
+    # instance b: A = [4, 1], B = [1, 4]: ratio of means 1, mean of ratios (4 + 1/4) / 2
+    assert a["b"]["ratio_of_means"] == pytest.approx(1.0)
+    assert a["b"]["mean_of_ratios"] == pytest.approx(2.125)
+    assert a["b"]["faster"] == 0.5 and a["b"]["slower"] == 0.5
+    assert f["mean_over_instances"]["ratio_of_means"] == pytest.approx((4 / 6 + 1) / 2)
+    f2 = improvement_factors(hand_table(), "B", "A", classes={"a": ["x", "y"]})
+    cls = {i["instance_key"]: i.get("classes") for i in f2["instances"]}
+    assert cls["a"]["x"]["ratio_of_means"] == pytest.approx(0.5) and cls["b"] is None
+
+
+# ------------------------------------------------------------------ plots
+def test_plots_are_written(tmp_path):
+    pytest.importorskip("matplotlib")
+    from coflowopt.api import run_schedule
+    from coflowopt.experiments import plots
+    from coflowopt.experiments.report import ratio_rows
+    from coflowopt.library import load_instance
+    rr = ratio_rows(hand_table())
+    written = plots.cdf(rr, tmp_path / "cdf", base="LB")
+    written += plots.ratio_vs(rr, tmp_path / "size.png", x="group")
+    inst = load_instance("papers/sincronia-t-s4")
+    written += plots.gantt(inst, run_schedule(inst, "bssi", "greedy").schedule,
+                           tmp_path / "gantt")
+    assert sorted(Path(p).name for p in written) == sorted(
+        ["cdf.png", "cdf.pdf", "size.png", "size.pdf", "gantt.png", "gantt.pdf"])
+    for p in written:
+        assert Path(p).stat().st_size > 1000
+    assert Path(written[0]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_plots_cli(local_run, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from coflowopt.cli import main
+    _, _, _, run_dir = local_run
+    assert main(["report", str(run_dir), "--plots", str(tmp_path / "p")]) == 0
+    assert (tmp_path / "p" / "cdf-alg-opt.png").is_file()
+    assert (tmp_path / "p" / "cdf-alg-opt.pdf").is_file()
+
+
+# ------------------------------------------------------------------ demo
+def test_demo_has_bounds_optima_and_ratios():
+    from coflowopt.demo import format_table, run_demo
+    from coflowopt.registry import algorithms
+    rows, failures = run_demo()
+    assert not failures, failures
+    kinds = Counter(r["algorithm_kind"] for r in rows)
+    n_inst = len({r["instance"] for r in rows})
+    assert kinds["bound"] == n_inst * len(algorithms("bound"))
+    assert kinds["exact"] == n_inst
+    for r in rows:
+        if r["algorithm_kind"] == "schedule":
+            assert r["verified"] and r["kind"] == "feasible"
+            assert r["alg_opt"] >= 1 - 1e-9 and r["alg_lb"] >= r["alg_opt"] - 1e-9
+    assert all(r["kind"] == "optimal" for r in rows if r["algorithm_kind"] == "exact")
+    text = format_table(rows)
+    assert "ALG/LB" in text and "ALG/OPT" in text and "certified" in text
+
+
+# ------------------------------------------------------------------ the gap study itself
+@pytest.mark.slow
+def test_gap_small_finishes_in_15_minutes_on_2_workers(tmp_path):
+    from coflowopt.experiments.report import analyse
+    from coflowopt.experiments.runner import run
+    from coflowopt.experiments.store import load_rows
+    spec = load_spec(REPO / "experiments" / "specs" / "gap-small.toml")
+    t0 = time.perf_counter()
+    s = run(spec, tmp_path / "gap", workers=2, progress=False)
+    assert time.perf_counter() - t0 < 900
+    a = analyse(load_rows(tmp_path / "gap"), planned=s.planned)
+    assert a["missing"] == 0 and a["with_opt"] == 500 and not a["inconsistencies"]
+
+
+def hog(instance):
+    import numpy as np
+    return np.ones(2_000_000_000 // 8 * 3)  # 6 GB: more than the limit below
+
+
+def test_memory_limit_turns_an_oom_into_a_recorded_memory_error(tmp_path):
+    from coflowopt.experiments.runner import run
+    from coflowopt.experiments.store import load_rows
+    spec = load_spec(write_spec(tmp_path / "m.toml", """
+[limits]
+memory_mb = 3000
+[[instances]]
+library = "papers/sincronia-t-s4"
+[algorithms]
+schedules = [{ policy = "test_experiments:hog" }, { order = "bssi", rates = "greedy" }]
+bounds = ["ordering-lp"]
+exact = { method = "bnb", time_limit = 10 }
+"""))
+    run(spec, tmp_path / "run", workers=1, progress=False)
+    rows = {r["algorithm"]: r for r in load_rows(tmp_path / "run")}
+    assert rows["test_experiments:hog"]["status"] == "error"
+    assert rows["test_experiments:hog"]["error"]["type"] == "MemoryError"
+    # the limit leaves room for real work (numba, HiGHS) in the same worker
+    assert rows["bssi+greedy"]["verified"] and rows["ordering-lp"]["verified"]
+    assert rows["bnb"]["result_kind"] == "optimal"
