@@ -1,0 +1,746 @@
+"""Search for instances on which an algorithm is far from optimal (or from a lower bound).
+
+The search space (a *genome*) is a ``P x P`` unit-capacity fabric with ``N`` coflows:
+
+* ``sizes[k, i, j]``: integer data of coflow ``k`` from ingress ``i`` to egress ``j``
+  (``0`` = no flow; ``1 .. size_max`` otherwise); every coflow keeps at least one flow;
+* ``release[k]``: integers ``0 .. release_max`` when releases are searched (all 0 otherwise);
+* ``weight[k]``: integers ``1 .. weight_max`` when the algorithm uses weights (all 1
+  otherwise).
+
+Integer data keep the instances readable and their schedules exactly verifiable.
+
+Strategies
+----------
+``random``  independent random genomes (restarts).
+``local``   hill climbing from random genomes: one or two mutations (resize, move a flow to
+            another ingress or egress, add or remove a flow, change a release or a weight);
+            sideways moves accepted; restart after ``patience`` moves without improvement.
+``cma``     CMA-ES (the ``cma`` package, Hansen's pycma) on a continuous encoding (one
+            coordinate per ``(k, i, j)`` size, plus releases and weights), decoded by rounding
+            and clipping; restarts from a new random mean when CMA-ES stops.  Without ``cma``
+            installed a built-in (mu/mu, lambda) evolution strategy with the 1/5th success
+            rule takes its place (recorded as ``engine``).
+``all``     the three in turn, with 20 / 40 / 40 % of the budget.
+
+Reproducibility
+---------------
+Everything random is drawn from ``numpy.random.default_rng`` streams spawned from ``seed``, and
+bnb's limit is a node count, so with the budget counted in evaluations (``evaluations=``) the
+same seed gives the same candidates, the same ratios and the same best instance on every
+machine.  A wall-clock budget (``seconds=``) only changes *where the same sequence stops*: the
+run is then equal to the evaluation-counted run with the number of evaluations it reports.  Two
+things can still depend on the machine: bnb's safety time limit (``opt_time_limit``; reported
+when it fires) and the incumbent heuristics inside bnb (timed), which can change bnb's node
+count near the node limit and hence whether a hard candidate is skipped; neither changes a
+ratio that is reported.  CMA-ES gets its seed through its ``seed`` option.
+
+References
+----------
+N. Hansen, "The CMA Evolution Strategy: A Tutorial", arXiv:1604.00772 (2016), and the ``cma``
+package; Rechenberg's 1/5th success rule (Evolutionsstrategie, 1973) for the fallback.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import math
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from ..exceptions import InvalidParameterError
+from ..instance import Instance
+from .objective import AGAINST, OBJECTIVE, AlgorithmSpec, Evaluation, evaluate, \
+    parse_algorithm, proof_summary
+
+__all__ = ["SearchSpace", "Genome", "SearchResult", "search", "write_result", "STRATEGIES",
+           "result_name"]
+
+STRATEGIES = ("random", "local", "cma", "all")
+#: Budget shares of ``strategy="all"``.
+ALL_SHARES = (("random", 0.2), ("local", 0.4), ("cma", 0.4))
+
+
+# ------------------------------------------------------------------------------- genome
+@dataclass(frozen=True)
+class SearchSpace:
+    """The instances a search may propose (see the module docstring).
+
+    Parameters
+    ----------
+    ports : int >= 1
+        ``P``: ingress and egress ports (unit capacities).
+    coflows : int >= 1
+    size_max : int >= 1
+    max_flows : int, optional
+        Flows per coflow in random genomes (default ``P``; mutations may add up to ``P^2``).
+    release_max : int
+        ``0`` searches zero-release instances only.
+    weight_max : int
+        ``1`` keeps unit weights.
+    """
+
+    ports: int
+    coflows: int
+    size_max: int = 10
+    max_flows: int | None = None
+    release_max: int = 0
+    weight_max: int = 1
+
+    def __post_init__(self):
+        for name in ("ports", "coflows", "size_max", "weight_max"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or v < 1:
+                raise InvalidParameterError(f"{name} must be an integer >= 1, got {v!r}")
+        if not isinstance(self.release_max, (int, np.integer)) or self.release_max < 0:
+            raise InvalidParameterError(f"release_max must be an integer >= 0, got "
+                                        f"{self.release_max!r}")
+        mf = self.max_flows
+        if mf is not None and (not isinstance(mf, (int, np.integer)) or mf < 1):
+            raise InvalidParameterError(f"max_flows must be an integer >= 1, got {mf!r}")
+
+    @property
+    def flows_per_coflow(self) -> int:
+        return min(self.ports * self.ports, self.max_flows or self.ports)
+
+    @property
+    def dimension(self) -> int:
+        """Length of the continuous encoding."""
+        d = self.coflows * self.ports * self.ports
+        if self.release_max > 0:
+            d += self.coflows
+        if self.weight_max > 1:
+            d += self.coflows
+        return d
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ports": self.ports, "coflows": self.coflows, "size_max": self.size_max,
+                "max_flows": self.flows_per_coflow, "release_max": self.release_max,
+                "weight_max": self.weight_max}
+
+
+@dataclass(frozen=True)
+class Genome:
+    """One candidate: integer sizes ``(N, P, P)``, releases ``(N,)`` and weights ``(N,)``."""
+
+    sizes: np.ndarray
+    release: np.ndarray
+    weight: np.ndarray
+
+    def key(self) -> str:
+        h = hashlib.sha1()
+        for a in (self.sizes, self.release, self.weight):
+            h.update(np.ascontiguousarray(a, dtype=np.int64).tobytes())
+        return h.hexdigest()
+
+    def instance(self, name: str = "candidate") -> Instance:
+        """The coflowopt instance: coflow ``k`` is ``"C{k+1}"``, flows in (ingress, egress)
+        order, unit capacities."""
+        N, P, _ = self.sizes.shape
+        k, i, j = np.nonzero(self.sizes)
+        size = self.sizes[k, i, j].astype(float)
+        return Instance.from_arrays(
+            ingress_capacity=np.ones(P), egress_capacity=np.ones(P),
+            coflow_ids=[f"C{c + 1}" for c in range(N)], flow_coflow=k, flow_src=i,
+            flow_dst=j, flow_size=size, weight=self.weight.astype(float),
+            release=self.release.astype(float), meta={"name": name})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"sizes": self.sizes.tolist(), "release": self.release.tolist(),
+                "weight": self.weight.tolist()}
+
+
+def _repair(sizes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Give every coflow without a flow one unit flow at a random port pair."""
+    N, P, _ = sizes.shape
+    for k in np.flatnonzero(sizes.reshape(N, -1).sum(axis=1) == 0):
+        sizes[k, rng.integers(P), rng.integers(P)] = 1
+    return sizes
+
+
+def random_genome(space: SearchSpace, rng: np.random.Generator) -> Genome:
+    """Each coflow: ``1 .. flows_per_coflow`` flows on distinct random port pairs, sizes
+    uniform in ``1 .. size_max``; releases and weights uniform in their ranges."""
+    N, P = space.coflows, space.ports
+    sizes = np.zeros((N, P, P), dtype=np.int64)
+    for k in range(N):
+        f = int(rng.integers(1, space.flows_per_coflow + 1))
+        cells = rng.choice(P * P, size=f, replace=False)
+        sizes[k].flat[cells] = rng.integers(1, space.size_max + 1, size=f)
+    rel = (rng.integers(0, space.release_max + 1, size=N) if space.release_max > 0
+           else np.zeros(N, dtype=np.int64))
+    w = (rng.integers(1, space.weight_max + 1, size=N) if space.weight_max > 1
+         else np.ones(N, dtype=np.int64))
+    return Genome(sizes, rel, w)
+
+
+def mutate(g: Genome, space: SearchSpace, rng: np.random.Generator) -> Genome:
+    """One random move: resize, move, add or remove a flow, or change a release or weight."""
+    sizes, rel, w = g.sizes.copy(), g.release.copy(), g.weight.copy()
+    N, P = space.coflows, space.ports
+    moves = ["resize", "resize", "move", "add", "remove"]
+    if space.release_max > 0:
+        moves.append("release")
+    if space.weight_max > 1:
+        moves.append("weight")
+    move = moves[int(rng.integers(len(moves)))]
+    k = int(rng.integers(N))
+    flows = np.argwhere(sizes[k] > 0)
+    if move == "resize":
+        i, j = flows[rng.integers(len(flows))]
+        if rng.random() < 0.5:
+            sizes[k, i, j] = rng.integers(1, space.size_max + 1)
+        else:
+            step = int(rng.choice([-2, -1, 1, 2]))
+            sizes[k, i, j] = min(space.size_max, max(1, sizes[k, i, j] + step))
+    elif move == "move":
+        i, j = flows[rng.integers(len(flows))]
+        free_i = [a for a in range(P) if sizes[k, a, j] == 0]
+        free_j = [b for b in range(P) if sizes[k, i, b] == 0]
+        if free_i and (not free_j or rng.random() < 0.5):
+            a = free_i[rng.integers(len(free_i))]
+            sizes[k, a, j], sizes[k, i, j] = sizes[k, i, j], 0
+        elif free_j:
+            b = free_j[rng.integers(len(free_j))]
+            sizes[k, i, b], sizes[k, i, j] = sizes[k, i, j], 0
+    elif move == "add":
+        empty = np.argwhere(sizes[k] == 0)
+        if len(empty):
+            i, j = empty[rng.integers(len(empty))]
+            sizes[k, i, j] = rng.integers(1, space.size_max + 1)
+    elif move == "remove":
+        if len(flows) > 1:
+            i, j = flows[rng.integers(len(flows))]
+            sizes[k, i, j] = 0
+    elif move == "release":
+        rel[k] = rng.integers(0, space.release_max + 1)
+    else:
+        w[k] = rng.integers(1, space.weight_max + 1)
+    return Genome(_repair(sizes, rng), rel, w)
+
+
+def encode(g: Genome, space: SearchSpace) -> np.ndarray:
+    """The continuous encoding: sizes (absent flows at ``-1``), releases, weights."""
+    x = np.where(g.sizes > 0, g.sizes, -1).astype(float).ravel()
+    parts = [x]
+    if space.release_max > 0:
+        parts.append(g.release.astype(float))
+    if space.weight_max > 1:
+        parts.append(g.weight.astype(float))
+    return np.concatenate(parts)
+
+
+def decode(x: np.ndarray, space: SearchSpace, rng: np.random.Generator) -> Genome:
+    """Round and clip a continuous vector to a genome (empty coflows repaired)."""
+    N, P = space.coflows, space.ports
+    n = N * P * P
+    sizes = np.clip(np.rint(x[:n]), 0, space.size_max).astype(np.int64).reshape(N, P, P)
+    pos = n
+    rel = np.zeros(N, dtype=np.int64)
+    w = np.ones(N, dtype=np.int64)
+    if space.release_max > 0:
+        rel = np.clip(np.rint(x[pos:pos + N]), 0, space.release_max).astype(np.int64)
+        pos += N
+    if space.weight_max > 1:
+        w = np.clip(np.rint(x[pos:pos + N]), 1, space.weight_max).astype(np.int64)
+    return Genome(_repair(sizes, rng), rel, w)
+
+
+# ------------------------------------------------------------------------------- bookkeeping
+@dataclass
+class SearchResult:
+    """The outcome of :func:`search`.
+
+    Attributes
+    ----------
+    best_ratio : float or None
+        The largest ``ALG / base`` found (None if no candidate could be scored).
+    best : Evaluation or None
+        Its evaluation (``alg`` holds the verified schedule, ``reference`` the proven optimum
+        or the best certified bound).
+    genome : Genome or None
+    instance : Instance or None
+    settings : dict
+        Everything needed to rerun: algorithm, against, space, strategy, seed, budgets, limits.
+    stats : dict
+        ``evaluations`` (candidates proposed, cache hits included), ``scored``,
+        ``opt_unproved`` (skipped), ``alg_rejected``, ``cache_hits``, ``seconds``,
+        ``stopped_by`` (``"evaluations"`` or ``"seconds"``), per-strategy counts, ``engine``.
+    history : list of dict
+        Every improvement: evaluation index, strategy, ratio.
+    findings : list of dict
+        Rejected schedules (the verifier refused the algorithm's output) and bound violations
+        (a certified bound above a proven optimum), with their genomes: each is a bug.
+    bound_check : dict
+        With ``check_bounds``: per bound, the largest ``LB / OPT`` seen and the violations.
+    """
+
+    best_ratio: float | None
+    best: Evaluation | None
+    genome: Genome | None
+    instance: Instance | None
+    settings: dict
+    stats: dict
+    history: list = field(default_factory=list)
+    findings: list = field(default_factory=list)
+    bound_check: dict = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready summary (no schedule pieces)."""
+        out: dict[str, Any] = {"ratio": self.best_ratio, "settings": self.settings,
+                               "stats": self.stats, "history": self.history,
+                               "findings": self.findings, "bound_check": self.bound_check}
+        if self.best is not None:
+            ev = self.best
+            out["base"] = f"ALG/{ev.base}"
+            out["alg"] = {"algorithm": ev.alg.algorithm, "value": float(ev.alg.value),
+                          "kind": ev.alg.kind, "coflow_completion":
+                              [float(c) for c in ev.alg.report.coflow_completion]}
+            if ev.base == "OPT":
+                out["opt"] = proof_summary(ev.reference)
+            else:
+                out["lb"] = {"bound": ev.reference.algorithm,
+                             "value": float(ev.reference.value), "kind": ev.reference.kind,
+                             "all": {k: float(v) for k, v in ev.bounds.items()}}
+            out["genome"] = self.genome.to_dict()
+        return out
+
+
+class _Budget:
+    def __init__(self, evaluations: int | None, seconds: float | None):
+        self.evaluations = evaluations
+        self.seconds = seconds
+        self.t0 = time.perf_counter()
+        self.used = 0
+        self.stopped_by: str | None = None
+
+    def exhausted(self) -> bool:
+        if self.evaluations is not None and self.used >= self.evaluations:
+            self.stopped_by = self.stopped_by or "evaluations"
+            return True
+        if self.seconds is not None and time.perf_counter() - self.t0 >= self.seconds:
+            self.stopped_by = self.stopped_by or "seconds"
+            return True
+        return False
+
+    def sub(self, share: float, last: bool) -> "_Budget":
+        """A child budget with ``share`` of what is left (``last``: all of it)."""
+        ev = sec = None
+        if self.evaluations is not None:
+            left = self.evaluations - self.used
+            ev = left if last else int(math.floor(share * self.evaluations))
+            ev = max(0, min(ev, left))
+        if self.seconds is not None:
+            left = self.seconds - (time.perf_counter() - self.t0)
+            sec = max(0.0, left if last else min(left, share * self.seconds))
+        return _Budget(ev, sec)
+
+
+class _Scorer:
+    """Evaluates genomes with a cache, tracks the best, the history and the findings."""
+
+    def __init__(self, spec: AlgorithmSpec, against: str, opt_nodes, opt_time_limit,
+                 check_bounds: bool, seed: int, progress: Callable | None):
+        self.spec, self.against = spec, against
+        self.opt_nodes, self.opt_time_limit = opt_nodes, opt_time_limit
+        self.check_bounds = check_bounds and against == "opt"
+        self.seed = seed
+        self.cache: dict[str, float | None] = {}
+        self.best: Evaluation | None = None
+        self.best_genome: Genome | None = None
+        self.history: list[dict] = []
+        self.findings: list[dict] = []
+        self.bound_check: dict[str, dict] = {}
+        self.counts = {"evaluations": 0, "scored": 0, "opt_unproved": 0, "alg_rejected": 0,
+                       "no_bound": 0, "cache_hits": 0, "opt_time_limit_hits": 0}
+        self.per_strategy: dict[str, int] = {}
+        self.progress = progress
+
+    def __call__(self, g: Genome, budget: _Budget, strategy: str) -> float | None:
+        """The ratio of ``g`` (None if skipped); counts one evaluation against ``budget``."""
+        budget.used += 1
+        self.counts["evaluations"] += 1
+        self.per_strategy[strategy] = self.per_strategy.get(strategy, 0) + 1
+        key = g.key()
+        if key in self.cache:
+            self.counts["cache_hits"] += 1
+            return self.cache[key]
+        ev = evaluate(g.instance(), self.spec, against=self.against, opt_nodes=self.opt_nodes,
+                      opt_time_limit=self.opt_time_limit, check_bounds=self.check_bounds,
+                      seed=self.seed)
+        if not ev.ok:
+            self.counts[ev.status] = self.counts.get(ev.status, 0) + 1
+        if ev.status == "opt_unproved" and ev.reference is not None and \
+                ev.reference.status == "time_limit":
+            self.counts["opt_time_limit_hits"] += 1
+        if ev.status == "alg_rejected":
+            self.findings.append({"kind": "alg_rejected", "genome": g.to_dict(),
+                                  "message": ev.alg.message})
+        if ev.ok and self.check_bounds:
+            opt = float(ev.reference.value)
+            for name, val in ev.bounds.items():
+                rec = self.bound_check.setdefault(name, {"max_lb_over_opt": 0.0,
+                                                         "violations": 0, "checked": 0})
+                q = float(val) / opt if opt > 0 else 0.0
+                rec["checked"] += 1
+                rec["max_lb_over_opt"] = max(rec["max_lb_over_opt"], q)
+                if float(val) > opt * (1 + 1e-9) + 1e-9:
+                    rec["violations"] += 1
+                    self.findings.append({"kind": "bound_above_opt", "bound": name,
+                                          "value": float(val), "opt": opt,
+                                          "genome": g.to_dict()})
+        r = ev.ratio if ev.ok else None
+        self.cache[key] = r
+        if ev.ok:
+            self.counts["scored"] += 1
+            if self.best is None or r > self.best.ratio + 1e-12:
+                self.best, self.best_genome = ev, g
+                self.history.append({"evaluation": self.counts["evaluations"],
+                                     "strategy": strategy, "ratio": r})
+                if self.progress is not None:
+                    self.progress(self.counts["evaluations"], r)
+        return r
+
+
+# ------------------------------------------------------------------------------- strategies
+def _run_random(space, rng, score, budget):
+    while not budget.exhausted():
+        score(random_genome(space, rng), budget, "random")
+
+
+def _run_local(space, rng, score, budget, patience: int = 40):
+    while not budget.exhausted():
+        cur = random_genome(space, rng)
+        cur_r = score(cur, budget, "local")
+        stale = 0
+        while not budget.exhausted() and stale < patience:
+            nb = mutate(cur, space, rng)
+            if rng.random() < 0.3:
+                nb = mutate(nb, space, rng)
+            r = score(nb, budget, "local")
+            if r is None:
+                stale += 1
+                continue
+            if cur_r is None or r > cur_r + 1e-12:
+                cur, cur_r, stale = nb, r, 0
+            else:
+                if r >= cur_r - 1e-12:     # sideways: keeps the walk moving on plateaus
+                    cur = nb
+                stale += 1
+
+
+class _SimpleES:
+    """(mu/mu, lambda)-ES with isotropic mutations and the 1/5th success rule (the fallback
+    when ``cma`` is not installed)."""
+
+    def __init__(self, x0, sigma0, rng, popsize):
+        self.mean = np.asarray(x0, dtype=float)
+        self.sigma = float(sigma0)
+        self.rng = rng
+        self.lam = popsize
+        self.mu = max(1, popsize // 2)
+        self.best_f = math.inf
+        self.iters = 0
+
+    def ask(self):
+        return [self.mean + self.sigma * self.rng.standard_normal(self.mean.size)
+                for _ in range(self.lam)]
+
+    def tell(self, xs, fs):
+        order = np.argsort(fs, kind="stable")
+        sel = np.asarray([xs[i] for i in order[:self.mu]])
+        self.mean = sel.mean(axis=0)
+        success = np.mean(np.asarray(fs) < self.best_f)
+        self.best_f = min(self.best_f, float(np.min(fs)))
+        self.sigma *= math.exp((success - 0.2) / 0.6)
+        self.iters += 1
+
+    def stop(self):
+        return self.sigma < 0.05 or self.iters > 200
+
+
+def _run_cma(space, rng, score, budget, stats):
+    try:
+        import cma  # noqa: F401
+        engine = f"cma {cma.__version__}"
+    except ImportError:
+        cma = None
+        engine = "builtin (mu/mu, lambda)-ES (cma not installed)"
+    stats["engine"] = engine
+    dim = space.dimension
+    popsize = 4 + int(3 * math.log(dim))
+    while not budget.exhausted():
+        x0 = encode(random_genome(space, rng), space)
+        sigma0 = max(1.0, 0.3 * space.size_max)
+        if cma is not None:
+            es = cma.CMAEvolutionStrategy(x0, sigma0, {
+                "seed": int(rng.integers(1, 2 ** 31 - 1)), "popsize": popsize,
+                "verbose": -9, "verb_log": 0, "verb_disp": 0, "tolfun": 1e-6,
+                "maxiter": 10 ** 6})
+        else:
+            es = _SimpleES(x0, sigma0, np.random.default_rng(rng.integers(2 ** 63)), popsize)
+        while not budget.exhausted() and not es.stop():
+            xs = es.ask()
+            fs = []
+            for x in xs:
+                if budget.exhausted():
+                    break
+                r = score(decode(np.asarray(x), space, rng), budget, "cma")
+                # skipped candidates get the worst score, so CMA-ES moves away from them
+                fs.append(-r if r is not None else 0.0)
+            if len(fs) < len(xs):
+                break
+            es.tell(xs, fs)
+
+
+# ------------------------------------------------------------------------------- driver
+def search(algorithm: str, *, against: str = "opt", ports: int = 3, coflows: int = 4,
+           strategy: str = "local", seed: int = 0, evaluations: int | None = None,
+           seconds: float | None = None, size_max: int = 10, max_flows: int | None = None,
+           releases: int = 0, weights: int | None = None, opt_nodes: int | None = 20000,
+           opt_time_limit: float = 30.0, check_bounds: bool = True,
+           progress: Callable[[int, float], None] | None = None) -> SearchResult:
+    """Maximise ``ALG / OPT`` (or ``ALG / LB``) over small instances.
+
+    Parameters
+    ----------
+    algorithm : str
+        ``"order+rates"`` (e.g. ``"bssi+greedy"``) or a registered policy.
+    against : {"opt", "lb"}
+        Proven optimum (bnb; unproved candidates skipped) or best fast certified bound.
+    ports, coflows : int
+        Fabric ``ports x ports`` (unit capacities) and number of coflows.
+    strategy : {"random", "local", "cma", "all"}
+    seed : int
+    evaluations : int, optional
+        Budget in candidates (reproducible: same seed, same result on every machine).
+    seconds : float, optional
+        Wall-clock budget (see the module docstring for what it does to reproducibility).
+        At least one of the two budgets is required; with both, the first reached stops.
+    size_max, max_flows : int
+        Flow sizes ``1 .. size_max``; flows per coflow in random genomes.
+    releases : int
+        ``0`` (default): zero releases; ``R > 0``: integer releases ``0 .. R`` are searched.
+    weights : int, optional
+        Integer weights ``1 .. weights``; default 5 when the algorithm uses weights (its tags
+        say ``weights``), else 1.
+    opt_nodes, opt_time_limit :
+        bnb's node limit and safety time limit per candidate.
+    check_bounds : bool
+        With ``against="opt"``, also check every fast certified bound against the proven
+        optimum on every scored candidate (``bound_check``).
+    progress : callable, optional
+        ``progress(evaluation, ratio)`` at every improvement.
+
+    Returns
+    -------
+    SearchResult
+
+    Raises
+    ------
+    InvalidParameterError
+        For an unknown algorithm, strategy or base, a missing budget, or bad sizes.
+
+    Examples
+    --------
+    >>> res = search("fifo+greedy", ports=2, coflows=3, evaluations=20, seed=1)
+    >>> res.stats["evaluations"], res.best_ratio >= 1.0
+    (20, True)
+    """
+    if strategy not in STRATEGIES:
+        raise InvalidParameterError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    if against not in AGAINST:
+        raise InvalidParameterError(f"against must be one of {AGAINST}, got {against!r}")
+    if evaluations is None and seconds is None:
+        raise InvalidParameterError("give a budget: evaluations= (reproducible) and/or "
+                                    "seconds= (wall clock)")
+    if evaluations is not None and (not isinstance(evaluations, (int, np.integer))
+                                    or evaluations < 1):
+        raise InvalidParameterError(f"evaluations must be an integer >= 1, got "
+                                    f"{evaluations!r}")
+    if seconds is not None and not (isinstance(seconds, (int, float)) and seconds > 0):
+        raise InvalidParameterError(f"seconds must be > 0, got {seconds!r}")
+    if not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InvalidParameterError(f"seed must be an integer >= 0, got {seed!r}")
+    spec = parse_algorithm(algorithm)
+    if weights is None:
+        weights = 5 if spec.uses_weights else 1
+    space = SearchSpace(ports=ports, coflows=coflows, size_max=size_max, max_flows=max_flows,
+                        release_max=releases, weight_max=weights)
+    settings = {"algorithm": spec.label, "against": against, "base": f"ALG/"
+                f"{'OPT' if against == 'opt' else 'LB'}", "objective": OBJECTIVE,
+                "strategy": strategy, "seed": int(seed), "evaluations": evaluations,
+                "seconds": seconds, "space": space.to_dict(), "opt_nodes": opt_nodes,
+                "opt_time_limit": opt_time_limit, "check_bounds": bool(check_bounds)}
+    score = _Scorer(spec, against, opt_nodes, opt_time_limit, check_bounds, int(seed),
+                    progress)
+    budget = _Budget(evaluations, seconds)
+    stats: dict[str, Any] = {}
+    plan = ALL_SHARES if strategy == "all" else ((strategy, 1.0),)
+    streams = np.random.SeedSequence(int(seed)).spawn(len(plan))
+    for idx, ((name, share), ss) in enumerate(zip(plan, streams)):
+        sub = budget.sub(share, last=idx == len(plan) - 1)
+        rng = np.random.default_rng(ss)
+        if name == "random":
+            _run_random(space, rng, score, sub)
+        elif name == "local":
+            _run_local(space, rng, score, sub)
+        else:
+            _run_cma(space, rng, score, sub, stats)
+        budget.used += sub.used
+    stats.update(score.counts)
+    stats["per_strategy"] = score.per_strategy
+    stats["seconds"] = round(time.perf_counter() - budget.t0, 3)
+    stats["stopped_by"] = ("evaluations" if evaluations is not None
+                           and budget.used >= evaluations else "seconds")
+    inst = None
+    if score.best_genome is not None:
+        inst = score.best_genome.instance(name=result_name(settings))
+    return SearchResult(None if score.best is None else score.best.ratio, score.best,
+                        score.best_genome, inst, settings, stats, score.history,
+                        score.findings, score.bound_check)
+
+
+# ------------------------------------------------------------------------------- output
+def result_name(settings: dict) -> str:
+    """File stem of a search result, e.g. ``bssi_greedy-opt-4x4-6c-seed1``."""
+    sp = settings["space"]
+    label = settings["algorithm"].replace("+", "_")
+    extra = f"-r{sp['release_max']}" if sp.get("release_max") else ""
+    return (f"{label}-{settings['against']}-{sp['ports']}x{sp['ports']}-{sp['coflows']}c"
+            f"{extra}-seed{settings['seed']}")
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                             cwd=Path(__file__).resolve().parent, timeout=10)
+        return out.stdout.strip() or None if out.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def write_result(result: SearchResult, out_dir: str | Path, *, name: str | None = None
+                 ) -> dict[str, Path]:
+    """Write the best instance with its provenance sidecar and schedules.
+
+    Files (``<stem>`` = :func:`result_name` unless ``name`` is given): ``<stem>.json`` (the
+    instance, coflowopt-instance JSON), ``<stem>.alg.schedule.json`` (the algorithm's verified
+    schedule), ``<stem>.opt.schedule.json`` (the proven optimum's schedule, against ``opt``)
+    and ``<stem>.provenance.json`` (the library's schema, ``instances/README.md``, plus the key
+    ``search`` documented in ``instances/adversarial/README.md``).
+
+    Returns
+    -------
+    dict
+        ``"instance"``, ``"provenance"``, ``"alg_schedule"`` and (against opt)
+        ``"opt_schedule"`` paths.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the search scored no candidate.
+    """
+    from .. import __version__
+    from ..formats.instance_json import read_instance_json, write_instance_json
+    from ..formats.schedule_io import read_schedule_json, write_schedule_json
+    from ..library import schedule_metrics
+    from ..verify import verify_schedule
+
+    if result.best is None or result.instance is None:
+        raise InvalidParameterError("the search scored no candidate: nothing to write")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = name or result_name(result.settings)
+    inst_path = out / f"{stem}.json"
+    write_instance_json(result.instance, inst_path)
+    inst = read_instance_json(inst_path)
+    ev = result.best
+    paths = {"instance": inst_path}
+
+    def claim(cid: str, sched, description: str, derived: dict, optimality=None,
+              notes: str = "") -> dict:
+        spath = out / f"{stem}.{cid}.schedule.json"
+        write_schedule_json(sched, inst, spath)
+        paths[f"{cid}_schedule"] = spath
+        verified = {}
+        for mode in ("float", "exact"):
+            rep = verify_schedule(inst, read_schedule_json(spath, inst, exact=mode == "exact"),
+                                  mode=mode)
+            if not rep.ok:
+                return {"id": cid, "description": description, "tag": "DERIV", "printed": {},
+                        "derived": derived, "status": "unverified", "schedule": None,
+                        "verified": None, "optimality": optimality,
+                        "notes": (notes + f" The schedule file {spath.name} verifies in float "
+                                  f"mode; exact mode rejects it ({rep.summary()}): rates such "
+                                  "as 1/3 are rounded in float64.").strip()}
+            verified[mode] = schedule_metrics(inst, rep)
+        return {"id": cid, "description": description, "tag": "DERIV", "printed": {},
+                "derived": derived, "status": "verified", "schedule": spath.name,
+                "verified": verified, "optimality": optimality, "notes": notes}
+
+    alg_val = ev.alg.value
+    claims = [claim("alg", ev.alg.schedule,
+                    f"{ev.alg.algorithm}: its schedule, verified independently",
+                    {"weighted_completion_time": repr(float(alg_val))})]
+    search_rec = result.summary()
+    search_rec.pop("genome", None)
+    if ev.base == "OPT":
+        ps = proof_summary(ev.reference)
+        opt_exact = ps["value_exact"] or repr(ps["value"])
+        claims.append(claim(
+            "opt", ev.reference.schedule, "the optimum, proved by coflowopt.exact.bnb",
+            {"weighted_completion_time": opt_exact},
+            optimality={"claimed": True, "status": "proved", "argument": (
+                f"coflowopt.exact.bnb: search complete, verified schedule of value {opt_exact} "
+                f"equal to the proven lower bound {ps['bound']} (gap {ps['gap']}, "
+                f"{ps['certificate_status']}; {ps['nodes_expanded']} nodes expanded, "
+                f"{ps['lps_solved']} LPs); proofs/completion-order-lp-exact.md")}))
+    settings = result.settings
+    ratio_text = f"{result.best_ratio:.6f}"
+    prov = {
+        "format": "coflowopt-provenance", "version": 1,
+        "name": f"{out.name}/{stem}",
+        "title": (f"{settings['algorithm']} at {ratio_text} x {ev.base} "
+                  f"({settings['space']['ports']}x{settings['space']['ports']}, "
+                  f"{settings['space']['coflows']} coflows), found by the adversarial search"),
+        "instance": inst_path.name,
+        "source": {"paper": "coflowopt adversarial search (coflowopt.adversarial.search)",
+                   "location": f"strategy {settings['strategy']}, seed {settings['seed']}",
+                   "digest": "none: generated", "tag": "DERIV"},
+        "construction": ("integer flow sizes on a unit-capacity big switch proposed by the "
+                         "search; coflow k is C{k+1}, flows in (ingress, egress) order"),
+        "assumptions": ["unit port capacities", "objective sum_k w_k C_k",
+                        "releases 0" if not settings["space"]["release_max"]
+                        else f"integer releases 0..{settings['space']['release_max']}"],
+        "units": {"size": "data units", "time": "time units (unit capacity moves one data "
+                                                "unit per time unit)"},
+        "printed": [f"{settings['base']} = {ratio_text} ({settings['algorithm']}, "
+                    f"weighted completion time)"],
+        "claims": claims,
+        "discrepancies": [],
+        "notes": [f"Rerun: coflowopt adversarial --algo {settings['algorithm']} --against "
+                  f"{settings['against']} --ports {settings['space']['ports']} --coflows "
+                  f"{settings['space']['coflows']} --strategy {settings['strategy']} --seed "
+                  f"{settings['seed']} --evaluations {result.stats['evaluations']}"
+                  + (f" --releases {settings['space']['release_max']}"
+                     if settings['space']['release_max'] else "")],
+        "search": {
+            **search_rec,
+            "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "coflowopt_version": __version__, "git_commit": _git_commit(),
+            "algorithm_value": float(alg_val),
+            "files": {k: Path(v).name for k, v in paths.items()},
+        },
+    }
+    prov_path = out / f"{stem}.provenance.json"
+    prov_path.write_text(json.dumps(prov, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    paths["provenance"] = prov_path
+    return paths

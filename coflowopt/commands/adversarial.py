@@ -1,0 +1,124 @@
+"""``coflowopt adversarial``: search for instances where an algorithm is far from optimal.
+
+Maximises ``ALG/OPT`` (``--against opt``: the proven optimum of ``coflowopt.exact.bnb``;
+candidates it cannot prove within ``--opt-nodes`` are skipped) or ``ALG/LB`` (``--against lb``:
+the best fast certified lower bound) over ``P x P`` unit-capacity fabrics with ``N`` coflows,
+by random restarts, local search, CMA-ES or all three (:mod:`coflowopt.adversarial.search`).
+ALG is always the verifier's value of the algorithm's schedule.
+
+Budgets: ``--evaluations N`` counts candidates and is reproducible (same seed, same result on
+every machine); ``--budget S`` is wall-clock seconds: the candidates are the same sequence, cut
+where the time runs out (the report says how many were evaluated, which reruns it exactly
+with ``--evaluations``).  With ``--out DIR`` the best instance is written with its provenance
+sidecar and both schedules (``instances/adversarial/README.md``).
+
+Exit code 0 when some candidate was scored, 1 when none was (every optimum unproved) or the
+verifier rejected a schedule of the algorithm (a finding, reported), 2 for bad usage.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def add_parser(subparsers, common) -> None:
+    sp = common.add_command(subparsers, "adversarial",
+                            "search for instances that maximise ALG/OPT (proven optimum) or "
+                            "ALG/LB (certified bound)")
+    sp.add_argument("--algo", required=True,
+                    help="ORDER+RATES (e.g. bssi+greedy, sebf+madd) or a policy name")
+    sp.add_argument("--against", default="opt", choices=["opt", "lb"],
+                    help="opt: proven optimum (bnb, default); lb: best fast certified bound")
+    sp.add_argument("--ports", type=int, default=3, help="ingress = egress ports (default 3)")
+    sp.add_argument("--coflows", type=int, default=4, help="coflows (default 4)")
+    sp.add_argument("--budget", type=float, default=None, metavar="S",
+                    help="wall-clock seconds (reproducible only up to where it stops)")
+    sp.add_argument("--evaluations", type=int, default=None, metavar="N",
+                    help="number of candidates (reproducible); default 200 when --budget is "
+                         "not given")
+    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--strategy", default="all", choices=["random", "local", "cma", "all"])
+    sp.add_argument("--size-max", type=int, default=10, help="flow sizes 1..S (default 10)")
+    sp.add_argument("--max-flows", type=int, default=None,
+                    help="flows per coflow in random candidates (default: ports)")
+    sp.add_argument("--releases", type=int, default=0, metavar="R",
+                    help="search integer releases 0..R (default 0: zero releases)")
+    sp.add_argument("--weights", type=int, default=None, metavar="W",
+                    help="search integer weights 1..W (default 5 if the algorithm uses "
+                         "weights, else 1)")
+    sp.add_argument("--opt-nodes", type=int, default=20000,
+                    help="bnb node limit per candidate (default 20000); unproved candidates "
+                         "are skipped")
+    sp.add_argument("--opt-time-limit", type=float, default=30.0,
+                    help="bnb safety time limit per candidate in seconds (default 30)")
+    sp.add_argument("--no-bound-check", action="store_true",
+                    help="do not check the fast certified bounds against each proven optimum")
+    sp.add_argument("--out", "-o", default=None, metavar="DIR",
+                    help="write the best instance, its provenance and schedules to DIR "
+                         "(e.g. instances/adversarial)")
+    sp.add_argument("--name", default=None, help="file stem for --out (default from the "
+                                                  "settings)")
+    sp.set_defaults(handler=lambda args: run(args, common))
+
+
+def run(args, common) -> int:
+    from ..adversarial.search import search, write_result
+    evaluations = args.evaluations
+    if evaluations is None and args.budget is None:
+        evaluations = 200
+
+    def progress(n, r):
+        if not args.json:
+            print(f"  evaluation {n}: ALG/{'OPT' if args.against == 'opt' else 'LB'} = "
+                  f"{r:.6f}", file=sys.stderr)
+
+    res = search(args.algo, against=args.against, ports=args.ports, coflows=args.coflows,
+                 strategy=args.strategy, seed=args.seed, evaluations=evaluations,
+                 seconds=args.budget, size_max=args.size_max, max_flows=args.max_flows,
+                 releases=args.releases, weights=args.weights, opt_nodes=args.opt_nodes,
+                 opt_time_limit=args.opt_time_limit, check_bounds=not args.no_bound_check,
+                 progress=progress)
+    payload = res.summary()
+    files = {}
+    if args.out and res.best is not None:
+        files = {k: str(v) for k, v in write_result(res, args.out, name=args.name).items()}
+    payload["files"] = files
+    st = res.stats
+    lines = [f"adversarial search: {res.settings['algorithm']} against "
+             f"{res.settings['against']} on {args.ports}x{args.ports}, {args.coflows} coflows, "
+             f"strategy {args.strategy}, seed {args.seed}",
+             f"  {st['evaluations']} evaluations ({st['scored']} scored, "
+             f"{st.get('opt_unproved', 0)} optimum not proved, {st['cache_hits']} repeats) in "
+             f"{st['seconds']} s, stopped by {st['stopped_by']}"
+             + (f"; engine {st['engine']}" if "engine" in st else "")]
+    if res.best is None:
+        lines.append("  no candidate could be scored")
+    else:
+        ev = res.best
+        lines.append(f"  best ALG/{ev.base} = {res.best_ratio:.6f}: ALG "
+                     f"{float(ev.alg.value):.10g} (verified)"
+                     + (f", OPT {payload['opt']['value_exact'] or payload['opt']['value']} "
+                        f"({payload['opt']['certificate_status']}, gap {payload['opt']['gap']},"
+                        f" {payload['opt']['nodes_expanded']} nodes)" if ev.base == "OPT"
+                        else f", LB {float(ev.reference.value):.10g} "
+                             f"({ev.reference.algorithm})"))
+        g = res.genome
+        for k in range(g.sizes.shape[0]):
+            flows = [(int(i), int(j), int(g.sizes[k, i, j])) for i, j in
+                     zip(*g.sizes[k].nonzero())]
+            lines.append(f"    C{k + 1}: w {int(g.weight[k])}, r {int(g.release[k])}, "
+                         f"flows {flows}")
+        lines.append(f"  rerun exactly: --evaluations {st['evaluations']} --seed {args.seed}")
+    if res.bound_check:
+        worst = max(v["max_lb_over_opt"] for v in res.bound_check.values())
+        viol = sum(v["violations"] for v in res.bound_check.values())
+        lines.append(f"  bound check: {len(res.bound_check)} certified bounds on every scored "
+                     f"candidate, max LB/OPT {worst:.6f}, {viol} violations")
+    for f in res.findings[:5]:
+        lines.append(f"  FINDING {f['kind']}: {f}")
+    for k, v in files.items():
+        lines.append(f"  wrote {v}")
+    common.emit(args, payload, "\n".join(lines))
+    if res.best is None or res.findings:
+        return common.EXIT_REJECTED
+    return common.EXIT_OK
