@@ -216,17 +216,24 @@ class _Collector:
                       interval=None if interval is None else (float(interval[0]),
                                                               float(interval[1])))
         inst = self.inst
+        where = []
         if flow is not None:
             k = int(np.searchsorted(inst.flow_ptr, flow, side="right") - 1)
             v.flow, v.coflow, v.flow_position = int(flow), k, int(flow - inst.flow_ptr[k])
+            where.append(f"coflow {inst.coflow_ids[k]!r} (position {k}), its flow "
+                         f"{v.flow_position}")
         if port is not None:
             v.port = int(port)
             m = len(inst.ingress_capacity)
             v.port_name = f"ingress {port}" if port < m else f"egress {port - m}"
+            message = f"{v.port_name} (port {port} in the unified numbering) {message}"
         if piece is not None:
             v.piece = int(piece)
             if self.seg is not None:
                 v.segment = int(self.seg[piece])
+                where.append(f"segment {v.segment}")
+        # the message names global indices; users read ids, positions, sides and segments
+        v.message = f"{message} [{'; '.join(where)}]" if where else message
         self.items.append(v)
 
 
@@ -303,7 +310,7 @@ def _verify_float(inst, sched, tol: Tolerances, max_per_kind: int) -> Verificati
             col.add("malformed", f"piece {i}: non-finite start/end/rate "
                     f"({st[i]}, {en[i]}, {rt[i]})", flow=fl[i], piece=i)
         else:
-            col.add("malformed", f"piece {i}: start {st[i]!r} is not before end {en[i]!r}",
+            col.add("malformed", f"piece {i}: start {st[i]} is not before end {en[i]}",
                     flow=fl[i], piece=i, interval=(st[i], en[i]))
     good = ~bad
     idx = np.flatnonzero(good)
@@ -311,7 +318,7 @@ def _verify_float(inst, sched, tol: Tolerances, max_per_kind: int) -> Verificati
 
     # 2. non-negative rates
     for j in np.flatnonzero(rt < 0):
-        col.add("negative_rate", f"flow {fl[j]} has rate {rt[j]!r} < 0 on [{st[j]}, {en[j]})",
+        col.add("negative_rate", f"flow {fl[j]} has rate {rt[j]} < 0 on [{st[j]}, {en[j]})",
                 flow=fl[j], interval=(st[j], en[j]), piece=idx[j], amount=-rt[j])
 
     # pieces with a negative rate are reported above and kept out of the load and size sums
@@ -371,7 +378,7 @@ def _verify_float(inst, sched, tol: Tolerances, max_per_kind: int) -> Verificati
         over = (load > limit) & ~last_of_port & (nxt - gtime > slack(gtime))
         for j in np.flatnonzero(over):
             p = gport[j]
-            col.add("capacity", f"port {p} carries {load[j]!r} > capacity {cap[p]!r} on "
+            col.add("capacity", f"carries {load[j]} > capacity {cap[p]} on "
                     f"[{gtime[j]}, {nxt[j]})", port=p, interval=(gtime[j], nxt[j]),
                     amount=load[j] - cap[p])
 
@@ -385,10 +392,10 @@ def _verify_float(inst, sched, tol: Tolerances, max_per_kind: int) -> Verificati
     under = diff < -allowed
     over_s = diff > allowed
     for f in np.flatnonzero(under):
-        col.add("undersent", f"flow {f} sent {sent[f]!r} of its size {size[f]!r}", flow=f,
+        col.add("undersent", f"flow {f} sent {sent[f]} of its size {size[f]}", flow=f,
                 amount=-diff[f])
     for f in np.flatnonzero(over_s):
-        col.add("oversent", f"flow {f} sent {sent[f]!r}, more than its size {size[f]!r}",
+        col.add("oversent", f"flow {f} sent {sent[f]}, more than its size {size[f]}",
                 flow=f, amount=diff[f])
 
     # completion times
@@ -501,7 +508,7 @@ def _verify_exact(inst, sched, max_per_kind: int) -> VerificationReport:
         for t, t_next in zip(times, times[1:]):
             load += port_events[p][t]
             if load > cap[p]:
-                col.add("capacity", f"port {p} carries {load} > capacity {cap[p]} on "
+                col.add("capacity", f"carries {load} > capacity {cap[p]} on "
                         f"[{t}, {t_next})", port=p, interval=(t, t_next), amount=load - cap[p])
 
     for f in range(F):

@@ -547,3 +547,17 @@ def test_makespan_is_the_last_completion():
     rep = verify_schedule(ONE_FLOW, Schedule.from_pieces([0, 0], [0.0, 2.0], [2.0, 5.0],
                                                          [1.0, 0.0]))
     assert rep.ok and rep.makespan == 2.0
+
+
+def test_messages_name_sides_ids_and_plain_numbers():
+    """Messages are for people: ports by side, flows by coflow id and position, numbers as
+    plain decimals (no ``np.float64(...)`` reprs)."""
+    inst = Instance.from_coflows([Coflow("A", [(0, 0, 2), (0, 1, 1)])])
+    s = Schedule.from_pieces(np.array([0, 1]), np.array([0.0, 0.0]), np.array([1.0, 1.0]),
+                             np.array([1.5, 1.0]))
+    msgs = [v.message for v in verify_schedule(inst, s).violations]
+    assert any(m.startswith("ingress 0 (port 0 in the unified numbering) carries 2.5 > "
+                            "capacity 1.0") for m in msgs), msgs
+    assert any(m.startswith("egress 0 (port 1") for m in msgs), msgs
+    assert any("[coflow 'A' (position 0), its flow 0]" in m for m in msgs), msgs
+    assert not any("np." in m for m in msgs), msgs
