@@ -1,7 +1,7 @@
 """``coflowopt bench SPEC``: run an experiment spec into a resumable run folder.
 
     coflowopt bench SPEC [--workers N] [--dask ADDRESS] [--run-dir runs/NAME] [--fresh]
-                         [--retry-failed] [--dry-run] [--no-report] [--json]
+                         [--retry-failed] [--only LABELS] [--dry-run] [--no-report] [--json]
 
 Plans every (instance, algorithm, repetition) task of the spec, skips the tasks that already
 have a row in the run folder (default ``runs/<spec name>``) and runs the rest in ``--workers``
@@ -36,6 +36,10 @@ def add_parser(subparsers, common) -> None:
     sp.add_argument("--retry-failed", action="store_true",
                     help="run again tasks recorded as error, time_limit, crashed or "
                          "not_supported")
+    sp.add_argument("--only", metavar="LABELS",
+                    help="run only these algorithms of the spec (comma-separated labels); "
+                         "task ids do not change, so a later run of the whole spec in the same "
+                         "folder skips them")
     sp.add_argument("--dry-run", action="store_true",
                     help="validate and plan only: print the task counts")
     sp.add_argument("--no-report", action="store_true", help="do not print the report")
@@ -50,11 +54,22 @@ def run_bench(args, common) -> int:
 
     spec = load_spec(args.spec)
     pl = plan(spec)
+    if args.only:
+        from ..experiments.tasks import Plan
+        labels = [x.strip() for x in args.only.split(",") if x.strip()]
+        known = [a.label for a in spec.algorithms]
+        bad = [x for x in labels if x not in known]
+        if bad or not labels:
+            raise common.UsageError(f"--only: {', '.join(map(repr, bad)) or 'no label'} not an "
+                                    f"algorithm of {args.spec} (labels: {', '.join(known)})")
+        pl = Plan(tasks=[t for t in pl.tasks if t.algorithm.label in labels],
+                  skipped=pl.skipped, instances=pl.instances)
     run_dir = Path(args.run_dir or Path("runs") / spec.name)
     workers = os.cpu_count() or 1 if args.workers is None else args.workers
     if args.workers is not None and args.workers < 0:
         raise common.UsageError("--workers must be >= 0")
-    head = (f"{spec.name}: {pl.instances} instances x {len(spec.algorithms)} algorithms x "
+    n_alg = len({t.algorithm.label for t in pl.tasks}) if args.only else len(spec.algorithms)
+    head = (f"{spec.name}: {pl.instances} instances x {n_alg} algorithms x "
             f"{spec.repetitions} repetitions -> {len(pl.tasks)} tasks"
             + (f"; skipped {sum(pl.skipped.values())} (instance, algorithm) pairs: " +
                "; ".join(f"{k} ({v})" for k, v in sorted(pl.skipped.items()))
@@ -71,8 +86,9 @@ def run_bench(args, common) -> int:
     summary = run(spec, run_dir, workers=workers, dask=args.dask, fresh=args.fresh,
                   retry_failed=args.retry_failed, plan=pl,
                   progress=None if not args.json else False)
-    rows = load_rows(run_dir)
-    a = analyse(rows, planned=len(pl.tasks))
+    stats: dict = {}
+    rows = load_rows(run_dir, stats=stats)
+    a = analyse(rows, planned_ids=[t.task_id for t in pl.tasks], store=stats)
     done = (f"{run_dir}: {summary.already_done} tasks already done, {summary.executed} run "
             f"now ({', '.join(f'{k} {v}' for k, v in sorted(summary.by_status.items())) or '-'})"
             f" in {summary.seconds:.1f} s")

@@ -8,8 +8,12 @@ bound of each instance, its source named) and of ALG/OPT (only over instances wi
 optimum), wins against the best schedule found, failures; per bound: LB/OPT and LB/best; exact
 methods' statuses; runtimes with their ratio to ``--baseline`` in the same run.  ``--factor``
 adds factors of improvement from per-coflow CCTs (ratio of averages and average of ratios,
-percentiles both ways, each labelled).  ``--plots DIR`` writes the CDF of ALG/OPT (or ALG/LB)
-and the ratio against instance size as PNG and PDF.  ``--sql`` runs a DuckDB query over the
+percentiles both ways, each labelled).  ``--plots DIR`` writes, as PNG and PDF, the CDF of
+ALG/OPT (and ALG/LB), the ratio against instance size, maximum port load and instance group,
+and Gantt charts of schedules per port (``--gantt ALG``, ``--gantt-instance KEY``; recomputed
+from the run's recipes; ``--no-gantt`` skips them).  The first lines state the row count and
+whether the (instance, algorithm, repetition) keys are unique, with missing and extra task
+ids against the plan.  ``--sql`` runs a DuckDB query over the
 views ``results`` (one row per task), ``results_physical`` and ``manifest`` and prints it.
 """
 
@@ -36,6 +40,14 @@ def add_parser(subparsers, common) -> None:
                          "(default: LB comes from the bound methods only)")
     sp.add_argument("--sql", metavar="QUERY", help="run a DuckDB query over the run's views")
     sp.add_argument("--markdown", action="store_true", help="tables in Markdown")
+    sp.add_argument("--gantt", action="append", metavar="ALG", default=[],
+                    help="with --plots: draw this algorithm's schedule per port (repeatable; "
+                         "default: the best non-exponential algorithm by mean ratio and the "
+                         "best schedule found, on the instance where that algorithm is worst)")
+    sp.add_argument("--gantt-instance", metavar="KEY",
+                    help="with --plots: the instance key of the Gantt charts")
+    sp.add_argument("--no-gantt", action="store_true",
+                    help="with --plots: no Gantt charts (they rerun the algorithms)")
     sp.set_defaults(handler=lambda args: run_report(args, common))
 
 
@@ -63,13 +75,13 @@ def run_report(args, common) -> int:
         return common.EXIT_OK
     stats: dict = {}
     rows = load_rows(args.run, stats=stats)
-    planned = None
+    planned_ids = None
     plan_path = Path(args.run) / "plan.json"
     if plan_path.is_file():
         with open(plan_path, encoding="utf-8") as fh:
-            planned = len(json.load(fh)["tasks"])
-    a = analyse(rows, baseline=args.baseline, planned=planned,
-                lb_from_exact=args.lb_from_exact)
+            planned_ids = json.load(fh)["tasks"]
+    a = analyse(rows, baseline=args.baseline, planned_ids=planned_ids,
+                lb_from_exact=args.lb_from_exact, store=stats)
     a["run_id"] = manifest.get("run_id")
     a["store"] = stats
     texts = [f"run {manifest.get('run_id')} (spec {manifest.get('spec_name')}, spec hash "
@@ -101,7 +113,13 @@ def run_report(args, common) -> int:
     a["factors"] = factors
     if args.plots:
         from ..experiments.plots import report_plots
-        written = report_plots(rows, args.plots)
+        try:
+            written = report_plots(rows, args.plots,
+                                   run_dir=None if args.no_gantt else args.run,
+                                   gantt_algorithms=args.gantt,
+                                   gantt_instance=args.gantt_instance)
+        except ValueError as e:  # a bad --gantt / --gantt-instance: the message names it
+            raise common.UsageError(str(e)) from e
         a["plots"] = written
         texts.append("")
         texts.append("wrote " + ", ".join(written))

@@ -8,6 +8,7 @@ Every function writes ``<path>.png`` and ``<path>.pdf`` (a ``.png``/``.pdf`` suf
 :func:`gantt`          a schedule drawn per port: each port a lane, the rate of every coflow
                        stacked as a share of the port's capacity
 :func:`report_plots`   the standard plots of a results table
+:func:`run_gantts`     Gantt charts of a run's schedules, recomputed from its recipes
 """
 
 from __future__ import annotations
@@ -19,9 +20,12 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["cdf", "ratio_vs", "gantt", "report_plots", "coflow_colours"]
+__all__ = ["cdf", "ratio_vs", "gantt", "report_plots", "run_gantts", "coflow_colours"]
 
 _STYLES = ("-", "--", "-.", ":")
+
+#: Resolution of the PNG files (the PDFs are vector graphics).
+PNG_DPI = 150
 
 
 def _figure(w: float, h: float):
@@ -40,7 +44,7 @@ def _save(fig, path: str | Path) -> list[str]:
     out = []
     for ext in (".png", ".pdf"):
         q = p.with_name(p.name + ext)
-        fig.savefig(q, dpi=150 if ext == ".png" else None)
+        fig.savefig(q, dpi=PNG_DPI if ext == ".png" else None)
         out.append(str(q))
     return out
 
@@ -329,9 +333,12 @@ def _rect(xy, w, h, colour):
     return Rectangle(xy, w, h, facecolor=colour, edgecolor="white", linewidth=0.3)
 
 
-def report_plots(rows: Sequence[Mapping[str, Any]], out_dir: str | Path) -> list[str]:
+def report_plots(rows: Sequence[Mapping[str, Any]], out_dir: str | Path, *,
+                 run_dir: str | Path | None = None, gantt_algorithms: Sequence[str] = (),
+                 gantt_instance: str | None = None, gantt_max_flows: int = 400) -> list[str]:
     """The standard plots of a results table: CDF of ALG/OPT (where optima exist) and ALG/LB,
-    ratio against the number of coflows, flows and the instance group."""
+    ratio against the number of coflows, the maximum port load and the instance group, and
+    (with ``run_dir``) per-port Gantt charts from :func:`run_gantts`."""
     from .report import ratio_rows
     rr = ratio_rows(rows)
     out_dir = Path(out_dir)
@@ -340,7 +347,125 @@ def report_plots(rows: Sequence[Mapping[str, Any]], out_dir: str | Path) -> list
         if not any(r[key] is not None for r in rr):
             continue
         written += cdf(rr, out_dir / f"cdf-alg-{base.lower()}", base=base)
-        for x in ("coflows", "group"):
-            if len({_xvalue(r, x) for r in rr}) > 1:
+        for x in ("coflows", "max_port_load", "group"):
+            # numeric x with many values (the load) is binned by ratio_vs
+            if len({_xvalue(r, x) for r in rr} - {None}) > 1:
                 written += ratio_vs(rr, out_dir / f"alg-{base.lower()}-vs-{x}", x=x, base=base)
+    if run_dir is not None:
+        written += run_gantts(run_dir, rows, out_dir, algorithms=gantt_algorithms,
+                              instance_key=gantt_instance, max_flows=gantt_max_flows)
+    return written
+
+
+def run_gantts(run_dir: str | Path, rows: Sequence[Mapping[str, Any]], out_dir: str | Path,
+               *, algorithms: Sequence[str] = (), instance_key: str | None = None,
+               max_flows: int = 400) -> list[str]:
+    """Per-port Gantt charts of schedules of a run, recomputed from the run's recipes.
+
+    Schedules are not stored in a run folder, so the instance is rebuilt from ``plan.json``
+    (its content hash checked) and each algorithm is run again as the manifest records it.
+
+    Parameters
+    ----------
+    run_dir : path
+        The run folder.
+    rows : sequence of dict
+        Its rows (:func:`coflowopt.experiments.store.load_rows`).
+    out_dir : path
+        Where ``gantt-<instance>-<algorithm>.png/.pdf`` go.
+    algorithms : sequence of str
+        Labels to draw.  Default: the schedule algorithm with the smallest mean ALG/OPT (else
+        ALG/LB) among those that are not exponential searches, and an exact method's optimal
+        schedule of the chosen instance (else the best schedule found), so the picture shows
+        where the best heuristic loses.
+    instance_key : str, optional
+        Default: the instance (at most ``max_flows`` flows) where the first algorithm has its
+        largest ratio.
+    max_flows : int
+        Instances with more flows are not drawn by default (the picture would be unreadable).
+
+    Returns
+    -------
+    list of str
+        Written paths; empty when the run has no recipes (an old run folder) or no drawable
+        schedule.
+    """
+    import json
+    import re
+
+    from .report import ratio_rows
+    from .spec import AlgorithmSpec, instance_hash, load_recipe
+    from .store import read_manifest
+    from .tasks import _run_algorithm
+
+    run_dir, out_dir = Path(run_dir), Path(out_dir)
+    plan_path = run_dir / "plan.json"
+    if not plan_path.is_file():
+        return []
+    with open(plan_path, encoding="utf-8") as fh:
+        recipes = json.load(fh).get("recipes") or {}
+    manifest = read_manifest(run_dir)
+    specs = {a["label"]: a for a in manifest.get("algorithms") or []}
+    for label in algorithms:
+        if label not in specs:
+            raise ValueError(f"gantt algorithm {label!r}: not in this run (labels: "
+                             f"{', '.join(sorted(specs))})")
+    rr = [r for r in ratio_rows(rows) if r["algorithm"] in specs and
+          r["instance_hash"] in recipes and (r.get("flows") or 0) <= max_flows]
+    if not rr:
+        return []
+    key = "alg_opt" if any(r["alg_opt"] is not None for r in rr) else "alg_lb"
+    base = "OPT" if key == "alg_opt" else "LB"
+    algorithms = list(algorithms)
+    if not algorithms:
+        means: dict[str, list[float]] = defaultdict(list)
+        for r in rr:
+            if r[key] is not None and "exponential" not in specs[r["algorithm"]].get("tags", ()):
+                means[r["algorithm"]].append(r[key])
+        if not means:
+            return []
+        algorithms = [min(means, key=lambda a: (float(np.mean(means[a])), a))]
+    if instance_key is None:
+        mine = [r for r in rr if r["algorithm"] == algorithms[0] and r[key] is not None]
+        if not mine:
+            return []
+        instance_key = max(mine, key=lambda r: (r[key], r["instance_key"]))["instance_key"]
+    on = [r for r in rr if r["instance_key"] == instance_key]
+    if not on:
+        raise ValueError(f"gantt instance {instance_key!r}: no verified schedule of it in the "
+                         f"run with at most {max_flows} flows")
+    h = on[0]["instance_hash"]
+    if len(algorithms) == 1:
+        # the comparison: an exact method's optimal schedule, else the best schedule found
+        exact = sorted(r["algorithm"] for r in rows if r.get("instance_hash") == h and
+                       r.get("algorithm_kind") == "exact" and
+                       r.get("result_kind") == "optimal" and r["algorithm"] in specs)
+        best = min(on, key=lambda r: (r["value"], r["algorithm"]))["algorithm"]
+        other = exact[0] if exact else best
+        if other != algorithms[0]:
+            algorithms.append(other)
+    inst = load_recipe(recipes[h]["recipe"])
+    if instance_hash(inst) != h:
+        raise ValueError(f"gantt: instance {instance_key!r} rebuilds with another content hash "
+                         "(generator or file changed since the run)")
+    objective = (manifest.get("objective") or "weighted_completion_time")
+    written: list[str] = []
+    for label in algorithms:
+        if label not in specs:
+            raise ValueError(f"gantt algorithm {label!r}: not in this run (labels: "
+                             f"{', '.join(sorted(specs))})")
+        a = AlgorithmSpec.from_dict(specs[label])
+        if a.kind not in ("schedule", "exact"):
+            raise ValueError(f"gantt algorithm {label!r}: a {a.kind}, not a schedule or an "
+                             "exact method")
+        row = next((r for r in on if r["algorithm"] == label), None)
+        res = _run_algorithm(inst, a, 0 if a.randomized else None, objective)
+        if res.schedule is None:
+            continue
+        ratio = ("" if row is None or row[key] is None else f", ALG/{base} {row[key]:.4f}") \
+            if a.kind == "schedule" else f" ({res.kind})"
+        slug = re.sub(r"[^A-Za-z0-9.+=-]+", "_", f"{instance_key}-{label}")
+        written += gantt(inst, res.schedule, out_dir / f"gantt-{slug}",
+                         title=f"{label} on {instance_key}: {objective} "
+                               f"{float(res.value):.6g}{ratio}")
     return written

@@ -32,7 +32,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 __all__ = ["analyse", "stats", "instance_bases", "ratio_rows", "improvement_factors",
-           "format_report", "format_table", "format_factors", "RTOL"]
+           "format_report", "format_table", "format_factors", "format_integrity", "RTOL"]
 
 #: Relative tolerance for "equal" values (ties in wins, checks against bounds).
 RTOL = 1e-9
@@ -195,7 +195,8 @@ def _runtime_table(rows: Sequence[Mapping[str, Any]], baseline: str | None) -> d
 
 def analyse(rows: Sequence[Mapping[str, Any]], *, rtol: float = RTOL,
             baseline: str | None = "fifo+greedy", planned: int | None = None,
-            lb_from_exact: bool = False) -> dict[str, Any]:
+            lb_from_exact: bool = False, planned_ids: Iterable[str] | None = None,
+            store: Mapping[str, int] | None = None) -> dict[str, Any]:
     """Every table of a report, as plain data.
 
     Parameters
@@ -209,6 +210,12 @@ def analyse(rows: Sequence[Mapping[str, Any]], *, rtol: float = RTOL,
         ``fifo+greedy``; ignored when absent).
     planned : int, optional
         Number of planned tasks, to report missing rows.
+    planned_ids : iterable of str, optional
+        The planned task ids: rows of other tasks are counted as ``extra`` and planned tasks
+        without a row as ``missing`` (``planned`` is then their number).
+    store : mapping, optional
+        ``stats`` of :func:`~coflowopt.experiments.store.load_rows` (physical lines,
+        superseded and unreadable ones), repeated in the integrity line.
     lb_from_exact : bool
         Let exact methods' optima and proven bounds count as lower bounds (see the module
         docstring).
@@ -220,9 +227,13 @@ def analyse(rows: Sequence[Mapping[str, Any]], *, rtol: float = RTOL,
         the best bound, ties counted for each), ``schedules`` (per algorithm: counts, ALG/LB
         and ALG/OPT statistics, wins vs best), ``bounds`` (LB/OPT and LB/best-LB per bound),
         ``exact`` (statuses, times), ``runtimes``, ``pairwise``, ``statuses``,
-        ``failures`` (first few errors), ``inconsistencies``.
+        ``failures`` (first few errors), ``inconsistencies``, ``integrity`` (row count,
+        duplicated (instance, algorithm, repetition) keys, missing and extra task ids).
     """
     rows = list(rows)
+    integrity = _integrity(rows, planned_ids, store)
+    if planned_ids is not None:
+        planned = integrity["planned"]
     bases = instance_bases(rows, rtol, lb_from_exact)
     rr = ratio_rows(rows, bases)
     by_alg: dict[str, list[dict]] = defaultdict(list)
@@ -235,8 +246,10 @@ def analyse(rows: Sequence[Mapping[str, Any]], *, rtol: float = RTOL,
     for a in sorted(a for a, k in kinds.items() if k == "schedule"):
         mine = [x for x in rr if x["algorithm"] == a]
         st = _status_counts(by_alg[a])
+        at_opt = sum(1 for x in mine if x["alg_opt"] is not None and
+                     x["alg_opt"] <= 1.0 + max(rtol, 1e-9))
         sched.append({"algorithm": a, "rows": len(by_alg[a]), "feasible": len(mine),
-                      "statuses": st,
+                      "statuses": st, "at_opt": at_opt,
                       "alg_lb": stats(x["alg_lb"] for x in mine),
                       "alg_opt": stats(x["alg_opt"] for x in mine),
                       **{f"vs_best_{k}": v for k, v in best.get(a, {}).items()}})
@@ -301,8 +314,30 @@ def analyse(rows: Sequence[Mapping[str, Any]], *, rtol: float = RTOL,
         "runtimes": _runtime_table(rows, baseline), "runtime_baseline": baseline,
         "pairwise": pair, "statuses": _status_counts(rows),
         "failures": failures[:50], "failure_count": len(failures),
-        "inconsistencies": incons,
+        "inconsistencies": incons, "integrity": integrity,
     }
+
+
+def _integrity(rows: Sequence[Mapping[str, Any]], planned_ids: Iterable[str] | None,
+               store: Mapping[str, int] | None) -> dict[str, Any]:
+    """Row count, duplicated (instance, algorithm, repetition, objective) keys among the
+    logical rows, and (with the plan) missing and extra task ids."""
+    keys: dict[tuple, int] = defaultdict(int)
+    for r in rows:
+        keys[(r.get("instance_hash") or r.get("instance_key"), r.get("algorithm"),
+              r.get("repetition", 0), r.get("objective"))] += 1
+    dup = {k: n for k, n in keys.items() if n > 1}
+    out: dict[str, Any] = {"rows": len(rows), "distinct_keys": len(keys),
+                           "duplicated_keys": len(dup),
+                           "duplicated_examples": [list(map(str, k)) for k in list(dup)[:5]],
+                           "planned": None, "missing_ids": None, "extra_ids": None}
+    if planned_ids is not None:
+        want = set(planned_ids)
+        have = {r.get("task_id") for r in rows}
+        out.update(planned=len(want), missing_ids=len(want - have), extra_ids=len(have - want))
+    if store:
+        out["store"] = dict(store)
+    return out
 
 
 def _status_counts(rows: Iterable[Mapping[str, Any]]) -> dict[str, int]:
@@ -428,22 +463,29 @@ def format_report(a: Mapping[str, Any], *, pairwise: bool = False,
                f"{a['with_lb']} with a certified lower bound, {a['with_opt']} with a proven "
                f"optimum" + ("" if a.get("missing") is None else
                              f"; {a['missing']} of {a['planned']} planned tasks have no row"))
+    if a.get("integrity"):
+        out.append(format_integrity(a["integrity"]))
     if a["schedules"]:
         out.append("")
         out.append("Schedules.  ALG/LB: value over the best certified lower bound of the "
                    "instance (bound methods); ALG/OPT: over the proven optimum (instances "
-                   "with one only); "
-                   "best: instances where the algorithm matches the best schedule found.")
+                   "with one only); at OPT: instances where ALG/OPT = 1; "
+                   "wins: instances where the algorithm matches the best schedule found "
+                   "(ties count for each), sole: it alone does; losses: another schedule is "
+                   "strictly better.")
         body = []
         for s in a["schedules"]:
             lb, op = s["alg_lb"], s["alg_opt"]
+            wins = s.get("vs_best_best")
+            losses = None if wins is None else s.get("vs_best_n", 0) - wins
             body.append([s["algorithm"], s["feasible"], s["rows"] - s["feasible"],
                          lb["mean"], lb["median"], lb["p95"], lb["max"], op["n"], op["mean"],
-                         op["median"], op["p95"], op["max"], s.get("vs_best_best"),
-                         s.get("vs_best_unique_best")])
+                         op["median"], op["p95"], op["max"], s.get("at_opt"), wins,
+                         s.get("vs_best_unique_best"), losses])
         out.append(format_table(
             ["algorithm", "ok", "fail", "ALG/LB mean", "median", "p95", "max", "n OPT",
-             "ALG/OPT mean", "median", "p95", "max", "best", "only best"], body))
+             "ALG/OPT mean", "median", "p95", "max", "at OPT", "wins", "sole", "losses"],
+            body))
     if a["bounds"]:
         out.append("")
         out.append("Bounds.  LB/OPT over instances with a proven optimum; LB/best: over the "
@@ -507,6 +549,22 @@ def format_report(a: Mapping[str, Any], *, pairwise: bool = False,
         out.append("Consistency: no verified schedule below a certified bound; proven optima "
                    "agree.")
     return "\n".join(out)
+
+
+def format_integrity(i: Mapping[str, Any]) -> str:
+    """One line: rows, whether (instance, algorithm, repetition) keys are unique, missing and
+    extra task ids, and the store's physical line counts."""
+    txt = (f"Integrity: {i['rows']} rows, {i['distinct_keys']} distinct (instance, algorithm, "
+           f"repetition) keys: " + ("unique" if not i["duplicated_keys"] else
+                                    f"{i['duplicated_keys']} DUPLICATED"))
+    if i.get("planned") is not None:
+        txt += (f"; {i['planned']} planned tasks, {i['missing_ids']} without a row, "
+                f"{i['extra_ids']} rows outside the plan")
+    st = i.get("store")
+    if st:
+        txt += (f"; store: {st.get('physical', 0)} readable lines, {st.get('superseded', 0)} "
+                f"superseded, {st.get('unreadable', 0)} unreadable")
+    return txt
 
 
 def format_factors(f: Mapping[str, Any], percentiles: Sequence[float] = (90, 95, 99),

@@ -25,6 +25,7 @@ task ids that already have a row and runs the rest.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
 import queue
@@ -87,6 +88,29 @@ def _sandbox_main(conn, setup: dict) -> None:
         return
 
 
+@contextlib.contextmanager
+def _children_allowed():
+    """Let a daemonic process start the sandbox.
+
+    ``dask worker`` runs its workers under a nanny as *daemonic* processes (Dask's
+    ``distributed.worker.daemon``, default true), and multiprocessing refuses to start children
+    from a daemonic process ("daemonic processes are not allowed to have children").  The
+    sandbox needs a child to enforce hard time limits, and it cannot outlive its parent (it is
+    itself daemonic and gets ``PR_SET_PDEATHSIG``), which is what the rule protects against; so
+    the flag is lifted while the child starts and restored after.  (Setting
+    ``DASK_DISTRIBUTED__WORKER__DAEMON=False`` for the workers does the same.)
+    """
+    cur = mp.current_process()
+    daemon = cur._config.get("daemon")
+    if daemon:
+        cur._config["daemon"] = False
+    try:
+        yield
+    finally:
+        if daemon:
+            cur._config["daemon"] = daemon
+
+
 class Sandbox:
     """One spawned worker process executing task payloads with a hard time limit each.
 
@@ -105,9 +129,16 @@ class Sandbox:
     def _start(self) -> None:
         ctx = mp.get_context("spawn")
         parent, child = ctx.Pipe(duplex=True)
-        self.proc = ctx.Process(target=_sandbox_main, args=(child, self.setup), daemon=True,
-                                name="coflowopt-sandbox")
-        self.proc.start()
+        proc = ctx.Process(target=_sandbox_main, args=(child, self.setup), daemon=True,
+                           name="coflowopt-sandbox")
+        try:
+            with _children_allowed():
+                proc.start()
+        except BaseException:
+            parent.close()
+            child.close()
+            raise
+        self.proc = proc
         child.close()
         self.conn = parent
         ready = _mp_wait([self.conn, self.proc.sentinel], timeout=STARTUP_SECONDS)
