@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from coflowopt import Coflow, Instance
-from coflowopt.adversarial import evaluate, parse_algorithm, search, write_result
+from coflowopt.adversarial import evaluate, load_search_record, parse_algorithm, search, \
+    write_result
 from coflowopt.adversarial.objective import fast_bounds
 from coflowopt.adversarial.search import SearchSpace, decode, encode, mutate, random_genome
 from coflowopt.cli import main
@@ -120,6 +121,19 @@ def test_wall_clock_budget_reruns_with_evaluations():
     assert b.best_ratio == a.best_ratio and b.genome.key() == a.genome.key()
 
 
+def test_restarts_start_from_the_incumbent_then_kick_it():
+    from coflowopt.adversarial.search import _Scorer, _start
+    space = SearchSpace(ports=3, coflows=3)
+    rng = np.random.default_rng(0)
+    score = _Scorer(parse_algorithm("fifo+greedy"), "opt", 2000, 10.0, False, 0, None)
+    assert _start(space, rng, score, 1.0).sizes.shape == (3, 3, 3)    # no incumbent: random
+    inc = random_genome(space, rng)
+    score.best_genome = inc
+    assert _start(space, rng, score, 1.0) is inc                       # new incumbent: itself
+    kicked = _start(space, rng, score, 1.0)                            # then a kick of it
+    assert kicked is not inc and np.abs(kicked.sizes - inc.sizes).sum() > 0
+
+
 def test_budget_is_required():
     with pytest.raises(InvalidParameterError, match="budget"):
         search("fifo+greedy", ports=2, coflows=2)
@@ -136,11 +150,14 @@ def test_bound_check_never_finds_a_bound_above_opt():
 # ---------------------------------------------------------------------------- output
 def _check_written(paths, inst_name_dir):
     prov = json.loads(paths["provenance"].read_text())
-    assert TOP_KEYS <= set(prov) and set(prov) - TOP_KEYS == {"search"}
-    s = prov["search"]
+    assert set(prov) == TOP_KEYS                     # exactly the library's schema
+    s = json.loads(paths["search"].read_text())
+    assert s["format"] == "coflowopt-adversarial-search" and s["version"] == 1
+    assert s["name"] == prov["name"]
     for key in ("ratio", "base", "settings", "stats", "alg", "date", "coflowopt_version",
                 "git_commit", "algorithm_value", "files"):
         assert key in s, key
+    assert set(s["files"]) == set(paths) and paths["search"].name.endswith(".provenance.json")
     from coflowopt.formats.instance_json import read_instance_json
     from coflowopt.formats.schedule_io import read_schedule_json
     inst = read_instance_json(paths["instance"])
@@ -162,10 +179,11 @@ def test_write_result_against_opt(tmp_path):
     ids = {c["id"]: c for c in prov["claims"]}
     assert ids["opt"]["optimality"]["status"] == "proved"
     assert ids["alg"]["status"] == "verified" and ids["opt"]["status"] == "verified"
-    assert prov["search"]["opt"]["gap"] == 0
+    rec = json.loads(paths["search"].read_text())
+    assert rec["opt"]["gap"] == 0
     assert Fraction(ids["opt"]["verified"]["exact"]["weighted_completion_time"]) == \
-        Fraction(prov["search"]["opt"]["value_exact"])
-    assert prov["search"]["ratio"] == pytest.approx(res.best_ratio)
+        Fraction(rec["opt"]["value_exact"])
+    assert rec["ratio"] == pytest.approx(res.best_ratio)
 
 
 def test_write_result_against_lb(tmp_path):
@@ -173,7 +191,7 @@ def test_write_result_against_lb(tmp_path):
     paths = write_result(res, tmp_path)
     prov = _check_written(paths, tmp_path)
     assert "opt" not in {c["id"] for c in prov["claims"]}
-    assert prov["search"]["lb"]["kind"] == "lower_bound"
+    assert json.loads(paths["search"].read_text())["lb"]["kind"] == "lower_bound"
 
 
 # ---------------------------------------------------------------------------- CLI
@@ -194,12 +212,37 @@ def test_cli_text_and_bad_algorithm(capsys):
 
 
 # ---------------------------------------------------------------------------- the library
+STUDY = Path(__file__).resolve().parents[1] / "experiments" / "results" / \
+    "adversarial_study.json"
+
+
+@pytest.mark.skipif(not STUDY.is_file(), reason="no study results")
+def test_study_results_match_the_stored_instances():
+    """experiments/results/adversarial_study.json: each stored best is the better arm, its
+    ratio is the one in the library's provenance, and search and random had the same budget
+    and seed."""
+    study = json.loads(STUDY.read_text())
+    assert study["settings"]["base"] == "ALG/OPT"
+    for algo, d in study["algorithms"].items():
+        arms = {r["arm"]: r for r in d["arms"]}
+        assert set(arms) == {"search", "random"}
+        assert arms["search"]["budget_seconds"] == arms["random"]["budget_seconds"]
+        assert arms["search"]["seed"] == arms["random"]["seed"]
+        assert all(r["cpu_seconds"] > 0 for r in arms.values())
+        if algo not in study["stored"]:
+            continue
+        name = "adversarial/" + Path(study["stored"][algo]["instance"]).stem
+        assert name in ADVERSARIAL
+        best = max(r["summary"]["ratio"] for r in arms.values())
+        assert load_search_record(name)["ratio"] == pytest.approx(best, rel=1e-12)
+
+
 @pytest.mark.parametrize("name", ADVERSARIAL)
 def test_stored_adversarial_instance_reproduces(name):
     """The stored ratio: the algorithm's verified value and bnb's proven optimum, recomputed."""
-    prov = load_provenance(name)
     inst = load_instance(name)
-    s = prov["search"]
+    s = load_search_record(name)
+    assert s["name"] == load_provenance(name)["name"] == name
     ev = evaluate(inst, s["settings"]["algorithm"], against=s["settings"]["against"])
     assert ev.ok
     assert float(ev.alg.value) == pytest.approx(s["algorithm_value"], rel=1e-9)

@@ -158,3 +158,14 @@ def test_table_quick_runs():
                                             "Claim 1 (our construction)",
                                             "permutation schedules", "open-shop LP gap",
                                             "DRF utilisation"}
+    # every row names its ratio's base and how its values are known; ratios grow with the
+    # parameter inside each unbounded family
+    for r in rows:
+        assert r["base"] and r["value_kind"] and r["limit"] and isinstance(r["ratio"], float)
+    for family in ("Sincronia Fig. 4", "Theorem 2 (reconstruction)",
+                   "Claim 1 (our construction)", "permutation schedules"):
+        ratios = [r["ratio"] for r in rows if r["family"] == family]
+        assert ratios == sorted(ratios) and ratios[0] < ratios[-1], family
+    md = fam.format_markdown(rows).splitlines()
+    assert md[0].startswith("| family |") and len(md) == len(rows) + 2
+    assert fam.format_table(rows).count("\n") == len(rows)

@@ -15,7 +15,9 @@ The command line is ``coflowopt adversarial``; the claims and their proofs are i
 """
 
 from .objective import AlgorithmSpec, Evaluation, evaluate, fast_bounds, parse_algorithm
-from .search import STRATEGIES, SearchResult, SearchSpace, search, write_result
+from .search import STRATEGIES, SearchResult, SearchSpace, load_search_record, search, \
+    write_result
 
 __all__ = ["AlgorithmSpec", "Evaluation", "evaluate", "fast_bounds", "parse_algorithm",
-           "STRATEGIES", "SearchResult", "SearchSpace", "search", "write_result"]
+           "STRATEGIES", "SearchResult", "SearchSpace", "load_search_record", "search",
+           "write_result"]

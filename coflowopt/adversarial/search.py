@@ -13,15 +13,20 @@ Integer data keep the instances readable and their schedules exactly verifiable.
 Strategies
 ----------
 ``random``  independent random genomes (restarts).
-``local``   hill climbing from random genomes: one or two mutations (resize, move a flow to
-            another ingress or egress, add or remove a flow, change a release or a weight);
-            sideways moves accepted; restart after ``patience`` moves without improvement.
+``local``   hill climbing: one or two mutations (resize, move a flow to another ingress or
+            egress, add or remove a flow, change a release or a weight); sideways moves
+            accepted; restart after ``patience`` moves without improvement.  A restart starts
+            from the incumbent (best genome scored so far, by any strategy) the first time it
+            is new, then half the time from a *kick* of it (three mutations: iterated local
+            search), else from a random genome.
 ``cma``     CMA-ES (the ``cma`` package, Hansen's pycma) on a continuous encoding (one
             coordinate per ``(k, i, j)`` size, plus releases and weights), decoded by rounding
-            and clipping; restarts from a new random mean when CMA-ES stops.  Without ``cma``
-            installed a built-in (mu/mu, lambda) evolution strategy with the 1/5th success
-            rule takes its place (recorded as ``engine``).
-``all``     the three in turn, with 20 / 40 / 40 % of the budget.
+            and clipping; restarts when CMA-ES stops, with the incumbent as the mean the first
+            time it is new, else a random mean.  Without ``cma`` installed a built-in
+            (mu/mu, lambda) evolution strategy with the 1/5th success rule takes its place
+            (recorded as ``engine``).
+``all``     the three in turn, with 20 / 40 / 40 % of the budget; each phase starts from the
+            incumbent the previous phases found.
 
 Reproducibility
 ---------------
@@ -61,9 +66,11 @@ from .objective import AGAINST, OBJECTIVE, AlgorithmSpec, Evaluation, evaluate, 
     parse_algorithm, proof_summary
 
 __all__ = ["SearchSpace", "Genome", "SearchResult", "search", "write_result", "STRATEGIES",
-           "result_name"]
+           "result_name", "load_search_record", "SEARCH_FORMAT"]
 
 STRATEGIES = ("random", "local", "cma", "all")
+#: ``format`` of the search record written next to a library entry.
+SEARCH_FORMAT = "coflowopt-adversarial-search"
 #: Budget shares of ``strategy="all"``.
 ALL_SHARES = (("random", 0.2), ("local", 0.4), ("cma", 0.4))
 
@@ -362,6 +369,8 @@ class _Scorer:
                        "no_bound": 0, "cache_hits": 0, "opt_time_limit_hits": 0}
         self.per_strategy: dict[str, int] = {}
         self.progress = progress
+        #: incumbents a restart has already started from (local search and CMA-ES)
+        self.started_from: set = set()
 
     def __call__(self, g: Genome, budget: _Budget, strategy: str) -> float | None:
         """The ratio of ``g`` (None if skipped); counts one evaluation against ``budget``."""
@@ -415,9 +424,31 @@ def _run_random(space, rng, score, budget):
         score(random_genome(space, rng), budget, "random")
 
 
-def _run_local(space, rng, score, budget, patience: int = 40):
+def _kick(g: Genome, space: SearchSpace, rng: np.random.Generator, moves: int = 3) -> Genome:
+    """A perturbation of ``g``: ``moves`` random mutations (iterated local search's kick)."""
+    for _ in range(moves):
+        g = mutate(g, space, rng)
+    return g
+
+
+def _start(space, rng, score, kick_probability: float) -> Genome:
+    """A restart: the incumbent itself on the first restart after another strategy found it,
+    then with probability ``kick_probability`` a kick of the incumbent, else a random genome."""
+    inc = score.best_genome
+    if inc is not None and inc.key() not in score.started_from:
+        score.started_from.add(inc.key())
+        return inc
+    if inc is not None and rng.random() < kick_probability:
+        return _kick(inc, space, rng)
+    return random_genome(space, rng)
+
+
+def _run_local(space, rng, score, budget, patience: int = 40, kick_probability: float = 0.5):
+    """Hill climbing with restarts; a restart starts from the incumbent (the best genome any
+    strategy has scored) the first time it is new, then half the time from a kick of it
+    (iterated local search), else from a random genome."""
     while not budget.exhausted():
-        cur = random_genome(space, rng)
+        cur = _start(space, rng, score, kick_probability)
         cur_r = score(cur, budget, "local")
         stale = 0
         while not budget.exhausted() and stale < patience:
@@ -477,7 +508,13 @@ def _run_cma(space, rng, score, budget, stats):
     dim = space.dimension
     popsize = 4 + int(3 * math.log(dim))
     while not budget.exhausted():
-        x0 = encode(random_genome(space, rng), space)
+        # the first mean after a new incumbent is the incumbent (then random genomes)
+        inc = score.best_genome
+        if inc is not None and ("cma", inc.key()) not in score.started_from:
+            score.started_from.add(("cma", inc.key()))
+            x0 = encode(inc, space)
+        else:
+            x0 = encode(random_genome(space, rng), space)
         sigma0 = max(1.0, 0.3 * space.size_max)
         if cma is not None:
             es = cma.CMAEvolutionStrategy(x0, sigma0, {
@@ -634,14 +671,15 @@ def write_result(result: SearchResult, out_dir: str | Path, *, name: str | None 
     Files (``<stem>`` = :func:`result_name` unless ``name`` is given): ``<stem>.json`` (the
     instance, coflowopt-instance JSON), ``<stem>.alg.schedule.json`` (the algorithm's verified
     schedule), ``<stem>.opt.schedule.json`` (the proven optimum's schedule, against ``opt``)
-    and ``<stem>.provenance.json`` (the library's schema, ``instances/README.md``, plus the key
-    ``search`` documented in ``instances/adversarial/README.md``).
+    ``<stem>.provenance.json`` (exactly the library's schema, ``instances/README.md``) and
+    ``<stem>.search.provenance.json`` (the search record, documented in
+    ``instances/adversarial/README.md``; :func:`load_search_record`).
 
     Returns
     -------
     dict
-        ``"instance"``, ``"provenance"``, ``"alg_schedule"`` and (against opt)
-        ``"opt_schedule"`` paths.
+        ``"instance"``, ``"provenance"``, ``"search"``, ``"alg_schedule"`` and (against
+        opt) ``"opt_schedule"`` paths.
 
     Raises
     ------
@@ -726,21 +764,49 @@ def write_result(result: SearchResult, out_dir: str | Path, *, name: str | None 
                     f"weighted completion time)"],
         "claims": claims,
         "discrepancies": [],
-        "notes": [f"Rerun: coflowopt adversarial --algo {settings['algorithm']} --against "
+        "notes": [f"The search record (settings, statistics, history, bnb's proof summary): "
+                  f"{stem}.search.provenance.json (load_search_record).",
+                  f"Rerun: coflowopt adversarial --algo {settings['algorithm']} --against "
                   f"{settings['against']} --ports {settings['space']['ports']} --coflows "
                   f"{settings['space']['coflows']} --strategy {settings['strategy']} --seed "
                   f"{settings['seed']} --evaluations {result.stats['evaluations']}"
                   + (f" --releases {settings['space']['release_max']}"
                      if settings['space']['release_max'] else "")],
-        "search": {
-            **search_rec,
-            "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-            "coflowopt_version": __version__, "git_commit": _git_commit(),
-            "algorithm_value": float(alg_val),
-            "files": {k: Path(v).name for k, v in paths.items()},
-        },
     }
     prov_path = out / f"{stem}.provenance.json"
-    prov_path.write_text(json.dumps(prov, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    search_path = out / f"{stem}.search.provenance.json"
     paths["provenance"] = prov_path
+    paths["search"] = search_path
+    record = {
+        "format": SEARCH_FORMAT, "version": 1, "name": f"{out.name}/{stem}",
+        **search_rec,
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "coflowopt_version": __version__, "git_commit": _git_commit(),
+        "algorithm_value": float(alg_val),
+        "files": {k: Path(v).name for k, v in paths.items()},
+    }
+    prov_path.write_text(json.dumps(prov, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    search_path.write_text(json.dumps(record, indent=2, allow_nan=False) + "\n",
+                           encoding="utf-8")
     return paths
+
+
+def load_search_record(name: str) -> dict[str, Any]:
+    """The search record of a library entry written by :func:`write_result` (e.g.
+    ``"adversarial/bssi_greedy-opt-4x4-6c-seed0"``): ``<stem>.search.provenance.json``.
+
+    The library's provenance file keeps the library schema exactly (``instances/README.md``);
+    what the search adds (settings, statistics, history, findings, bound check, bnb's proof
+    summary, date, version) lives in this sidecar, whose name ends in ``.provenance.json`` so
+    that :func:`coflowopt.library.list_instances` does not list it as an instance.
+
+    Raises
+    ------
+    InvalidParameterError
+        For an entry without a search record.
+    """
+    from ..library import library_dir
+    path = library_dir() / f"{name}.search.provenance.json"
+    if not path.is_file():
+        raise InvalidParameterError(f"no search record for {name!r} (expected {path})")
+    return json.loads(path.read_text(encoding="utf-8"))

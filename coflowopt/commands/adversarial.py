@@ -9,8 +9,8 @@ ALG is always the verifier's value of the algorithm's schedule.
 Budgets: ``--evaluations N`` counts candidates and is reproducible (same seed, same result on
 every machine); ``--budget S`` is wall-clock seconds: the candidates are the same sequence, cut
 where the time runs out (the report says how many were evaluated, which reruns it exactly
-with ``--evaluations``).  With ``--out DIR`` the best instance is written with its provenance
-sidecar and both schedules (``instances/adversarial/README.md``).
+with ``--evaluations``).  With ``--out DIR`` the best instance is written with its provenance,
+its search record and both schedules (``instances/adversarial/README.md``).
 
 Exit code 0 when some candidate was scored, 1 when none was (every optimum unproved) or the
 verifier rejected a schedule of the algorithm (a finding, reported), 2 for bad usage.
