@@ -49,7 +49,7 @@ def _as_values(a, name: str) -> np.ndarray:
         return out
     if not np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.complexfloating):
         raise InvalidScheduleError(f"{name} must be numeric, got dtype {arr.dtype}", field=name)
-    return arr.astype(float)
+    return arr.astype(float, copy=False)
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,7 +85,9 @@ class Schedule:
             fl = fl.astype(np.int64)
         if fl.ndim != 1 or not np.issubdtype(fl.dtype, np.integer):
             raise InvalidScheduleError("flow indices must be a 1-d integer array", field="flow")
-        f(self, "flow", fl.astype(np.int64))
+        # copy=False: a kernel's output arrays are taken over as they are; copying them would
+        # double the peak memory of a 10^7-piece schedule (bench_rates.py, FB trace)
+        f(self, "flow", fl.astype(np.int64, copy=False))
         vals = [_as_values(getattr(self, n), n) for n in ("start", "end", "rate")]
         exact = any(v.dtype == object for v in vals)
         if exact:

@@ -131,6 +131,11 @@ HANDMADE = handmade()
 
 
 def supports(sched: Scheduler, inst: Instance, max_exponential: int = 6) -> bool:
+    if (sched.ordering is not None and "rate_aware" in sched.ordering.tags
+            and sched.rates is not None and sched.rates.name != "greedy"):
+        # a rate-aware search runs K! schedules of its allocation per call, and every check
+        # calls it again: 5! MADD/BvN schedules instead of 6! keep the file near a minute
+        max_exponential = min(max_exponential, 5)
     if inst.has_releases and not sched.supports_releases:
         return False
     if not inst.uniform_capacity and not sched.supports_heterogeneous:

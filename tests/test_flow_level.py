@@ -12,7 +12,9 @@ from coflowopt.exceptions import InvalidParameterError, NotSupportedError
 from coflowopt.policies import fair, max_min_rates, priority, wss
 from coflowopt.rates import greedy, madd
 from coflowopt.registry import get_algorithm
-from coflowopt.verify import verify_schedule
+from coflowopt.policies.flow_level import maxmin_windows
+from coflowopt.schedule import Schedule
+from coflowopt.verify import WindowedVerifier, verify_in_windows, verify_schedule
 from test_madd import e4_family, fig_5_1, random_instances, shuffle_3x2, verified
 
 
@@ -224,6 +226,101 @@ def test_exact_fair_on_dyadic_instance():
     inst = fig_5_1()
     rep = verify_schedule(inst, fair(inst), mode="exact")
     assert rep.ok and rep.weighted_completion_time == Fraction(8)
+
+
+# ------------------------------------------------------------------------------ windows
+@given(random_instances(deadlines=True), st.sampled_from(["unit", "size"]),
+       st.integers(1, 12))
+def test_windowed_maxmin_is_the_held_schedule(case, weights, window):
+    # the windows of maxmin_windows, checked by the windowed verifier, give the verdict and
+    # the completion times of the held schedule; and their pieces, merged, are its pieces
+    inst, _ = case
+    fn = fair if weights == "unit" else wss
+    held = fn(inst)
+    want = verified(inst, held)
+    v = WindowedVerifier(inst)
+    parts = []
+
+    def take(s, a, b):
+        assert np.all(s.start >= a) and np.all(s.end <= b)
+        parts.append(s)
+        v.add(a, b, s)
+
+    stats = maxmin_windows(inst, take, weights=weights, window=window)
+    got = v.report()
+    assert got.ok, got.summary()
+    np.testing.assert_array_equal(got.flow_completion, want.flow_completion)
+    np.testing.assert_array_equal(got.coflow_completion, want.coflow_completion)
+    np.testing.assert_array_equal(stats["coflow_completion"], want.coflow_completion)
+    assert stats["windows"] == len(parts) and got.num_pieces == stats["pieces"]
+    from coflowopt.schedule import concatenate
+    a, b = concatenate(parts).merged(), held.merged()
+    for x, y in ((a.flow, b.flow), (a.start, b.start), (a.end, b.end), (a.rate, b.rate)):
+        np.testing.assert_array_equal(x, y)
+
+
+@given(random_instances(), st.integers(1, 6), st.sampled_from(
+    ["none", "drop", "overload", "overlap", "early", "negative"]))
+def test_verify_in_windows_agrees_with_verify_schedule(case, per_window, breakage):
+    inst, order = case
+    s = greedy(inst, order)
+    fl, st_, en, rt = s.flow.copy(), s.start.copy(), s.end.copy(), s.rate.copy()
+    if breakage == "drop" and fl.size > 1:
+        fl, st_, en, rt = fl[1:], st_[1:], en[1:], rt[1:]
+    elif breakage == "overload":
+        rt[0] *= 3.0
+    elif breakage == "overlap":
+        fl, st_, en, rt = (np.append(fl, fl[0]), np.append(st_, st_[0]),
+                           np.append(en, en[0]), np.append(rt, 0.0))
+    elif breakage == "early":
+        st_[0] -= 5.0
+    elif breakage == "negative":
+        rt[0] = -rt[0]
+    broken = Schedule(fl, st_, en, rt)
+    want = verify_schedule(inst, broken)
+    got = verify_in_windows(inst, broken, pieces_per_window=per_window)
+    assert got.ok == want.ok
+    assert set(got.violation_counts) == set(want.violation_counts)
+    if want.ok:
+        np.testing.assert_allclose(got.coflow_completion, want.coflow_completion, rtol=0)
+        assert got.weighted_completion_time == pytest.approx(want.weighted_completion_time,
+                                                             rel=1e-12)
+
+
+def test_windowed_verifier_rejects_pieces_outside_their_window_and_bad_windows():
+    inst = Instance.from_coflows([Coflow("A", [(0, 0, 2.0)])])
+    v = WindowedVerifier(inst)
+    v.add(0.0, 1.0, Schedule.from_pieces([0], [0.0], [2.0], [1.0]))   # ends after 1
+    rep = v.report()
+    assert not rep.ok and rep.violation_counts == {"malformed": 1, "undersent": 1}
+    assert "outside its window" in rep.violations[0].message
+    with pytest.raises(InvalidParameterError):
+        v.add(0.5, 2.0, Schedule.empty())                               # goes back in time
+    # sends and ends add up over the windows
+    v = WindowedVerifier(inst)
+    v.add(0.0, 1.0, Schedule.from_pieces([0], [0.0], [1.0], [1.0]))
+    v.add(1.0, 3.0, Schedule.from_pieces([0], [2.0], [3.0], [1.0]))
+    rep = v.report()
+    assert rep.ok and rep.coflow_completion.tolist() == [3.0]
+
+
+def test_maxmin_windows_parameters():
+    inst = Instance.from_coflows([Coflow("A", [(0, 0, 2.0)])])
+    with pytest.raises(InvalidParameterError):
+        maxmin_windows(inst, lambda s, a, b: None, weights="bad")
+    with pytest.raises(InvalidParameterError):
+        maxmin_windows(inst, lambda s, a, b: None, window=0)
+
+
+@pytest.mark.slow
+def test_fb_trace_fair_verifies_window_by_window(fb_trace_path):
+    # the whole trace: ~1.9e8 pieces, never held (the FB figures are in bench_rates.json)
+    from coflowopt.formats import read_instance
+    inst = read_instance(fb_trace_path)
+    v = WindowedVerifier(inst)
+    maxmin_windows(inst, lambda s, a, b: v.add(a, b, s))
+    rep = v.report()
+    assert rep.ok, rep.summary()
 
 
 @pytest.mark.slow

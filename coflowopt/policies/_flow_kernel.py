@@ -40,84 +40,9 @@ import numpy as np
 
 from ..rates._jit import njit
 
-try:  # numba is a declared dependency (see coflowopt.rates._jit for the fallback)
-    from numba import types
-    from numba.typed import List
-except ImportError:  # pragma: no cover
-    types = None
-    List = None
-
-#: pieces per chunk of the output buffers
-CHUNK = 1 << 21
-
-
-class PieceChunks:
-    """Append-only piece storage in chunks, so that a schedule of 10^8 pieces is never copied
-    while it grows: four typed lists of arrays that the kernels extend, and ``state[0]``, the
-    total number of pieces."""
-
-    def __init__(self):
-        if List is None:  # pragma: no cover
-            self.flow, self.start, self.end, self.rate = [], [], [], []
-        else:
-            self.flow = List.empty_list(types.int64[::1])
-            self.start = List.empty_list(types.float64[::1])
-            self.end = List.empty_list(types.float64[::1])
-            self.rate = List.empty_list(types.float64[::1])
-        self.state = np.zeros(1, dtype=np.int64)
-
-    @property
-    def total(self) -> int:
-        return int(self.state[0])
-
-    def args(self):
-        """The kernel arguments: the four chunk lists and four write buffers."""
-        return (self.flow, self.start, self.end, self.rate,
-                np.zeros(CHUNK, dtype=np.int64), np.zeros(CHUNK), np.zeros(CHUNK),
-                np.zeros(CHUNK), self.state)
-
-
-@njit(cache=True)
-def _emit(lf, ls, le, lv, cf, cs, ce, cv, nc, f, start, end, rate):
-    """Write the piece ``(f, start, end, rate)`` at position ``nc`` of the write buffers
-    (spilling them to the chunk lists when full); return the next position."""
-    if nc == CHUNK:
-        _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-        nc = 0
-    cf[nc] = f
-    cs[nc] = start
-    ce[nc] = end
-    cv[nc] = rate
-    return nc + 1
-
-
-@njit(cache=True)
-def _spill(lf, ls, le, lv, cf, cs, ce, cv, nc):
-    """Move the first ``nc`` pieces of the write buffers to the chunk lists.  (The kernels
-    write into fixed buffers that they never rebind: rebinding an array inside the event loop
-    made every write several times slower.)"""
-    lf.append(cf[:nc].copy())
-    ls.append(cs[:nc].copy())
-    le.append(ce[:nc].copy())
-    lv.append(cv[:nc].copy())
-
-
-def chunks_to_arrays(ch):
-    """Concatenate the chunks one component at a time, freeing each component's chunks as soon
-    as it is copied (peak memory: the pieces plus one component)."""
-    out = []
-    for name, dt in (("flow", np.int64), ("start", float), ("end", float), ("rate", float)):
-        lst = getattr(ch, name)
-        arr = np.empty(ch.total, dtype=dt)
-        pos = 0
-        while len(lst):
-            c = lst.pop(0)
-            m = min(c.shape[0], ch.total - pos)
-            arr[pos:pos + m] = c[:m]
-            pos += m
-            del c
-        out.append(arr)
-    return out
+from ..rates._pieces import CHUNK, PieceChunks, chunks_to_arrays, flush_to_sink  # noqa: F401
+from ..rates._pieces import put as _put
+from ..rates._pieces import spill as _spill
 
 
 @njit(cache=True)
@@ -193,9 +118,18 @@ def heap_remove(hk, he, pos, size, e):
 
 
 @njit(cache=True)
+def _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t):
+    """The last pieces: to the chunk lists, or (sink mode) to the sink as the last window."""
+    if window > 0:
+        flush_to_sink(cf, cs, ce, cv, nc, t)
+    else:
+        _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+
+
+@njit(cache=True)
 def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src, pair_dst,
-                    pair_ptr, completion_rtol, snap_rtol, max_events, store, lf, ls, le, lv, cf,
-                    cs, ce, cv, state):
+                    pair_ptr, completion_rtol, snap_rtol, max_events, store, window, lf, ls, le,
+                    lv, cf, cs, ce, cv, state):
     """Weighted max-min fair rates recomputed at every flow arrival and completion.
 
     Parameters
@@ -214,8 +148,16 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
     completion_rtol, snap_rtol : float
     max_events : int
     store : bool
-        Store the pieces (False: only count them, for benchmarks of schedules too large to
-        hold).
+        Store the pieces (False: only count them).
+    window : int
+        0: keep every piece in the chunk lists.  ``> 0`` (*sink mode*, for schedules too large
+        to hold): once the write buffer holds ``window`` pieces, at the end of an event at time
+        ``t`` every open piece is closed at ``t`` (and reopened there with the same rate, so
+        the rates as functions of time are unchanged) and the buffer goes to
+        :data:`coflowopt.rates._pieces.SINK` with ``window_end = t``: every piece handed over
+        then lies in ``[previous window_end, t]``, so each window can be checked on its own.
+        The buffers must hold ``window + 2 F`` pieces (an event and a cut each close at most
+        one piece per flow).
     lf, ls, le, lv, cf, cs, ce, cv, state
         :meth:`PieceChunks.args`: receive the pieces ``(flow, start, end, rate)``.
 
@@ -255,7 +197,11 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
     # per list slot
     thr = np.zeros(F)
     slot_flow = np.zeros(F, dtype=np.int64)
-    pstart = np.zeros(F)
+    # start of the open piece and weight of the flow in each slot: kept by slot, not by flow,
+    # so that closing the pieces of a pair (2e8 times on the Facebook trace) reads memory in
+    # order (a pair's flows are contiguous slots) instead of at random flow indices
+    slot_ps = np.zeros(F)
+    slot_w = np.zeros(F)
     # per port: active pairs (swap-remove lists), their total weight
     deg = np.zeros(P + 1, dtype=np.int64)
     for e in range(E):
@@ -308,7 +254,7 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
     while True:
         events += 1
         if events > max_events:
-            _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+            _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t)
             state[0] = npieces
             return fc, cc, -events, max_active, changes
         ntouch = 0
@@ -327,10 +273,12 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
                         or t + (thr[s] - V[e]) / lam[e] <= t:
                     lo[e] += 1
                     fc[f] = t
-                    if t > pstart[f]:
+                    if t > slot_ps[s]:
                         if store:
-                            nc = _emit(lf, ls, le, lv, cf, cs, ce, cv, nc, f, pstart[f], t,
-                                       weight[f] * lam[e])
+                            if nc == cf.shape[0]:
+                                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                                nc = 0
+                            nc = _put(cf, cs, ce, cv, nc, f, slot_ps[s], t, slot_w[s] * lam[e])
                         npieces += 1
                     k = coflow_of[f]
                     unfinished[k] -= 1
@@ -366,7 +314,7 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
             else:
                 w = 0.0
                 for s in range(lo[e], hi[e]):
-                    w += weight[slot_flow[s]]
+                    w += slot_w[s]
                 WT[i] += w - W[e]
                 WT[j] += w - W[e]
                 W[e] = w
@@ -402,10 +350,13 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
                                                          slot_flow[s - 1] > f)):
                     thr[s] = thr[s - 1]
                     slot_flow[s] = slot_flow[s - 1]
+                    slot_ps[s] = slot_ps[s - 1]
+                    slot_w[s] = slot_w[s - 1]
                     s -= 1
                 thr[s] = x
                 slot_flow[s] = f
-                pstart[f] = t
+                slot_ps[s] = t
+                slot_w[s] = weight[f]
                 hi[e] += 1
                 W[e] += weight[f]
                 WT[i] += weight[f]
@@ -500,14 +451,17 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
                     V[e] += lam[e] * (t - tv[e])
                     tv[e] = t
                     if lam[e] > 0.0:
+                        r = lam[e]
                         for s in range(lo[e], hi[e]):
-                            f = slot_flow[s]
-                            if t > pstart[f]:
+                            if t > slot_ps[s]:
                                 if store:
-                                    nc = _emit(lf, ls, le, lv, cf, cs, ce, cv, nc, f, pstart[f], t,
-                                               weight[f] * lam[e])
+                                    if nc == cf.shape[0]:
+                                        _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                                        nc = 0
+                                    nc = _put(cf, cs, ce, cv, nc, slot_flow[s], slot_ps[s], t,
+                                             slot_w[s] * r)
                                 npieces += 1
-                            pstart[f] = t
+                            slot_ps[s] = t
                     lam[e] = cur
                     changes += 1
                     if mark[e] != events:
@@ -520,12 +474,27 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
                 if not active[e] or lam[e] <= 0.0:
                     continue
                 heap_set(hk, he, hpos, hsize, e, tv[e] + (thr[lo[e]] - V[e]) / lam[e])
+        # 3c. sink mode: cut a window at t once the buffer is full enough (docstring)
+        if window > 0 and nc >= window:
+            for e in range(E):
+                if active[e] and lam[e] > 0.0:
+                    for s in range(lo[e], hi[e]):
+                        if t > slot_ps[s]:
+                            if nc == cf.shape[0]:
+                                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                                nc = 0
+                            nc = _put(cf, cs, ce, cv, nc, slot_flow[s], slot_ps[s], t,
+                                      slot_w[s] * lam[e])
+                            npieces += 1
+                            slot_ps[s] = t
+            flush_to_sink(cf, cs, ce, cv, nc, t)
+            nc = 0
         # 4. next event
         t_next = release[rel_order[rel_ptr]] if rel_ptr < K else np.inf
         if hsize[0] > 0 and hk[0] < t_next:
             t_next = hk[0]
         if not np.isfinite(t_next):
-            _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+            _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t)
             state[0] = npieces
             return fc, cc, -events, max_active, changes
         if t_next <= t:
@@ -533,7 +502,7 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
             # pair's head is within float reach of done; finish it at the next step
             t_next = t
         t = t_next
-    _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+    _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t)
     state[0] = npieces
     return fc, cc, events, max_active, changes
 
@@ -694,7 +663,10 @@ def priority_simulate(prim, tier, release, flow_ptr, size, c, pair_of_flow, pair
                 # rounding left a sliver: finish it at its own (float) time
                 heap_set(hk, he, hpos, hsize, e, t + rem / c)
                 continue
-            nc = _emit(lf, ls, le, lv, cf, cs, ce, cv, nc, f, pstart[f], t, c)
+            if nc == cf.shape[0]:
+                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                nc = 0
+            nc = _put(cf, cs, ce, cv, nc, f, pstart[f], t, c)
             npieces += 1
             fc[f] = t
             k = coflow_of[f]
@@ -758,7 +730,10 @@ def priority_simulate(prim, tier, release, flow_ptr, size, c, pair_of_flow, pair
                     if matched[e]:
                         preempt += 1
                         if t > pstart[old]:
-                            nc = _emit(lf, ls, le, lv, cf, cs, ce, cv, nc, old, pstart[old], t, c)
+                            if nc == cf.shape[0]:
+                                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                                nc = 0
+                            nc = _put(cf, cs, ce, cv, nc, old, pstart[old], t, c)
                             npieces += 1
                         matched[e] = False
                         heap_remove(hk, he, hpos, hsize, e)
@@ -821,7 +796,10 @@ def priority_simulate(prim, tier, release, flow_ptr, size, c, pair_of_flow, pair
                     remo = rem_ts[o] - c * (t - ts[o])
                     preempt += 1
                     if t > pstart[fo]:
-                        nc = _emit(lf, ls, le, lv, cf, cs, ce, cv, nc, fo, pstart[fo], t, c)
+                        if nc == cf.shape[0]:
+                            _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                            nc = 0
+                        nc = _put(cf, cs, ce, cv, nc, fo, pstart[fo], t, c)
                         npieces += 1
                     matched[o] = False
                     heap_remove(hk, he, hpos, hsize, o)

@@ -63,7 +63,7 @@ from ..simulate import COMPLETION_RTOL, SimState, simulate
 from . import _flow_kernel as _fk
 
 __all__ = ["fair", "wss", "priority", "MaxMinPolicy", "PriorityPolicy", "max_min_rates",
-           "FLOW_ENGINES"]
+           "maxmin_windows", "FLOW_ENGINES"]
 
 FLOW_ENGINES = ("auto", "kernel", "python")
 
@@ -195,11 +195,104 @@ def _maxmin_kernel(instance: Instance, weights: str, store: bool = True):
         np.ascontiguousarray(w, dtype=float), instance.release.astype(float),
         np.ascontiguousarray(instance.flow_ptr, dtype=np.int64),
         instance.flow_size.astype(float), instance.capacity.astype(float), pof, psrc, pdst,
-        pptr, COMPLETION_RTOL, SNAP_RTOL, _max_events(instance), bool(store), *chunks.args())
+        pptr, COMPLETION_RTOL, SNAP_RTOL, _max_events(instance), bool(store), 0,
+        *chunks.args())
     if events < 0:  # pragma: no cover - max-min gives every active flow a positive rate
         raise RuntimeError(f"max-min kernel stalled after {-events} events")
     return chunks, {"events": int(events), "max_active_pairs": int(max_active),
                     "level_changes": int(changes), "pieces": chunks.total}, cc
+
+
+#: Default pieces per window of :func:`maxmin_windows` (with the verifier's ~0.3 kB per piece
+#: of temporaries, about 0.3 GB per window).
+WINDOW_PIECES = 1 << 20
+
+
+def maxmin_windows(instance: Instance, on_window, *, weights: str = "unit",
+                   window: int = WINDOW_PIECES) -> dict:
+    """Per-flow fairness (``weights="unit"``) or WSS (``"size"``) without holding the schedule:
+    the kernel hands over consecutive time windows of it.
+
+    Why: on the Facebook trace per-flow fairness changes flow rates about 1.9e8 times (1.1e8
+    pair level changes, each for every flow of the pair), so its schedule is about 6 GB of
+    pieces; a window at a time it is checked (:class:`coflowopt.verify.WindowedVerifier`) in
+    the memory of one window.
+
+    Parameters
+    ----------
+    instance : Instance
+    on_window : callable
+        ``on_window(schedule, start, end)`` for every window in time order: ``schedule`` holds
+        the pieces that lie in ``[start, end]`` (pieces open at a window boundary are cut there,
+        with the same rate on both sides, so the rates as functions of time are the same as in
+        :func:`fair`/:func:`wss`).  The schedule is the callee's to keep.
+    weights : {"unit", "size"}
+    window : int
+        Pieces per window (at least; a window ends at the first event after ``window`` pieces).
+
+    Returns
+    -------
+    dict
+        ``events``, ``max_active_pairs``, ``level_changes``, ``pieces`` (cut pieces included),
+        ``windows``, ``callback_s`` (time spent in ``on_window``) and ``coflow_completion``
+        (the kernel's own completion times, unverified).
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> from coflowopt.verify import WindowedVerifier
+    >>> inst = Instance.from_coflows([Coflow("S", [(0, 0, 1), (0, 1, 1), (1, 0, 1),
+    ...                                            (1, 1, 1), (2, 0, 2), (2, 1, 2)])])
+    >>> v = WindowedVerifier(inst)
+    >>> stats = maxmin_windows(inst, lambda s, a, b: v.add(a, b, s), window=2)
+    >>> rep = v.report()
+    >>> rep.ok, rep.coflow_completion.tolist(), stats["windows"] > 1
+    (True, [5.0], True)
+    """
+    import time
+
+    from ..rates import _pieces
+
+    if weights not in ("unit", "size"):
+        raise InvalidParameterError(f"weights must be 'unit' or 'size', got {weights!r}")
+    window = int(window)
+    if window < 1:
+        raise InvalidParameterError(f"window must be a positive number of pieces, got {window}")
+    w = np.ones(instance.num_flows) if weights == "unit" else instance.flow_size
+    pof, psrc, pdst, pptr = _pairs(instance)
+    # an event and a cut each close at most one piece per flow (kernel docstring)
+    chunks = _fk.PieceChunks(buffer=window + 2 * instance.num_flows + 16)
+    seen = {"start": float(np.min(instance.release)) if instance.num_coflows else 0.0,
+            "windows": 0, "callback_s": 0.0}
+
+    def sink(f, s, e, v, end):
+        t0 = time.perf_counter()
+        sched = Schedule(f.copy(), s.copy(), e.copy(), v.copy(),
+                         meta={"algorithm": "fair" if weights == "unit" else "wss",
+                               "engine": "kernel", "window": seen["windows"]})
+        on_window(sched, seen["start"], float(end))
+        seen["start"] = float(end)
+        seen["windows"] += 1
+        seen["callback_s"] += time.perf_counter() - t0
+
+    if _pieces.SINK[0] is not None:
+        raise RuntimeError("maxmin_windows is not re-entrant (one kernel sink at a time)")
+    _pieces.SINK[0] = sink
+    try:
+        fc, cc, events, max_active, changes = _fk.maxmin_simulate(
+            np.ascontiguousarray(w, dtype=float), instance.release.astype(float),
+            np.ascontiguousarray(instance.flow_ptr, dtype=np.int64),
+            instance.flow_size.astype(float), instance.capacity.astype(float), pof, psrc, pdst,
+            pptr, COMPLETION_RTOL, SNAP_RTOL, _max_events(instance), True, window,
+            *chunks.args())
+    finally:
+        _pieces.SINK[0] = None
+    if events < 0:  # pragma: no cover - max-min gives every active flow a positive rate
+        raise RuntimeError(f"max-min kernel stalled after {-events} events")
+    return {"events": int(events), "max_active_pairs": int(max_active),
+            "level_changes": int(changes), "pieces": chunks.total,
+            "windows": seen["windows"], "callback_s": seen["callback_s"],
+            "coflow_completion": cc}
 
 
 def _run_python(instance: Instance, policy, meta: dict) -> Schedule:
@@ -259,7 +352,11 @@ def fair(instance: Instance, *, engine: str = "auto") -> Schedule:
     (ingress, egress) pairs, O(active pairs + ports^2); flows of one pair share a rate and
     finish in order of remaining size, so a flow costs only its arrival, its completion and
     its pieces (one per change of its pair's rate).  Completions are batched per pair.  On the
-    Facebook trace: about 3.8e4 events, 1.1e8 pair rate changes and 1.9e8 pieces.
+    Facebook trace: about 3.8e4 events, 1.1e8 pair rate changes and 1.9e8 pieces, i.e. 1.9e8
+    genuine rate changes of single flows (the level of a pair moves whenever a flow arrives at
+    or leaves a port of its bottleneck), about 6 GB as a held schedule: run it window by
+    window with :func:`maxmin_windows` and :class:`coflowopt.verify.WindowedVerifier`
+    (0.3-0.4 GB; ``experiments/bench_rates.py``).
 
     References
     ----------
