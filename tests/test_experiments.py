@@ -276,6 +276,19 @@ def test_dask_local_cluster_gives_the_same_rows(local_run, tmp_path):
                 "session", "message"}
         return {r["task_id"]: {k: v for k, v in r.items() if k not in skip} for r in rs}
     assert key(drows) == key(rows)
+    # the comparison script used for the full gap study says the same
+    cmp = _compare_runs_module().compare(local_run[3], tmp_path / "dask", rtol=0.0)
+    assert cmp["only_a"] == cmp["only_b"] == [] and not cmp["mismatched"]
+    assert cmp["identical"] == len(rows)
+
+
+def _compare_runs_module():
+    import importlib.util
+    path = Path(__file__).resolve().parents[1] / "experiments" / "compare_runs.py"
+    spec = importlib.util.spec_from_file_location("compare_runs", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 @pytest.mark.slow
