@@ -173,3 +173,26 @@ def test_cli_reports_skips_without_crashing(ts4_file, capsys):
                "-p", "max_nonzeros=100", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert rc == 0 and out["results"][0]["status"] == "skipped"
+
+
+def test_ordering_lp_falls_back_to_the_full_set_start(monkeypatch):
+    """HiGHS once called the first BSSI-started restricted LP "unbounded" on an upsampled FB
+    trace (not reproducible on demand); the bound then restarts from the full sets and says so."""
+    from coflowopt.bounds import lp_bounds
+    real = lp_bounds.solve_ordering_lp
+    calls = []
+
+    def flaky(instance, **kw):
+        calls.append(kw["initial"])
+        sol = real(instance, **kw)
+        if kw["initial"] == "bssi":
+            sol.status, sol.rounds, sol.certificate, sol.converged = "unbounded", 0, None, False
+        return sol
+
+    monkeypatch.setattr(lp_bounds, "solve_ordering_lp", flaky)
+    ts4 = digest_ts4()
+    res = lp_bounds.ordering_lp_bound(ts4)
+    assert calls == ["bssi", "full"]
+    assert res.kind == "lower_bound" and res.certificate_status == "certified"
+    assert float(res.value) == pytest.approx(32.0)
+    assert res.extra["fallback"] == {"first_start": "bssi", "first_status": "unbounded"}

@@ -120,8 +120,20 @@ def ordering_lp_bound(instance: Instance, *, objective: str = "weighted_completi
     sol = solve_ordering_lp(instance, release_cuts=release_cuts, tol=tol,
                             max_rounds=max_rounds, time_limit=time_limit, initial=initial,
                             export=export)
+    fallback = None
+    if sol.rounds == 0 and initial == "bssi" and sol.status not in ("time_limit",):
+        # Seen on the 2,000- and 4,000-coflow upsampled FB traces: HiGHS's dual simplex
+        # declares the first restricted LP (full sets + BSSI's prefixes) "unbounded", which a
+        # minimisation with C >= 0 and w >= 0 cannot be; the full-set start solves.  The
+        # bound stays certified either way: the certificate is checked, not trusted.
+        fallback = {"first_start": "bssi", "first_status": sol.status}
+        sol = solve_ordering_lp(instance, release_cuts=release_cuts, tol=tol,
+                                max_rounds=max_rounds, time_limit=time_limit, initial="full",
+                                export=export)
     extra: dict[str, Any] = {"rounds": sol.rounds, "cuts": len(sol.cuts),
                              "converged": sol.converged, "history": sol.history}
+    if fallback is not None:
+        extra["fallback"] = fallback
     if sol.certificate is None:
         return uncertified_result(algorithm="ordering-lp", objective=objective,
                                   status=sol.status, params=params, solver=sol.solver,
