@@ -57,6 +57,7 @@ import numpy as np
 from ..exceptions import InvalidParameterError, NotSupportedError
 from ..instance import Instance
 from ..orderings.basic import validate_order
+from ..rates.greedy import fill_in_order
 from ..registry import register
 from ..schedule import Schedule
 from ..simulate import COMPLETION_RTOL, SimState, simulate
@@ -461,17 +462,7 @@ class PriorityPolicy:
         inst = self.inst
         fl = state.active_flows
         order = np.lexsort((self.tier[fl], state.remaining[fl], self.prim[fl]))
-        res = inst.capacity.astype(float).copy()
-        out_f, out_r = [], []
-        for f in fl[order].tolist():
-            i, j = int(inst.flow_src[f]), int(inst.flow_egress_port[f])
-            a = min(res[i], res[j])
-            if a > self.tol:
-                out_f.append(f)
-                out_r.append(a)
-                res[i] -= a
-                res[j] -= a
-        return np.asarray(out_f, dtype=np.int64), np.asarray(out_r, dtype=float)
+        return fill_in_order(inst, fl[order].tolist(), self.tol)
 
     def next_timer(self, state: SimState) -> float:  # pragma: no cover - no timers
         return np.inf

@@ -37,7 +37,7 @@ from ..registry import register
 from ..schedule import Schedule
 from ..simulate import COMPLETION_RTOL, SimState, simulate
 
-__all__ = ["greedy", "GreedyPolicy", "priority_flow_order"]
+__all__ = ["greedy", "GreedyPolicy", "priority_flow_order", "fill_in_order"]
 
 
 def priority_flow_order(instance: Instance, order) -> np.ndarray:
@@ -66,23 +66,11 @@ class GreedyPolicy:
 
     def allocate(self, state: SimState):
         inst = self.inst
-        m_in = inst.num_ingress
-        res = inst.capacity.astype(float).copy()
-        flows, rates = [], []
-        for k in self.order.tolist():
-            if not state.released[k] or state.finished[k]:
-                continue
-            for f in range(int(inst.flow_ptr[k]), int(inst.flow_ptr[k + 1])):
-                if state.flow_done[f]:
-                    continue
-                i, j = int(inst.flow_src[f]), m_in + int(inst.flow_dst[f])
-                a = min(res[i], res[j])
-                if a > self.tol:
-                    flows.append(f)
-                    rates.append(a)
-                    res[i] -= a
-                    res[j] -= a
-        return np.asarray(flows, dtype=np.int64), np.asarray(rates, dtype=float)
+        flows = [f for k in self.order.tolist()
+                 if state.released[k] and not state.finished[k]
+                 for f in range(int(inst.flow_ptr[k]), int(inst.flow_ptr[k + 1]))
+                 if not state.flow_done[f]]
+        return fill_in_order(inst, flows, self.tol)
 
     def next_timer(self, state):  # pragma: no cover - no timers
         return np.inf
@@ -171,3 +159,26 @@ def _greedy_kernel(instance: Instance, order: np.ndarray, meta: dict) -> Schedul
         raise RuntimeError("greedy kernel stalled: no future event while coflows remain")
     return Schedule(rank_to_flow[out_r], out_s, out_e, out_v,
                     meta={**meta, "events": int(events)})
+
+
+def fill_in_order(instance: Instance, flows, tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """Serve ``flows`` in the given order, each at ``min(residual ingress, residual egress)``
+    (the inner step of Sincronia's Algorithm 2, and of per-flow priority); rates at most
+    ``tol`` are left out.  The plain-Python reference of the compiled kernels.
+
+    Returns
+    -------
+    (flows, rates) : ndarray of int64, ndarray of float
+    """
+    res = instance.capacity.astype(float).copy()
+    src, dst = instance.flow_src, instance.flow_egress_port
+    out_f, out_r = [], []
+    for f in flows:
+        i, j = int(src[f]), int(dst[f])
+        a = min(res[i], res[j])
+        if a > tol:
+            out_f.append(f)
+            out_r.append(a)
+            res[i] -= a
+            res[j] -= a
+    return np.asarray(out_f, dtype=np.int64), np.asarray(out_r, dtype=float)
