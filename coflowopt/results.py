@@ -118,7 +118,8 @@ class Result:
         if self.report is not None:
             rep = self.report.to_dict(per_coflow=per_coflow)
             d["verification"] = {k: rep[k] for k in ("ok", "mode", "violation_counts",
-                                                      "violations", "tolerances")}
+                                                      "violations", "tolerances", "dilation",
+                                                      "overload_time")}
             d["weighted_completion_time"] = rep["weighted_completion_time"]
             d["weighted_cct"] = rep["weighted_cct"]
             d["average_cct"] = rep["average_cct"]

@@ -19,10 +19,14 @@ time ``sum_k w_k C_k``, the weighted CCT ``sum_k w_k (C_k - r_k)`` and deadline 
 Two modes:
 
 ``float``
-    float64 arithmetic with the tolerances of :class:`Tolerances` (all stated, all relative to the
-    quantity they guard).  Port loads are accumulated in extended precision (``np.longdouble``)
-    and the capacity tolerance grows by ``4 eps`` per event at the port to cover the rounding of
-    that accumulation.
+    float64 arithmetic, judged so that acceptance is *sound*: the tolerances of
+    :class:`Tolerances` bound amounts of data (overload rate x duration relative to capacity x
+    elapsed time; data sent relative to size), never the length of an interval, and every
+    rounding of the verifier's own sums is covered by a proven error bound.  The guarantee
+    (``proofs/float-verifier-soundness.md``): a schedule accepted in float mode, slowed down by
+    at most :attr:`Tolerances.dilation` (and its overloads, which the report states, absorbed
+    by a local slow-down), is *exactly* feasible, so the reported completion times are within
+    that factor of a feasible schedule's (measured from the earliest release).
 ``exact``
     Every number is converted exactly to a :class:`fractions.Fraction` (a float is a dyadic
     rational, so nothing is lost) and every check is exact with zero tolerance.  Pure Python: meant
@@ -44,6 +48,7 @@ import numpy as np
 from .exceptions import InfeasibleScheduleError, InvalidParameterError
 
 __all__ = ["Tolerances", "Violation", "VerificationReport", "verify_schedule", "WindowedVerifier",
+           "dilated_witness",
            "verify_in_windows", "VIOLATION_KINDS"]
 
 #: Every kind of violation the verifier reports, with the rule it checks.
@@ -62,25 +67,50 @@ VIOLATION_KINDS = {
 class Tolerances:
     """Float-mode tolerances (exact mode uses zero for all of them).
 
+    Each bounds an *amount*; none is a length of time, so nothing can hide in a short interval
+    or a chain of them.  Let ``T0`` be the earliest release, ``L_p(t)`` the load of port ``p``
+    (an upper bound on the exact sum of the float rates, from a proven rounding bound) and
+    ``c_p`` its capacity.
+
     Attributes
     ----------
     capacity_rtol : float
-        A port load ``L`` passes if ``L <= c (1 + capacity_rtol + 4 eps n_p)``, with ``n_p`` the
-        number of rate changes at the port (the rounding bound of the accumulation).  An overload
-        on an interval shorter than the time slack (below) is a rounding artefact of two piece
-        boundaries that should coincide (``0.1 + 0.2`` against ``0.3``) and is not reported.
+        Pointwise: a load ``L_p(t) <= c_p (1 + capacity_rtol)`` is within tolerance.  It is
+        absorbed by slowing the schedule down uniformly by ``1 + capacity_rtol``.
+    overload_rtol : float
+        Amount: beyond ``c_p (1 + capacity_rtol)``, the overload of every port, as time at full
+        capacity (``sum over intervals of (L_p / c_p - 1 - capacity_rtol) x duration``, summed
+        over ports), accumulated up to each coflow's completion ``C_k`` must be at most
+        ``overload_rtol * (C_k - T0)``.  Float schedules meet capacity to the last bit except
+        where two piece boundaries that should coincide differ by rounding (``0.1 + 0.2``
+        against ``0.3``): such slivers carry overloads of order ``1e-16 t``.
     size_rtol : float
-        A flow passes if ``|sent - size| <= size_rtol * size + 4 eps sum(rate (|start| + |end|))``
-        over its pieces; the second term bounds the rounding of ``rate * (end - start)`` at large
-        times.
-    time_rtol : float
-        Times are compared with slack ``time_rtol * max(1, |t|)`` (release, overlaps, deadlines,
-        capacity slivers).
+        Amount: every flow is sent at least ``(1 - size_rtol) size`` (undersent otherwise) and
+        at most ``(1 + size_rtol) size`` (oversent otherwise), judged on the exact sum of
+        ``rate x (end - start)`` (the computed sum with its rounding bound against the sender).
+
+    The guarantee that follows (``proofs/float-verifier-soundness.md``): an accepted schedule
+    can be turned into an exactly feasible one whose every completion time ``C'_k`` satisfies
+    ``C'_k - T0 <= dilation (C_k - T0)``, with :attr:`dilation`
+    ``= (1 + capacity_rtol + overload_rtol) / (1 - size_rtol)``.
     """
 
     capacity_rtol: float = 1e-9
+    overload_rtol: float = 1e-9
     size_rtol: float = 1e-9
-    time_rtol: float = 1e-9
+
+    def __post_init__(self):
+        for name in ("capacity_rtol", "overload_rtol", "size_rtol"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and 0.0 <= float(v) <= 1e-3):
+                raise InvalidParameterError(
+                    f"tolerance {name} must be a number in [0, 1e-3], got {v!r}")
+
+    @property
+    def dilation(self) -> float:
+        """The factor of the soundness theorem: ``(1 + capacity_rtol + overload_rtol) /
+        (1 - size_rtol)``."""
+        return (1.0 + self.capacity_rtol + self.overload_rtol) / (1.0 - self.size_rtol)
 
 
 @dataclass
@@ -126,6 +156,13 @@ class VerificationReport:
         Completion times (NaN for a flow that sends nothing); Fractions in exact mode.
     weighted_completion_time, weighted_cct : float or Fraction
         ``sum_k w_k C_k`` and ``sum_k w_k (C_k - r_k)``; NaN when some coflow never completes.
+    overload_time : float
+        Float mode: the capacity overloads tolerated beyond ``capacity_rtol`` (rounding slivers),
+        as time at full capacity summed over ports; 0 in exact mode.
+    dilation : float
+        The factor this verdict certifies: an exactly feasible schedule exists whose every
+        completion satisfies ``C'_k - T0 <= dilation (C_k - T0)`` (``T0`` the earliest release);
+        at most :attr:`Tolerances.dilation` for an accepted float schedule, 1 in exact mode.
     """
 
     ok: bool
@@ -148,6 +185,8 @@ class VerificationReport:
         return float(self._cct_sum_unweighted) / len(self.coflow_completion)
 
     _cct_sum_unweighted: Any = field(default=0.0, repr=False)
+    overload_time: float = 0.0
+    dilation: float = 1.0
 
     def objective(self, name: str = "weighted_completion_time"):
         """The objective by name: ``weighted_completion_time`` or ``weighted_cct``."""
@@ -182,6 +221,8 @@ class VerificationReport:
             "ok": self.ok,
             "mode": self.mode,
             "tolerances": None if self.tolerances is None else self.tolerances.__dict__,
+            "dilation": float(self.dilation),
+            "overload_time": float(self.overload_time),
             "weighted_completion_time": num(self.weighted_completion_time),
             "weighted_cct": num(self.weighted_cct),
             "total_completion_time": num(self.total_completion_time),
@@ -289,24 +330,99 @@ def _verify_float(inst, sched, tol: Tolerances, max_per_kind: int) -> Verificati
     return _float_report(inst, tol, col, acc, int(sched.flow.shape[0]))
 
 
+#: Unit roundoffs of float64 and of the extended precision the port loads are summed in.
+_U64 = float(np.finfo(float).eps) / 2
+_ULD = np.finfo(np.longdouble).eps / 2
+
+
 class _FloatSums:
-    """What the float checks carry from one batch of pieces to the next: the data sent and its
-    rounding bound per flow, the latest positive-rate end per flow, and the number of rate
-    changes seen so far at every port (for the capacity tolerance)."""
+    """What the float checks carry from one batch of pieces to the next: per flow the computed
+    data sent (a sum of non-negative terms ``rate x (end - start)``) and the number of its terms
+    (for the proven rounding bound of that sum), the latest positive-rate end; and the
+    capacity overloads beyond ``capacity_rtol`` (start time and amount as time at full capacity)
+    whose total is judged against ``overload_rtol`` at the end."""
 
     def __init__(self, inst):
         F = inst.num_flows
         self.sent = np.zeros(F)
-        self.rounding = np.zeros(F)
+        self.sent_count = np.zeros(F, dtype=np.int64)
         self.fc = np.full(F, -np.inf)
-        self.port_events = np.zeros(len(inst.ingress_capacity) + len(inst.egress_capacity),
-                                    dtype=np.int64)
+        self.over_start: list[np.ndarray] = []
+        self.over_time: list[np.ndarray] = []
+        self.over_port: list[np.ndarray] = []
+        self.over_end: list[np.ndarray] = []
+        self.over_load: list[np.ndarray] = []
         self.piece_offset = 0
+
+
+def _port_loads(times, ports, rel):
+    """Loads of each port, in units of its capacity, on the intervals between its rate changes,
+    with a proven bound on their rounding error.
+
+    ``times``, ``ports``, ``rel`` are the rate changes (``+rate/c`` at a piece's start, ``-rate/c``
+    at its end).  Returns ``(port, time, next_time, load, error_bound)`` per interval (the last
+    interval of each port, which runs to infinity with load 0, is left out).
+
+    The loads are running sums in extended precision.  With the model ``fl(a + b) = (a + b) /
+    (1 + d)``, ``|d| <= u``, the running sum ``s_i`` of the group sums has error
+    ``-sum_{j<=i} d_j s_j`` exactly (Higham, *Accuracy and Stability of Numerical Algorithms*,
+    2nd ed., eq. (4.2) and its derivation), so the error of a port's load (the running sum
+    minus its value before the port's first group) is at most ``u`` times the sum of the
+    absolute running sums over the port's groups, plus the group sums' own errors
+    (``gamma_{n-1} sum |x|`` in any summation order, plus ``u |x|`` for each division by the
+    capacity).  The bound is accumulated with another running sum (non-negative terms, relative
+    error at most ``gamma_n``) and inflated by 1% against second-order terms.
+    """
+    o = np.lexsort((times, ports))
+    tt, pp, dd = times[o], ports[o], rel[o]
+    del o
+    newgroup = np.empty(tt.size, dtype=bool)
+    newgroup[0] = True
+    newgroup[1:] = (tt[1:] != tt[:-1]) | (pp[1:] != pp[:-1])
+    gstart = np.flatnonzero(newgroup)
+    del newgroup
+    gsum = np.add.reduceat(dd, gstart)
+    gabs = np.add.reduceat(np.abs(dd), gstart)
+    gn = np.diff(np.append(gstart, dd.size)).astype(np.longdouble)
+    gport, gtime = pp[gstart], tt[gstart]
+    del tt, pp, dd, gstart
+    n = gsum.size
+    # group sums: gamma_{n-1} sum|x| (any order) + u|x| per division, <= n u (1 + nu) sum|x|
+    gerr = gn * _ULD * (1 + gn * _ULD * 2) * gabs
+    del gabs, gn
+    csum = np.cumsum(gsum)
+    del gsum
+    portstart = np.empty(n, dtype=bool)
+    portstart[0] = True
+    portstart[1:] = gport[1:] != gport[:-1]
+    base = np.maximum.accumulate(np.where(portstart, np.arange(n), 0))
+    del portstart
+    prev = np.maximum(base - 1, 0)
+    before = np.where(base > 0, csum[prev], 0)
+    load = csum - before
+    del before
+    acc_err = np.cumsum(_ULD * np.abs(csum) + gerr)
+    del csum, gerr
+    acc_prev = np.where(base > 0, acc_err[prev], 0)
+    # running sum of non-negative terms: relative error <= gamma_n; the subtraction and the
+    # load's own subtraction: u each
+    span = np.arange(2, n + 2, dtype=np.longdouble)
+    bound = 1.01 * ((acc_err - acc_prev) + 2 * span * _ULD * acc_err + 2 * _ULD * np.abs(load))
+    del acc_err, acc_prev, span, base, prev
+    last_of_port = np.empty(n, dtype=bool)
+    last_of_port[-1] = True
+    last_of_port[:-1] = gport[1:] != gport[:-1]
+    nxt = np.empty(n)
+    nxt[:-1] = gtime[1:]
+    nxt[-1] = np.inf
+    keep = ~last_of_port
+    return gport[keep], gtime[keep], nxt[keep], load[keep], bound[keep]
 
 
 def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _FloatSums,
                   window=None) -> None:
-    """Checks 1-5 on one batch of pieces; adds the batch's sends and ends to ``acc``.
+    """Checks 1-5 on one batch of pieces; adds the batch's sends, ends and capacity overloads to
+    ``acc`` (the demand and the overload budget are judged in :func:`_float_report`).
 
     With ``window = (a, b)`` the batch is one time window of a schedule checked window by
     window (:class:`WindowedVerifier`): a piece outside ``[a, b]`` is malformed, which is what
@@ -315,7 +431,7 @@ def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _Floa
     F = inst.num_flows
     K = inst.num_coflows
     m_in = len(inst.ingress_capacity)
-    cap = np.concatenate([inst.ingress_capacity, inst.egress_capacity])
+    cap = np.concatenate([inst.ingress_capacity, inst.egress_capacity]).astype(float)
     ptr = inst.flow_ptr
     release_of_flow = np.repeat(inst.release, np.diff(ptr)) if K else np.zeros(0)
     off = acc.piece_offset
@@ -326,15 +442,11 @@ def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _Floa
     rt = np.asarray(rate, dtype=float)
     acc.piece_offset += int(fl.shape[0])
 
-    def slack(t):
-        return tol.time_rtol * np.maximum(1.0, np.abs(t))
-
-    # 1. well-formed
+    # 1. well-formed (times are compared exactly: no slack anywhere)
     bad = (fl < 0) | (fl >= F) | ~np.isfinite(st) | ~np.isfinite(en) | ~np.isfinite(rt) | \
         ~(st < en)
     if window is not None:
-        outside = (st < window[0] - slack(window[0])) | (en > window[1] + slack(window[1]))
-        bad |= outside
+        bad |= (st < window[0]) | (en > window[1])
     for i in np.flatnonzero(bad):
         if not 0 <= fl[i] < F:
             col.add("malformed", f"piece {i + off}: flow index {fl[i]} out of range "
@@ -367,7 +479,8 @@ def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _Floa
     # 3. one rate at a time: in (flow, start, end) order, a piece overlaps an earlier piece of
     # its flow iff it starts before the latest end among them (a running max per flow, taken
     # on the integer keys flow * R + rank of the end among the R distinct ends, which increase
-    # from one flow to the next); each such piece is one violation
+    # from one flow to the next); each such piece is one violation.  Exact comparison: two
+    # pieces of a flow that overlap by a rounding sliver are two rates at once.
     order = np.lexsort((en, st, fl))
     fo, so, eo = fl[order], st[order], en[order]
     same = fo[1:] == fo[:-1]
@@ -376,7 +489,7 @@ def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _Floa
     del rank
     emax = ends[runkey - fo * ends.size]  # latest end among this flow's pieces so far
     del runkey, ends
-    ov = same & (so[1:] < emax[:-1] - slack(emax[:-1]))
+    ov = same & (so[1:] < emax[:-1])
     for j in np.flatnonzero(ov):
         e_ov = min(emax[j], eo[j + 1])
         col.add("overlap", f"flow {fo[j]} has two rates on [{so[j + 1]}, {e_ov}) "
@@ -384,9 +497,9 @@ def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _Floa
                 piece=idx[order[j + 1]], amount=e_ov - so[j + 1])
     del order, fo, so, eo, same, emax, ov
 
-    # 4. release
+    # 4. release (exact comparison)
     pos = rt > 0
-    early = pos & (st < release_of_flow[fl] - slack(release_of_flow[fl]))
+    early = pos & (st < release_of_flow[fl])
     for j in np.flatnonzero(early):
         r = release_of_flow[fl[j]]
         col.add("before_release", f"flow {fl[j]} sends at rate {rt[j]} from {st[j]}, before its "
@@ -394,52 +507,38 @@ def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _Floa
                 piece=idx[j], amount=r - st[j])
     del early
 
-    # 5. capacity: per port, sweep the rate changes in time order.  Ingress ports, then egress
-    # ports (two passes over 2 entries per piece instead of one over 4: the same groups, half
-    # the memory)
+    # 5. capacity: per port, sweep the rate changes in time order, loads in units of the
+    # port's capacity with a proven rounding bound.  A load within 1 + capacity_rtol passes;
+    # anything above is an overload whose amount (time at full capacity) goes to the budget
+    # judged in _float_report.  Ingress ports, then egress ports (two passes over 2 entries per
+    # piece instead of one over 4: the same groups, half the memory)
     cf, cs, ce, cr = fl[nonneg], st[nonneg], en[nonneg], rt[nonneg]
+    limit = 1 + np.longdouble(tol.capacity_rtol)
     for side_ports in (inst.flow_src[cf], m_in + inst.flow_dst[cf]):
-        tt = np.concatenate([cs, ce])
-        pp2 = np.concatenate([side_ports, side_ports])
-        dd = np.concatenate([cr, -cr]).astype(np.longdouble)
-        if not tt.size:
+        if not cs.size:
             continue
-        o = np.lexsort((tt, pp2))
-        tt, pp2, dd = tt[o], pp2[o], dd[o]
-        del o
-        newgroup = np.concatenate([[True], (tt[1:] != tt[:-1]) | (pp2[1:] != pp2[:-1])])
-        gstart = np.flatnonzero(newgroup)
-        del newgroup
-        gsum = np.add.reduceat(dd, gstart)
-        gport, gtime = pp2[gstart], tt[gstart]
-        del tt, pp2, dd, gstart
-        portstart = np.concatenate([[True], gport[1:] != gport[:-1]])
-        csum = np.cumsum(gsum)
-        # index of the first group of each group's port; the port's running load is the
-        # cumulative sum since that group
-        base = np.maximum.accumulate(np.where(portstart, np.arange(gsum.size), 0))
-        before = np.where(base > 0, csum[np.maximum(base - 1, 0)], 0)
-        load = (csum - before).astype(float)  # load on [gtime[i], next time at this port)
-        del csum, before
-        # rate changes at the port so far (earlier batches included)
-        n_events = np.arange(gsum.size) - base + 1 + acc.port_events[gport]
-        limit = cap[gport] * (1.0 + tol.capacity_rtol + 4 * np.finfo(float).eps * n_events)
-        last_of_port = np.concatenate([gport[1:] != gport[:-1], [True]])
-        nxt = np.concatenate([gtime[1:], [np.inf]])
-        over = (load > limit) & ~last_of_port & (nxt - gtime > slack(gtime))
-        for j in np.flatnonzero(over):
-            p = gport[j]
-            col.add("capacity", f"carries {load[j]} > capacity {cap[p]} on "
-                    f"[{gtime[j]}, {nxt[j]})", port=p, interval=(gtime[j], nxt[j]),
-                    amount=load[j] - cap[p])
-        acc.port_events += np.bincount(gport, minlength=acc.port_events.size)
-        del gsum, gport, gtime, portstart, base, load, n_events, limit, last_of_port, nxt
+        rel = cr.astype(np.longdouble) / cap[side_ports].astype(np.longdouble)
+        gport, gtime, nxt, load, bound = _port_loads(
+            np.concatenate([cs, ce]), np.concatenate([side_ports, side_ports]),
+            np.concatenate([rel, -rel]))
+        del rel
+        upper = load + bound
+        over = np.flatnonzero(upper > limit)
+        if over.size:
+            # the duration's own rounding (one subtraction) against the schedule
+            dur = (nxt[over] - gtime[over]) * (1 + 2 * _U64)
+            acc.over_start.append(gtime[over])
+            acc.over_end.append(nxt[over])
+            acc.over_port.append(gport[over])
+            acc.over_load.append((load[over] * cap[gport[over]]).astype(float))
+            acc.over_time.append(((upper[over] - limit) * dur).astype(float))
+        del gport, gtime, nxt, load, bound, upper, over
 
-    # 6. demand (summed here, judged in _float_report)
+    # 6. demand (summed here with the terms and counts of its rounding bound, judged in
+    # _float_report)
     if cf.size:
         acc.sent += np.bincount(cf, weights=cr * (ce - cs), minlength=F)
-        acc.rounding += 4 * np.finfo(float).eps * np.bincount(
-            cf, weights=cr * (np.abs(cs) + np.abs(ce)), minlength=F)
+        acc.sent_count += np.bincount(cf, minlength=F)
 
     # completion times: the end of each flow's last piece with a positive rate
     if fl.size:
@@ -448,43 +547,90 @@ def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _Floa
 
 def _float_report(inst, tol: Tolerances, col, acc: _FloatSums, num_pieces: int
                   ) -> VerificationReport:
-    """Check 6 (demand) on the sums of every batch, then completion times and objectives."""
+    """Check 6 (demand) and the overload budget on the sums of every batch, then completion
+    times and objectives."""
     ptr = inst.flow_ptr
-    size = inst.flow_size
+    size = inst.flow_size.astype(float)
 
-    def slack(t):
-        return tol.time_rtol * np.maximum(1.0, np.abs(t))
-
-    diff = acc.sent - size
-    allowed = tol.size_rtol * size + acc.rounding
-    under = diff < -allowed
-    over_s = diff > allowed
+    # 6. demand.  The computed sum of n terms rate x (end - start) (each: one subtraction and one
+    # product, 2u; then n sequential additions per batch and one per batch into the total) is
+    # within (2n + 2) u (1 + small) of the exact sum; the doubt counts against the schedule
+    # for "undersent" and for it for "oversent" (sending too much is harmless for feasibility:
+    # the surplus can be dropped).
+    doubt = (2 * acc.sent_count + 2) * _U64 * 1.01 * acc.sent  # the terms are >= 0
+    lo = acc.sent - doubt
+    need = size * (1 - tol.size_rtol) * (1 + 4 * _U64)
+    under = lo < need
+    over_s = lo > size * (1 + tol.size_rtol) * (1 + 4 * _U64)
     for f in np.flatnonzero(under):
         col.add("undersent", f"flow {f} sent {acc.sent[f]} of its size {size[f]}", flow=f,
-                amount=-diff[f])
+                amount=size[f] - acc.sent[f])
     for f in np.flatnonzero(over_s):
         col.add("oversent", f"flow {f} sent {acc.sent[f]}, more than its size {size[f]}",
-                flow=f, amount=diff[f])
+                flow=f, amount=acc.sent[f] - size[f])
 
     # completion times
     fc = acc.fc.copy()
     fc[np.isneginf(fc)] = np.nan
-    cc = np.maximum.reduceat(np.where(np.isnan(fc), np.inf, fc), ptr[:-1])
+    cc = np.maximum.reduceat(np.where(np.isnan(fc), np.inf, fc), ptr[:-1]) if ptr.size > 1 \
+        else np.zeros(0)
     cc[np.isinf(cc)] = np.nan
+
+    # 5'. the overload budget: up to every completion time C_k, the overloads that start before
+    # it, as time at full capacity, are at most overload_rtol (C_k - T0)
+    t0 = float(np.min(inst.release)) if inst.num_coflows else 0.0
+    overload_time, dilation = 0.0, 1.0 + tol.capacity_rtol
+    if acc.over_start:
+        os_ = np.concatenate(acc.over_start)
+        ot = np.concatenate(acc.over_time)
+        oe = np.concatenate(acc.over_end)
+        op = np.concatenate(acc.over_port)
+        ol = np.concatenate(acc.over_load)
+        o = np.argsort(os_, kind="stable")
+        os_, ot, oe, op, ol = os_[o], ot[o], oe[o], op[o], ol[o]
+        cum = np.cumsum(ot) * (1 + ot.size * _U64 * 2)
+        overload_time = float(cum[-1])
+        ends = cc[~np.isnan(cc)]
+        if np.any(np.isnan(cc)) and np.any(~np.isnan(fc)):
+            ends = np.append(ends, np.nanmax(fc))  # an incomplete schedule: up to its last end
+        upto = np.searchsorted(os_, ends, side="left")
+        spent = np.where(upto > 0, cum[np.maximum(upto - 1, 0)], 0.0)
+        elapsed = (ends - t0) * (1 - 2 * _U64)
+        budget = tol.overload_rtol * elapsed
+        breach = spent > budget
+        if np.any(breach):
+            first = int(np.flatnonzero(breach)[np.argmin(ends[breach])])
+            note = (f"overloads up to time {ends[first]} amount to {spent[first]} time units at "
+                    f"full capacity, above the budget overload_rtol x (C - T0) = "
+                    f"{budget[first]}")
+            for j in np.argsort(-ot, kind="stable"):
+                p = int(op[j])
+                col.add("capacity", f"carries {ol[j]} > capacity {float(_caps(inst)[p])} on "
+                        f"[{os_[j]}, {oe[j]}) ({note})", port=p, interval=(os_[j], oe[j]),
+                        amount=ol[j] - float(_caps(inst)[p]))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            frac = np.where(elapsed > 0, spent / np.where(elapsed > 0, elapsed, 1.0), 0.0)
+        dilation += float(frac.max()) if frac.size else 0.0
+    dilation /= (1 - tol.size_rtol)
+
     w = inst.weight
     wct = math.fsum((w * cc).tolist())
     wcct = math.fsum((w * (cc - inst.release)).tolist())
     tct = math.fsum(cc.tolist())
     cct_sum = math.fsum((cc - inst.release).tolist())
     dl = inst.deadline
-    met = ~np.isnan(dl) & ~np.isnan(cc) & (cc <= dl + slack(dl))
-    makespan = float(np.max(cc)) if not np.any(np.isnan(cc)) else float("nan")
+    met = ~np.isnan(dl) & ~np.isnan(cc) & (cc <= dl)
+    makespan = float(np.max(cc)) if cc.size and not np.any(np.isnan(cc)) else float("nan")
     return VerificationReport(
         ok=not col.counts, mode="float", tolerances=tol, violations=col.items,
         violation_counts=dict(col.counts), flow_completion=fc, coflow_completion=cc,
         weighted_completion_time=wct, weighted_cct=wcct, total_completion_time=tct,
         makespan=makespan, deadline_met=met, num_pieces=num_pieces,
-        _cct_sum_unweighted=cct_sum)
+        _cct_sum_unweighted=cct_sum, overload_time=overload_time, dilation=dilation)
+
+
+def _caps(inst) -> np.ndarray:
+    return np.concatenate([inst.ingress_capacity, inst.egress_capacity])
 
 
 class WindowedVerifier:
@@ -578,14 +724,13 @@ def verify_in_windows(instance, schedule, *, pieces_per_window: int = 1 << 19,
     ok = np.isfinite(st) & np.isfinite(en) & (st < en)
     lo = float(st[ok].min()) if ok.any() else 0.0
     hi = float(en[ok].max()) if ok.any() else 0.0
-    # cut times: about pieces_per_window piece starts per window (histogram of the starts)
-    nb = int(min(1 << 16, max(1, 4 * n // max(1, pieces_per_window))))
-    counts, edges = np.histogram(st[ok], bins=nb, range=(lo, hi if hi > lo else lo + 1.0))
-    csum = np.cumsum(counts)
-    marks = np.searchsorted(csum, np.arange(1, csum[-1] // max(1, pieces_per_window) + 1)
-                            * pieces_per_window) if csum.size and csum[-1] else []
-    cuts = np.unique(np.concatenate([[lo], edges[1:][np.minimum(marks, nb - 1)], [hi]]))
-    cuts = cuts[(cuts >= lo) & (cuts <= hi)]
+    # cut times: every pieces_per_window-th piece start in time order (order statistics by
+    # partition, not a sort; exact at any time scale, where a histogram's bins are not)
+    starts = st[ok]
+    step = max(1, int(pieces_per_window))
+    kth = np.arange(step, starts.size, step)
+    picked = np.partition(starts, kth)[kth] if kth.size else np.zeros(0)
+    cuts = np.unique(np.concatenate([[lo], picked, [hi]]))
     if cuts.size < 2:
         cuts = np.array([lo, hi])
     v = WindowedVerifier(instance, tolerances=tolerances, max_per_kind=max_per_kind)
@@ -731,3 +876,106 @@ def _verify_exact(inst, sched, max_per_kind: int) -> VerificationReport:
         weighted_completion_time=wct, weighted_cct=wcct, total_completion_time=tct,
         makespan=makespan, deadline_met=met, num_pieces=int(sched.flow.shape[0]),
         _cct_sum_unweighted=cct_sum)
+
+
+# ------------------------------------------------------------------- the soundness witness
+def dilated_witness(instance, schedule, *, tolerances: Tolerances | None = None):
+    """The exactly feasible schedule that the soundness theorem promises for a float-accepted
+    schedule, built in exact arithmetic (the proof's construction, run).
+
+    Cut time at every piece boundary.  On each elementary interval ``I_j`` let ``rho_j =
+    max(1 + capacity_rtol, max_p L_p / c_p)`` with the exact loads ``L_p``, and let ``mu =
+    max(1, max_f size_f / sent_f)`` (exact).  Time after the earliest release ``T0`` is
+    stretched by ``mu rho_j`` on ``I_j`` and every rate ``r`` becomes ``r / rho_j``; every flow
+    then sends ``mu`` times what it sent, and each flow's rates are scaled down by
+    ``size_f / (mu sent_f)`` so that it sends exactly its size.  Loads are ``L_p / rho_j <=
+    c_p``; every piece starts no earlier than it did (the stretch is at least 1), so releases
+    hold; completions move from ``C`` to ``phi(C)`` with ``phi(C) - T0 <= dilation (C - T0)``
+    (``proofs/float-verifier-soundness.md``).
+
+    Pure Python on Fractions: for small schedules (tests, certificates of single results).
+
+    Parameters
+    ----------
+    instance : Instance
+    schedule : Schedule
+        A schedule accepted by :func:`verify_schedule` in float mode with ``tolerances``.
+    tolerances : Tolerances, optional
+
+    Returns
+    -------
+    witness : Schedule
+        Exact (Fraction) pieces; :func:`verify_schedule` ``(mode="exact")`` accepts it.
+    factor : Fraction
+        ``max_k (phi(C_k) - T0) / (C_k - T0)`` over the coflows with ``C_k > T0``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the schedule is not accepted in float mode (there is then nothing to witness).
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow, Schedule
+    >>> inst = Instance.from_coflows([Coflow(f"c{i}", [(0, i, 0.1)]) for i in range(10)])
+    >>> s = Schedule.from_pieces(range(10), [0.0] * 10, [1.0] * 10, [0.1] * 10)
+    >>> verify_schedule(inst, s, mode="exact").ok     # ten float 0.1 exceed 1 by 5.6e-17
+    False
+    >>> w, factor = dilated_witness(inst, s)
+    >>> verify_schedule(inst, w, mode="exact").ok, float(factor) < 1 + 2e-9
+    (True, True)
+    """
+    from .schedule import Schedule
+
+    tol = tolerances or Tolerances()
+    rep = verify_schedule(instance, schedule, tolerances=tol)
+    if not rep.ok:
+        raise InvalidParameterError(
+            f"the schedule is not accepted in float mode ({rep.violation_counts}): no witness")
+    inst = instance
+    m_in = len(inst.ingress_capacity)
+    cap = [_frac(c) for c in _caps(inst).tolist()]
+    size = [_frac(s) for s in inst.flow_size.tolist()]
+    t0 = min((_frac(r) for r in inst.release.tolist()), default=Fraction(0))
+    pieces = [(f, _frac(s), _frac(e), _frac(r)) for f, s, e, r in
+              zip(schedule.flow.tolist(), schedule.start.tolist(), schedule.end.tolist(),
+                  schedule.rate.tolist()) if r > 0]
+    times = sorted({t for _, s, e, _ in pieces for t in (s, e)})
+    pos = {t: j for j, t in enumerate(times)}
+    n = max(len(times) - 1, 0)
+    loads = [dict() for _ in range(n)]
+    sent = [Fraction(0)] * inst.num_flows
+    for f, s, e, r in pieces:
+        sent[f] += r * (e - s)
+        for j in range(pos[s], pos[e]):
+            for p in (int(inst.flow_src[f]), m_in + int(inst.flow_dst[f])):
+                loads[j][p] = loads[j].get(p, Fraction(0)) + r
+    mu = max([Fraction(1)] + [size[f] / sent[f] for f in range(inst.num_flows) if sent[f]])
+    base = 1 + _frac(tol.capacity_rtol)
+    rho = [max([base] + [load / cap[p] for p, load in lj.items()]) for lj in loads]
+    # phi at every boundary: identity up to T0 (nothing positive is sent before it), then
+    # stretched by mu rho_j on each interval
+    phi = []
+    for j, t in enumerate(times):
+        if t <= t0 or j == 0:
+            phi.append(t)
+        else:
+            a = max(times[j - 1], t0)
+            phi.append(phi[-1] + mu * rho[j - 1] * (t - a) + (a - times[j - 1]))
+    out_f, out_s, out_e, out_r = [], [], [], []
+    for f, s, e, r in pieces:
+        trim = size[f] / (mu * sent[f])
+        for j in range(pos[s], pos[e]):
+            out_f.append(f)
+            out_s.append(phi[j])
+            out_e.append(phi[j + 1])
+            out_r.append(r / rho[j] * trim)
+    witness = Schedule(np.array(out_f, dtype=np.int64), np.array(out_s, dtype=object),
+                       np.array(out_e, dtype=object), np.array(out_r, dtype=object))
+    factor = Fraction(1)
+    cc_old = rep.coflow_completion
+    for k in range(inst.num_coflows):
+        c = _frac(cc_old[k])
+        if c > t0:
+            factor = max(factor, (phi[pos[c]] - t0) / (c - t0))
+    return witness, factor

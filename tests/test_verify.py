@@ -310,13 +310,22 @@ def test_float_rates_are_judged_exactly_in_exact_mode():
 
 
 @pytest.mark.parametrize("rel, float_ok", [(1e-12, True), (1e-6, False)])
-def test_size_and_time_tolerances(rel, float_ok):
+def test_size_tolerance(rel, float_ok):
     pieces = [(0, 0.0, 2.0 * (1 + rel), 1.0)]             # sends 2 (1 + rel)
     assert check(ONE_FLOW, pieces, "float").ok is float_ok
     assert check(ONE_FLOW, pieces, "exact").violation_counts == {"oversent": 1}
+    pieces = [(0, 0.0, 2.0 * (1 - rel), 1.0)]             # sends 2 (1 - rel)
+    assert check(ONE_FLOW, pieces, "float").ok is float_ok
+    assert check(ONE_FLOW, pieces, "exact").violation_counts == {"undersent": 1}
+
+
+@pytest.mark.parametrize("rel", [1e-15, 1e-12, 1e-6])
+def test_release_has_no_time_slack(rel):
+    # a time tolerance would let data through before the release: times are compared exactly
     late = Instance.from_coflows([Coflow("A", [(0, 0, 2.0)], release=1.0)])
     pieces = [(0, 1.0 - rel, 3.0 - rel, 1.0)]             # starts rel before the release
-    assert check(late, pieces, "float").ok is float_ok
+    assert check(late, pieces, "float").violation_counts == {"before_release": 1}
+    # (exact mode also finds the float end's rounding: 2 is not sent to the last bit)
     assert check(late, pieces, "exact").violation_counts.get("before_release") == 1
 
 
