@@ -32,6 +32,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from . import limits
 from .exceptions import InvalidInstanceError, InvalidParameterError
 
 __all__ = ["Instance", "Coflow", "COFLOW_BINS"]
@@ -179,6 +180,45 @@ class Instance:
             i = s[0]
             bad(f"flow size must be a finite number > 0, got {self.flow_size[i]!r}",
                 f"coflows[{k_of[i]}].flows[{pos[i]}][2]")
+        self._validate_limits(bad, k_of, pos)
+
+    def _validate_limits(self, bad, k_of: np.ndarray, pos: np.ndarray) -> None:
+        """The ranges and counts of :mod:`coflowopt.limits` (after the model's own rules, so
+        that a negative size is still reported as such)."""
+        for what, n, limit, name in (("ingress ports", self.num_ingress, limits.MAX_PORTS,
+                                      "MAX_PORTS"),
+                                     ("egress ports", self.num_egress, limits.MAX_PORTS,
+                                      "MAX_PORTS"),
+                                     ("coflows", self.num_coflows, limits.MAX_COFLOWS,
+                                      "MAX_COFLOWS"),
+                                     ("flows", self.num_flows, limits.MAX_FLOWS, "MAX_FLOWS")):
+            rule = limits.count_rule(what, n, limit, name)
+            if rule:
+                bad(rule, what.split()[-1] if what != "flows" else "flows")
+        checks = [(self.ingress_capacity, "capacity", "capacity", lambda i: f"ingress[{i}]"),
+                  (self.egress_capacity, "capacity", "capacity", lambda i: f"egress[{i}]"),
+                  (self.weight, "weight", "weight", lambda i: f"coflows[{i}].weight"),
+                  (self.release, "time", "release", lambda i: f"coflows[{i}].release")]
+        has_d = np.flatnonzero(~np.isnan(self.deadline))
+        checks.append((self.deadline[has_d], "time", "deadline",
+                       lambda i: f"coflows[{has_d[i]}].deadline"))
+        checks.append((self.flow_size, "size", "flow size",
+                       lambda i: f"coflows[{k_of[i]}].flows[{pos[i]}][2]"))
+        for values, kind, label, where in checks:
+            i = limits.first_out_of_range(values, kind)
+            if i is not None:
+                bad(f"{label} {limits.value_rule(float(values[i]), kind)}", where(i))
+        cap = self.capacity
+        flow_cap = np.minimum(cap[self.flow_src], cap[self.num_ingress + self.flow_dst])
+        d = limits.dynamic_range(self.flow_size, flow_cap, self.release)
+        if not d <= limits.DYNAMIC_RANGE_MAX:
+            t = self.flow_size / flow_cap
+            i = int(np.argmin(t))
+            bad(f"the instance spans {d:.3g} times its shortest processing time (flow "
+                f"coflows[{k_of[i]}].flows[{pos[i]}]: size / capacity = {t[i]:.3g}), more than "
+                f"DYNAMIC_RANGE_MAX = {limits.DYNAMIC_RANGE_MAX:g} (coflowopt.limits): float64 "
+                "event times could not resolve it (the span is the latest release plus the "
+                "sum of every flow's size / capacity)", "flows")
 
     @classmethod
     def from_arrays(cls, *, ingress_capacity, egress_capacity, coflow_ids, flow_coflow,
