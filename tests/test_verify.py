@@ -169,9 +169,10 @@ def test_capacity_sweep_keeps_ports_apart(mode):
 
 @by_mode
 def test_capacity_sweep_rounding_stays_in_its_port(mode):
-    # on ingress 0, 2**120 + 1 rounds to 2**120 (also in long double), so its running sum ends
-    # at -1, not 0; ingress 1 must still see its own load 1.5 > 1 on [0,1)
-    big = 2.0 ** 120
+    # ingress 0 sums rates twelve decades apart (the widest coflowopt.limits allows), which
+    # leaves a rounding residue in a running sum over ports; ingress 1 must still see exactly
+    # its own load 1.5 > 1 on [0,1)
+    big = 5e11
     inst = Instance.from_coflows([Coflow("A", [(0, 0, big), (0, 1, 2.0)]),
                                   Coflow("B", [(1, 1, 1.5)])],
                                  ingress_capacity=[2 * big, 1.0], egress_capacity=[2 * big, 4.0])
