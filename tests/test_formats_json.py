@@ -218,7 +218,7 @@ def test_syntax_errors(tmp_path, text, line, rule):
 def test_not_utf8(tmp_path):
     p = tmp_path / "i.json"
     p.write_bytes(b'{"format": "\xff"}')
-    with pytest.raises(InvalidInstanceError, match="utf-8"):
+    with pytest.raises(InvalidInstanceError, match="not UTF-8 text"):
         read_instance_json(p)
 
 

@@ -58,7 +58,7 @@ def test_json_document_shape():
 
 
 def test_json_round_trip_float(tmp_path):
-    s = Schedule.from_pieces([0, 2, 1], [0.0, 0.1, 0.25], [1.5, 0.7, 1 / 3], [0.5, 1e-300, 2.0])
+    s = Schedule.from_pieces([0, 2, 1], [0.0, 0.1, 0.25], [1.5, 0.7, 1 / 3], [0.5, 1e-20, 2.0])
     write_schedule(s, INST, tmp_path / "s.json")
     back = read_schedule(tmp_path / "s.json", INST)
     assert not back.exact
@@ -175,10 +175,22 @@ JSON_ERRORS = {
                              "must be an integer"),
     "rate not a number": (_doc(rates=[[0, 0, [1]]]), "segments[0].rates[0][2]",
                           "number or a 'p/q' string"),
-    "rate huge integer": (_doc(rates=[[0, 0, 1], [0, 1, 2 ** 60 + 1]]),
-                          "segments[0].rates[1][2]", "cannot be represented exactly"),
+    "end huge integer": (_doc(end=2 ** 60 + 1), "segments[0].end",
+                         "cannot be represented exactly"),
+    # coflowopt.limits
     "rate beyond float range": (_doc(rates=[[0, 0, 10 ** 400]]), "segments[0].rates[0][2]",
-                                "too large for a float64"),
+                                "RATE_MIN..RATE_MAX"),
+    "rate huge integer": (_doc(rates=[[0, 0, 1], [0, 1, 2 ** 60 + 1]]),
+                          "segments[0].rates[1][2]", "RATE_MIN..RATE_MAX"),
+    "rate subnormal": (_doc(rates=[[0, 0, 5e-324]]), "segments[0].rates[0][2]",
+                       "got 5e-324"),
+    "rate 1e308": (_doc(rates=[[0, 0, -1e308]]), "segments[0].rates[0][2]", "got -1e+308"),
+    "end beyond TIME_MAX": (_doc(end=1e36), "segments[0].end", "TIME_MIN..TIME_MAX"),
+    "start tiny": (_doc(start=-1e-31), "segments[0].start", "TIME_MIN..TIME_MAX"),
+    "fraction out of range": (_doc(end=f"{10 ** 40}/3"), "segments[0].end",
+                              "TIME_MIN..TIME_MAX"),
+    "fraction with 5000 digits": (_doc(end="1/" + "7" * 5000), "segments[0].end",
+                                  "5000 digits (more than MAX_NUMBER_DIGITS = 1000"),
 }
 
 
@@ -349,10 +361,13 @@ def test_unknown_extension(tmp_path):
 def schedules(draw):
     n = draw(st.integers(0, 12))
     flows = draw(st.lists(st.integers(0, INST.num_flows - 1), min_size=n, max_size=n))
-    times = st.floats(0, 1e6, allow_nan=False)
+    # values within coflowopt.limits (no subnormals: nonzero magnitudes >= 1e-30)
+    in_range = lambda x: x == 0 or abs(x) >= 1e-30  # noqa: E731
+    times = st.floats(0, 1e6, allow_nan=False).filter(in_range)
     starts = draw(st.lists(times, min_size=n, max_size=n))
     lengths = draw(st.lists(st.floats(1e-3, 1e3), min_size=n, max_size=n))
-    rates = draw(st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=n, max_size=n))
+    rates = draw(st.lists(st.floats(-1e3, 1e3, allow_nan=False).filter(in_range), min_size=n,
+                          max_size=n))
     ends = [s + d for s, d in zip(starts, lengths)]
     keep = [e > s for s, e in zip(starts, ends)]
     pick = lambda xs: [x for x, k in zip(xs, keep) if k]  # noqa: E731
@@ -542,7 +557,8 @@ def test_writer_bytes_many_pieces(seed, tmp_path):
     st_ = grid * 10.0 ** rng.integers(-8, 8) if seed % 2 else grid
     en = st_ + rng.integers(1, 9, n) * rng.choice([0.25, 1 / 3, 1e-9, 1e9], n)
     rt = np.where(rng.random(n) < 0.5, rng.integers(-3, 4, n),
-                  rng.standard_normal(n) * 10.0 ** rng.integers(-30, 30, n))
+                  # magnitudes across coflowopt.limits' rate range [1e-30, 1e15]
+                  rng.standard_normal(n) * 10.0 ** rng.integers(-20, 14, n))
     keep = en > st_  # (start + 1e-9 may round to start)
     s = Schedule(rng.integers(0, inst.num_flows, n)[keep], st_[keep], en[keep], rt[keep])
     want = reference_dumps(s, inst)
@@ -696,7 +712,7 @@ def test_streaming_reader_bad_utf8(tmp_path):
     p = tmp_path / "s.json"
     p.write_bytes(layout(_doc()).encode().replace(b'"start": 0', b'"start": 0\xff'))
     got = all_readers(p)
-    assert isinstance(got, tuple) and "utf-8" in got[1]
+    assert isinstance(got, tuple) and "not a UTF-8 text file" in got[1]
 
 
 @pytest.mark.parametrize("newline", ["\r\n", "\r"])

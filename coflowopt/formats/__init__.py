@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..exceptions import InvalidParameterError
+from ..exceptions import InvalidInstanceError, InvalidParameterError
+from ._files import KINDS, file_kind
 from .coflow_benchmark import read_coflow_benchmark, write_coflow_benchmark
 from .instance_json import (dumps_instance, instance_from_dict, instance_to_dict,
                             read_instance_json, write_instance_json)
@@ -47,8 +48,8 @@ _SNIFF_BYTES = 1 << 16
 def detect_format(path: str | Path) -> str:
     """Tell an existing instance file's format.
 
-    ``.json`` files are ``json`` (a coflowopt schedule document is refused).  Other files are
-    sniffed on their second line: a coflow-benchmark coflow line has ``location:MB`` fields
+    ``.json`` files are ``json`` (a coflowopt schedule document is refused), and so are other
+    files that hold a JSON document.  Other text files are sniffed on their second line: a coflow-benchmark coflow line has ``location:MB`` fields
     with a colon, a Sincronia line has only plain numbers.
 
     Parameters
@@ -64,6 +65,8 @@ def detect_format(path: str | Path) -> str:
     ------
     InvalidParameterError
         If the file is a schedule, or its second line fits neither trace format.
+    InvalidInstanceError
+        If the file is a directory, a NumPy array or archive, or binary (named as such).
     FileNotFoundError
         For a non-JSON path that does not exist.
     """
@@ -83,6 +86,13 @@ def detect_format(path: str | Path) -> str:
     if p.lower().endswith(tuple(SCHEDULE_FORMATS)):
         raise InvalidParameterError(f"{p!r} is a schedule file, not an instance; read it with "
                                     "read_schedule(path, instance)")
+    kind = file_kind(p)
+    if kind == "json":
+        return "json"  # a JSON document under another name; the JSON reader judges it
+    if kind not in ("text", "empty"):
+        raise InvalidInstanceError(
+            f"this is {KINDS[kind]}, expected an instance file (a coflowopt-instance JSON "
+            "document, a coflow-benchmark trace or a Sincronia trace)", file=p)
     with open(p, "rb") as fh:
         head = fh.read(_SNIFF_BYTES).decode("utf-8", errors="replace")
     lines = [ln for ln in re.split(r"\r\n|\r|\n", head)[1:] if ln.strip()]
@@ -94,7 +104,8 @@ def detect_format(path: str | Path) -> str:
         return "sincronia"
     raise InvalidParameterError(
         f"cannot tell the format of {p!r}: its second line has neither coflow-benchmark "
-        "'location:MB' fields nor Sincronia's plain numbers; pass format= one of "
+        "'location:MB' fields nor Sincronia's plain numbers; pass format= (--format on the "
+        "command line) one of "
         f"{sorted(INSTANCE_FORMATS)}")
 
 

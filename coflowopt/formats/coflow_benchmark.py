@@ -46,9 +46,11 @@ from typing import Iterator, NoReturn, Sequence
 
 import numpy as np
 
+from .. import limits
 from .._numbers import MAX_EXACT_INT, plain_number
 from ..exceptions import InvalidInstanceError, InvalidParameterError, NotSupportedError
 from ..instance import Instance
+from ._files import expect_kind
 
 __all__ = ["read_coflow_benchmark", "write_coflow_benchmark", "coflowsim_flow_mb",
            "FORMAT_NAME", "DEFAULT_TIME_UNIT_MS", "SPLITS"]
@@ -128,6 +130,15 @@ class _Line:
             self.bad(rule, field_fmt.format(j))
         return arr
 
+    def in_range(self, values: np.ndarray, kind: str, label: str, field_fmt: str,
+                 index: np.ndarray | None = None) -> None:
+        """Raise if a value is outside :data:`coflowopt.limits.RANGES` ``[kind]``; ``index``
+        maps positions in ``values`` to the ``{}`` of ``field_fmt`` (default: the same)."""
+        j = limits.first_out_of_range(values, kind)
+        if j is not None:
+            self.bad(f"{label} {limits.value_rule(float(values[j]), kind)}",
+                     field_fmt.format(j if index is None else int(index[j])))
+
     def distinct(self, arr: np.ndarray, field_fmt: str, what: str, why: str) -> None:
         """Raise if a value repeats in ``arr``, naming both positions."""
         if np.unique(arr).size == arr.size:
@@ -145,9 +156,13 @@ def _check_units(capacity: float, time_unit_ms: float) -> None:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not (
                 math.isfinite(v) and v > 0):
             raise InvalidParameterError(f"{name} must be a finite number > 0, got {v!r}")
+    rule = limits.value_rule(float(capacity), "capacity")
+    if rule:
+        raise InvalidParameterError(f"capacity {rule}")
+    # time_unit_ms only divides arrivals; the releases it gives are checked line by line
 
 
-def _trace_lines(path: str | Path, header_fields: tuple[str, str]
+def _trace_lines(path: str | Path, header_fields: tuple[str, str], format_name: str
                  ) -> tuple[int, Iterator[tuple[_Line, list[str]]]]:
     """Check the header and the coflow-line count; yield ``(where, tokens)`` per coflow line.
 
@@ -155,6 +170,8 @@ def _trace_lines(path: str | Path, header_fields: tuple[str, str]
     non-blank coflow lines; only blank lines may follow them.
     """
     file = str(path)
+    expect_kind(path, ("text", "empty"), f"a {format_name} trace (text; line 1 "
+                f"'<{header_fields[0]}> <{header_fields[1]}>')", InvalidInstanceError)
     try:
         text = Path(path).read_bytes().decode("utf-8")
     except UnicodeDecodeError as e:
@@ -168,6 +185,12 @@ def _trace_lines(path: str | Path, header_fields: tuple[str, str]
                  f"(2 fields), got {len(toks)} field(s)", "header")
     num_ports = head.uint(toks[0], header_fields[0], minimum=1)
     num_coflows = head.uint(toks[1], header_fields[1], minimum=1)
+    for n, limit, fld, name in ((num_ports, limits.MAX_PORTS, header_fields[0], "MAX_PORTS"),
+                                (num_coflows, limits.MAX_COFLOWS, header_fields[1],
+                                 "MAX_COFLOWS")):
+        rule = limits.count_rule(fld.lower().replace("num_", ""), n, limit, name)
+        if rule:
+            head.bad(rule, fld)
 
     def body():
         for k in range(num_coflows):
@@ -205,6 +228,7 @@ class _Coflows:
         self.src: list[np.ndarray] = []
         self.dst: list[np.ndarray] = []
         self.size: list[np.ndarray] = []
+        self.num_flows = 0
 
     def head(self, where: _Line, toks: list[str]) -> str:
         """Parse and check ``<coflow id> <arrival ms>``; return the id."""
@@ -215,8 +239,20 @@ class _Coflows:
                       f"{self.first_line[cid]})", "coflow_id")
         self.first_line[cid] = where.line
         self.ids.append(cid)
-        self.release.append(where.uint(toks[1], "arrival_ms") / self.time_unit_ms)
+        release = where.uint(toks[1], "arrival_ms") / self.time_unit_ms
+        rule = limits.value_rule(release, "time")
+        if rule:
+            where.bad(f"arrival_ms / time_unit_ms = release {rule}", "arrival_ms")
+        self.release.append(release)
         return cid
+
+    def reserve(self, where: _Line, n: int) -> None:
+        """Refuse a line whose ``n`` flows would take the instance past
+        :data:`~coflowopt.limits.MAX_FLOWS` -- before they are allocated."""
+        rule = limits.count_rule("flows", self.num_flows + n, limits.MAX_FLOWS, "MAX_FLOWS")
+        if rule:
+            where.bad(f"this line brings the instance to {rule}", "flows")
+        self.num_flows += n
 
     def flows(self, src: np.ndarray, dst: np.ndarray, size: np.ndarray) -> None:
         self.src.append(src)
@@ -233,7 +269,7 @@ class _Coflows:
                 flow_src=np.concatenate(self.src), flow_dst=np.concatenate(self.dst),
                 flow_size=np.concatenate(self.size), release=np.asarray(self.release),
                 meta=meta)
-        except InvalidInstanceError as e:  # the per-line checks should make this unreachable
+        except InvalidInstanceError as e:  # rules of the whole instance (its dynamic range)
             raise InvalidInstanceError(e.rule, file=str(path), field=e.field) from None
 
 
@@ -440,7 +476,7 @@ def read_coflow_benchmark(path: str | Path, *, capacity: float = 1.0,
     _check_units(capacity, time_unit_ms)
     if split not in SPLITS:
         raise InvalidParameterError(f"split must be one of {SPLITS}, got {split!r}")
-    num_ports, body = _trace_lines(path, ("num_ports", "num_coflows"))
+    num_ports, body = _trace_lines(path, ("num_ports", "num_coflows"), FORMAT_NAME)
     read = _Coflows(time_unit_ms)
     for where, toks in body:
         n = len(toks)
@@ -476,6 +512,8 @@ def read_coflow_benchmark(path: str | Path, *, capacity: float = 1.0,
         if under.size:
             where.bad(f"MB {mb[under[0]]!r} / {m} mappers underflows to a zero-size flow",
                       f"reducers[{under[0]}].MB")
+        where.in_range(per_flow, "size", f"MB / {m} mappers = flow size", "reducers[{}].MB")
+        read.reserve(where, m * r)
         read.flows(np.tile(mappers, r), np.repeat(rloc, m), np.repeat(per_flow, m))
     meta = _unit_meta(path, FORMAT_NAME, time_unit_ms)
     meta["split"] = split

@@ -22,6 +22,7 @@ reads back to the same float64, so write -> read is exact.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ import numpy as np
 from .._numbers import plain_number, strict_float
 from ..exceptions import InvalidInstanceError
 from ..instance import Instance
+from ._files import expect_kind, json_value_error_rule
 
 __all__ = ["instance_from_dict", "instance_to_dict", "read_instance_json", "write_instance_json",
            "dumps_instance", "load_json_document", "FORMAT_NAME", "FORMAT_VERSION"]
@@ -71,8 +73,12 @@ def load_json_document(path: str | Path, error: type = InvalidInstanceError) -> 
     except json.JSONDecodeError as e:
         raise error(f"not valid JSON: {e.msg} (column {e.colno})", file=path,
                     line=e.lineno) from None
-    except (ValueError, RecursionError) as e:  # also UnicodeDecodeError
-        raise error(str(e) or "not valid JSON", file=path) from None
+    except RecursionError:
+        raise error(f"JSON nested deeper than Python's recursion limit "
+                    f"({sys.getrecursionlimit()}); no coflowopt document nests more than 4 "
+                    "levels", file=path) from None
+    except ValueError as e:  # also UnicodeDecodeError and Python's integer-digits limit
+        raise error(json_value_error_rule(e), file=path) from None
 
 
 def instance_from_dict(doc: Any, *, file: str | None = None) -> Instance:
@@ -221,9 +227,13 @@ def read_instance_json(path: str | Path) -> Instance:
     Raises
     ------
     InvalidInstanceError
-        For malformed JSON (with line and column) or a broken model rule (with the field).
+        For malformed JSON (with line and column), a broken model rule or a value outside
+        :mod:`coflowopt.limits` (with the field), or a file of another kind (a directory, an
+        empty or binary file, a NumPy array or archive), named as such.
     """
     path = str(path)
+    expect_kind(path, ("json", "text", "empty"), "a coflowopt-instance JSON document",
+                InvalidInstanceError)
     return instance_from_dict(load_json_document(path, InvalidInstanceError), file=path)
 
 

@@ -51,10 +51,12 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from .. import limits
 from .._numbers import MAX_EXACT_INT, plain_number, strict_float
 from ..exceptions import InvalidParameterError, InvalidScheduleError, NotSupportedError
 from ..instance import Instance
 from ..schedule import Schedule
+from ._files import expect_kind, json_value_error_rule
 from .instance_json import _reject_constant, _reject_duplicate_keys, load_json_document
 
 __all__ = ["read_schedule", "write_schedule", "schedule_to_dict", "schedule_from_dict",
@@ -344,22 +346,35 @@ def _check_keys(d: dict, keys: tuple[str, ...], where: str, bad) -> None:
         bad(f"unknown key(s) {unknown}; allowed: {list(keys)}", where)
 
 
-def _check_value(v: Any, fld: str, bad) -> bool:
-    """Check a number or ``"p/q"`` string; return True for a string."""
+def _check_value(v: Any, fld: str, bad, kind: str) -> bool:
+    """Check a number or ``"p/q"`` string, and that it lies in :mod:`coflowopt.limits`' range
+    for ``kind`` (``schedule_time`` or ``rate``); return True for a string."""
     t = type(v)
-    if t is int:
-        return False
     if t is float:
         if not math.isfinite(v):
             bad(f"must be finite, got {v!r}", fld)
-        return False
-    if t is str:
+    elif t is str:
         if not _FRACTION_RE.fullmatch(v):
-            bad(f"a string number must be an exact fraction 'p/q', got {v!r}", fld)
-        if int(v.split("/")[1]) == 0:
+            bad(f"a string number must be an exact fraction 'p/q', got {_shorten(v)!r}", fld)
+        rule = limits.digits_rule(v)
+        if rule:  # before int(): no 5,000-digit conversion, and no Python digit limit
+            bad(rule, fld)
+        p, q = v.split("/")
+        if int(q) == 0:
             bad(f"zero denominator in {v!r}", fld)
-        return True
-    bad(f"must be a number or a 'p/q' string, got {v!r}", fld)
+        v = Fraction(int(p), int(q))
+    elif t is not int:
+        bad(f"must be a number or a 'p/q' string, got {_shorten(repr(v))}", fld)
+    rule = limits.value_rule(v, kind)
+    if rule:
+        bad(f"{'time' if kind == 'schedule_time' else kind} {rule}", fld)
+    return t is str
+
+
+def _shorten(text: str, most: int = 60) -> str:
+    """``text``, or its two ends around an ellipsis when it is longer than ``most``: an error
+    message stays one short line whatever the file holds."""
+    return text if len(text) <= most else f"{text[:most // 2]}...{text[-10:]}"
 
 
 def _check_segment(seg: Any, i: int, num_coflows: int, width: list[int], bad) -> None:
@@ -369,7 +384,7 @@ def _check_segment(seg: Any, i: int, num_coflows: int, width: list[int], bad) ->
         bad("a segment must be a JSON object", where)
     _check_keys(seg, _SEGMENT_KEYS, where, bad)
     for key in ("start", "end"):
-        _check_value(seg[key], f"{where}.{key}", bad)
+        _check_value(seg[key], f"{where}.{key}", bad, "schedule_time")
     entries = seg["rates"]
     if not isinstance(entries, list):
         bad("must be a list of [coflow_position, flow_position, rate]", f"{where}.rates")
@@ -383,7 +398,7 @@ def _check_segment(seg: Any, i: int, num_coflows: int, width: list[int], bad) ->
         if type(f) is not int or not 0 <= f < width[c]:
             bad(f"flow position must be an integer in 0..{width[c] - 1} (coflow {c} has "
                 f"{width[c]} flows), got {f!r}", f"{where}.rates[{j}][1]")
-        _check_value(r, f"{where}.rates[{j}][2]", bad)
+        _check_value(r, f"{where}.rates[{j}][2]", bad, "rate")
 
 
 class _NeedExact(Exception):
@@ -511,11 +526,15 @@ class _SegmentsToPieces:
         if np.any((fpos < 0) | (fpos >= self.width[cpos])):
             return False
         values = (starts, ends, rates)
-        for v in values:
+        for v, kind in zip(values, ("schedule_time", "schedule_time", "rate")):
             if not np.all(np.isfinite(v)):
                 return False
-            if not self.fractions and np.any(np.abs(v) > MAX_EXACT_INT):
-                return False  # maybe an integer float64 cannot hold: check each
+            if limits.first_out_of_range(v, kind) is not None:
+                return False  # :func:`_check_value` names it (in exact arithmetic)
+            if np.any(np.abs(v) > MAX_EXACT_INT):
+                # maybe an integer float64 cannot hold (float mode), or one whose float
+                # rounds into range while it is not (exact mode): check each
+                return False
         if self.fractions:
             values = tuple(np.asarray([Fraction(x) for x in v], dtype=object).reshape(len(v))
                            for v in (originals or [v.tolist() for v in values]))
@@ -701,6 +720,8 @@ def read_schedule_json(path: str | Path, instance: Instance, *, exact: bool | No
     block.  The FB trace's greedy schedule (about 1 GB, 56M rate entries) reads back as its
     1.8M pieces in seconds.
     """
+    expect_kind(path, ("json", "text", "empty"), "a coflowopt-schedule JSON document",
+                InvalidScheduleError)
     try:
         size = os.path.getsize(path)
     except OSError:
@@ -816,8 +837,12 @@ def _tail_error(block: bytes, stop: int, blocks, line: str, lineno: int, state: 
     except json.JSONDecodeError as e:
         raise InvalidScheduleError(f"not valid JSON: {e.msg} (column {e.colno})", file=file,
                                    line=e.lineno + lineno - 2) from None
-    except (ValueError, RecursionError) as e:
-        raise InvalidScheduleError(str(e) or "not valid JSON", file=file) from None
+    except RecursionError:
+        raise InvalidScheduleError("JSON nested deeper than Python's recursion limit; no "
+                                   "coflowopt document nests more than 4 levels",
+                                   file=file) from None
+    except ValueError as e:
+        raise InvalidScheduleError(json_value_error_rule(e), file=file) from None
     raise _NotStreamable
 
 

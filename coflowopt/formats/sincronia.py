@@ -97,7 +97,7 @@ def read_sincronia(path: str | Path, *, capacity: float = 1.0,
         raise InvalidParameterError(f"on_zero_size must be one of {_ZERO_SIZE}, "
                                     f"got {on_zero_size!r}")
     drop = on_zero_size == "drop"
-    num_ports, body = _trace_lines(path, ("NUM_PORTS", "NUM_COFLOWS"))
+    num_ports, body = _trace_lines(path, ("NUM_PORTS", "NUM_COFLOWS"), "Sincronia")
     read = _Coflows(time_unit_ms)
     dropped: dict[str, int] = {}
     for where, toks in body:
@@ -112,11 +112,14 @@ def read_sincronia(path: str | Path, *, capacity: float = 1.0,
         if n - 5 != 3 * nf:
             where.bad(f"NumFlows is {nf}, so 5 + 3*{nf} = {5 + 3 * nf} fields are expected, "
                       f"got {n} ({(n - 5) / 3:g} flow triples)", "NumFlows")
+        read.reserve(where, nf)
         n_src = where.uint(toks[3], "NumSources")
         n_dst = where.uint(toks[4], "NumDestinations")
         s = where.ports(toks[5::3], "flows[{}].src", num_ports)
         d = where.ports(toks[6::3], "flows[{}].dst", num_ports)
         z = where.sizes(toks[7::3], "flows[{}].size", allow_zero=drop)
+        positive = np.flatnonzero(z > 0)  # zero sizes are dropped (or refused) below
+        where.in_range(z[positive], "size", "size", "flows[{}].size", positive)
         for name, declared, ports in (("NumSources", n_src, s), ("NumDestinations", n_dst, d)):
             actual = np.unique(ports).size
             if actual != declared:
