@@ -174,7 +174,8 @@ def _fill_coflow(k, grp_ptr, grp_src, grp_dst, gcount, budget, tol, grate, used,
     added (counted once per flow)."""
     n = 0
     for g in range(grp_ptr[k], grp_ptr[k + 1]):
-        if gcount[g] > 0 and budget[grp_src[g]] > tol and budget[grp_dst[g]] > tol:
+        if gcount[g] > 0 and budget[grp_src[g]] > tol[grp_src[g]] and \
+                budget[grp_dst[g]] > tol[grp_dst[g]]:
             it_w[n] = gcount[g]
             it_p1[n] = grp_src[g]
             it_p2[n] = grp_dst[g]
@@ -217,6 +218,12 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
     ``out_r`` and returns their number."""
     P = cap.shape[0]
     nq = qweight.shape[0]
+    # ``tol`` is per port (relative to each capacity); a round that added less than the
+    # smallest of them changed nothing that matters anywhere
+    tmin = np.inf
+    for p in range(P):
+        if tol[p] < tmin:
+            tmin = tol[p]
     for a in range(order.shape[0]):
         k = order[a]
         for g in range(grp_ptr[k], grp_ptr[k + 1]):
@@ -238,7 +245,8 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
             k = order[a]
             q = oq[a]
             for g in range(grp_ptr[k], grp_ptr[k + 1]):
-                if gcount[g] > 0 and res[grp_src[g]] > tol and res[grp_dst[g]] > tol:
+                if gcount[g] > 0 and res[grp_src[g]] > tol[grp_src[g]] and \
+                        res[grp_dst[g]] > tol[grp_dst[g]]:
                     has[q, grp_src[g]] = True
                     has[q, grp_dst[g]] = True
                     grow = True
@@ -260,7 +268,7 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
         for p in range(P):
             r = cap[p] - used[p]
             res[p] = r if r > 0.0 else 0.0
-        if added <= tol:
+        if added <= tmin:
             break
     # what is left: strict priority (queue order, FIFO, max-min), for work conservation
     for a in range(order.shape[0]):
@@ -299,7 +307,7 @@ class AaloPolicy:
     on_flow_completion : {"idle", "backfill", "reallocate"}, default "idle"
         What a flow completion triggers (module docstring).
     tol_rel : float
-        Capacities below ``tol_rel * max capacity`` count as 0.
+        A port's residual capacity below ``tol_rel`` times its capacity counts as 0.
 
     Attributes
     ----------
@@ -352,7 +360,7 @@ class AaloPolicy:
          self._gflows) = _pair_groups(instance)
         G = self._grp_lo.size
         self._cap = instance.capacity.astype(float)
-        self._tol = self.tol_rel * float(self._cap.max())
+        self._tol = self.tol_rel * self._cap  # per port: relative to what it guards
         nq = self.num_queues
         # grate, budget, has, used, res, it_w, it_p1, it_p2, it_g, it_lam
         self._bufs = (np.zeros(G), np.zeros((nq, P)), np.zeros((nq, P), bool), np.zeros(P),
@@ -563,6 +571,13 @@ def _leximin(n_items, item, src, dst, res, lower_group=None, lower=None):
 
     nv = item.size
     ports = np.unique(np.concatenate([src, dst]))
+    # HiGHS' tolerances are absolute: solve in units of the largest residual, so that the
+    # allocation scales with the capacities (and sizes) instead of depending on their unit
+    unit = float(res[ports].max()) if ports.size else 1.0
+    unit = unit if unit > 0 else 1.0
+    res = np.asarray(res, dtype=float) / unit
+    if lower is not None:
+        lower = np.asarray(lower, dtype=float) / unit
     prow = np.searchsorted(ports, src), np.searchsorted(ports, dst)
     frozen = np.full(n_items, np.nan)
     alive = np.zeros(n_items, dtype=bool)
@@ -608,7 +623,7 @@ def _leximin(n_items, item, src, dst, res, lower_group=None, lower=None):
         if not hit.any():                 # numerically flat duals: the largest one
             hit[np.argmax(y)] = True
         frozen[U[hit]] = level
-    return x
+    return x * unit
 
 
 def _fit_ports(x, src, dst, res):
@@ -632,9 +647,10 @@ class ClasPolicy:
     Parameters
     ----------
     tie_rtol : float
-        Attained service values within this relative distance form one tie group.
+        Attained service values within this relative distance (of the larger value, or of
+        the smallest flow size near 0) form one tie group.
     tol_rel : float
-        Capacities below ``tol_rel * max capacity`` count as 0.
+        A port's residual capacity below ``tol_rel`` times its capacity counts as 0.
     """
 
     name = "clas"
@@ -647,7 +663,9 @@ class ClasPolicy:
     def reset(self, instance: Instance) -> None:
         self.inst = instance
         self._cap = instance.capacity.astype(float)
-        self._tol = self.tol_rel * float(self._cap.max())
+        self._tol = self.tol_rel * self._cap  # per port: relative to what it guards
+        # ties in attained service are relative; below the smallest flow nothing is absolute
+        self._att_unit = float(instance.flow_size.min())
         self._timer = math.inf
 
     def levels(self, att: np.ndarray) -> list[np.ndarray]:
@@ -655,7 +673,7 @@ class ClasPolicy:
         o = np.argsort(att, kind="stable")
         groups, cur = [], [o[0]]
         for a, b in zip(o[:-1], o[1:]):
-            if att[b] - att[a] <= self.tie_rtol * max(1.0, abs(att[b])):
+            if att[b] - att[a] <= self.tie_rtol * max(self._att_unit, abs(att[b])):
                 cur.append(b)
             else:
                 groups.append(np.asarray(cur))
@@ -677,7 +695,8 @@ class ClasPolicy:
             fl = priority_flow_order(inst, cof)
             item = np.repeat(np.arange(cof.size), np.diff(inst.flow_ptr)[cof])
             src, dst = inst.flow_src[fl], inst.flow_egress_port[fl]
-            keep = ~state.flow_done[fl] & (res[src] > self._tol) & (res[dst] > self._tol)
+            keep = ~state.flow_done[fl] & (res[src] > self._tol[src]) & \
+                (res[dst] > self._tol[dst])
             if not keep.any():
                 continue
             fl, item, src, dst = fl[keep], item[keep], src[keep], dst[keep]
@@ -686,7 +705,7 @@ class ClasPolicy:
             tot = np.bincount(item, x, minlength=cof.size)
             x = _leximin(fl.size, np.arange(fl.size), src, dst, res, item, tot * (1 - 1e-12))
             x = _fit_ports(x, src, dst, res)
-            x[x <= self._tol] = 0.0
+            x[x <= np.minimum(self._tol[src], self._tol[dst])] = 0.0
             used = np.bincount(src, x, minlength=res.size) + np.bincount(dst, x,
                                                                           minlength=res.size)
             res = np.maximum(res - used, 0.0)
@@ -700,7 +719,7 @@ class ClasPolicy:
         rk = rate[act]
         da = att[None, :] - att[:, None]            # a_j - a_i
         dr = rk[:, None] - rk[None, :]              # rho_i - rho_j
-        gap = self.tie_rtol * np.maximum(1.0, np.abs(att))[None, :]
+        gap = self.tie_rtol * np.maximum(self._att_unit, np.abs(att))[None, :]
         with np.errstate(divide="ignore", invalid="ignore"):
             tc = np.where((da > gap) & (dr > 0), da / dr, np.inf)
         dt = float(tc.min()) if tc.size else math.inf

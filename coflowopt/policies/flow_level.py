@@ -136,7 +136,7 @@ def max_min_rates(instance: Instance, flows, weights=None, capacity=None) -> np.
     b = instance.flow_egress_port[fl]
     rate = np.zeros(fl.size)
     live = np.ones(fl.size, dtype=bool)
-    tol = 1e-12 * float(res.max()) if res.size else 0.0
+    tol = 1e-12 * res  # per port: a port is full relative to its own capacity
     while live.any():
         wsum = (np.bincount(a[live], weights=w[live], minlength=P)
                 + np.bincount(b[live], weights=w[live], minlength=P))
@@ -456,7 +456,7 @@ class PriorityPolicy:
     def reset(self, instance: Instance) -> None:
         self.inst = instance
         self.prim, self.tier = _priority_keys(instance, self.deadline_first, self.tie_order)
-        self.tol = self.tol_rel * float(instance.capacity.max())
+        self.tol = self.tol_rel * instance.capacity.astype(float)  # per port
 
     def allocate(self, state: SimState):
         inst = self.inst

@@ -559,8 +559,8 @@ def deadline_report(instance: Instance, policy: VarysDeadlinePolicy, coflow_comp
     """Admission and deadline counts (and weights) of a deadline-mode run.
 
     ``met`` counts every deadline coflow that completes by its deadline (slack
-    ``time_rtol * max(1, D)``, the verifier's), ``met_admitted`` the admitted ones among them:
-    the number Varys reports, rejected coflows being misses whatever their completion time.
+    ``time_rtol * |D|``, relative: no unit of time is special), ``met_admitted`` the admitted
+    ones among them: the number Varys reports, rejected coflows being misses whatever their completion time.
 
     Returns
     -------
@@ -572,7 +572,7 @@ def deadline_report(instance: Instance, policy: VarysDeadlinePolicy, coflow_comp
     cc = np.asarray(coflow_completion, dtype=float)
     dl = instance.deadline
     has = np.isfinite(dl)
-    met = has & (cc <= dl + time_rtol * np.maximum(1.0, np.abs(np.where(has, dl, 0.0))))
+    met = has & (cc <= dl + time_rtol * np.abs(np.where(has, dl, 0.0)))
     w = instance.weight
     adm, rej = policy.admitted, policy.rejected
 

@@ -644,7 +644,7 @@ def _greedy_segment(t, t_stop, rank, F, pf, pair_src, pair_dst, pair_blk_ptr, bl
         ppair[port_start[j] + plen[j]] = e
         plen[j] += 1
         a = res[i] if res[i] < res[j] else res[j]
-        if a > tol:
+        if a > (tol[i] if tol[i] < tol[j] else tol[j]):  # tol is per port
             new_alloc[e] = a
             res[i] -= a
             res[j] -= a
@@ -758,7 +758,7 @@ def _greedy_segment(t, t_stop, rank, F, pf, pair_src, pair_dst, pair_blk_ptr, bl
             ri = _residual_before(i, key, port_start, poslen, pos_key, pos_pair, alloc, cap)
             rj = _residual_before(j, key, port_start, poslen, pos_key, pos_pair, alloc, cap)
             a = ri if ri < rj else rj
-            if a <= tol:
+            if a <= (tol[i] if tol[i] < tol[j] else tol[j]):  # tol is per port
                 a = 0.0
             if a != alloc[e]:
                 if alloc[e] > 0.0:
@@ -775,7 +775,7 @@ def _greedy_segment(t, t_stop, rank, F, pf, pair_src, pair_dst, pair_blk_ptr, bl
                 nal = _set_alloc(e, a, key, pair_src, pair_dst, alloc, alist, apos, nal,
                                  port_start, poslen, pos_key, pos_pair)
             for p in (i, j):
-                if dirty[p] and abs(extra[p]) > tol:
+                if dirty[p] and abs(extra[p]) > tol[p]:
                     _push_next(heap, pkey, ppair, port_start, plen, p, key)
         for x in range(nt):
             dirty[touched[x]] = False
@@ -842,7 +842,7 @@ def _run_kernel(instance: Instance, pol: SincroniaOnlinePolicy):
     coflow_left = np.diff(instance.flow_ptr).astype(np.int64)
     cc = np.full(K, np.nan)
     cap = instance.capacity.astype(float)
-    tol = 1e-12 * float(cap.max())
+    tol = 1e-12 * cap  # per port: relative to the capacity it guards
     n0 = max(16, 2 * F)
     out = (np.empty(n0, np.int64), np.empty(n0), np.empty(n0), np.empty(n0))
     n_out = 0

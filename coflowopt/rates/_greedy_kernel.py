@@ -330,16 +330,18 @@ def greedy_simulate(rank_src, rank_dst, rank_size, rank_release, rank_coflow, n_
             else:
                 rj = cap[j] - _prefix_used(pos_rank, pos_pair, port_ptr, poslen, alloc, j, r)
             new = ri if ri < rj else rj
-            if new <= tol:
+            # negligible relative to the smaller of the two ports (tol is per port)
+            tij = tol[i] if tol[i] < tol[j] else tol[j]
+            if new <= tij:
                 new = 0.0
             old = alloc[e]
-            if abs(new - old) <= tol:
+            if abs(new - old) <= tij:
                 new = old
             for p in (i, j):
                 if dirty[p]:
                     used_new[p] += new
                     extra[p] += old - new
-                    if abs(extra[p]) <= tol:
+                    if abs(extra[p]) <= tol[p]:
                         dirty[p] = False  # the change at p is absorbed: later heads unaffected
                     else:
                         q = _plist_index(plist_rank, port_ptr[p], plen[p], r) + 1

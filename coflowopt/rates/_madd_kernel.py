@@ -74,7 +74,7 @@ def _iterative_madd(order, tau, flow_ptr, src, dstu, rem, res, tol, rate, load, 
         blocked = False
         for t in range(nt):
             p = touched[t]
-            if res[p] <= tol:
+            if res[p] <= tol[p]:
                 blocked = True
             else:
                 g = load[p] / res[p]
@@ -109,7 +109,9 @@ def _backfill_varys(order, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, re
         k = order[q]
         ng = 0
         for g in range(grp_ptr[k], grp_ptr[k + 1]):
-            if res[grp_src[g]] <= tol or res[grp_dst[g]] <= tol:
+            i = grp_src[g]
+            j = grp_dst[g]
+            if res[i] <= tol[i] or res[j] <= tol[j]:
                 continue
             w = 0.0
             for c in range(grp_lo[g], grp_hi[g]):
@@ -148,7 +150,7 @@ def _backfill_coflowsim(order, gamma, flow_ptr, src, dstu, rem, res, tol, rate, 
             continue
         k = order[q]
         for f in range(flow_ptr[k], flow_ptr[k + 1]):
-            if rem[f] > 0.0 and res[src[f]] > tol and res[dstu[f]] > tol:
+            if rem[f] > 0.0 and res[src[f]] > tol[src[f]] and res[dstu[f]] > tol[dstu[f]]:
                 n_at[src[f]] += 1
                 n_at[dstu[f]] += 1
     for q in range(order.shape[0]):
@@ -158,7 +160,7 @@ def _backfill_coflowsim(order, gamma, flow_ptr, src, dstu, rem, res, tol, rate, 
         for f in range(flow_ptr[k], flow_ptr[k + 1]):
             i = src[f]
             j = dstu[f]
-            if rem[f] > 0.0 and res[i] > tol and res[j] > tol:
+            if rem[f] > 0.0 and res[i] > tol[i] and res[j] > tol[j]:
                 a = res[i] / n_at[i]
                 b = res[j] / n_at[j]
                 share[f] = a if a < b else b
@@ -170,7 +172,7 @@ def _backfill_coflowsim(order, gamma, flow_ptr, src, dstu, rem, res, tol, rate, 
             x = share[f]
             if x > 0.0:
                 share[f] = 0.0
-                if x <= tol:
+                if x <= min(tol[src[f]], tol[dstu[f]]):
                     continue
                 rate[f] += x
                 res[src[f]] -= x
@@ -188,7 +190,7 @@ def _backfill_coflowsim(order, gamma, flow_ptr, src, dstu, rem, res, tol, rate, 
             i = src[f]
             j = dstu[f]
             a = res[i] if res[i] < res[j] else res[j]
-            if a > tol:
+            if a > min(tol[i], tol[j]):
                 rate[f] += take_at(res, i, j, a)
 
 

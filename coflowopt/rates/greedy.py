@@ -62,7 +62,7 @@ class GreedyPolicy:
 
     def reset(self, instance: Instance) -> None:
         self.inst = instance
-        self.tol = self.tol_rel * float(instance.capacity.max())
+        self.tol = self.tol_rel * instance.capacity.astype(float)  # per port
 
     def allocate(self, state: SimState):
         inst = self.inst
@@ -154,17 +154,19 @@ def _greedy_kernel(instance: Instance, order: np.ndarray, meta: dict) -> Schedul
         instance.flow_size[rank_to_flow].astype(float), rank_release,
         instance.flow_coflow[rank_to_flow].astype(np.int64), instance.num_coflows, cap,
         pair_of_rank, pair_src, pair_dst, pair_ptr, pair_ranks, port_ptr,
-        1e-12 * float(cap.max()), COMPLETION_RTOL)
+        1e-12 * cap, COMPLETION_RTOL)
     if events < 0:  # pragma: no cover - greedy is work-conserving, so this cannot happen
         raise RuntimeError("greedy kernel stalled: no future event while coflows remain")
     return Schedule(rank_to_flow[out_r], out_s, out_e, out_v,
                     meta={**meta, "events": int(events)})
 
 
-def fill_in_order(instance: Instance, flows, tol: float) -> tuple[np.ndarray, np.ndarray]:
+def fill_in_order(instance: Instance, flows, tol) -> tuple[np.ndarray, np.ndarray]:
     """Serve ``flows`` in the given order, each at ``min(residual ingress, residual egress)``
     (the inner step of Sincronia's Algorithm 2, and of per-flow priority); rates at most
-    ``tol`` are left out.  The plain-Python reference of the compiled kernels.
+    ``min(tol[ingress], tol[egress])`` are left out (``tol``: one threshold per port, relative
+    to its capacity, so that capacities of any ratio are served).  The plain-Python reference
+    of the compiled kernels.
 
     Returns
     -------
@@ -176,7 +178,7 @@ def fill_in_order(instance: Instance, flows, tol: float) -> tuple[np.ndarray, np
     for f in flows:
         i, j = int(src[f]), int(dst[f])
         a = min(res[i], res[j])
-        if a > tol:
+        if a > min(tol[i], tol[j]):
             out_f.append(f)
             out_r.append(a)
             res[i] -= a

@@ -116,7 +116,8 @@ class MaddPolicy:
     backfill : {"varys", "coflowsim", None, True, False}
         See the module docstring.
     tol_rel : float
-        A residual capacity below ``tol_rel * max capacity`` counts as 0.
+        A port's residual capacity below ``tol_rel`` times its capacity counts as 0 (relative
+        to each port, so that capacities of any ratio are served).
 
     Notes
     -----
@@ -165,7 +166,7 @@ class MaddPolicy:
         self._dstu = np.ascontiguousarray(instance.flow_egress_port, dtype=np.int64)
         self._ptr = np.ascontiguousarray(instance.flow_ptr, dtype=np.int64)
         self._cap = instance.capacity.astype(float)
-        self._tol = self.tol_rel * float(self._cap.max())
+        self._tol = self.tol_rel * self._cap  # per port: relative to what it guards
         (self._grp_ptr, self._grp_lo, self._grp_hi, self._grp_src, self._grp_dst,
          self._gflows) = _pair_groups(instance)
         self._scratch = _k.madd_scratch(F, P, self._grp_lo.size)
@@ -252,7 +253,7 @@ def run_madd_kernel(instance: Instance, rank, *, sebf: bool, backfill: str | Non
         np.ascontiguousarray(instance.flow_ptr, dtype=np.int64),
         np.ascontiguousarray(instance.flow_src, dtype=np.int64),
         np.ascontiguousarray(instance.flow_egress_port, dtype=np.int64),
-        instance.flow_size.astype(float), cap, tol_rel * float(cap.max()), COMPLETION_RTOL,
+        instance.flow_size.astype(float), cap, tol_rel * cap, COMPLETION_RTOL,
         *groups, 50 * (F + K) + 1000, 0.0 if sebf else SNAP_RTOL, *chunks.args())
     if events < 0:  # pragma: no cover - the first coflow of the order always gets capacity
         raise SimulationError(f"MADD kernel stalled after {-events} events")
@@ -303,7 +304,7 @@ def madd(instance: Instance, order, *, backfill="varys", engine: str = "auto",
         :class:`MaddPolicy` in the generic simulator (the reference; same schedule).  ``auto``
         uses the kernel.
     tol_rel : float
-        Residual capacities below ``tol_rel * max capacity`` count as 0.
+        A port's residual capacity below ``tol_rel`` times its capacity counts as 0.
 
     Returns
     -------
