@@ -157,6 +157,11 @@ def schedule_result(instance, schedule, *, algorithm: str, params: dict | None =
     if objective not in SCHEDULE_OBJECTIVES:
         raise InvalidParameterError(
             f"objective must be one of {SCHEDULE_OBJECTIVES}, got {objective!r}")
+    if mode == "exact" and not schedule.exact:
+        # a float algorithm meets capacities and sizes up to rounding; the value certified in
+        # exact mode is that of its exactly feasible snap (coflowopt.simulate.exact_schedule)
+        from .simulate import exact_schedule
+        schedule = exact_schedule(instance, schedule)
     t0 = time.perf_counter()
     if mode == "float" and not schedule.exact and schedule.num_pieces > WINDOWED_VERIFY_PIECES:
         rep = verify_in_windows(instance, schedule, tolerances=tolerances)

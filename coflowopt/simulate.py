@@ -39,7 +39,8 @@ from .instance import Instance
 from .schedule import Schedule
 
 __all__ = ["COMPLETION_RTOL", "RatePolicy", "SimState", "SimulationResult", "simulate",
-           "SimulationError", "RESCHEDULE_EVENTS"]
+           "SimulationError", "RESCHEDULE_EVENTS", "SETTLE_RTOL", "settle_sizes",
+           "exact_schedule"]
 
 #: A flow whose remaining size is <= COMPLETION_RTOL * size is complete.
 COMPLETION_RTOL = 1e-10
@@ -325,8 +326,9 @@ def simulate(instance: Instance, policy: RatePolicy, *, max_events: int | None =
 
     # close nothing: every flow finished at its own end
     if out_f:
-        sched = Schedule(np.concatenate(out_f), np.concatenate(out_s), np.concatenate(out_e),
-                         np.concatenate(out_r), meta={"policy": policy.name})
+        sched = settle_sizes(instance, Schedule(
+            np.concatenate(out_f), np.concatenate(out_s), np.concatenate(out_e),
+            np.concatenate(out_r), meta={"policy": policy.name}))
     else:
         sched = Schedule.empty()
     return SimulationResult(schedule=sched, coflow_completion=cc, flow_completion=fc,
@@ -358,3 +360,179 @@ def _check_allocation(policy, flows, rates, done, released, coflow_of, t):
         i = int(np.flatnonzero(bad)[0])
         raise SimulationError(f"policy {policy.name!r} gave rate {rates[i]} to flow {flows[i]} "
                               f"that is finished or not released at time {t}")
+
+
+# ---------------------------------------------------------------------- finishing a schedule
+#: A flow whose float sum of ``rate x (end - start)`` is off its size by more than this
+#: relative amount gets its rates rescaled by :func:`settle_sizes`.  Below it the difference is
+#: the rounding of the sum itself (a few units in the last place), which only exact arithmetic
+#: can remove (:func:`exact_schedule`); above it, it is what a float event loop leaves behind.
+SETTLE_RTOL = 1e-12
+
+
+def settle_sizes(instance: Instance, schedule: Schedule) -> Schedule:
+    """Rescale the rates of every flow whose pieces do not send its size, so that they do.
+
+    Why: an event loop in float64 stops a flow at an event time ``t``, which is only resolved
+    to one unit in the last place of ``t``; a flow of length ``d`` that ends late in the
+    schedule therefore sends up to ``rate x ulp(t)`` too much or too little (a relative
+    ``ulp(t) / d``: ``3.6e-8`` for a flow of length ``5e-5`` ending at ``t = 9399``), and the
+    completion tolerance (:data:`COMPLETION_RTOL`) leaves up to ``1e-10`` of a size unsent.
+    Scaling that flow's rates by ``size / sent`` makes the amounts right and turns the error
+    into a port overload of the same *amount* of data (at most ``rate x ulp(t)``), which is
+    what the verifier's tolerances bound (``proofs/float-verifier-soundness.md``).  Only flows
+    off by more than :data:`SETTLE_RTOL` are touched, so schedules that are exact to the last
+    bit stay so.
+
+    Parameters
+    ----------
+    instance : Instance
+    schedule : Schedule
+        Float pieces (an exact schedule is returned as it is).
+
+    Returns
+    -------
+    Schedule
+        The same pieces and meta, with rescaled rates where needed (``schedule`` itself when
+        nothing needs it).
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1.0)])])
+    >>> s = Schedule.from_pieces([0], [0.0], [1.0], [1.0 - 1e-10])
+    >>> settle_sizes(inst, s).rate.tolist()
+    [1.0]
+    """
+    if schedule.exact or schedule.num_pieces == 0:
+        return schedule
+    F = instance.num_flows
+    flow, rate = schedule.flow, schedule.rate
+    sent = np.bincount(flow, weights=rate * (schedule.end - schedule.start), minlength=F)
+    size = instance.flow_size.astype(float)
+    off = np.abs(sent - size) > SETTLE_RTOL * size
+    off &= sent > 0  # a flow that sends nothing is not rounding: the verifier's to judge
+    if not off.any():
+        return schedule
+    sel = np.flatnonzero(off[flow])
+    new_rate = rate.copy()
+    new_rate[sel] *= (size / np.where(off, sent, 1.0))[flow[sel]]
+    return Schedule(flow, schedule.start, schedule.end, new_rate, meta=schedule.meta)
+
+
+def exact_schedule(instance: Instance, schedule: Schedule) -> Schedule:
+    """The exactly feasible (Fraction) schedule nearest a float schedule that is feasible up to
+    rounding: what coflowopt reports when asked for exact verification of a float algorithm.
+
+    A float schedule from an event loop meets capacities and sizes only up to rounding: ten
+    rates of 0.1 on a port of capacity 1 sum to ``1 + 5.6e-17`` in exact arithmetic, and a
+    flow sends ``size (1 +- 1e-16)``.  The exact verifier accepts neither.  This function
+    removes exactly those roundings, and nothing else:
+
+    1. every flow's rates are multiplied by ``size / sent`` (exact), so it sends its size;
+    2. on every elementary interval (between consecutive piece boundaries) where a port now
+       carries more than its capacity, ``rho = max_p load_p / c_p > 1``, the interval is
+       stretched by ``rho`` and its rates divided by ``rho`` (each piece sends the same data);
+       later times shift by the accumulated stretch, so every piece starts no earlier than it
+       did (releases hold) and completion times grow by the overloads' durations times their
+       relative size (``1e-16`` relative for rounding).
+
+    Only a schedule that the float verifier accepts is converted: the corrections are then
+    bounded by its tolerances (``proofs/float-verifier-soundness.md``), so a schedule that is
+    wrong by more than rounding is never "repaired" into a feasible one; it is returned as it
+    is, for the exact verifier to reject.  ``meta["exact_snap"]`` records the largest rate
+    rescaling and the largest stretch.
+
+    Pure Python on Fractions, like the exact verifier: for small schedules.
+
+    Parameters
+    ----------
+    instance : Instance
+    schedule : Schedule
+
+    Returns
+    -------
+    Schedule
+        Exact pieces (or ``schedule`` itself if it is already exact or is not accepted in float
+        mode).
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> from coflowopt.verify import verify_schedule
+    >>> inst = Instance.from_coflows([Coflow(f"c{i}", [(0, i, 0.1)]) for i in range(10)])
+    >>> s = Schedule.from_pieces(range(10), [0.0] * 10, [1.0] * 10, [0.1] * 10)
+    >>> verify_schedule(inst, s, mode="exact").ok      # ten float 0.1 exceed 1 by 5.6e-17
+    False
+    >>> x = exact_schedule(inst, s)
+    >>> verify_schedule(inst, x, mode="exact").ok, float(x.end.max()) - 1 < 1e-15
+    (True, True)
+    """
+    from bisect import bisect_left
+    from fractions import Fraction
+
+    from .verify import verify_schedule
+
+    if schedule.exact or schedule.num_pieces == 0:
+        return schedule
+    if not verify_schedule(instance, schedule).ok:
+        return schedule
+    m_in = int(instance.num_ingress)
+    cap = [Fraction(float(c)) for c in instance.capacity.tolist()]
+    size = [Fraction(float(s)) for s in instance.flow_size.tolist()]
+    src = instance.flow_src.tolist()
+    dst = instance.flow_dst.tolist()
+    keep = np.flatnonzero(schedule.rate > 0)
+    pieces = [(f, Fraction(s), Fraction(e), Fraction(r)) for f, s, e, r in
+              zip(schedule.flow[keep].tolist(), schedule.start[keep].tolist(),
+                  schedule.end[keep].tolist(), schedule.rate[keep].tolist())]
+    sent: dict[int, Fraction] = {}
+    for f, s, e, r in pieces:
+        sent[f] = sent.get(f, Fraction(0)) + r * (e - s)
+    scale = {f: size[f] / v for f, v in sent.items()}
+    pieces = [(f, s, e, r * scale[f]) for f, s, e, r in pieces]
+
+    # loads per port, swept over each port's own boundaries; overloaded stretches of time
+    # mark the elementary intervals they cover with their rho
+    times = sorted({t for _, s, e, _ in pieces for t in (s, e)})
+    rho = [Fraction(1)] * max(len(times) - 1, 0)
+    events: dict[int, dict[Fraction, Fraction]] = {}
+    for f, s, e, r in pieces:
+        for p in (src[f], m_in + dst[f]):
+            ev = events.setdefault(p, {})
+            ev[s] = ev.get(s, Fraction(0)) + r
+            ev[e] = ev.get(e, Fraction(0)) - r
+    for p, ev in events.items():
+        load = Fraction(0)
+        ts = sorted(ev)
+        for a, b in zip(ts, ts[1:]):
+            load += ev[a]
+            if load > cap[p]:
+                q = load / cap[p]
+                for j in range(bisect_left(times, a), bisect_left(times, b)):
+                    if q > rho[j]:
+                        rho[j] = q
+    max_rho = max(rho, default=Fraction(1))
+    meta = {**schedule.meta, "exact_snap": {
+        "max_rate_rescale": float(max((abs(v - 1) for v in scale.values()), default=0)),
+        "max_stretch": float(max_rho - 1),
+        "stretched_intervals": sum(1 for q in rho if q > 1)}}
+    if max_rho == 1:
+        out = pieces
+    else:
+        phi = [times[0]]
+        for j, q in enumerate(rho):
+            phi.append(phi[-1] + q * (times[j + 1] - times[j]))
+        pos = {t: j for j, t in enumerate(times)}
+        out = []
+        for f, s, e, r in pieces:
+            # split the piece where the stretch factor changes; one piece where it does not
+            a = pos[s]
+            for j in range(pos[s], pos[e]):
+                if j + 1 == pos[e] or rho[j + 1] != rho[a]:
+                    out.append((f, phi[a], phi[j + 1], r / rho[a]))
+                    a = j + 1
+    return Schedule(np.array([p[0] for p in out], dtype=np.int64),
+                    np.array([p[1] for p in out], dtype=object),
+                    np.array([p[2] for p in out], dtype=object),
+                    np.array([p[3] for p in out], dtype=object), meta=meta)

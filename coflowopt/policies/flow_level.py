@@ -60,7 +60,7 @@ from ..orderings.basic import validate_order
 from ..rates.greedy import fill_in_order
 from ..registry import register
 from ..schedule import Schedule
-from ..simulate import COMPLETION_RTOL, SimState, simulate
+from ..simulate import COMPLETION_RTOL, SimState, settle_sizes, simulate
 from . import _flow_kernel as _fk
 
 __all__ = ["fair", "wss", "priority", "MaxMinPolicy", "PriorityPolicy", "max_min_rates",
@@ -96,9 +96,9 @@ def _max_events(instance: Instance) -> int:
     return 50 * (instance.num_flows + instance.num_coflows) + 1000
 
 
-def _schedule_from_chunks(chunks, meta: dict) -> Schedule:
+def _schedule_from_chunks(instance: Instance, chunks, meta: dict) -> Schedule:
     f, s, e, v = _fk.chunks_to_arrays(chunks)
-    return Schedule(f, s, e, v, meta=meta)
+    return settle_sizes(instance, Schedule(f, s, e, v, meta=meta))
 
 
 # ------------------------------------------------------------------------------ max-min
@@ -182,7 +182,7 @@ def _maxmin(instance: Instance, weights: str, engine: str) -> Schedule:
     if engine == "python":
         return _run_python(instance, MaxMinPolicy(weights), meta)
     chunks, stats, _ = _maxmin_kernel(instance, weights, store=True)
-    return _schedule_from_chunks(chunks, {**meta, **stats})
+    return _schedule_from_chunks(instance, chunks, {**meta, **stats})
 
 
 def _maxmin_kernel(instance: Instance, weights: str, store: bool = True):
@@ -555,5 +555,5 @@ def priority(instance: Instance, *, deadline_first: bool = False, tie_order=None
         COMPLETION_RTOL, _max_events(instance), *chunks.args())
     if events < 0:  # pragma: no cover - the greedy matching always serves some flow
         raise RuntimeError(f"priority kernel stalled after {-events} events")
-    return _schedule_from_chunks(chunks, {**meta, "events": int(events),
+    return _schedule_from_chunks(instance, chunks, {**meta, "events": int(events),
                                           "preemptions": int(preempt)})

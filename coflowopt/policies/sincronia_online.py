@@ -88,7 +88,7 @@ from ..rates._madd_kernel import _grow
 from ..rates.greedy import GreedyPolicy, priority_flow_order
 from ..registry import register
 from ..schedule import Schedule
-from ..simulate import COMPLETION_RTOL, SimState, simulate
+from ..simulate import COMPLETION_RTOL, SimState, settle_sizes, simulate
 
 try:  # numba is a declared dependency; without it the kernel runs (slowly) as Python
     from numba import njit
@@ -882,4 +882,5 @@ def _run_kernel(instance: Instance, pol: SincroniaOnlinePolicy):
                 raise SolverError(f"sincronia-online kernel stalled at time {t}")
             t = t_stop
     f, st_, en, r = (a[:n_out] for a in out)
-    return Schedule(f.copy(), st_.copy(), en.copy(), r.copy()), cc, events
+    return (settle_sizes(instance, Schedule(f.copy(), st_.copy(), en.copy(), r.copy())), cc,
+            events)

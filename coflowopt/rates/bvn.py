@@ -57,6 +57,7 @@ from ..instance import Instance
 from ..orderings.basic import validate_order
 from ..registry import register
 from ..schedule import Schedule
+from ..simulate import settle_sizes
 
 __all__ = ["BvNDecomposition", "bvn_decomposition", "check_decomposition", "bvn",
            "bvn_group_schedule", "max_permutations"]
@@ -341,8 +342,9 @@ class _Builder:
             return Schedule.empty(exact=self.exact)
         f, s, e, r = zip(*self.pieces)
         dt = object if self.exact else float
-        return Schedule(np.asarray(f, dtype=np.int64), np.asarray(s, dtype=dt),
-                        np.asarray(e, dtype=dt), np.asarray(r, dtype=dt), meta=meta)
+        return settle_sizes(self.inst, Schedule(
+            np.asarray(f, dtype=np.int64), np.asarray(s, dtype=dt), np.asarray(e, dtype=dt),
+            np.asarray(r, dtype=dt), meta=meta))
 
 
 def _serve_group(b: _Builder, coflows: Sequence[int], start, backfill_from: Sequence[int]):

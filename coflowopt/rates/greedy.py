@@ -35,7 +35,7 @@ from ..instance import Instance
 from ..orderings.basic import validate_order
 from ..registry import register
 from ..schedule import Schedule
-from ..simulate import COMPLETION_RTOL, SimState, simulate
+from ..simulate import COMPLETION_RTOL, SimState, settle_sizes, simulate
 
 __all__ = ["greedy", "GreedyPolicy", "priority_flow_order", "fill_in_order"]
 
@@ -157,8 +157,8 @@ def _greedy_kernel(instance: Instance, order: np.ndarray, meta: dict) -> Schedul
         1e-12 * cap, COMPLETION_RTOL)
     if events < 0:  # pragma: no cover - greedy is work-conserving, so this cannot happen
         raise RuntimeError("greedy kernel stalled: no future event while coflows remain")
-    return Schedule(rank_to_flow[out_r], out_s, out_e, out_v,
-                    meta={**meta, "events": int(events)})
+    return settle_sizes(instance, Schedule(rank_to_flow[out_r], out_s, out_e, out_v,
+                                           meta={**meta, "events": int(events)}))
 
 
 def fill_in_order(instance: Instance, flows, tol) -> tuple[np.ndarray, np.ndarray]:

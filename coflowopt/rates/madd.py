@@ -60,7 +60,7 @@ from ..instance import Instance
 from ..orderings.basic import validate_order
 from ..registry import register
 from ..schedule import Schedule
-from ..simulate import SimState, simulate
+from ..simulate import SimState, settle_sizes, simulate
 from . import _madd_kernel as _k
 from ._pieces import PieceChunks, chunks_to_arrays
 
@@ -258,8 +258,9 @@ def run_madd_kernel(instance: Instance, rank, *, sebf: bool, backfill: str | Non
     if events < 0:  # pragma: no cover - the first coflow of the order always gets capacity
         raise SimulationError(f"MADD kernel stalled after {-events} events")
     out_f, out_s, out_e, out_v = chunks_to_arrays(chunks)
-    return Schedule(out_f, out_s, out_e, out_v,
-                    meta={**(meta or {}), "events": int(events), "policy_calls": int(calls)})
+    return settle_sizes(instance, Schedule(
+        out_f, out_s, out_e, out_v,
+        meta={**(meta or {}), "events": int(events), "policy_calls": int(calls)}))
 
 
 def _run_python(instance: Instance, policy: MaddPolicy, meta: dict) -> Schedule:
