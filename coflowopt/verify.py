@@ -883,29 +883,36 @@ def dilated_witness(instance, schedule, *, tolerances: Tolerances | None = None)
     """The exactly feasible schedule that the soundness theorem promises for a float-accepted
     schedule, built in exact arithmetic (the proof's construction, run).
 
-    Cut time at every piece boundary.  On each elementary interval ``I_j`` let ``rho_j =
-    max(1 + capacity_rtol, max_p L_p / c_p)`` with the exact loads ``L_p``, and let ``mu =
-    max(1, max_f size_f / sent_f)`` (exact).  Time after the earliest release ``T0`` is
-    stretched by ``mu rho_j`` on ``I_j`` and every rate ``r`` becomes ``r / rho_j``; every flow
-    then sends ``mu`` times what it sent, and each flow's rates are scaled down by
-    ``size_f / (mu sent_f)`` so that it sends exactly its size.  Loads are ``L_p / rho_j <=
-    c_p``; every piece starts no earlier than it did (the stretch is at least 1), so releases
-    hold; completions move from ``C`` to ``phi(C)`` with ``phi(C) - T0 <= dilation (C - T0)``
-    (``proofs/float-verifier-soundness.md``).
+    1. Every flow's rates are multiplied by ``tau_f = size_f / sent_f`` (exact), so it sends
+       exactly its size.
+    2. Time is cut at every piece boundary.  On each elementary interval ``I_j`` where a port
+       then carries more than its capacity, ``rho_j = max_p L_p / c_p > 1``, the interval is
+       stretched by ``rho_j`` and its rates divided by ``rho_j`` (each piece sends the same
+       data); later times shift by the accumulated stretch.  Every piece starts no earlier than
+       it did (releases hold); a piece whose stretch does not change stays one piece.
 
-    Pure Python on Fractions: for small schedules (tests, certificates of single results).
+    Loads are then ``<= c_p`` exactly and completions move from ``C`` to ``phi(C)`` with
+    ``phi(C) - T0 <= dilation (C - T0)`` (``proofs/float-verifier-soundness.md``): only the
+    roundings a float schedule carries are removed, so its exact value is its float value up to
+    that factor.  A schedule the float verifier rejects has no witness.
+
+    Pure Python on Fractions: for small and medium schedules (tests, exact certificates of
+    single results).
 
     Parameters
     ----------
     instance : Instance
     schedule : Schedule
-        A schedule accepted by :func:`verify_schedule` in float mode with ``tolerances``.
+        A float schedule accepted by :func:`verify_schedule` in float mode with ``tolerances``
+        (an exact schedule is returned as it is, with factor 1).
     tolerances : Tolerances, optional
 
     Returns
     -------
     witness : Schedule
-        Exact (Fraction) pieces; :func:`verify_schedule` ``(mode="exact")`` accepts it.
+        Exact (Fraction) pieces, accepted by :func:`verify_schedule` ``(mode="exact")``;
+        ``meta["exact_snap"]`` records the largest rate rescaling ``|tau_f - 1|``, the largest
+        stretch ``rho_j - 1`` and the number of stretched intervals.
     factor : Fraction
         ``max_k (phi(C_k) - T0) / (C_k - T0)`` over the coflows with ``C_k > T0``.
 
@@ -925,8 +932,12 @@ def dilated_witness(instance, schedule, *, tolerances: Tolerances | None = None)
     >>> verify_schedule(inst, w, mode="exact").ok, float(factor) < 1 + 2e-9
     (True, True)
     """
+    from bisect import bisect_left
+
     from .schedule import Schedule
 
+    if schedule.exact:
+        return schedule, Fraction(1)
     tol = tolerances or Tolerances()
     rep = verify_schedule(instance, schedule, tolerances=tol)
     if not rep.ok:
@@ -935,47 +946,62 @@ def dilated_witness(instance, schedule, *, tolerances: Tolerances | None = None)
     inst = instance
     m_in = len(inst.ingress_capacity)
     cap = [_frac(c) for c in _caps(inst).tolist()]
-    size = [_frac(s) for s in inst.flow_size.tolist()]
+    size = [_frac(x) for x in inst.flow_size.tolist()]
+    src, dst = inst.flow_src.tolist(), inst.flow_dst.tolist()
     t0 = min((_frac(r) for r in inst.release.tolist()), default=Fraction(0))
-    pieces = [(f, _frac(s), _frac(e), _frac(r)) for f, s, e, r in
-              zip(schedule.flow.tolist(), schedule.start.tolist(), schedule.end.tolist(),
-                  schedule.rate.tolist()) if r > 0]
-    times = sorted({t for _, s, e, _ in pieces for t in (s, e)})
+    keep = np.flatnonzero(schedule.rate > 0)
+    pieces = [(f, _frac(a), _frac(b), _frac(r)) for f, a, b, r in
+              zip(schedule.flow[keep].tolist(), schedule.start[keep].tolist(),
+                  schedule.end[keep].tolist(), schedule.rate[keep].tolist())]
+    # 1. every flow sends its size
+    sent: dict[int, Fraction] = {}
+    for f, a, b, r in pieces:
+        sent[f] = sent.get(f, Fraction(0)) + r * (b - a)
+    tau = {f: size[f] / v for f, v in sent.items()}
+    pieces = [(f, a, b, r * tau[f]) for f, a, b, r in pieces]
+    # 2. loads per port, swept over each port's own boundaries; an overloaded stretch of time
+    # marks the elementary intervals it covers with its rho
+    times = sorted({t for _, a, b, _ in pieces for t in (a, b)})
+    rho = [Fraction(1)] * max(len(times) - 1, 0)
+    events: dict[int, dict[Fraction, Fraction]] = {}
+    for f, a, b, r in pieces:
+        for p in (src[f], m_in + dst[f]):
+            ev = events.setdefault(p, {})
+            ev[a] = ev.get(a, Fraction(0)) + r
+            ev[b] = ev.get(b, Fraction(0)) - r
+    for p, ev in events.items():
+        load = Fraction(0)
+        ts = sorted(ev)
+        for a, b in zip(ts, ts[1:]):
+            load += ev[a]
+            if load > cap[p]:
+                q = load / cap[p]
+                for j in range(bisect_left(times, a), bisect_left(times, b)):
+                    rho[j] = max(rho[j], q)
+    # phi: identity up to the first boundary, then stretched by rho_j on each interval
+    phi = times[:1]
+    for j, q in enumerate(rho):
+        phi.append(phi[-1] + q * (times[j + 1] - times[j]))
     pos = {t: j for j, t in enumerate(times)}
-    n = max(len(times) - 1, 0)
-    loads = [dict() for _ in range(n)]
-    sent = [Fraction(0)] * inst.num_flows
-    for f, s, e, r in pieces:
-        sent[f] += r * (e - s)
-        for j in range(pos[s], pos[e]):
-            for p in (int(inst.flow_src[f]), m_in + int(inst.flow_dst[f])):
-                loads[j][p] = loads[j].get(p, Fraction(0)) + r
-    mu = max([Fraction(1)] + [size[f] / sent[f] for f in range(inst.num_flows) if sent[f]])
-    base = 1 + _frac(tol.capacity_rtol)
-    rho = [max([base] + [load / cap[p] for p, load in lj.items()]) for lj in loads]
-    # phi at every boundary: identity up to T0 (nothing positive is sent before it), then
-    # stretched by mu rho_j on each interval
-    phi = []
-    for j, t in enumerate(times):
-        if t <= t0 or j == 0:
-            phi.append(t)
-        else:
-            a = max(times[j - 1], t0)
-            phi.append(phi[-1] + mu * rho[j - 1] * (t - a) + (a - times[j - 1]))
-    out_f, out_s, out_e, out_r = [], [], [], []
-    for f, s, e, r in pieces:
-        trim = size[f] / (mu * sent[f])
-        for j in range(pos[s], pos[e]):
-            out_f.append(f)
-            out_s.append(phi[j])
-            out_e.append(phi[j + 1])
-            out_r.append(r / rho[j] * trim)
-    witness = Schedule(np.array(out_f, dtype=np.int64), np.array(out_s, dtype=object),
-                       np.array(out_e, dtype=object), np.array(out_r, dtype=object))
+    out = []
+    for f, a, b, r in pieces:
+        # split a piece where the stretch changes; one piece where it does not
+        i = pos[a]
+        for j in range(pos[a], pos[b]):
+            if j + 1 == pos[b] or rho[j + 1] != rho[i]:
+                out.append((f, phi[i], phi[j + 1], r / rho[i]))
+                i = j + 1
+    meta = {**schedule.meta, "exact_snap": {
+        "max_rate_rescale": float(max((abs(v - 1) for v in tau.values()), default=0)),
+        "max_stretch": float(max(rho, default=Fraction(1)) - 1),
+        "stretched_intervals": sum(1 for q in rho if q > 1)}}
+    witness = Schedule(np.array([o[0] for o in out], dtype=np.int64),
+                       np.array([o[1] for o in out], dtype=object),
+                       np.array([o[2] for o in out], dtype=object),
+                       np.array([o[3] for o in out], dtype=object), meta=meta)
     factor = Fraction(1)
-    cc_old = rep.coflow_completion
-    for k in range(inst.num_coflows):
-        c = _frac(cc_old[k])
+    for c in rep.coflow_completion.tolist():
+        c = _frac(c)
         if c > t0:
             factor = max(factor, (phi[pos[c]] - t0) / (c - t0))
     return witness, factor
