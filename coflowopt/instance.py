@@ -124,7 +124,7 @@ class Instance:
                 bad("there must be at least one port", name)
             badc = np.flatnonzero(~(np.isfinite(cap) & (cap > 0)))
             if badc.size:
-                bad(f"capacity must be a finite number > 0, got {cap[badc[0]]!r}",
+                bad(f"capacity must be a finite number > 0, got {float(cap[badc[0]])!r}",
                     f"{name}[{badc[0]}]")
         K = len(self.coflow_ids)
         if K == 0:
@@ -143,17 +143,17 @@ class Instance:
             seen[cid] = k
         w = np.flatnonzero(~(np.isfinite(self.weight) & (self.weight >= 0)))
         if w.size:
-            bad(f"weight must be a finite number >= 0, got {self.weight[w[0]]!r}",
+            bad(f"weight must be a finite number >= 0, got {float(self.weight[w[0]])!r}",
                 f"coflows[{w[0]}].weight")
         r = np.flatnonzero(~(np.isfinite(self.release) & (self.release >= 0)))
         if r.size:
-            bad(f"release must be a finite number >= 0, got {self.release[r[0]]!r}",
+            bad(f"release must be a finite number >= 0, got {float(self.release[r[0]])!r}",
                 f"coflows[{r[0]}].release")
         has_d = ~np.isnan(self.deadline)
         d = np.flatnonzero(has_d & ~(np.isfinite(self.deadline) & (self.deadline > self.release)))
         if d.size:
-            bad(f"deadline must be a finite time after the release {self.release[d[0]]!r}, "
-                f"got {self.deadline[d[0]]!r} (deadlines are absolute times)",
+            bad(f"deadline must be a finite time after the release {float(self.release[d[0]])!r}, "
+                f"got {float(self.deadline[d[0]])!r} (deadlines are absolute times)",
                 f"coflows[{d[0]}].deadline")
         ptr = self.flow_ptr
         F = self.flow_size.shape[0]
@@ -178,7 +178,7 @@ class Instance:
         s = np.flatnonzero(~(np.isfinite(self.flow_size) & (self.flow_size > 0)))
         if s.size:
             i = s[0]
-            bad(f"flow size must be a finite number > 0, got {self.flow_size[i]!r}",
+            bad(f"flow size must be a finite number > 0, got {float(self.flow_size[i])!r}",
                 f"coflows[{k_of[i]}].flows[{pos[i]}][2]")
         self._validate_limits(bad, k_of, pos)
 

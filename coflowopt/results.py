@@ -34,7 +34,15 @@ from .verify import Tolerances, VerificationReport, verify_in_windows, verify_sc
 WINDOWED_VERIFY_PIECES = 1 << 22
 
 __all__ = ["Result", "KINDS", "OBJECTIVES", "SCHEDULE_OBJECTIVES", "DEADLINE_OBJECTIVES",
-           "OBJECTIVE_SENSE", "schedule_result", "ratio"]
+           "OBJECTIVE_SENSE", "OPTIMALITY_RTOL", "within_optimality_tolerance", "relative_gap",
+           "schedule_result", "ratio"]
+
+#: The documented optimality tolerance (proofs/completion-order-lp-exact.md, "What optimal
+#: means"): a result is labelled ``optimal`` only when its verified value and its proven bound
+#: differ by at most this fraction of the value.  Relative only (no absolute floor), so the label
+#: does not depend on the instance's units.  A method's own looser ``rtol`` (a search that prunes
+#: harder) yields ``feasible`` with the gap stated, never ``optimal``.
+OPTIMALITY_RTOL = 1e-9
 
 KINDS = ("lower_bound", "feasible", "optimal")
 #: Objectives of schedules (minimised): sum_k w_k C_k and sum_k w_k (C_k - r_k).
@@ -46,6 +54,31 @@ OBJECTIVES = SCHEDULE_OBJECTIVES + DEADLINE_OBJECTIVES
 #: "min" or "max" for each objective.
 OBJECTIVE_SENSE = {**{o: "min" for o in SCHEDULE_OBJECTIVES},
                    **{o: "max" for o in DEADLINE_OBJECTIVES}}
+
+
+def relative_gap(value, bound, sense: str = "min") -> float:
+    """The gap between a verified ``value`` and a proven ``bound``, relative to the value
+    (``sense="min"``: ``(value - bound) / |value|``; ``"max"``: ``(bound - value) / |bound|``).
+
+    0 when both are 0; ``inf`` when the reference is 0 and the other is not.
+    """
+    v, b = (value, bound) if sense == "min" else (bound, value)
+    diff = v - b
+    if v == 0:
+        return 0.0 if diff == 0 else math.inf
+    return float(diff / abs(v)) if isinstance(diff, Fraction) else float(diff) / abs(float(v))
+
+
+def within_optimality_tolerance(value, bound, sense: str = "min") -> bool:
+    """True when ``value`` (verified) is within :data:`OPTIMALITY_RTOL` of ``bound`` (proven).
+
+    Compared in exact arithmetic when both are fractions (or floats, converted exactly), so the
+    label never depends on rounding: ``(value - bound) <= OPTIMALITY_RTOL * |value|`` for a
+    minimisation.
+    """
+    v, b = (Fraction(value), Fraction(bound)) if sense == "min" else \
+        (Fraction(bound), Fraction(value))
+    return v - b <= Fraction(OPTIMALITY_RTOL) * abs(v)
 
 
 def _num(x):

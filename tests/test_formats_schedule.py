@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -317,18 +318,23 @@ def test_npz_valid_fixture_reads(tmp_path):
     assert read_schedule(tmp_path / "s.npz", INST).flow.tolist() == [0, 2]
 
 
-@pytest.mark.parametrize("content", [b"not a zip file", b""])
-def test_npz_not_readable(tmp_path, content):
+@pytest.mark.parametrize("content,rule", [
+    (b"not a zip file", "this is a text file, expected a .npz archive"),
+    (b"", "this is an empty file, expected a .npz archive"),
+    (b"\x93NUMPY\x01\x00", "this is a single NumPy array (.npy), expected a .npz archive"),
+    (b"PK\x03\x04 truncated", "not a readable .npz archive"),
+])
+def test_npz_not_readable(tmp_path, content, rule):
     p = tmp_path / "s.npz"
     p.write_bytes(content)
-    with pytest.raises(InvalidScheduleError, match="not a readable .npz"):
+    with pytest.raises(InvalidScheduleError, match=re.escape(rule)):
         read_schedule(p, INST)
 
 
 def test_npz_pickled_objects_refused(tmp_path):
     p = tmp_path / "s.npz"
     np.savez(p, **_npz_arrays(rate=np.array([1.0, Fraction(1, 3)], dtype=object)))
-    with pytest.raises(InvalidScheduleError, match="without pickled objects"):
+    with pytest.raises(InvalidScheduleError, match="holds Python objects"):
         read_schedule(p, INST)
 
 

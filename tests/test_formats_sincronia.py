@@ -76,7 +76,7 @@ ERRORS = {
     "size zero": (H + "0 0 2 1 2 0 0 1 0 1 0\n", 2, "flows[1].size", "must be > 0"),
     "size negative": (H + "0 0 1 1 1 0 0 -3\n", 2, "flows[0].size", "must be > 0"),
     "size NaN": (H + "0 0 1 1 1 0 0 nan\n", 2, "flows[0].size", "decimal number"),
-    "size inf": (H + "0 0 1 1 1 0 0 1e400\n", 2, "flows[0].size", "must be finite"),
+    "size inf": (H + "0 0 1 1 1 0 0 1e400\n", 2, "flows[0].size", "beyond float64's range"),
     "size not a number": (H + "0 0 1 1 1 0 0 big\n", 2, "flows[0].size", "decimal number"),
     "duplicate id": ("4 2\n3 0 1 1 1 0 0 1\n3 0 1 1 1 0 0 1\n", 3, "coflow_id",
                      "duplicate coflow id '3' (first used on line 2)"),

@@ -59,7 +59,7 @@ import numpy as np
 from ..exceptions import InvalidParameterError
 from ..instance import Instance
 from ..registry import register
-from ..results import Result
+from ..results import OPTIMALITY_RTOL, Result, relative_gap, within_optimality_tolerance
 from ..formulations.highs import HighsModel, highs_version
 from ..verify import verify_schedule
 from .order_lp import (EVENT_LP_OPTIONS, EventLPSolution, PairData, build_event_lp,
@@ -69,11 +69,14 @@ from .subset_bounds import ROUNDING_RTOL, SubsetBounds
 
 __all__ = ["bnb", "BnBStats", "DEFAULT_RTOL"]
 
-#: Default relative optimality tolerance: ``optimal`` means ``UB - LB <= rtol * UB`` with LB
-#: proven (safe dual bounds) and UB the verified schedule's value.
-DEFAULT_RTOL = 1e-9
-#: Absolute tolerance floor (for objectives near 0).
-DEFAULT_ATOL = 1e-12
+#: Default relative pruning tolerance: a node is closed when its bound is within ``rtol * UB`` of
+#: the incumbent.  It is also the documented optimality tolerance
+#: (:data:`coflowopt.results.OPTIMALITY_RTOL`): a looser ``rtol`` prunes harder and yields
+#: ``feasible`` with the gap stated unless the proven gap is still within that tolerance.
+DEFAULT_RTOL = OPTIMALITY_RTOL
+#: Absolute pruning floor, 0 by default: an absolute tolerance would make the search (and the
+#: label) depend on the instance's units.
+DEFAULT_ATOL = 0.0
 
 
 @dataclass
@@ -156,6 +159,10 @@ class _Search:
             if g >= 0:
                 self.group_mask[g] |= 1 << i
         self.inc = _Incumbent()
+        # a certified bound on OPT from coflowopt.bounds (set by bnb before the search): every
+        # region's minimum is >= OPT >= seed, so it may replace any smaller closing bound
+        self.seed = -math.inf
+        self.seed_exact: Fraction | None = None
         self.closed_min = math.inf     # min bound over pruned nodes and solved leaves
         self.tight: list[tuple[float, tuple]] = []   # (bound, provenance) near the incumbent
         self.open_min_at_stop = math.inf
@@ -284,6 +291,8 @@ class _Search:
     def record(self, bound: float, prov: tuple) -> None:
         """Close a region with a proven bound; keep its provenance when it might be tight
         (within 1e-6 of the incumbent), for the exact proof after the search."""
+        if bound < self.seed:
+            bound, prov = self.seed, ("seed",)
         self.closed_min = min(self.closed_min, bound)
         ub = self.inc.value
         if not math.isfinite(ub) or bound < ub + 1e-6 * abs(ub) + 1e-9:
@@ -301,13 +310,17 @@ class _Search:
             self.complete = True
             return
         root_bound = self.safe(self.sb.dpb(full))
+        root_prov: tuple = ("chain", full, pd.num_groups, root_suffix)
+        if self.seed > root_bound:
+            root_bound, root_prov = self.seed, ("seed",)
         self.stats.root_bound = root_bound
         heap: list = []
         # node = (U mask, rho, suffix codes, chain bound, lp_done, provenance of the bound);
         # provenance: ("chain", U, rho, suffix) = DPB(U) + chain of the suffix,
-        # ("lp", U, solution) = DPB(U) + the node LP's certified bound
+        # ("lp", U, solution) = DPB(U) + the node LP's certified bound, ("seed",) = the
+        # certified bound of coflowopt.bounds (a bound on OPT, so on every region)
         self.push(heap, root_bound, 0, (full, pd.num_groups, root_suffix, 0.0, False,
-                                        ("chain", full, pd.num_groups, root_suffix)))
+                                        root_prov))
         members = self.members.tolist()
         while heap:
             if self.time_left() <= 0:
@@ -448,6 +461,8 @@ class _Search:
                     return None
                 lp = lp_exact(prov[2])
                 return None if lp is None else esb.dpb(prov[1]) + lp
+            if kind == "seed":
+                return self.seed_exact
             if kind == "leaf":
                 cands = [lp_exact(prov[1]), value(prov[2])]
                 cands = [c for c in cands if c is not None]

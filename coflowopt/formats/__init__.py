@@ -15,6 +15,7 @@ through :func:`read_schedule` / :func:`write_schedule`.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -72,6 +73,8 @@ def detect_format(path: str | Path) -> str:
     """
     p = str(path)
     if p.lower().endswith(".json"):
+        if os.path.isdir(p):
+            return "json"  # the reader names what it got
         try:
             with open(p, encoding="utf-8", errors="replace") as fh:
                 head = fh.read(_SNIFF_BYTES)

@@ -70,6 +70,12 @@ _LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
 
 
 # ---------------------------------------------------------------------------------- shared helpers
+def _shorten(text: str, most: int = 60) -> str:
+    """``text``, or its two ends around an ellipsis: a message stays one short line whatever
+    a token holds."""
+    return text if len(text) <= most else f"{text[:most // 2]}...{text[-10:]}"
+
+
 class _Line:
     """Where we are in a trace file, and strict token parsers that raise naming that place."""
 
@@ -85,7 +91,10 @@ class _Line:
     def uint(self, tok: str, field: str, *, minimum: int = 0) -> int:
         """A non-negative decimal integer token (digits only: no sign, no underscores)."""
         if not (tok.isascii() and tok.isdigit()):
-            self.bad(f"must be a non-negative integer, got {tok!r}", field)
+            self.bad(f"must be a non-negative integer, got {_shorten(tok)!r}", field)
+        if len(tok.lstrip("0")) > len(str(MAX_EXACT_INT)):  # before int(): no long conversion
+            self.bad(f"an integer of {len(tok.lstrip('0'))} digits is too large (at most "
+                     "2**53, so that it is exact as a float64)", field)
         v = int(tok)
         if v < minimum:
             self.bad(f"must be >= {minimum}, got {v}", field)
@@ -114,7 +123,7 @@ class _Line:
         if not _FLOATS_RE.fullmatch(" ".join(toks)):
             for j, t in enumerate(toks):
                 if not _FLOAT_RE.fullmatch(t):
-                    self.bad(f"size must be a decimal number, got {t!r}", field_fmt.format(j))
+                    self.bad(f"size must be a decimal number, got {_shorten(t)!r}", field_fmt.format(j))
         arr = np.fromiter(map(float, toks), dtype=float, count=len(toks))
         ok = np.isfinite(arr) & ((arr >= 0) if allow_zero else (arr > 0))
         bad = np.flatnonzero(~ok)
@@ -122,11 +131,12 @@ class _Line:
             j = int(bad[0])
             v = arr[j]
             if not np.isfinite(v):
-                rule = f"size must be finite, got {toks[j]!r}"
+                rule = (f"size must be a finite number; {_shorten(toks[j])!r} is beyond "
+                        "float64's range")
             elif v == 0:
-                rule = f"size must be > 0, got {toks[j]!r} (zero-size flows are not allowed)"
+                rule = f"size must be > 0, got {_shorten(toks[j])!r} (zero-size flows are not allowed)"
             else:
-                rule = f"size must be {'>= 0' if allow_zero else '> 0'}, got {toks[j]!r}"
+                rule = f"size must be {'>= 0' if allow_zero else '> 0'}, got {_shorten(toks[j])!r}"
             self.bad(rule, field_fmt.format(j))
         return arr
 
@@ -155,10 +165,11 @@ def _check_units(capacity: float, time_unit_ms: float) -> None:
     for name, v in (("capacity", capacity), ("time_unit_ms", time_unit_ms)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not (
                 math.isfinite(v) and v > 0):
-            raise InvalidParameterError(f"{name} must be a finite number > 0, got {v!r}")
+            raise InvalidParameterError(f"{name} (--{name.replace('_', '-')} on the command "
+                                        f"line) must be a finite number > 0, got {v!r}")
     rule = limits.value_rule(float(capacity), "capacity")
     if rule:
-        raise InvalidParameterError(f"capacity {rule}")
+        raise InvalidParameterError(f"capacity (--capacity on the command line) {rule}")
     # time_unit_ms only divides arrivals; the releases it gives are checked line by line
 
 
@@ -496,7 +507,7 @@ def read_coflow_benchmark(path: str | Path, *, capacity: float = 1.0,
         for j, p in enumerate(pairs):
             if len(p) != 2:
                 where.bad(f"a reducer field must be 'location:MB' with one colon, got "
-                          f"{rtoks[j]!r}", f"reducers[{j}]")
+                          f"{_shorten(rtoks[j])!r}", f"reducers[{j}]")
         rloc = where.ports([p[0] for p in pairs], "reducers[{}].location", num_ports)
         where.distinct(rloc, "reducers[{}].location", "reducer location",
                        "the format has at most one reducer per rack (coflowsim would merge them)")

@@ -22,6 +22,7 @@ reads back to the same float64, so write -> read is exact.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -104,6 +105,15 @@ def instance_from_dict(doc: Any, *, file: str | None = None) -> Instance:
             f"{FORMAT_VERSION}", "version")
 
     def num(v, fld):
+        # the two ways a JSON number leaves float64, named as such (not as "inf" or as a
+        # 400-digit integer): a literal like 1e999, which json reads as infinity, and a long
+        # integer
+        if type(v) is float and not math.isfinite(v):
+            bad("must be a finite number (a literal beyond float64's range, such as 1e999, "
+                "reads as infinity)", fld)
+        if type(v) is int and v.bit_length() > 128:
+            bad(f"an integer of {len(str(abs(v)))} digits is beyond coflowopt.limits' ranges",
+                fld)
         try:
             return strict_float(v, fld)
         except ValueError as e:

@@ -44,6 +44,7 @@ import math
 import os
 import re
 import zipfile
+import zlib
 from fractions import Fraction
 from itertools import chain, pairwise
 from pathlib import Path
@@ -314,6 +315,8 @@ def schedule_from_dict(doc: Any, instance: Instance, *, file: str | None = None,
 
     if not isinstance(doc, dict):
         bad("the document must be a JSON object", "(top level)")
+    if doc.get("format") == "coflowopt-instance":
+        bad(f"this is an instance document, expected a {FORMAT_NAME!r} document", "format")
     _check_keys(doc, _TOP_KEYS, "(top level)", bad)
     if doc["format"] != FORMAT_NAME:
         hint = " (this is an instance document)" if doc["format"] == "coflowopt-instance" else ""
@@ -1161,11 +1164,14 @@ def read_schedule_npz(path: str | Path, instance: Instance) -> Schedule:
     def bad(rule: str, fld: str | None = None) -> NoReturn:
         raise InvalidScheduleError(rule, file=file, field=fld)
 
+    expect_kind(path, ("zip",), f"a .npz archive of schedule pieces ({PIECES_FORMAT_NAME})",
+                InvalidScheduleError)
     try:
-        with np.load(path, allow_pickle=False) as z:
-            data = {k: z[k] for k in z.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
-        bad(f"not a readable .npz file without pickled objects ({e})")
+        data = _load_npz_members(path, bad)
+    except InvalidScheduleError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as e:
+        bad(f"not a readable .npz archive ({_shorten(str(e), 120)})")
     _check_keys(data, _NPZ_SCALARS + _NPZ_INDEX + _NPZ_VALUES, "(arrays)", bad)
 
     def scalar(name: str, kinds: str):
@@ -1202,6 +1208,11 @@ def read_schedule_npz(path: str | Path, instance: Instance) -> Schedule:
             nonfinite = np.flatnonzero(~np.isfinite(a))
             if nonfinite.size:
                 bad(f"must be finite, got {a[nonfinite[0]]!r}", f"{name}[{nonfinite[0]}]")
+            kind = "rate" if name == "rate" else "schedule_time"
+            i = limits.first_out_of_range(a, kind)
+            if i is not None:
+                bad(f"{'time' if kind == 'schedule_time' else kind} "
+                    f"{limits.value_rule(float(a[i]), kind)}", f"{name}[{i}]")
         else:
             a = a.astype(np.int64)
         cols[name] = a
@@ -1223,6 +1234,75 @@ def read_schedule_npz(path: str | Path, instance: Instance) -> Schedule:
             f"{instance.flow_ptr[c[i]] + p[i]}", f"flow[{i}]")
     return Schedule(f, cols["start"], cols["end"], cols["rate"],
                     meta={"source_file": file, "source_format": PIECES_FORMAT_NAME})
+
+
+#: deflate expands at most 1032:1 (RFC 1951: a 258-byte match costs at least 2 bits), so a
+#: member declaring more uncompressed bytes than this times its compressed bytes is lying
+_DEFLATE_MAX_RATIO = 1032
+#: most members an .npz schedule may hold (it has 10)
+_NPZ_MAX_MEMBERS = 64
+#: bytes read at a time from a member
+_NPZ_CHUNK = 1 << 24
+
+
+def _load_npz_members(path: str | Path, bad) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` archive, each checked against the archive before it is
+    allocated.
+
+    ``np.load`` trusts every member's ``.npy`` header: a 1 kB file that declares a
+    1e11-element array makes it allocate 745 GiB before it finds the data missing.  Here each
+    member's declared shape and dtype must account for exactly the bytes the archive declares
+    for it, those bytes must fit the file (or what deflate can expand it to), a 1-d array may
+    have at most :data:`~coflowopt.limits.MAX_PIECES` entries, object arrays (pickles) are
+    refused, and the data is read a chunk at a time, so memory follows the bytes actually
+    present.
+    """
+    file_size = os.path.getsize(path)
+    out: dict[str, np.ndarray] = {}
+    with zipfile.ZipFile(path) as zf:
+        infos = zf.infolist()
+        if len(infos) > _NPZ_MAX_MEMBERS:
+            bad(f"the archive holds {len(infos)} members; a schedule has "
+                f"{len(_NPZ_SCALARS + _NPZ_INDEX + _NPZ_VALUES)}")
+        for info in infos:
+            name = info.filename
+            key = name[:-4] if name.endswith(".npy") else name
+            if not name.endswith(".npy") or key in out:
+                bad(f"member {_shorten(name)!r} is not one .npy array per name", "(arrays)")
+            if info.compress_size > file_size or (
+                    info.compress_type == zipfile.ZIP_STORED
+                    and info.file_size != info.compress_size) or \
+                    info.file_size > _DEFLATE_MAX_RATIO * info.compress_size + 1024:
+                bad(f"the archive declares {info.file_size} bytes for this member from "
+                    f"{info.compress_size} stored bytes in a {file_size}-byte file: more than "
+                    "the file can hold", key)
+            with zf.open(info) as fh:
+                version = np.lib.format.read_magic(fh)
+                if version not in ((1, 0), (2, 0)):
+                    bad(f".npy format version {version} (coflowopt writes 1.0)", key)
+                reader = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                          else np.lib.format.read_array_header_2_0)
+                shape, fortran, dtype = reader(fh)
+                if dtype.hasobject:
+                    bad("holds Python objects (pickles), which are never loaded", key)
+                count = math.prod(shape)  # Python ints: no overflow whatever is declared
+                nbytes = count * dtype.itemsize
+                held = info.file_size - fh.tell()
+                if nbytes != held:
+                    bad(f"declares shape {shape} of {dtype} ({nbytes} bytes) but the archive "
+                        f"holds {held} bytes for it", key)
+                if count > limits.MAX_PIECES:
+                    bad(limits.count_rule("entries", count, limits.MAX_PIECES, "MAX_PIECES"),
+                        key)
+                buf = bytearray()
+                while len(buf) < nbytes:
+                    chunk = fh.read(min(_NPZ_CHUNK, nbytes - len(buf)))
+                    if not chunk:
+                        bad(f"truncated: {len(buf)} of the {nbytes} declared bytes", key)
+                    buf += chunk
+            out[key] = np.frombuffer(buf, dtype=dtype).reshape(shape,
+                                                              order="F" if fortran else "C")
+    return out
 
 
 # ---------------------------------------------------------------------------------- dispatch

@@ -1,0 +1,600 @@
+"""The malformed-input corpus: generate it, and run it through the command line.
+
+Every case is a file (or a directory) derived deterministically from three valid seeds -- a
+2-coflow instance in each of the three instance formats, and a valid schedule of it in both
+schedule formats -- plus the ``coflowopt`` command that reads it: ``coflowopt info`` for the
+instance readers (instance JSON, coflow-benchmark, Sincronia) and ``coflowopt verify SEED
+FILE`` for the schedule readers (schedule JSON, schedule ``.npz``).  The cases cover
+truncations, wrong types, NaN / infinities / -0 / 1e308 / subnormal / negative numbers, values
+just outside :mod:`coflowopt.limits`, huge declared counts and shapes, long fractions and
+integers, wrong kinds of file (directories, empty and binary files, ``.npy`` and ``.npz`` files,
+an instance where a schedule belongs and the reverse), bad UTF-8, deep nesting and duplicate
+ids or keys; and a few valid files (the seeds, and values at the edges of the ranges) as
+controls.
+
+The contract checked for every case (:func:`check`): the process exits 2 with exactly one line
+on standard error that names the file (or the flag) and the rule and holds no traceback, or it
+exits 0 or 1 with a JSON verdict on standard output -- within :data:`TIMEOUT` seconds -- and, where
+a case says what it expects (an error, a rejection, an acceptance, words of the message), that.
+
+Usage::
+
+    python tests/malformed_corpus.py generate DIR      # writes DIR/manifest.json and the files
+    python tests/malformed_corpus.py run DIR           # runs every case, prints a JSON summary
+
+``run`` forks one child process per case from a warm parent (so each case is a real process with
+its own exit code, standard streams and time limit, without paying the interpreter start-up each
+time); ``tests/test_malformed_corpus.py`` runs it and, in addition, a sample of cases through the
+installed ``coflowopt`` console script as a user would.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+#: seconds a case may take (the slowest case takes well under one)
+TIMEOUT = 5.0
+
+READERS = ("instance-json", "coflow-benchmark", "sincronia", "schedule-json", "schedule-npz")
+
+# ------------------------------------------------------------------------------------ seeds
+SEED_INSTANCE = (
+    '{"format": "coflowopt-instance", "version": 1, "ingress": [1, 1], "egress": [1, 1], '
+    '"coflows": [\n'
+    '  {"id": "A", "weight": 1, "release": 0, "deadline": null, '
+    '"flows": [[0, 0, 2], [1, 1, 1]]},\n'
+    '  {"id": "B", "weight": 2, "release": 1, "deadline": null, "flows": [[1, 0, 3]]}\n'
+    ']}\n')
+# by hand: A's flows at rate 1 on [0, 2) and [0, 1); B's flow (ingress 1 -> egress 0, size 3,
+# released at 1) on [2, 5), when egress 0 is free.  sum w C = 1 * 2 + 2 * 5 = 12.
+SEED_SCHEDULE = (
+    '{"format": "coflowopt-schedule", "version": 1, "segments": [\n'
+    '  {"start": 0, "end": 1, "rates": [[0, 0, 1], [0, 1, 1]]},\n'
+    '  {"start": 1, "end": 2, "rates": [[0, 0, 1]]},\n'
+    '  {"start": 2, "end": 5, "rates": [[1, 0, 1]]}\n'
+    ']}\n')
+SEED_VALUE = 12
+# coflow 1: mappers 0 and 1 to reducer 2 (10 MB, 5 MB per flow), at 0 ms; coflow 2: mapper 2 to
+# reducers 0 and 1, at 100 ms
+SEED_COFLOW_BENCHMARK = "3 2\n1 0 2 0 1 1 2:10.0\n2 100 1 2 2 0:4.0 1:6.0\n"
+# coflow 0: 3 -> 0 (5 MB) and 3 -> 1 (7 MB); coflow 1: 2 -> 0 (4 MB), at 50 ms
+SEED_SINCRONIA = "4 2\n0 0 2 1 2 3 0 5 3 1 7\n1 50 1 1 1 2 0 4\n"
+
+
+def seed_npz_arrays() -> dict[str, np.ndarray]:
+    """The seed schedule as the ``.npz`` piece columns."""
+    return {"format": np.array("coflowopt-schedule-pieces"), "version": np.array(1),
+            "num_flows": np.array(3), "num_coflows": np.array(2),
+            "flow": np.array([0, 1, 2]), "coflow": np.array([0, 0, 1]),
+            "flow_position": np.array([0, 1, 0]), "start": np.array([0.0, 0.0, 2.0]),
+            "end": np.array([2.0, 1.0, 5.0]), "rate": np.array([1.0, 1.0, 1.0])}
+
+
+def npz_bytes(arrays: dict[str, np.ndarray], compress: bool = False) -> bytes:
+    buf = io.BytesIO()
+    (np.savez_compressed if compress else np.savez)(buf, **arrays)
+    return buf.getvalue()
+
+
+def npy_bytes(a: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, a)
+    return buf.getvalue()
+
+
+def zip_of(members: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return buf.getvalue()
+
+
+def npy_header_only(shape: tuple, dtype: str = "<f8", data: bytes = b"") -> bytes:
+    """A ``.npy`` member that declares ``shape`` but holds only ``data``."""
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {"descr": dtype, "fortran_order": False,
+                                               "shape": shape})
+    return buf.getvalue() + data
+
+
+def doc(text: str):
+    return json.loads(text)
+
+
+def dumps(d) -> str:
+    return json.dumps(d)
+
+
+# ------------------------------------------------------------------------------------ cases
+class Cases:
+    """Collects the cases of one reader: a file's bytes (or a directory), the command and what
+    is expected."""
+
+    def __init__(self, reader: str):
+        self.reader = reader
+        self.cases: list[dict] = []
+
+    def add(self, name: str, content: bytes | str | None, *, expect: str = "error",
+            message: tuple[str, ...] = (), ext: str | None = None, extra: tuple = ()):
+        """``content`` None makes a directory; ``expect`` is ``error`` (exit 2), ``rejected``
+        (exit 1), ``ok`` (exit 0), ``verdict`` (exit 0 or 1) or ``any`` (one of those, each
+        under its contract); ``message`` are words the error must contain (besides the file's
+        name)."""
+        ext = ext or {"instance-json": ".json", "coflow-benchmark": ".txt", "sincronia": ".txt",
+                      "schedule-json": ".json", "schedule-npz": ".npz"}[self.reader]
+        slug = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
+        fname = f"{self.reader}--{len(self.cases):03d}-{slug}{ext}"
+        if isinstance(content, str):
+            content = content.encode("utf-8")
+        self.cases.append({"reader": self.reader, "name": name, "file": fname,
+                           "content": content, "expect": expect, "message": list(message),
+                           "extra": list(extra)})
+
+
+def _text_mutations(c: Cases, seed: str, rng: np.random.Generator) -> None:
+    """Cases every text reader gets: kinds of file, encodings, truncations."""
+    c.add("empty file", "")
+    c.add("directory", None, message=("directory",))
+    c.add("binary garbage", rng.integers(0, 256, 300, dtype=np.uint8).tobytes())
+    c.add("NUL bytes", seed.encode()[:20] + b"\x00\x00" + seed.encode()[20:])
+    c.add("bad UTF-8 inside", seed.encode()[:30] + b"\xff\xfe" + seed.encode()[30:])
+    c.add("UTF-16 encoded", seed.encode("utf-16"))
+    c.add(".npy file", npy_bytes(np.arange(6.0)), message=(".npy",))
+    c.add(".npz file", npz_bytes(seed_npz_arrays()), message=("zip",))
+    # a truncation may happen to leave a valid file: an error or a verdict
+    for frac in (0.1, 0.33, 0.5, 0.77, 0.95):
+        c.add(f"truncated at {frac:.0%}", seed[:int(len(seed) * frac)], expect="any")
+    c.add("last byte cut", seed[:-2], expect="any")
+
+
+def instance_json_cases(rng) -> Cases:
+    c = Cases("instance-json")
+    base = SEED_INSTANCE
+    c.add("seed (control)", base, expect="ok")
+    _text_mutations(c, base, rng)
+
+    def edit(fn, name, expect="error", message=()):
+        d = doc(base)
+        fn(d)
+        c.add(name, dumps(d), expect=expect, message=message)
+
+    def size(v):
+        return lambda d: d["coflows"][0]["flows"][0].__setitem__(2, v)
+
+    c.add("size NaN", base.replace("[0, 0, 2]", "[0, 0, NaN]"), message=("NaN",))
+    c.add("size Infinity", base.replace("[0, 0, 2]", "[0, 0, Infinity]"))
+    c.add("size 1e999 literal", base.replace("[0, 0, 2]", "[0, 0, 1e999]"))
+    edit(size(-0.0), "size -0", message=("> 0",))
+    edit(size(0), "size 0", message=("> 0",))
+    edit(size(-2), "size negative", message=("> 0",))
+    # the issue's case: sizes near 1e308 made `info` overflow in fsum
+    edit(lambda d: [f.__setitem__(2, 1.5e308) for cf in d["coflows"] for f in cf["flows"]],
+         "sizes near 1e308", message=("SIZE_MIN..SIZE_MAX",))
+    edit(size(5e-324), "size subnormal", message=("SIZE_MIN..SIZE_MAX",))
+    edit(size(1e-10), "size below SIZE_MIN", message=("SIZE_MIN..SIZE_MAX",))
+    edit(size(1e-9), "size at SIZE_MIN (control)", expect="ok")
+    edit(size(1.0000001e12), "size above SIZE_MAX", message=("SIZE_MIN..SIZE_MAX",))
+    edit(size("2"), "size a string", message=("number",))
+    edit(size(True), "size a boolean", message=("number",))
+    edit(size(None), "size null", message=("number",))
+    edit(size(int("9" * 400)), "size a 400-digit integer")
+    c.add("size a 5000-digit integer", base.replace("[0, 0, 2]", "[0, 0, " + "7" * 5000 + "]"),
+          message=("digits",))
+    edit(lambda d: d["ingress"].__setitem__(0, 0), "capacity 0", message=("capacity",))
+    edit(lambda d: d["egress"].__setitem__(1, 1e13), "capacity 1e13",
+         message=("CAPACITY_MIN..CAPACITY_MAX",))
+    edit(lambda d: d["egress"].__setitem__(1, 1e-300), "capacity 1e-300",
+         message=("CAPACITY_MIN..CAPACITY_MAX",))
+    edit(lambda d: d.__setitem__("ingress", [1] * 100_001), "100,001 ingress ports",
+         message=("MAX_PORTS",))
+    edit(lambda d: d["coflows"][1].__setitem__("weight", -1), "weight negative",
+         message=("weight",))
+    edit(lambda d: d["coflows"][1].__setitem__("weight", 1e-320), "weight subnormal",
+         message=("WEIGHT_MIN..WEIGHT_MAX",))
+    edit(lambda d: d["coflows"][1].__setitem__("weight", 1e10), "weight 1e10",
+         message=("WEIGHT_MIN..WEIGHT_MAX",))
+    edit(lambda d: d["coflows"][1].__setitem__("release", 1e36), "release 1e36",
+         message=("TIME_MIN..TIME_MAX",))
+    edit(lambda d: d["coflows"][1].__setitem__("release", -1e-200), "release -1e-200",
+         message=("release",))
+    edit(lambda d: d["coflows"][1].__setitem__("deadline", 0.5), "deadline before release",
+         message=("deadline",))
+    # sizes 1e-9 and 1e9 together: ratio 1e18, beyond DYNAMIC_RANGE_MAX
+    edit(lambda d: (size(1e-9)(d), d["coflows"][1]["flows"][0].__setitem__(2, 1e9)),
+         "sizes 1e-9 and 1e9 together", message=("DYNAMIC_RANGE_MAX",))
+    edit(lambda d: d["coflows"][0]["flows"][0].__setitem__(0, 10 ** 30), "port index 1e30",
+         message=("out of range",))
+    edit(lambda d: d["coflows"][0]["flows"][0].__setitem__(1, -1), "port index -1",
+         message=("out of range",))
+    edit(lambda d: d["coflows"][1].__setitem__("id", "A"), "duplicate coflow id",
+         message=("duplicate",))
+    c.add("duplicate key", base.replace('"weight": 2,', '"weight": 2, "weight": 3,'),
+          message=("duplicate key",))
+    edit(lambda d: d["coflows"][0].__setitem__("size", 1), "unknown key", message=("unknown",))
+    edit(lambda d: d.__setitem__("version", 2), "version 2", message=("version",))
+    edit(lambda d: d.pop("format"), "format missing", message=("format",))
+    edit(lambda d: d["coflows"][0].__setitem__("flows", []), "coflow without flows")
+    edit(lambda d: d.__setitem__("coflows", {}), "coflows an object")
+    c.add("deep nesting", '{"format": "coflowopt-instance", "coflows": ' + "[" * 100_000 +
+          "]" * 100_000 + "}", message=("nest",))
+    c.add("schedule given as instance", SEED_SCHEDULE, message=("schedule",))
+    c.add("trace given as instance", SEED_COFLOW_BENCHMARK)
+    return c
+
+
+def trace_cases(reader: str, seed: str, rng) -> Cases:
+    c = Cases(reader)
+    fb = reader == "coflow-benchmark"
+    c.add("seed (control)", seed, expect="ok")
+    _text_mutations(c, seed, rng)
+    lines = seed.splitlines()
+
+    def line2(text, name, expect="error", message=()):
+        c.add(name, "\n".join([lines[0], text, *lines[2:]]) + "\n", expect=expect,
+              message=message)
+
+    ports = lines[0].split()[0]
+
+    def header(text, name, message=()):
+        c.add(name, "\n".join([text.replace("P", ports), *lines[1:]]) + "\n",
+              message=message)
+
+    c.add("JSON instance given as trace", SEED_INSTANCE, message=("JSON",))
+    header("P", "header one field", message=("header",))
+    header("P 2 1", "header three fields", message=("header",))
+    header("x 2", "header not a number")
+    header("-3 2", "header negative")
+    header("1000001 2", "header a million ports", message=("MAX_PORTS",))
+    header("P 100000000000", "header 1e11 coflows", message=("MAX_COFLOWS",))
+    header("P 5", "header more coflows than lines", message=("only 2",))
+    header("P 1", "header fewer coflows than lines")
+    header("P " + "9" * 5000, "header 5000-digit count")
+    if fb:
+        tail = " ".join(lines[1].split()[1:])
+        line2("1 0 2 0 1 1000000 2:10.0", "a million reducers declared, one present",
+              message=("num_reducers",))
+        line2("1 0 1000000 0 1 1 2:10.0", "a million mappers declared, two present",
+              message=("num_mappers",))
+        line2("1 0 2 0 1 1 2:NaN", "MB NaN")
+        line2("1 0 2 0 1 1 2:inf", "MB inf")
+        line2("1 0 2 0 1 1 2:1e308", "MB 1e308", message=("SIZE_MIN..SIZE_MAX",))
+        line2("1 0 2 0 1 1 2:1e-320", "MB subnormal")
+        line2("1 0 2 0 1 1 2:-0", "MB -0", message=("> 0",))
+        line2("1 0 2 0 1 1 2:-5", "MB negative")
+        line2("1 0 2 0 1 1 2:2e-9", "MB / 2 mappers at SIZE_MIN (control)", expect="ok")
+        line2("1 0 2 0 1 1 2:1.5e-9", "MB / 2 mappers below SIZE_MIN",
+              message=("SIZE_MIN..SIZE_MAX",))
+        line2("1 0 2 0 1 1 2", "reducer without MB")
+        line2("1 0 2 0 1 1 7:10.0", "reducer port out of range", message=("out of range",))
+        line2("1 0 2 0 0 1 2:10.0", "duplicate mapper", message=("duplicate",))
+        line2("2 " + tail, "duplicate coflow id", message=("duplicate",))
+        line2("1 " + "9" * 30 + " 2 0 1 1 2:10.0", "arrival 1e30 ms")
+        line2("1 1.5 2 0 1 1 2:10.0", "arrival not an integer")
+        line2("1 0 2 0 1 1 2:" + "1" * 5000, "MB with 5000 digits")
+    else:
+        line2("0 0 2 1 2 3 0 5 3 1", "one token short", message=("NumFlows",))
+        line2("0 0 1000000 1 2 3 0 5 3 1 7", "a million flows declared, two present",
+              message=("NumFlows",))
+        line2("0 0 2 1 2 3 0 NaN 3 1 7", "size NaN")
+        line2("0 0 2 1 2 3 0 inf 3 1 7", "size inf")
+        line2("0 0 2 1 2 3 0 1e308 3 1 7", "size 1e308", message=("SIZE_MIN..SIZE_MAX",))
+        line2("0 0 2 1 2 3 0 1e-320 3 1 7", "size subnormal", message=("SIZE_MIN..SIZE_MAX",))
+        line2("0 0 2 1 2 3 0 -0 3 1 7", "size -0", message=("> 0",))
+        line2("0 0 2 1 2 3 0 0 3 1 7", "size 0", message=("> 0",))
+        line2("0 0 2 1 2 3 0 -5 3 1 7", "size negative")
+        line2("0 0 2 1 2 3 0 1e-9 3 1 1e-9", "sizes at SIZE_MIN (control)", expect="ok")
+        line2("0 0 2 2 2 3 0 5 3 1 7", "NumSources wrong", message=("NumSources",))
+        line2("0 0 2 1 2 3 9 5 3 1 7", "port out of range", message=("out of range",))
+        line2("1 0 2 1 2 3 0 5 3 1 7", "duplicate coflow id", message=("duplicate",))
+        line2("0 " + "9" * 30 + " 2 1 2 3 0 5 3 1 7", "arrival 1e30 ms")
+        line2("0 0 2 1 2 3 0 " + "1" * 5000 + " 3 1 7", "size with 5000 digits")
+    # the command-line units: a capacity or time unit that takes values out of range
+    c.add("--capacity 1e-300", seed, extra=("--capacity", "1e-300"),
+          message=("capacity", "CAPACITY_MIN"))
+    c.add("--capacity nan", seed, extra=("--capacity", "nan"), message=("capacity",))
+    c.add("--time-unit-ms 1e-300", seed, extra=("--time-unit-ms", "1e-300"),
+          message=("TIME_MIN..TIME_MAX",))
+    return c
+
+
+def big_trace_cases(c: Cases) -> None:
+    """Declared counts that would allocate far more than the file holds."""
+    fb = c.reader == "coflow-benchmark"
+    ports = 100_000
+    if fb:
+        # every location present: 1e5 mappers x 1e5 reducers = 1e10 flows from 1.2 MB of text
+        locs = " ".join(map(str, range(ports)))
+        red = " ".join(f"{i}:1" for i in range(ports))
+        c.add("1e5 mappers x 1e5 reducers (1e10 flows)",
+              f"{ports} 1\n1 0 {ports} {locs} {ports} {red}\n", message=("MAX_FLOWS",))
+        # the issue's case: a line with a million reducers (all present)
+        red = " ".join(f"{i}:1" for i in range(1_000_000))
+        c.add("a million reducers, all present",
+              f"1000000 1\n1 0 1 0 1000000 {red}\n", message=("MAX_PORTS",))
+        red = " ".join(f"{i}:1" for i in range(ports))
+        c.add("1e5 reducers, all present (control)", f"{ports} 1\n1 0 1 0 {ports} {red}\n",
+              expect="ok")
+    else:
+        trip = " ".join(f"0 {i} 1" for i in range(ports))
+        c.add("1e5 flows on one line (control)", f"{ports} 1\n0 0 {ports} 1 {ports} {trip}\n",
+              expect="ok")
+
+
+def schedule_json_cases(rng) -> Cases:
+    c = Cases("schedule-json")
+    base = SEED_SCHEDULE
+    c.add("seed (control)", base, expect="ok")
+    _text_mutations(c, base, rng)
+
+    def seg(i, key, value, name, expect="error", message=()):
+        d = doc(base)
+        d["segments"][i][key] = value
+        c.add(name, dumps(d), expect=expect, message=message)
+
+    def rate(value, name, expect="error", message=()):
+        d = doc(base)
+        d["segments"][2]["rates"][0][2] = value
+        c.add(name, dumps(d), expect=expect, message=message)
+
+    c.add("end NaN", base.replace('"end": 5', '"end": NaN'), message=("NaN",))
+    c.add("end Infinity", base.replace('"end": 5', '"end": Infinity'))
+    c.add("end 1e999", base.replace('"end": 5', '"end": 1e999'), message=("finite",))
+    seg(2, "end", 1e36, "end 1e36", message=("TIME_MIN..TIME_MAX",))
+    seg(2, "end", 1e308, "end 1e308", message=("TIME_MIN..TIME_MAX",))
+    seg(0, "start", -0.0, "start -0 (control)", expect="ok")
+    seg(0, "start", 5e-324, "start subnormal", message=("TIME_MIN..TIME_MAX",))
+    seg(2, "end", "5/1", "end as fraction (control)", expect="ok")
+    # the issue's case: a 5,000-digit fraction crashed verify with Python's digit limit
+    seg(2, "end", "5" + "0" * 4999 + "/1" + "0" * 4999, "end a 5000-digit fraction",
+        message=("digits", "MAX_NUMBER_DIGITS"))
+    c.add("end a 5000-digit integer", base.replace('"end": 5', '"end": 5' + "0" * 4999),
+          message=("digits",))
+    seg(2, "end", "5/0", "zero denominator", message=("denominator",))
+    seg(2, "end", "five", "end a word")
+    seg(2, "end", None, "end null")
+    seg(2, "end", [5], "end a list")
+    rate(-1, "negative rate", expect="rejected")
+    rate(2, "rate above capacity", expect="rejected")
+    rate(1e20, "rate 1e20", message=("RATE_MIN..RATE_MAX",))
+    rate(1e-320, "rate subnormal", message=("RATE_MIN..RATE_MAX",))
+    rate("1/3", "rate 1/3 (undersends)", expect="rejected")
+    seg(2, "start", 6, "start after end", expect="rejected")
+    seg(1, "rates", [[0, 0, 1], [0, 0, 1]], "one flow twice in a segment", expect="rejected")
+    seg(2, "rates", [[5, 0, 1]], "coflow position out of range", message=("coflow position",))
+    seg(2, "rates", [[1, 9, 1]], "flow position out of range", message=("flow position",))
+    seg(2, "rates", [[1, 0]], "entry too short")
+    seg(2, "extra", 1, "unknown segment key", message=("unknown",))
+    c.add("duplicate key", base.replace('"start": 2,', '"start": 2, "start": 3,'),
+          message=("duplicate key",))
+    c.add("deep nesting", '{"format": "coflowopt-schedule", "version": 1, "segments": ' +
+          "[" * 100_000 + "]" * 100_000 + "}", message=("nest",))
+    c.add("instance given as schedule", SEED_INSTANCE, message=("instance",))
+    c.add("50,000 segments that undersend (control: a verdict in seconds)",
+          '{"format": "coflowopt-schedule", "version": 1, "segments": [\n' +
+          ",\n".join(f'  {{"start": {i}, "end": {i + 1}, "rates": [[0, 0, 1e-6]]}}'
+                     for i in range(50_000)) + "\n]}\n", expect="rejected")
+    return c
+
+
+def schedule_npz_cases(rng) -> Cases:
+    c = Cases("schedule-npz")
+    good = seed_npz_arrays()
+    c.add("seed (control)", npz_bytes(good), expect="ok")
+    c.add("seed compressed (control)", npz_bytes(good, compress=True), expect="ok")
+
+    def arrays(name, expect="error", message=(), **changes):
+        a = {**good, **changes}
+        a = {k: v for k, v in a.items() if v is not None}
+        c.add(name, npz_bytes(a), expect=expect, message=message)
+
+    c.add("empty file", b"", message=("empty",))
+    c.add("directory", None, message=("directory",))
+    # the issue's case: a .npy given as a schedule crashed the npz reader
+    c.add(".npy file", npy_bytes(np.arange(6.0)), message=(".npy",))
+    c.add("JSON schedule named .npz", SEED_SCHEDULE, message=("JSON",))
+    c.add("text", "hello\n", message=("text",))
+    c.add("binary garbage", rng.integers(0, 256, 300, dtype=np.uint8).tobytes())
+    c.add("zip magic then garbage", b"PK\x03\x04" + rng.integers(0, 256, 200, np.uint8).tobytes())
+    whole = npz_bytes(good)
+    for frac in (0.2, 0.5, 0.9):
+        c.add(f"truncated at {frac:.0%}", whole[:int(len(whole) * frac)])
+    # the issue's case: an npz declaring a 1e11-element array made verify allocate 745 GiB
+    members = {f"{k}.npy": npy_bytes(v) for k, v in good.items()}
+    c.add("declares 1e11 starts", zip_of({**members, "start.npy": npy_header_only(
+        (100_000_000_000,), data=b"\0" * 24)}), message=("declares shape",))
+    c.add("declares 3 starts, holds 2", zip_of({**members, "start.npy": npy_header_only(
+        (3,), data=b"\0" * 16)}), message=("declares shape",))
+    c.add("pickled objects", zip_of({**members, "rate.npy": npy_header_only(
+        (3,), dtype="|O", data=b"\0" * 24)}), message=("pickles",))
+    c.add("member not .npy", zip_of({**members, "notes.txt": b"hello"}), message=("member",))
+    c.add("200 members", zip_of({**members, **{f"x{i}.npy": npy_bytes(np.zeros(1))
+                                             for i in range(200)}}), message=("members",))
+    arrays("start missing", start=None, message=("missing",))
+    arrays("extra array", extra=np.zeros(3), message=("unknown",))
+    arrays("format wrong", format=np.array("coflowopt-schedule"), message=("format",))
+    arrays("version 2", version=np.array(2), message=("version",))
+    arrays("num_flows wrong", num_flows=np.array(4), message=("num_flows",))
+    arrays("start 2-d", start=np.zeros((3, 1)), message=("1-d",))
+    arrays("lengths differ", rate=np.ones(2), message=("one entry per piece",))
+    arrays("start complex", start=np.zeros(3, complex), message=("dtype",))
+    arrays("start strings", start=np.array(["0", "0", "2"]), message=("dtype",))
+    arrays("start NaN", start=np.array([0.0, np.nan, 2.0]), message=("finite",))
+    arrays("rate inf", rate=np.array([1.0, np.inf, 1.0]), message=("finite",))
+    arrays("rate subnormal", rate=np.array([1.0, 1e-320, 1.0]), message=("RATE_MIN..RATE_MAX",))
+    arrays("rate 1e308", rate=np.array([1.0, 1e308, 1.0]), message=("RATE_MIN..RATE_MAX",))
+    arrays("end 1e308", end=np.array([2.0, 1.0, 1e308]), message=("TIME_MIN..TIME_MAX",))
+    arrays("flow out of range", flow=np.array([0, 1, 7]), message=("flow",))
+    arrays("flow_position out of range", flow_position=np.array([0, 5, 0]),
+           message=("flow position",))
+    arrays("coflow negative", coflow=np.array([0, -1, 1]), message=("coflow position",))
+    arrays("flow inconsistent", flow=np.array([1, 0, 2]), message=("flow_ptr",))
+    arrays("negative rate", expect="rejected", rate=np.array([1.0, 1.0, -1.0]))
+    arrays("start after end", expect="rejected", start=np.array([0.0, 0.0, 6.0]))
+    arrays("rates as float32 (control)", expect="ok", rate=np.ones(3, np.float32))
+    return c
+
+
+def all_cases() -> list[Cases]:
+    rng = np.random.default_rng(20261123)
+    fb = trace_cases("coflow-benchmark", SEED_COFLOW_BENCHMARK, rng)
+    big_trace_cases(fb)
+    sin = trace_cases("sincronia", SEED_SINCRONIA, rng)
+    big_trace_cases(sin)
+    return [instance_json_cases(rng), fb, sin, schedule_json_cases(rng), schedule_npz_cases(rng)]
+
+
+# ------------------------------------------------------------------------------------ generate
+def command(case: dict, directory: Path) -> list[str]:
+    """The ``coflowopt`` arguments (without the program name) that read ``case``'s file."""
+    path = str(directory / case["file"])
+    reader = case["reader"]
+    if reader == "instance-json":
+        args = ["info", path]
+    elif reader in ("coflow-benchmark", "sincronia"):
+        args = ["info", path, "--format", reader]
+    else:
+        args = ["verify", str(directory / "seed-instance.json"), path]
+    return args + ["--json"] + case["extra"]
+
+
+def generate(directory: str | Path) -> list[dict]:
+    """Write every case's file into ``directory`` and ``manifest.json``; return the manifest.
+
+    Deterministic: the same files, byte for byte, on every run.
+    """
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "seed-instance.json").write_text(SEED_INSTANCE)
+    manifest = []
+    for cases in all_cases():
+        for case in cases.cases:
+            path = directory / case["file"]
+            if case["content"] is None:
+                path.mkdir(exist_ok=True)
+            else:
+                path.write_bytes(case["content"])
+            entry = {k: v for k, v in case.items() if k != "content"}
+            entry["args"] = command(case, directory)
+            manifest.append(entry)
+    (directory / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    return manifest
+
+
+# ------------------------------------------------------------------------------------ check
+def check(case: dict, rc: int | None, out: str, err: str) -> list[str]:
+    """Everything wrong with one run of ``case`` (empty when it keeps the contract)."""
+    problems = []
+    if rc is None:
+        return [f"timed out after {TIMEOUT} s"]
+    if "Traceback" in err or "Traceback" in out:
+        problems.append("a traceback")
+    if rc == 2:
+        lines = err.splitlines()
+        if len(lines) != 1:
+            problems.append(f"exit 2 with {len(lines)} lines on stderr")
+        words = case["message"] + ([case["file"]] if not case["extra"] else [])
+        for w in words:
+            if w not in err:
+                problems.append(f"the message does not name {w!r}")
+        if out.strip():
+            problems.append("exit 2 with output on stdout")
+    elif rc in (0, 1):
+        try:
+            verdict = json.loads(out)
+        except ValueError:
+            problems.append(f"exit {rc} without a JSON verdict on stdout")
+        else:
+            if not isinstance(verdict, dict):
+                problems.append("the verdict is not a JSON object")
+    else:
+        problems.append(f"exit {rc}")
+    want = {"error": (2,), "rejected": (1,), "ok": (0,), "verdict": (0, 1),
+            "any": (0, 1, 2)}[case["expect"]]
+    if rc not in want:
+        problems.append(f"exit {rc}, expected {case['expect']} (exit {' or '.join(map(str, want))})")
+    return problems
+
+
+def _run_forked(args: list[str]) -> tuple[int | None, str, str, float]:
+    """Run ``coflowopt`` ``args`` in a child forked from this (warm) process; return (exit code
+    or None on a time-out, stdout, stderr, seconds)."""
+    import tempfile
+    with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
+        t0 = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:  # the child: real file descriptors 1 and 2, a real exit code
+            code = 3
+            try:
+                os.dup2(fo.fileno(), 1)
+                os.dup2(fe.fileno(), 2)
+                from coflowopt.cli import main
+                code = main(args)
+                sys.stdout.flush()
+                sys.stderr.flush()
+            except BaseException:  # noqa: BLE001 - anything escaping main is a failure
+                import traceback
+                traceback.print_exc()
+                sys.stderr.flush()
+            finally:
+                os._exit(code if isinstance(code, int) else 3)
+        rc: int | None = None
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                rc = os.waitstatus_to_exitcode(status)
+                break
+            if time.perf_counter() - t0 > TIMEOUT:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                break
+            time.sleep(0.002)
+        seconds = time.perf_counter() - t0
+        fo.seek(0)
+        fe.seek(0)
+        return rc, fo.read().decode("utf-8", "replace"), fe.read().decode("utf-8", "replace"), \
+            seconds
+
+
+def run(directory: str | Path) -> dict:
+    """Run every case of ``directory/manifest.json`` in its own forked process; return a
+    summary: per reader the number of cases, exit codes, tracebacks, time-outs and problems."""
+    manifest = json.loads((Path(directory) / "manifest.json").read_text())
+    import coflowopt.cli  # noqa: F401 - warm the parent, so that each child starts fast
+    import coflowopt.formats  # noqa: F401
+    import coflowopt.verify  # noqa: F401
+    summary: dict = {r: {"cases": 0, "exit": {}, "tracebacks": 0, "timeouts": 0,
+                         "slowest_s": 0.0} for r in READERS}
+    problems = []
+    for case in manifest:
+        rc, out, err, seconds = _run_forked(case["args"])
+        s = summary[case["reader"]]
+        s["cases"] += 1
+        s["exit"][str(rc)] = s["exit"].get(str(rc), 0) + 1
+        s["tracebacks"] += "Traceback" in err
+        s["timeouts"] += rc is None
+        s["slowest_s"] = round(max(s["slowest_s"], seconds), 3)
+        for p in check(case, rc, out, err):
+            problems.append({"case": case["file"], "problem": p, "stderr": err[-500:]})
+    return {"readers": summary, "problems": problems}
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] not in ("generate", "run"):
+        print(__doc__.split("Usage::")[1], file=sys.stderr)
+        sys.exit(2)
+    if sys.argv[1] == "generate":
+        m = generate(sys.argv[2])
+        print(f"{len(m)} cases in {sys.argv[2]}", file=sys.stderr)
+    else:
+        json.dump(run(sys.argv[2]), sys.stdout, indent=1)
+        sys.stdout.write("\n")
