@@ -66,8 +66,9 @@ from .order_lp import (EVENT_LP_OPTIONS, EventLPSolution, PairData, build_event_
                        codes_to_events, events_from_completions, new_event_lp_solver, pair_data,
                        solve_event_lp, verified_schedule)
 from .subset_bounds import ROUNDING_RTOL, SubsetBounds
+from ..bounds.best import best_certified_bound, seed_value
 
-__all__ = ["bnb", "BnBStats", "DEFAULT_RTOL"]
+__all__ = ["bnb", "BnBStats", "DEFAULT_RTOL", "check_time_limit"]
 
 #: Default relative pruning tolerance: a node is closed when its bound is within ``rtol * UB`` of
 #: the incumbent.  It is also the documented optimality tolerance
@@ -77,6 +78,26 @@ DEFAULT_RTOL = OPTIMALITY_RTOL
 #: Absolute pruning floor, 0 by default: an absolute tolerance would make the search (and the
 #: label) depend on the instance's units.
 DEFAULT_ATOL = 0.0
+
+
+def check_time_limit(time_limit, name: str = "time_limit") -> None:
+    """Refuse a time limit that is not a positive number (negative, zero, NaN, a string...).
+
+    Raises
+    ------
+    InvalidParameterError
+        Mapped to exit 2 by the command line.
+    """
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or \
+            not time_limit > 0:
+        raise InvalidParameterError(f"{name} must be a number of seconds > 0, got "
+                                    f"{time_limit!r}")
+
+
+def _float_below(v: Fraction) -> float:
+    """The largest float ``<= v`` (a certified bound may only be rounded down)."""
+    f = float(v)
+    return f if Fraction(f) <= v else math.nextafter(f, -math.inf)
 
 
 @dataclass
@@ -529,7 +550,8 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         atol: float = DEFAULT_ATOL, node_lp: bool = True, dominance: bool = True,
         local_search: bool = True, max_nodes: int | None = None,
         heuristic_budget: float | None = None, verify_mode: str = "exact",
-        exact_proof: bool = True, exact_proof_max_set: int = 16) -> Result:
+        exact_proof: bool = True, exact_proof_max_set: int = 16, seed_bounds: bool = True,
+        seed_budget: float | None = None) -> Result:
     """The optimal total weighted completion time, by branch and bound over event sequences.
 
     Parameters
@@ -539,7 +561,10 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     time_limit : float
         Seconds for the whole run (heuristics included).
     rtol, atol : float
-        The optimality tolerance: ``optimal`` means ``UB - LB <= max(atol, rtol * UB)``.
+        The pruning tolerance: a node is closed when its bound is within
+        ``max(atol, rtol * UB)`` of the incumbent ``UB``.  ``optimal`` needs, in addition, the
+        proven gap within :data:`coflowopt.results.OPTIMALITY_RTOL` (1e-9 relative): a looser
+        ``rtol`` gives ``feasible`` with status ``within_rtol`` and the gap stated.
     node_lp : bool
         Solve the relaxed event LP at inner nodes (default); otherwise cheap bounds only.
     dominance : bool
@@ -560,6 +585,13 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         Exact DP bounds are recomputed for sets of at most this many coflows (``O(2^m m)``
         integer operations; 16 takes about a second, 18 about ten and 400 MB); a larger set,
         or running out of ``time_limit``, leaves the proof "within rtol" (still rigorous).
+    seed_bounds : bool
+        Start from the best certified bound of :mod:`coflowopt.bounds`
+        (:func:`~coflowopt.bounds.best.best_certified_bound`: isolated, port, bssi-dual,
+        ordering-lp, lp-ov, interval-lp, time-indexed-lp, cheapest first, as the budget allows),
+        so the reported bound is never below what ``coflowopt bound`` certifies.
+    seed_budget : float, optional
+        Seconds for the seed bounds (default: 30 % of ``time_limit``).
 
     Returns
     -------
@@ -594,8 +626,7 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     certified exactly from HiGHS's duals -- or by an exactly checked Farkas ray; the dominance
     rules keep an optimal sequence (proofs/completion-order-lp-exact.md).
     """
-    if not time_limit > 0:
-        raise InvalidParameterError(f"time_limit must be > 0, got {time_limit!r}")
+    check_time_limit(time_limit)
     if not (rtol >= 0 and atol >= 0):
         raise InvalidParameterError("rtol and atol must be >= 0")
     if verify_mode not in ("exact", "float"):
@@ -604,9 +635,21 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     t0 = time.perf_counter()
     search = _Search(instance, time_limit=time_limit, rtol=rtol, atol=atol, node_lp=node_lp,
                      dominance=dominance, max_nodes=max_nodes, local_search=local_search)
+    seed_rec = None
+    if seed_bounds:
+        ts = time.perf_counter()
+        sb = 0.3 * time_limit if seed_budget is None else seed_budget
+        best, runs = best_certified_bound(instance, time_limit=min(sb, search.time_left()))
+        v = seed_value(best)
+        if v is not None:
+            search.seed_exact = v
+            search.seed = _float_below(v)
+        seed_rec = {"best": None if best is None else best.algorithm,
+                    "value": None if v is None else float(v), "runs": runs,
+                    "seconds": time.perf_counter() - ts}
     t1 = time.perf_counter()
     budget = heuristic_budget if heuristic_budget is not None else min(5.0, 0.1 * time_limit)
-    search.heuristics(budget)
+    search.heuristics(min(budget, max(0.0, search.time_left())))
     t2 = time.perf_counter()
     search.run()
     t3 = time.perf_counter()
@@ -620,10 +663,12 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     solver = {"name": "highs", "version": highs_version(), "algorithm": "simplex",
               "options": EVENT_LP_OPTIONS}
     st = search.stats
-    lb = min(search.closed_min, search.open_min_at_stop)
+    lb = max(min(search.closed_min, search.open_min_at_stop), search.seed)
     if search.n == 0:
         lb = 0.0
     search_rec = st.to_dict()
+    if seed_rec is not None:
+        search_rec["seed_bound"] = seed_rec
     if rep is None:
         return Result(value=None, kind=None, objective="weighted_completion_time",
                       status="no_incumbent" if search.complete else (search.stop_reason or
@@ -636,8 +681,11 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     lb_rep = min(lb, ub_f)
     tol = max(atol, rtol * abs(ub_f))
     gap_abs = ub_f - lb_rep
-    gap = gap_abs / abs(ub_f) if ub_f != 0 else (0.0 if gap_abs == 0 else math.inf)
-    proved = search.complete and gap_abs <= tol
+    gap = relative_gap(ub_f, lb_rep)
+    # the search closed every region within the user's tolerance; "optimal" also needs the
+    # proven gap within the documented optimality tolerance (a looser rtol prunes harder)
+    closed = search.complete and gap_abs <= tol
+    proved = closed and within_optimality_tolerance(ub_f, lb_rep)
     exact_rec = None
     if proved and exact_proof and isinstance(ub, Fraction):
         t5 = time.perf_counter()
@@ -675,7 +723,7 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         msg = (f"optimal: {ub} = {ub_f:.12g} (schedule verified {rep.mode}); {how}; "
                f"{st.nodes_expanded} nodes expanded, {st.nodes_pruned} pruned")
     else:
-        status = search.stop_reason or "gap_not_closed"
+        status = search.stop_reason or ("within_rtol" if closed else "gap_not_closed")
         kind = "feasible"
         msg = (f"{status}: best schedule {ub_f:.12g} (verified {rep.mode}), proven lower "
                f"bound {float(lb_rep):.12g}, gap {gap:.3g}")
@@ -684,6 +732,6 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
                   algorithm="bnb", message=msg, params=params, schedule=sched, report=rep,
                   bound=lb_rep, incumbent=ub, certificate=certificate,
                   certificate_status=("proved exactly" if exactly else "proved within rtol")
-                  if proved else "open", gap=gap, solver=solver, timings=timings,
+                  if proved else ("closed within the given rtol" if closed else "open"), gap=gap, solver=solver, timings=timings,
                   extra={"search": search_rec, "nodes": st.nodes_expanded,
                          "root_bound": st.root_bound, "exact_proof": exactly})
