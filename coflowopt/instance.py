@@ -66,23 +66,28 @@ class Instance:
     """An offline coflow scheduling instance on the big-switch model.
 
     Build one with :meth:`from_coflows` (small, by hand), :meth:`from_arrays` (vectorised), or a
-    reader in :mod:`coflowopt.formats`.  The constructor validates every rule and raises
+    reader in :mod:`coflowopt.formats`.  The constructor validates every rule -- the model's and
+    the numeric ranges and counts of :mod:`coflowopt.limits` -- and raises
     :class:`~coflowopt.exceptions.InvalidInstanceError` naming the field that breaks it.
 
     Attributes
     ----------
     ingress_capacity, egress_capacity : ndarray of float, shape (m_in,), (m_out,)
-        Port capacities (data units per time unit), each finite and > 0.
+        Port capacities (data units per time unit), each in ``[1e-9, 1e12]``.
     coflow_ids : tuple of str
         Unique identifiers, in instance order.
     weight, release, deadline : ndarray of float, shape (K,)
-        Weight >= 0, release time >= 0, absolute deadline (NaN for none).
+        Weight 0 or in ``[1e-9, 1e9]``; release time 0 or in ``[1e-30, 1e35]``; absolute
+        deadline after the release and at most ``1e35`` (NaN for none).
     flow_ptr : ndarray of int64, shape (K+1,)
         Coflow ``k`` owns flows ``flow_ptr[k]:flow_ptr[k+1]``; every coflow has at least one.
     flow_src, flow_dst : ndarray of int64, shape (F,)
         Ingress and egress port of each flow.
     flow_size : ndarray of float, shape (F,)
-        Size of each flow, finite and > 0.
+        Size of each flow, in ``[1e-9, 1e12]``.  Also ``(max release + sum_f size_f / c_f) /
+        min_f size_f / c_f <= 1e12`` with ``c_f`` the smaller capacity of the flow's two ports
+        (:data:`coflowopt.limits.DYNAMIC_RANGE_MAX`, which keeps float64 event times
+        meaningful).
     meta : dict
         Free-form provenance (source file, units, generator and seed).  Not part of equality.
     """
@@ -276,7 +281,7 @@ class Instance:
         ...     Coflow("B", [(0, 0, 2.0), (1, 1, 2.0)]),
         ... ])
         >>> inst.num_coflows, inst.num_flows, inst.rho.tolist()
-        (2, 3, [1.0, 4.0])
+        (2, 3, [1.0, 2.0])
         """
         cs = [c if isinstance(c, Coflow) else Coflow(**c) for c in coflows]
         src, dst, size, fc = [], [], [], []

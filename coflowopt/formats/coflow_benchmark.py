@@ -457,9 +457,12 @@ def read_coflow_benchmark(path: str | Path, *, capacity: float = 1.0,
         arrivals that are not non-negative integers; zero mappers or zero reducers; duplicate
         coflow ids; duplicate mapper or reducer locations within a coflow; a port outside
         ``0..P-1``; a reducer field without ``location:MB``; an MB that is not a finite decimal
-        number > 0.
+        number > 0; a flow size (MB / mappers), release (arrival / ``time_unit_ms``), port,
+        coflow or flow count outside :mod:`coflowopt.limits` (counts refused before anything is
+        allocated for them); a file that is not a text file (named as what it is).
     InvalidParameterError
-        For a bad ``capacity``, ``time_unit_ms`` or ``split``.
+        For a bad ``capacity`` (also one outside :mod:`coflowopt.limits`), ``time_unit_ms`` or
+        ``split``.
 
     Notes
     -----

@@ -12,9 +12,10 @@ JSON (``.json``), version 1 -- exactly this shape, one segment per line::
 * Numbers are written by :func:`~coflowopt._numbers.plain_number`: integral values as integers,
   floats as their shortest repr, and -- in exact schedules -- Fractions that are not dyadic as
   strings ``"p/q"``.  A document with such a string reads back as an exact schedule.
-* The reader checks the document (keys, types, finite numbers, positions in range) and raises
-  :class:`~coflowopt.exceptions.InvalidScheduleError` naming the place, e.g.
-  ``segments[12].rates[3][1]``.  It does not judge feasibility (overlaps, negative rates,
+* The reader checks the document (keys, types, finite numbers, positions in range, times and
+  rates within :mod:`coflowopt.limits`, at most ``MAX_NUMBER_DIGITS`` digits in any part of a
+  ``"p/q"``) and raises :class:`~coflowopt.exceptions.InvalidScheduleError` naming the place,
+  e.g. ``segments[12].rates[3][1]``.  It does not judge feasibility (overlaps, negative rates,
   capacities, completion): that is :func:`coflowopt.verify.verify_schedule`'s job, and the
   reader stores ``meta["segment_of_piece"]`` so that the verifier can name segments.
 * Reading merges: a flow's entries in consecutive segments that touch (``end`` of one ==
@@ -33,7 +34,14 @@ JSON (``.json``), version 1 -- exactly this shape, one segment per line::
 NPZ (``.npz``), for large schedules (millions of pieces): numpy arrays ``flow`` (global flow
 index), ``coflow``, ``flow_position``, ``start``, ``end``, ``rate`` (one entry per piece) and
 0-d arrays ``format = "coflowopt-schedule-pieces"``, ``version = 1``, ``num_flows``,
-``num_coflows``.  Float64 only.
+``num_coflows``.  Float64 only.  Before any array is allocated, each member's declared shape
+and dtype must account for exactly the bytes the archive holds for it (a small file cannot make
+the reader allocate a large array), pickled objects are refused, and the values must lie
+within :mod:`coflowopt.limits`.
+
+Every reader names the kind of file it got when it is not the kind it reads (a directory, an
+empty or binary file, a ``.npy`` array, a zip archive, a JSON document), and every writer
+refuses a value its reader would refuse.
 """
 
 from __future__ import annotations
@@ -86,15 +94,25 @@ def _check_flows(schedule: Schedule, instance: Instance) -> None:
 
 
 def _check_writable(schedule: Schedule, instance: Instance) -> None:
-    """Flows in range and, for floats, finite values (what every writer needs)."""
+    """Flows in range and values the readers accept: finite, and within
+    :mod:`coflowopt.limits` (so that every file written reads back)."""
     _check_flows(schedule, instance)
-    if not schedule.exact:
-        for name in ("start", "end", "rate"):
-            bad = np.flatnonzero(~np.isfinite(getattr(schedule, name)))
+    for name, kind in (("start", "schedule_time"), ("end", "schedule_time"), ("rate", "rate")):
+        values = getattr(schedule, name)
+        if not schedule.exact:
+            bad = np.flatnonzero(~np.isfinite(values))
             if bad.size:
                 raise InvalidScheduleError(f"{name} must be finite, got "
-                                           f"{getattr(schedule, name)[bad[0]]!r}",
+                                           f"{float(values[bad[0]])!r}",
                                            field=f"{name}[{bad[0]}]")
+            i = limits.first_out_of_range(values, kind)
+            rule = None if i is None else limits.value_rule(float(values[i]), kind)
+        else:
+            i, rule = next(((i, r) for i, v in enumerate(values.tolist())
+                            if (r := limits.value_rule(v, kind))), (None, None))
+        if rule:
+            raise InvalidScheduleError(f"cannot write a {name} the readers would refuse: "
+                                       f"{name} {rule}", field=f"{name}[{i}]")
 
 
 # ---------------------------------------------------------------------------------- JSON
@@ -1130,12 +1148,13 @@ def write_schedule_npz(schedule: Schedule, instance: Instance, path: str | Path,
     NotSupportedError
         For an exact schedule (the columns are float64; use JSON, which keeps Fractions).
     InvalidScheduleError
-        If a piece names a flow outside the instance.
+        If a piece names a flow outside the instance, or a value is not finite or outside
+        :mod:`coflowopt.limits` (the reader would refuse it).
     """
     if schedule.exact:
         raise NotSupportedError("the .npz schedule format holds float64 values only; write an "
                                 "exact schedule as .json (or convert it with to_float())")
-    _check_flows(schedule, instance)
+    _check_writable(schedule, instance)
     arrays = {
         "format": np.array(PIECES_FORMAT_NAME), "version": np.array(FORMAT_VERSION),
         "num_flows": np.array(instance.num_flows), "num_coflows": np.array(instance.num_coflows),

@@ -75,7 +75,9 @@ def read_sincronia(path: str | Path, *, capacity: float = 1.0,
         ``NumFlows`` = 0; duplicate coflow ids; a port outside ``0..NUM_PORTS-1``;
         ``NumSources``/``NumDestinations`` that differ from the distinct sources/destinations of
         the flows (all flows as written, before any zero-size flow is dropped); a size that is
-        not a finite decimal number > 0 (>= 0 with ``on_zero_size="drop"``).
+        not a finite decimal number > 0 (>= 0 with ``on_zero_size="drop"``); a size, release,
+        port, coflow or flow count outside :mod:`coflowopt.limits`; a file that is not a text
+        file (named as what it is).
     InvalidParameterError
         For a bad ``capacity``, ``time_unit_ms`` or ``on_zero_size``.
 
