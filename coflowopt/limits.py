@@ -144,13 +144,14 @@ def first_out_of_range(values: np.ndarray, kind: str) -> int | None:
     True
     """
     r = RANGES[kind]
-    a = np.asarray(values, dtype=float)
+    a = values if isinstance(values, np.ndarray) and values.dtype == np.float64 else \
+        np.asarray(values, dtype=float)
     mag = np.abs(a) if r.negative else a
     ok = (mag >= r.lo) & (mag <= r.hi)
     if r.zero:
         ok |= a == 0
-    bad = np.flatnonzero(~ok)
-    return int(bad[0]) if bad.size else None
+    # Instance checks six arrays on every construction: keep the passing case to a few ufuncs
+    return None if ok.all() else int(np.argmin(ok))
 
 
 def value_rule(value: Any, kind: str) -> str | None:

@@ -1313,12 +1313,20 @@ def _load_npz_members(path: str | Path, bad) -> dict[str, np.ndarray]:
                 if count > limits.MAX_PIECES:
                     bad(limits.count_rule("entries", count, limits.MAX_PIECES, "MAX_PIECES"),
                         key)
-                buf = bytearray()
-                while len(buf) < nbytes:
-                    chunk = fh.read(min(_NPZ_CHUNK, nbytes - len(buf)))
+                # a stored member's bytes are in the file (checked above), so its array may be
+                # allocated up front; a deflated one grows with the bytes actually inflated
+                stored = info.compress_type == zipfile.ZIP_STORED
+                buf = np.empty(nbytes, np.uint8) if stored else bytearray()
+                got = 0
+                while got < nbytes:
+                    chunk = fh.read(min(_NPZ_CHUNK, nbytes - got))
                     if not chunk:
-                        bad(f"truncated: {len(buf)} of the {nbytes} declared bytes", key)
-                    buf += chunk
+                        bad(f"truncated: {got} of the {nbytes} declared bytes", key)
+                    if stored:
+                        buf[got:got + len(chunk)] = np.frombuffer(chunk, np.uint8)
+                    else:
+                        buf += chunk
+                    got += len(chunk)
             out[key] = np.frombuffer(buf, dtype=dtype).reshape(shape,
                                                               order="F" if fortran else "C")
     return out
