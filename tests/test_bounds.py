@@ -11,6 +11,7 @@ from coflowopt import Coflow, Instance
 from coflowopt.bounds import (bssi_dual, interval_lp_bound, isolated_bound, lp_ov_bound,
                               ordering_lp_bound, port_bound, time_indexed_lp_bound)
 from coflowopt.cli import main
+from coflowopt.exceptions import InvalidParameterError
 from coflowopt.formulations.certificates import CertificateCheck
 from coflowopt.registry import algorithms, get_algorithm
 from coflowopt.testing import digest_ts3, digest_ts4
@@ -116,9 +117,17 @@ def test_uncertified_result_has_no_value(monkeypatch):
 
 def test_ordering_lp_time_limit_status():
     from coflowopt.generators import uniform_random
-    res = ordering_lp_bound(uniform_random(6, 30, seed=1), time_limit=0.0)
+    res = ordering_lp_bound(uniform_random(6, 30, seed=1), time_limit=1e-9)
     assert res.kind is None and res.status == "time_limit"
     assert res.certificate_status == "uncertified"
+
+
+@pytest.mark.parametrize("limit", [0.0, -1.0, float("nan"), "10"])
+@pytest.mark.parametrize("bound", [ordering_lp_bound, lp_ov_bound, interval_lp_bound,
+                                   time_indexed_lp_bound])
+def test_lp_bounds_refuse_bad_time_limits(bound, limit):
+    with pytest.raises(InvalidParameterError, match="time_limit must be a number of seconds"):
+        bound(digest_ts4(), time_limit=limit)
 
 
 def test_time_indexed_models_are_labelled():

@@ -35,7 +35,11 @@ def test_slotted_is_an_upper_bound_and_coarse_slots_cost_more():
     for delta in (1.0, 4.0):
         res = slotted_mip(inst, delta=delta, time_limit=60)
         assert res.kind == "feasible" and res.status == "slotted_optimal"
-        assert res.bound is None          # never a lower bound on the fluid optimum
+        # the bound is a certified bound on the FLUID optimum (coflowopt.bounds), never the
+        # MIP's slotted bound
+        assert res.bound is not None and float(res.bound) <= fluid + 1e-9
+        assert res.extra["fluid_bound"] in {"lp-ov", "ordering-lp", "time-indexed-lp",
+                                            "interval-lp", "bssi-dual", "port", "isolated"}
         assert res.extra["slotted_value"] >= fluid - 1e-9
         assert float(res.value) <= res.extra["slotted_value"] + 1e-9
         assert verify_schedule(inst, res.schedule).ok

@@ -22,12 +22,26 @@ from ..results import OBJECTIVES, Result
 from ..formulations.certificates import LPCertificate, check_certificate, fraction_str
 
 __all__ = ["certified_result", "uncertified_result", "weighted_release_sum", "port_name",
-           "check_objective"]
+           "check_objective", "check_time_limit"]
 
 
 def check_objective(objective: str) -> None:
     if objective not in OBJECTIVES:
         raise InvalidParameterError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+
+
+def check_time_limit(time_limit, name: str = "time_limit") -> None:
+    """Refuse a time limit that is not a positive number (negative, zero, NaN, a string...).
+
+    Raises
+    ------
+    InvalidParameterError
+        Mapped to exit 2 by the command line.
+    """
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or \
+            not time_limit > 0:
+        raise InvalidParameterError(f"{name} must be a number of seconds > 0, got "
+                                    f"{time_limit!r}")
 
 
 def weighted_release_sum(instance: Instance) -> Fraction:

@@ -24,7 +24,7 @@ from ..formulations.lp_ov import build_lp_ov
 from ..formulations.ordering_lp import solve_ordering_lp
 from ..formulations.time_indexed import (build_time_indexed, default_grid, flow_groups,
                                          safe_horizon)
-from .common import certified_result, check_objective, uncertified_result
+from .common import certified_result, check_objective, check_time_limit, uncertified_result
 
 __all__ = ["ordering_lp_bound", "time_indexed_lp_bound", "interval_lp_bound", "lp_ov_bound",
            "solve_and_certify"]
@@ -115,6 +115,8 @@ def ordering_lp_bound(instance: Instance, *, objective: str = "weighted_completi
     32.0
     """
     check_objective(objective)
+    if time_limit is not None:
+        check_time_limit(time_limit)
     params = {"objective": objective, "release_cuts": release_cuts, "tol": tol,
               "max_rounds": max_rounds, "initial": initial, "time_limit": time_limit}
     sol = solve_ordering_lp(instance, release_cuts=release_cuts, tol=tol,
@@ -191,6 +193,8 @@ def time_indexed_lp_bound(instance: Instance, *, objective: str = "weighted_comp
         Refuse (``NotSupportedError``) an LP with more estimated non-zeros.
     """
     check_objective(objective)
+    if time_limit is not None:
+        check_time_limit(time_limit)
     t0 = time.perf_counter()
     if horizon == "safe":
         horizon = safe_horizon(instance)
@@ -237,6 +241,8 @@ def interval_lp_bound(instance: Instance, *, objective: str = "weighted_completi
                       time_limit: float | None = None, export: str | None = None) -> Result:
     """The interval-indexed LP bound (:mod:`coflowopt.formulations.interval_lp`)."""
     check_objective(objective)
+    if time_limit is not None:
+        check_time_limit(time_limit)
     t0 = time.perf_counter()
     grid = interval_grid(instance, epsilon=epsilon, first=first, last=last)
     lp = build_interval_lp(instance, grid)
@@ -264,6 +270,8 @@ def lp_ov_bound(instance: Instance, *, objective: str = "weighted_completion_tim
                 export: str | None = None, max_nonzeros: int = 20_000_000) -> Result:
     """The LP-OV bound (:mod:`coflowopt.formulations.lp_ov`)."""
     check_objective(objective)
+    if time_limit is not None:
+        check_time_limit(time_limit)
     t0 = time.perf_counter()
     counts = np.diff(np.asarray(instance.port_loads_sparse.tocsc().indptr))
     est = int(np.sum(counts.astype(np.int64) ** 2)) if ports == "used" else \

@@ -71,8 +71,7 @@ def run(args, common) -> int:
     params = common.parse_params(args.param, "--param")
     if args.method != "slotted-mip":
         params.setdefault("verify_mode", "float" if args.float_verify else "exact")
-    if args.method in ("bnb", "slotted-mip", "deadline-mip"):
-        params["time_limit"] = args.time_limit
+    params["time_limit"] = args.time_limit  # every exact method honours it
     alg = get_algorithm("exact", args.method)
     try:
         res = alg.func(inst, **params)

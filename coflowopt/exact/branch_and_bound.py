@@ -67,6 +67,7 @@ from .order_lp import (EVENT_LP_OPTIONS, EventLPSolution, PairData, build_event_
                        solve_event_lp, verified_schedule)
 from .subset_bounds import ROUNDING_RTOL, SubsetBounds
 from ..bounds.best import best_certified_bound, seed_value
+from ..bounds.common import check_time_limit
 
 __all__ = ["bnb", "BnBStats", "DEFAULT_RTOL", "check_time_limit"]
 
@@ -78,20 +79,6 @@ DEFAULT_RTOL = OPTIMALITY_RTOL
 #: Absolute pruning floor, 0 by default: an absolute tolerance would make the search (and the
 #: label) depend on the instance's units.
 DEFAULT_ATOL = 0.0
-
-
-def check_time_limit(time_limit, name: str = "time_limit") -> None:
-    """Refuse a time limit that is not a positive number (negative, zero, NaN, a string...).
-
-    Raises
-    ------
-    InvalidParameterError
-        Mapped to exit 2 by the command line.
-    """
-    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or \
-            not time_limit > 0:
-        raise InvalidParameterError(f"{name} must be a number of seconds > 0, got "
-                                    f"{time_limit!r}")
 
 
 def _float_below(v: Fraction) -> float:

@@ -43,8 +43,9 @@ from ..formulations.highs import HighsModel, highs_version
 from ..formulations.linear_program import LinearProgram
 from ..formulations.time_indexed import flow_groups
 from ..instance import Instance
+from ..bounds.common import check_time_limit
 from ..registry import register
-from ..results import DEADLINE_OBJECTIVES, Result
+from ..results import DEADLINE_OBJECTIVES, Result, relative_gap, within_optimality_tolerance
 from ..schedule import Schedule, concatenate
 from ..verify import verify_schedule
 from .exact_lp import exact_lp_solution
@@ -264,8 +265,7 @@ def deadline_mip(instance: Instance, *, objective: str = "count", time_limit: fl
     if verify_mode not in ("exact", "float"):
         raise InvalidParameterError(f"verify_mode must be 'exact' or 'float', got "
                                     f"{verify_mode!r}")
-    if not time_limit > 0:
-        raise InvalidParameterError(f"time_limit must be > 0, got {time_limit!r}")
+    check_time_limit(time_limit)
     t0 = time.perf_counter()
     obj_name = "deadlines_met" if objective == "count" else "weighted_deadlines_met"
     D = np.flatnonzero(~np.isnan(instance.deadline))
@@ -349,9 +349,10 @@ def deadline_mip(instance: Instance, *, objective: str = "count", time_limit: fl
     else:
         value = math.fsum(instance.weight[met].tolist())
         bound = mip_bound if math.isfinite(mip_bound) else None
-        tol = 1e-9 * max(1.0, abs(value))
-    proved = mip_status == "optimal" and bound is not None and bound - value <= tol
-    gap = None if bound is None else ((bound - value) / bound if bound else 0.0)
+    # relative only (OPTIMALITY_RTOL): the label must not depend on the weights' unit
+    proved = mip_status == "optimal" and bound is not None and \
+        within_optimality_tolerance(value, bound, sense="max")
+    gap = None if bound is None else relative_gap(value, bound, sense="max")
     kind = "optimal" if proved else "feasible"
     status = "optimal" if proved else (mip_status if mip_status != "optimal" else
                                        "bound_not_attained")

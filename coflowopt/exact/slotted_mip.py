@@ -46,8 +46,9 @@ from ..exceptions import InvalidParameterError, SolverNotAvailableError
 from ..formulations.highs import HighsModel, highs_version
 from ..formulations.time_indexed import TimeGrid, build_time_indexed, slotted_schedule
 from ..instance import Instance
+from ..bounds.common import check_time_limit
 from ..registry import register
-from ..results import Result, schedule_result
+from ..results import OPTIMALITY_RTOL, Result, relative_gap, schedule_result
 
 __all__ = ["slotted_mip", "slotted_horizon", "pyomo_slotted_mip", "slotted_upper_bound"]
 
@@ -132,7 +133,9 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
     time_limit : float
         Seconds for HiGHS.
     mip_rel_gap : float
-        HiGHS's relative MIP gap (0: prove the slotted optimum).
+        HiGHS's relative MIP gap (0: prove the slotted optimum).  The status says
+        ``slotted_optimal`` only when the MIP gap is within
+        :data:`coflowopt.results.OPTIMALITY_RTOL`, whatever this value.
     threads : int, optional
 
     Returns
@@ -143,7 +146,11 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
         ``"slotted_optimal"`` when HiGHS proved the slotted optimum within the safe horizon,
         else HiGHS's mapped status; ``extra`` holds ``slotted_value`` (the MIP objective),
         ``slotted_bound`` (HiGHS's dual bound on the *slotted* optimum), the horizon and whether
-        it is proven safe.
+        it is proven safe.  ``bound`` is the best certified bound on the *fluid* optimum of
+        :mod:`coflowopt.bounds` (computed within 20 % of ``time_limit``) and ``gap`` the
+        verified schedule's distance to it.  When HiGHS finds no slotted schedule in time, the
+        result is the verified greedy SEBF schedule with status ``time_limit`` (``extra``
+        ``incumbent_source``).
 
     Examples
     --------
@@ -154,9 +161,12 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
     >>> res.kind, res.status, res.extra["slotted_value"]
     ('feasible', 'slotted_optimal', 4.0)
     """
-    if not time_limit > 0:
-        raise InvalidParameterError(f"time_limit must be > 0, got {time_limit!r}")
+    check_time_limit(time_limit)
     t0 = time.perf_counter()
+    from ..bounds.best import best_certified_bound, seed_value
+    seed_res, seed_runs = best_certified_bound(instance, time_limit=0.2 * time_limit)
+    seed = seed_value(seed_res)
+    t_seed = time.perf_counter() - t0
     hz = slotted_horizon(instance, delta)
     if horizon == "safe":
         T, proven_safe = hz["safe"], True
@@ -175,22 +185,34 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
     params = {"delta": float(delta), "horizon": horizon, "time_limit": time_limit,
               "mip_rel_gap": mip_rel_gap}
     extra = {"model": "slotted", "slots": T, "horizon_time": T * float(delta),
+             "fluid_bound": None if seed_res is None else seed_res.algorithm,
+             "fluid_bound_runs": seed_runs,
              "horizon_proven_safe": proven_safe, "horizons": hz,
              "slotted_value": sol.objective, "slotted_bound": sol.mip_bound,
              "mip_gap": sol.mip_gap, "mip_status": sol.status, "matrix": lp.summary()}
-    timings = {"build": t1 - t0, "mip": t2 - t1}
+    timings = {"fluid_bound": t_seed, "build": t1 - t0 - t_seed, "mip": t2 - t1}
     solver = {**sol.solver, "version": highs_version()}
     if sol.x is None:
-        return Result(value=None, kind=None, objective="weighted_completion_time",
-                      status=sol.status, algorithm="slotted-mip", params=params,
-                      bound=None, solver=solver, timings=timings, extra=extra,
-                      message=f"HiGHS found no slotted schedule (status {sol.status}) within "
-                              f"{T} slots")
+        # no slotted schedule within the limit: the incumbent is a verified greedy schedule
+        # (an anytime answer, as every exact method gives on its limit), never "no result"
+        from ..orderings.heuristics import sebf
+        from ..rates.greedy import greedy
+        extra["incumbent_source"] = "greedy SEBF (the MIP found no slotted schedule)"
+        res = schedule_result(instance, greedy(instance, sebf(instance)),
+                              algorithm="slotted-mip", params=params, timings=timings,
+                              extra=extra)
+        res.solver = solver
+        if res.kind is not None:
+            res.status = sol.status if sol.status != "optimal" else "no_slotted_schedule"
+            res.message = (f"HiGHS found no slotted schedule (status {sol.status}) within {T} "
+                           f"slots; the verified greedy SEBF schedule costs "
+                           f"{float(res.value):.10g}")
+        return _with_fluid_bound(res, seed)
     sched = slotted_schedule(instance, lp, sol.x)
     res = schedule_result(instance, sched, algorithm="slotted-mip", params=params,
                           timings=timings, extra=extra)
     res.solver = solver
-    gap_ok = sol.mip_gap is not None and sol.mip_gap <= max(mip_rel_gap, 1e-9)
+    gap_ok = sol.mip_gap is not None and sol.mip_gap <= OPTIMALITY_RTOL
     if res.kind is not None:
         if sol.status == "optimal" and proven_safe and gap_ok:
             res.status = "slotted_optimal"
@@ -198,9 +220,19 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
                            f"safe horizon): an upper bound on the fluid optimum; the verified "
                            f"fluid schedule costs {float(res.value):.10g}")
         else:
-            res.status = sol.status if sol.status != "optimal" else "slotted_optimal_in_horizon"
+            res.status = sol.status if sol.status != "optimal" else (
+                "slotted_optimal_in_horizon" if gap_ok else "slotted_within_mip_rel_gap")
             res.message = (f"slotted MIP {sol.status} (incumbent {sol.objective}, slotted bound "
-                           f"{sol.mip_bound}); horizon {'proven safe' if proven_safe else 'not proven safe'}")
+                           f"{sol.mip_bound}, MIP gap {sol.mip_gap}); horizon "
+                           f"{'proven safe' if proven_safe else 'not proven safe'}")
+    return _with_fluid_bound(res, seed)
+
+
+def _with_fluid_bound(res: Result, seed) -> Result:
+    """Attach the certified fluid bound and the verified schedule's gap to it."""
+    if seed is not None and res.kind is not None:
+        res.bound = seed
+        res.gap = relative_gap(res.value, min(seed, res.value))
     return res
 
 

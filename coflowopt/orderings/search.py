@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -77,11 +78,14 @@ class BestOrder:
     objective : float
         Its verified objective.
     evaluated : int
-        Orders tried (``K!``).
+        Orders tried (``K!`` unless the time limit stopped the search).
     rejected : int
         Orders whose schedule the verifier rejected (skipped; 0 for a correct allocation).
     ties : int
         Orders with exactly the same objective as the best.
+    complete : bool
+        Every order was tried (``False``: the time limit stopped the search, and the order is
+        the best of the ``evaluated`` first ones only).
     """
 
     order: np.ndarray
@@ -91,12 +95,14 @@ class BestOrder:
     ties: int
     rates: str
     objective_name: str
+    complete: bool = True
 
 
 def best_order_search(instance: Instance, *, rates: str = "greedy",
                       rate_params: Mapping[str, Any] | None = None,
                       objective: str = "weighted_completion_time",
-                      max_coflows: int = MAX_BEST_ORDER_K) -> BestOrder:
+                      max_coflows: int = MAX_BEST_ORDER_K,
+                      time_limit: float | None = None) -> BestOrder:
     """Try every order with one rate allocation; keep the best verified one.
 
     Parameters
@@ -109,6 +115,9 @@ def best_order_search(instance: Instance, *, rates: str = "greedy",
     objective : {"weighted_completion_time", "weighted_cct"}
     max_coflows : int, default 9
         Refuse instances with more coflows (at most :data:`MAX_BEST_ORDER_K`).
+    time_limit : float, optional
+        Seconds, checked between orders (after the first): on the limit the best of the orders
+        tried so far is returned with ``complete=False``.
 
     Returns
     -------
@@ -134,6 +143,10 @@ def best_order_search(instance: Instance, *, rates: str = "greedy",
             or not 1 <= max_coflows <= MAX_BEST_ORDER_K):
         raise InvalidParameterError(f"max_coflows must be an integer in 1..{MAX_BEST_ORDER_K}, "
                                     f"got {max_coflows!r}")
+    if time_limit is not None:
+        from ..bounds.common import check_time_limit
+        check_time_limit(time_limit)
+    deadline = math.inf if time_limit is None else time.perf_counter() + time_limit
     K = instance.num_coflows
     if K > max_coflows:
         raise NotSupportedError(
@@ -141,8 +154,13 @@ def best_order_search(instance: Instance, *, rates: str = "greedy",
             f"({math.factorial(K):,} orders); use bssi, or coflowopt.exact for optima")
     alloc = get_algorithm("rates", rates)
     params = dict(rate_params or {})
-    best, best_val, rejected, ties = None, math.inf, 0, 0
+    best, best_val, rejected, ties, evaluated = None, math.inf, 0, 0, 0
+    complete = True
     for perm in itertools.permutations(range(K)):
+        if evaluated and time.perf_counter() >= deadline:
+            complete = False
+            break
+        evaluated += 1
         sigma = np.asarray(perm, dtype=np.int64)
         rep = verify_schedule(instance, alloc.func(instance, sigma, **params))
         if not rep.ok:
@@ -156,8 +174,9 @@ def best_order_search(instance: Instance, *, rates: str = "greedy",
     if best is None:
         raise InvalidParameterError(f"rates {rates!r}: the verifier rejected the schedule of "
                                     "every order")
-    return BestOrder(order=best, objective=best_val, evaluated=math.factorial(K),
-                     rejected=rejected, ties=ties, rates=alloc.name, objective_name=objective)
+    return BestOrder(order=best, objective=best_val, evaluated=evaluated,
+                     rejected=rejected, ties=ties, rates=alloc.name, objective_name=objective,
+                     complete=complete)
 
 
 @register("ordering", "best-order",
@@ -170,7 +189,8 @@ def best_order_search(instance: Instance, *, rates: str = "greedy",
 def best_order(instance: Instance, *, rates: str = "greedy",
                rate_params: Mapping[str, Any] | None = None,
                objective: str = "weighted_completion_time",
-               max_coflows: int = MAX_BEST_ORDER_K) -> np.ndarray:
+               max_coflows: int = MAX_BEST_ORDER_K,
+               time_limit: float | None = None) -> np.ndarray:
     """The best order for a rate allocation, by exhaustive search over all ``K!`` orders.
 
     Parameters
@@ -181,6 +201,8 @@ def best_order(instance: Instance, *, rates: str = "greedy",
     rate_params : mapping, optional
     objective : {"weighted_completion_time", "weighted_cct"}
     max_coflows : int, default 9
+    time_limit : float, optional
+        Seconds; on the limit, the best of the orders tried so far (no longer the guarantee).
 
     Returns
     -------
@@ -211,4 +233,5 @@ def best_order(instance: Instance, *, rates: str = "greedy",
     lexicographically first permutation.  Time O(K! x one schedule and its verification).
     """
     return best_order_search(instance, rates=rates, rate_params=rate_params,
-                             objective=objective, max_coflows=max_coflows).order
+                             objective=objective, max_coflows=max_coflows,
+                             time_limit=time_limit).order
