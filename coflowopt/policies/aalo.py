@@ -99,13 +99,7 @@ from ..registry import register
 from ..schedule import Schedule
 from ..simulate import SimState, simulate
 
-try:  # numba is a declared dependency; without it the kernel runs (slowly) as Python
-    from numba import njit
-except ImportError:  # pragma: no cover
-    def njit(*args, **kwargs):
-        if args and callable(args[0]):
-            return args[0]
-        return lambda f: f
+from ..rates._jit import njit  # lazy numba, compile announced (see rates/_jit)
 
 __all__ = ["aalo", "clas", "AaloPolicy", "ClasPolicy", "queue_thresholds", "SHARING",
            "ON_FLOW_COMPLETION", "coflow_attained"]

@@ -90,13 +90,7 @@ from ..registry import register
 from ..schedule import Schedule
 from ..simulate import COMPLETION_RTOL, SimState, settle_sizes, simulate
 
-try:  # numba is a declared dependency; without it the kernel runs (slowly) as Python
-    from numba import njit
-except ImportError:  # pragma: no cover
-    def njit(*args, **kwargs):
-        if args and callable(args[0]):
-            return args[0]
-        return lambda f: f
+from ..rates._jit import njit  # lazy numba, compile announced (see rates/_jit)
 
 __all__ = ["sincronia_online", "SincroniaOnlinePolicy", "orphan_metric", "orphan_order",
            "muwp_lp", "MuwpSolution", "epoch_lengths", "DEFAULT_EPOCH"]

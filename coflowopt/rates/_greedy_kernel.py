@@ -26,13 +26,7 @@ import heapq
 
 import numpy as np
 
-try:  # numba is a declared dependency; without it the kernel runs (slowly) as Python
-    from numba import njit
-except ImportError:  # pragma: no cover
-    def njit(*args, **kwargs):
-        if args and callable(args[0]):
-            return args[0]
-        return lambda f: f
+from ._jit import njit  # lazy numba, compile announced (see _jit)
 
 
 @njit(cache=True)

@@ -1,15 +1,155 @@
-"""``njit`` for the compiled kernels, or a no-op decorator when numba is missing (the kernels
-then run, slowly, as plain Python).  numba is a declared dependency; the fallback only keeps
-the package importable."""
+"""``njit`` for the compiled kernels: the one place coflowopt's kernels are jitted.
+
+Lazy.  ``@njit(cache=True)`` records the function and returns a stand-in; numba is imported and
+the kernels are handed to it only when a kernel is first *called* (:func:`load_kernels`).  Why:
+importing numba and building its dispatchers costs about 0.3-0.6 s per process, which every
+command paid even when it never runs a kernel (``coflowopt algorithms``, ``bound``, ``verify``,
+``exact``); see ``experiments/bench_kernels_load.py``.  When the kernels load, every module
+global of ``coflowopt`` that holds a stand-in is rebound to the real dispatcher, because
+compiled code reaches the kernels it calls through module globals.
+
+Announced.  Compiling the kernels takes 40-55 s the first time (numba's on-disk cache,
+``cache=True`` everywhere, makes later processes load them in milliseconds).  When numba
+actually compiles (a cache miss), a line goes to standard error once per process --
+``coflowopt: compiling kernels (first run, ~40 s, cached afterwards)...`` -- followed by one line
+per kernel as it finishes, so a first run is never silent.  ``COFLOWOPT_QUIET_JIT=1`` silences
+it.
+
+Without numba (a declared dependency; the fallback only keeps the package importable) the
+kernels run, slowly, as plain Python.
+"""
 
 from __future__ import annotations
 
-try:
-    from numba import njit
-except ImportError:  # pragma: no cover
-    def njit(*args, **kwargs):
-        if args and callable(args[0]):
-            return args[0]
-        return lambda f: f
+import functools
+import importlib.util
+import os
+import sys
+import time
 
-__all__ = ["njit"]
+__all__ = ["njit", "load_kernels", "HAVE_NUMBA", "on_load", "kernels_loaded"]
+
+#: numba is installed (checked without importing it)
+HAVE_NUMBA = importlib.util.find_spec("numba") is not None
+
+_KERNELS: list["_LazyKernel"] = []
+_HOOKS: list = []
+_LOADED = [False]
+
+
+class _LazyKernel:
+    """A kernel before numba has seen it: calling it loads every kernel (:func:`load_kernels`)
+    and then calls the real dispatcher."""
+
+    def __init__(self, func, options):
+        self.py_func = func
+        self.options = options
+        self.dispatcher = None
+        functools.update_wrapper(self, func)
+
+    def __call__(self, *args, **kwargs):
+        if self.dispatcher is None:
+            load_kernels()
+        return self.dispatcher(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<lazy kernel {self.py_func.__module__}.{self.py_func.__qualname__}>"
+
+
+def njit(*args, **options):
+    """``numba.njit`` that defers numba until a kernel is first called (module docstring).
+
+    Use as ``@njit`` or ``@njit(cache=True, ...)``; the options go to numba unchanged.
+    """
+    def wrap(func):
+        if not HAVE_NUMBA:  # pragma: no cover - numba missing: plain Python
+            return func
+        if _LOADED[0]:  # a module imported after the kernels loaded: jit it now
+            import numba
+            return numba.njit(**options)(func)
+        k = _LazyKernel(func, options)
+        _KERNELS.append(k)
+        return k
+    if args and callable(args[0]):
+        return wrap(args[0])
+    return wrap
+
+
+def on_load(hook) -> None:
+    """Run ``hook()`` when the kernels load (before any is compiled), or now if they have:
+    for modules whose kernels use numba objects as globals (typed lists, types)."""
+    if _LOADED[0]:
+        hook()
+    else:
+        _HOOKS.append(hook)
+
+
+def kernels_loaded() -> bool:
+    """Whether numba has been imported and the kernels handed to it in this process."""
+    return _LOADED[0]
+
+
+def load_kernels() -> None:
+    """Import numba, make every recorded kernel a numba dispatcher and rebind the module
+    globals that hold stand-ins.  Idempotent; called by the first kernel call."""
+    if _LOADED[0] or not HAVE_NUMBA:
+        return
+    import numba
+    _install_announcer()
+    _LOADED[0] = True
+    for hook in _HOOKS:
+        hook()
+    for k in _KERNELS:
+        k.dispatcher = numba.njit(**k.options)(k.py_func)
+    for name, mod in list(sys.modules.items()):
+        if not (name == "coflowopt" or name.startswith("coflowopt.")) or mod is None:
+            continue
+        for attr, val in list(vars(mod).items()):
+            if isinstance(val, _LazyKernel):
+                setattr(mod, attr, val.dispatcher)
+
+
+# ----------------------------------------------------------------------- the announcement
+class _Announcer:
+    """numba's ``numba:compile`` event fires only on a cache miss (a cache hit returns before
+    it), so this speaks exactly when a process compiles."""
+
+    def __init__(self):
+        self.started = None
+        self.depth = 0
+
+    def on_start(self, event):
+        if self.started is None:
+            self.started = time.perf_counter()
+            _say("coflowopt: compiling kernels (first run, ~40 s, cached afterwards)...")
+        self.depth += 1
+
+    def on_end(self, event):
+        self.depth -= 1
+        if self.depth == 0:  # a top-level kernel is done (its callees compiled with it)
+            disp = (event.data or {}).get("dispatcher")
+            name = getattr(getattr(disp, "py_func", None), "__qualname__", "kernel")
+            _say(f"coflowopt:   compiled {name} "
+                 f"({time.perf_counter() - self.started:.1f} s so far)")
+
+
+def _say(line: str) -> None:
+    if os.environ.get("COFLOWOPT_QUIET_JIT") in (None, "", "0"):
+        print(line, file=sys.stderr, flush=True)
+
+
+def _install_announcer() -> None:
+    try:
+        from numba.core import event
+    except ImportError:  # pragma: no cover - numba without the event API
+        return
+    a = _Announcer()
+
+    class _Listener(event.Listener):
+        def on_start(self, ev):
+            a.on_start(ev)
+
+        def on_end(self, ev):
+            a.on_end(ev)
+
+    event.register("numba:compile", _Listener())

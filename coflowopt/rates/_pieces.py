@@ -16,15 +16,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import HAVE_NUMBA, njit, on_load
 
-try:  # numba is a declared dependency (see coflowopt.rates._jit for the fallback)
+# numba objects the kernels below use as globals; bound when the kernels load (numba is
+# imported lazily, see coflowopt.rates._jit; without numba the lists are plain lists)
+types = List = objmode = _I64_ARRAY = _F64_ARRAY = None
+
+
+def _bind_numba() -> None:
+    global types, List, objmode, _I64_ARRAY, _F64_ARRAY
     from numba import objmode, types
     from numba.typed import List
-except ImportError:  # pragma: no cover
-    types = None
-    List = None
-    objmode = None
+    _I64_ARRAY = types.int64[::1]
+    _F64_ARRAY = types.float64[::1]
+
+
+on_load(_bind_numba)
 
 __all__ = ["CHUNK", "PieceChunks", "put", "emit", "spill", "chunks_to_arrays", "SINK",
            "flush_to_sink"]
@@ -36,6 +43,41 @@ CHUNK = 1 << 21
 #: set by the Python caller around one kernel call (module-level because a compiled kernel can
 #: only call Python through a global; the kernels are not re-entrant in sink mode).
 SINK = [None]
+
+
+@njit(cache=True)
+def _new_chunk_lists():
+    """Four empty typed lists of int64 / float64 arrays.
+
+    Why compiled (and cached): building a typed list from Python, or calling its methods from
+    Python, compiles numba's typed-list internals in every process (about 1 s for
+    ``List.empty_list`` and 2-4 s for ``pop``, measured by experiments/bench_kernels_load.py),
+    whereas a cached function that does the same loads in milliseconds."""
+    return (List.empty_list(_I64_ARRAY), List.empty_list(_F64_ARRAY),
+            List.empty_list(_F64_ARRAY), List.empty_list(_F64_ARRAY))
+
+
+@njit(cache=True)
+def _drain_int(lst, out):
+    """Copy the chunks of ``lst`` one after another into ``out`` (up to its length), then
+    empty ``lst`` (its arrays are freed with it)."""
+    pos = 0
+    for c in lst:
+        m = min(c.shape[0], out.shape[0] - pos)
+        out[pos:pos + m] = c[:m]
+        pos += m
+    lst.clear()
+
+
+@njit(cache=True)
+def _drain_float(lst, out):
+    """:func:`_drain_int` for float chunks (one compiled function per item type)."""
+    pos = 0
+    for c in lst:
+        m = min(c.shape[0], out.shape[0] - pos)
+        out[pos:pos + m] = c[:m]
+        pos += m
+    lst.clear()
 
 
 class PieceChunks:
@@ -58,13 +100,10 @@ class PieceChunks:
     """
 
     def __init__(self, buffer: int = CHUNK):
-        if List is None:  # pragma: no cover
+        if not HAVE_NUMBA:  # pragma: no cover
             self.flow, self.start, self.end, self.rate = [], [], [], []
         else:
-            self.flow = List.empty_list(types.int64[::1])
-            self.start = List.empty_list(types.float64[::1])
-            self.end = List.empty_list(types.float64[::1])
-            self.rate = List.empty_list(types.float64[::1])
+            self.flow, self.start, self.end, self.rate = _new_chunk_lists()
         self.state = np.zeros(1, dtype=np.int64)
         self.buffer = int(buffer)
 
@@ -161,13 +200,15 @@ def chunks_to_arrays(ch: PieceChunks):
     for name, dt in (("flow", np.int64), ("start", float), ("end", float), ("rate", float)):
         lst = getattr(ch, name)
         arr = np.empty(ch.total, dtype=dt)
-        pos = 0
-        while len(lst):
-            c = lst.pop(0)
-            m = min(c.shape[0], ch.total - pos)
-            arr[pos:pos + m] = c[:m]
-            pos += m
-            del c
+        if not HAVE_NUMBA:  # pragma: no cover - plain Python lists (numba missing)
+            pos = 0
+            while lst:
+                c = lst.pop(0)
+                m = min(c.shape[0], ch.total - pos)
+                arr[pos:pos + m] = c[:m]
+                pos += m
+        else:
+            (_drain_int if dt is np.int64 else _drain_float)(lst, arr)
         out.append(arr)
         _release_freed_memory()
     return out
