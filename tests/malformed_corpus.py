@@ -521,7 +521,8 @@ def check(case: dict, rc: int | None, out: str, err: str) -> list[str]:
     want = {"error": (2,), "rejected": (1,), "ok": (0,), "verdict": (0, 1),
             "any": (0, 1, 2)}[case["expect"]]
     if rc not in want:
-        problems.append(f"exit {rc}, expected {case['expect']} (exit {' or '.join(map(str, want))})")
+        problems.append(f"exit {rc}, expected {case['expect']} "
+                        f"(exit {' or '.join(map(str, want))})")
     return problems
 
 

@@ -50,8 +50,9 @@ def detect_format(path: str | Path) -> str:
     """Tell an existing instance file's format.
 
     ``.json`` files are ``json`` (a coflowopt schedule document is refused), and so are other
-    files that hold a JSON document.  Other text files are sniffed on their second line: a coflow-benchmark coflow line has ``location:MB`` fields
-    with a colon, a Sincronia line has only plain numbers.
+    files that hold a JSON document.  Other text files are sniffed on their second line: a
+    coflow-benchmark coflow line has ``location:MB`` fields with a colon, a Sincronia line has
+    only plain numbers.
 
     Parameters
     ----------

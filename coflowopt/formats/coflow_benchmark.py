@@ -123,7 +123,8 @@ class _Line:
         if not _FLOATS_RE.fullmatch(" ".join(toks)):
             for j, t in enumerate(toks):
                 if not _FLOAT_RE.fullmatch(t):
-                    self.bad(f"size must be a decimal number, got {_shorten(t)!r}", field_fmt.format(j))
+                    self.bad(f"size must be a decimal number, got {_shorten(t)!r}",
+                             field_fmt.format(j))
         arr = np.fromiter(map(float, toks), dtype=float, count=len(toks))
         ok = np.isfinite(arr) & ((arr >= 0) if allow_zero else (arr > 0))
         bad = np.flatnonzero(~ok)
@@ -134,7 +135,8 @@ class _Line:
                 rule = (f"size must be a finite number; {_shorten(toks[j])!r} is beyond "
                         "float64's range")
             elif v == 0:
-                rule = f"size must be > 0, got {_shorten(toks[j])!r} (zero-size flows are not allowed)"
+                rule = (f"size must be > 0, got {_shorten(toks[j])!r} (zero-size flows are not "
+                        "allowed)")
             else:
                 rule = f"size must be {'>= 0' if allow_zero else '> 0'}, got {_shorten(toks[j])!r}"
             self.bad(rule, field_fmt.format(j))

@@ -14,8 +14,8 @@ Shape (other tools rely on it; nothing else is written)::
 * Numbers are JSON numbers, within the ranges of :mod:`coflowopt.limits` (sizes and
   capacities in ``[1e-9, 1e12]``, weights 0 or in ``[1e-9, 1e9]``, times 0 or in
   ``[1e-30, 1e35]``, and the instance's dynamic range).  Integers beyond 2**53 that float64
-  cannot hold exactly, NaN and Infinity are rejected; unknown keys are rejected (they are usually typos) except a top-level
-  ``"meta"`` object, which is kept as provenance.
+  cannot hold exactly, NaN and Infinity are rejected; unknown keys are rejected (they are
+  usually typos) except a top-level ``"meta"`` object, which is kept as provenance.
 
 The writer emits integral values as integers and other values with the shortest ``repr`` that
 reads back to the same float64, so write -> read is exact.
