@@ -108,9 +108,10 @@ class Tolerances:
 
     @property
     def dilation(self) -> float:
-        """The factor of the soundness theorem: ``(1 + capacity_rtol + overload_rtol) /
-        (1 - size_rtol)``."""
-        return (1.0 + self.capacity_rtol + self.overload_rtol) / (1.0 - self.size_rtol)
+        """The factor of the soundness theorem: ``(1 + capacity_rtol + overload_rtol + 4u) /
+        (1 - size_rtol)`` (``4u = 4.4e-16`` covers the float64 rounding of the thresholds the
+        verifier compares against)."""
+        return (1.0 + self.capacity_rtol + self.overload_rtol + 4 * _U64) / (1.0 - self.size_rtol)
 
 
 @dataclass
@@ -333,6 +334,7 @@ def _verify_float(inst, sched, tol: Tolerances, max_per_kind: int) -> Verificati
 #: Unit roundoffs of float64 and of the extended precision the port loads are summed in.
 _U64 = float(np.finfo(float).eps) / 2
 _ULD = np.finfo(np.longdouble).eps / 2
+_ULD64 = float(_ULD)
 
 
 class _FloatSums:
@@ -382,14 +384,22 @@ def _port_loads(times, ports, rel):
     gstart = np.flatnonzero(newgroup)
     del newgroup
     gsum = np.add.reduceat(dd, gstart)
-    gabs = np.add.reduceat(np.abs(dd), gstart)
-    gn = np.diff(np.append(gstart, dd.size)).astype(np.longdouble)
+    gn = np.diff(np.append(gstart, dd.size))
+    # sum |x| per group: |sum| for a group of one change; a float64 pass for the others (a sum
+    # of non-negative terms: relative error <= gamma_n, inflated)
+    multi = np.flatnonzero(gn > 1)
+    gabs = np.abs(gsum).astype(float) * (1 + 2 * _U64)
+    if multi.size:
+        gabs[multi] = np.add.reduceat(np.abs(dd.astype(float)), gstart)[multi] * \
+            (1 + 2 * gn[multi] * _U64)
     gport, gtime = pp[gstart], tt[gstart]
     del tt, pp, dd, gstart
     n = gsum.size
-    # group sums: gamma_{n-1} sum|x| (any order) + u|x| per division, <= n u (1 + nu) sum|x|
-    gerr = gn * _ULD * (1 + gn * _ULD * 2) * gabs
-    del gabs, gn
+    # a group's sum: gamma_{n-1} sum|x| (any order) plus u|x| for each division by the
+    # capacity: <= n u (1 + small) sum|x|.  (The bound itself is float64 arithmetic on
+    # non-negative terms; its rounding is in the inflations.)
+    gerr = gn * (_ULD64 * (1 + 2e-6)) * gabs * (1 + 4 * _U64)
+    del gabs, gn, multi
     csum = np.cumsum(gsum)
     del gsum
     portstart = np.empty(n, dtype=bool)
@@ -399,15 +409,17 @@ def _port_loads(times, ports, rel):
     del portstart
     prev = np.maximum(base - 1, 0)
     before = np.where(base > 0, csum[prev], 0)
-    load = csum - before
+    load = (csum - before).astype(float)
     del before
-    acc_err = np.cumsum(_ULD * np.abs(csum) + gerr)
+    acc_err = np.cumsum(_ULD64 * np.abs(csum.astype(float)) * (1 + 4 * _U64) + gerr)
     del csum, gerr
-    acc_prev = np.where(base > 0, acc_err[prev], 0)
-    # running sum of non-negative terms: relative error <= gamma_n; the subtraction and the
-    # load's own subtraction: u each
-    span = np.arange(2, n + 2, dtype=np.longdouble)
-    bound = 1.01 * ((acc_err - acc_prev) + 2 * span * _ULD * acc_err + 2 * _ULD * np.abs(load))
+    acc_prev = np.where(base > 0, acc_err[prev], 0.0)
+    # running sums of non-negative terms (here and the float64 accumulation of the bound):
+    # relative error <= gamma_n each; the two subtractions (extended, then rounding the load
+    # to float64): u each
+    span = np.arange(2, n + 2, dtype=float)
+    bound = 1.01 * ((acc_err - acc_prev) + 2 * span * (_ULD64 + _U64) * acc_err
+                    + 2 * (_ULD64 + _U64) * np.abs(load))
     del acc_err, acc_prev, span, base, prev
     last_of_port = np.empty(n, dtype=bool)
     last_of_port[-1] = True
@@ -513,7 +525,7 @@ def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _Floa
     # judged in _float_report.  Ingress ports, then egress ports (two passes over 2 entries per
     # piece instead of one over 4: the same groups, half the memory)
     cf, cs, ce, cr = fl[nonneg], st[nonneg], en[nonneg], rt[nonneg]
-    limit = 1 + np.longdouble(tol.capacity_rtol)
+    limit = 1 + tol.capacity_rtol
     for side_ports in (inst.flow_src[cf], m_in + inst.flow_dst[cf]):
         if not cs.size:
             continue
@@ -522,7 +534,7 @@ def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _Floa
             np.concatenate([cs, ce]), np.concatenate([side_ports, side_ports]),
             np.concatenate([rel, -rel]))
         del rel
-        upper = load + bound
+        upper = (load + bound) * (1 + 2 * _U64)
         over = np.flatnonzero(upper > limit)
         if over.size:
             # the duration's own rounding (one subtraction) against the schedule
@@ -579,7 +591,7 @@ def _float_report(inst, tol: Tolerances, col, acc: _FloatSums, num_pieces: int
     # 5'. the overload budget: up to every completion time C_k, the overloads that start before
     # it, as time at full capacity, are at most overload_rtol (C_k - T0)
     t0 = float(np.min(inst.release)) if inst.num_coflows else 0.0
-    overload_time, dilation = 0.0, 1.0 + tol.capacity_rtol
+    overload_time, dilation = 0.0, 1.0 + tol.capacity_rtol + 4 * _U64
     if acc.over_start:
         os_ = np.concatenate(acc.over_start)
         ot = np.concatenate(acc.over_time)
