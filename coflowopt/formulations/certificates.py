@@ -201,6 +201,10 @@ class CertificateCheck:
     details : dict
         Counts of clipped rows and scaled rows, the smallest row scale, the float value of the
         unrepaired bound, the claimed value.
+    multipliers : ndarray, optional
+        For a certified bound: the (repaired) row multipliers whose exact ``LB(y)`` is
+        ``value`` -- floats or Fractions, each an exact rational -- what a certificate file
+        writes (:mod:`coflowopt.certificate_files`).
     """
 
     status: str
@@ -208,6 +212,7 @@ class CertificateCheck:
     repaired: bool = False
     reason: str = ""
     details: dict = field(default_factory=dict)
+    multipliers: Any = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -410,7 +415,7 @@ def certify_lp(lp: LinearProgram, y, *, repair: bool = True, claimed: float | No
                 return CertificateCheck("rejected", value, False,
                                         f"the dual proves {float(value)!r}, less than the "
                                         f"claimed {claimed!r}", details0)
-            return CertificateCheck("certified", value, False, "", details0)
+            return CertificateCheck("certified", value, False, "", details0, multipliers=y)
         if not repair:
             return CertificateCheck("rejected", None, False, "dual infeasible: " + why,
                                     details0)
@@ -431,7 +436,7 @@ def certify_lp(lp: LinearProgram, y, *, repair: bool = True, claimed: float | No
             return CertificateCheck("rejected", value, False,
                                     f"the dual proves {float(value)!r}, less than the claimed "
                                     f"{claimed!r}", details)
-        return CertificateCheck("certified", value, False, "", details)
+        return CertificateCheck("certified", value, False, "", details, multipliers=y)
     y, clipped = _one_sided_clip(lp, y)
     details["rows_clipped"] = clipped
     repaired = clipped > 0
@@ -444,7 +449,7 @@ def certify_lp(lp: LinearProgram, y, *, repair: bool = True, claimed: float | No
             details["repair_rounds"] = rnd
             if claimed is not None:
                 details["loss_vs_claimed"] = float(claimed) - float(value)
-            return CertificateCheck("certified", value, repaired, "", details)
+            return CertificateCheck("certified", value, repaired, "", details, multipliers=y)
         y, nscaled, smin = _repair_scale(lp, y, d_sign, margin)
         repaired = True
         details["rows_scaled"] = details.get("rows_scaled", 0) + nscaled
