@@ -33,8 +33,9 @@ KINDS = {
 def file_kind(path: str | Path) -> str:
     """One of the keys of :data:`KINDS`, from the file system and the first bytes.
 
-    ``json`` means the first non-blank character opens a JSON object or array; ``binary`` means
-    a NUL byte or bytes that are not UTF-8 near the start.
+    ``json`` means the first non-blank character (after a UTF-8 byte order mark) opens a JSON
+    object or array; ``text`` is any other UTF-8 text; ``binary`` means a NUL byte or bytes that
+    are not UTF-8 near the start.
 
     Raises
     ------

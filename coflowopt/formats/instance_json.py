@@ -244,7 +244,9 @@ def read_instance_json(path: str | Path) -> Instance:
         empty or binary file, a NumPy array or archive), named as such.
     """
     path = str(path)
-    expect_kind(path, ("json", "text", "empty"), "a coflowopt-instance JSON document",
+    # a document starts with '{' (after blanks): any other text is named as such (a trace given
+    # here says "a text file", not "Extra data (column 3)")
+    expect_kind(path, ("json", "empty"), "a coflowopt-instance JSON document",
                 InvalidInstanceError)
     return instance_from_dict(load_json_document(path, InvalidInstanceError), file=path)
 

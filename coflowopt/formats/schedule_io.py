@@ -741,7 +741,7 @@ def read_schedule_json(path: str | Path, instance: Instance, *, exact: bool | No
     block.  The FB trace's greedy schedule (about 1 GB, 56M rate entries) reads back as its
     1.8M pieces in seconds.
     """
-    expect_kind(path, ("json", "text", "empty"), "a coflowopt-schedule JSON document",
+    expect_kind(path, ("json", "empty"), "a coflowopt-schedule JSON document",
                 InvalidScheduleError)
     try:
         size = os.path.getsize(path)
