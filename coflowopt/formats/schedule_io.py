@@ -372,8 +372,9 @@ def _check_value(v: Any, fld: str, bad, kind: str) -> bool:
     for ``kind`` (``schedule_time`` or ``rate``); return True for a string."""
     t = type(v)
     if t is float:
-        if not math.isfinite(v):
-            bad(f"must be finite, got {v!r}", fld)
+        if not math.isfinite(v):  # NaN and Infinity are refused by the parser: an overflow
+            bad(f"must be finite, got {v!r} (a literal beyond float64's range, such as 1e999, "
+                "reads as infinity)", fld)
     elif t is str:
         if not _FRACTION_RE.fullmatch(v):
             bad(f"a string number must be an exact fraction 'p/q', got {_shorten(v)!r}", fld)
