@@ -372,7 +372,8 @@ def interval_rates(instance: Instance, schedule: Schedule, flow_completion,
     dict
         ``start``, ``end`` (T,), ``rate`` (F, T) summed rates, ``active`` (F, T) released and
         unfinished flows, ``load`` (P, T) port loads (unified numbering), ``spare`` (P, T).
-        Intervals shorter than ``time_rtol * max(1, |t|)`` (float slivers) are dropped.
+        Intervals shorter than ``time_rtol * max(|t|, H)`` (float slivers) are dropped, ``H``
+        the length of the schedule: relative, so that rescaling time never changes a verdict.
     """
     s = schedule.to_float() if schedule.exact else schedule
     rel_f = instance.release[instance.flow_coflow]
@@ -389,7 +390,8 @@ def interval_rates(instance: Instance, schedule: Schedule, flow_completion,
         np.add.at(D, (s.flow, ei), -s.rate)
     R = np.cumsum(D, axis=1)[:, :T]
     fc = np.asarray(flow_completion, dtype=float)
-    slack = time_rtol * np.maximum(1.0, np.abs(a))
+    horizon = float(times[-1] - t0) if times.size else 0.0
+    slack = time_rtol * np.maximum(horizon, np.abs(a))
     active = (rel_f[:, None] <= a[None, :] + slack) & (fc[:, None] > a[None, :] + slack)
     load = np.zeros((P, T))
     np.add.at(load, instance.flow_src, R)
@@ -455,8 +457,9 @@ def check_order_preserving(algorithm, instance: Instance, *, run: RunResult | No
     pos[order] = np.arange(K)
     fpos = pos[instance.flow_coflow]
     R = st["rate"]
-    rtol = 1e-12 * float(instance.capacity.max())
-    sending = R > rtol
+    # a rate is "sending" relative to the smaller capacity of its two ports
+    sending = R > 1e-12 * np.minimum(instance.capacity[instance.flow_src],
+                                     instance.capacity[instance.flow_egress_port])[:, None]
     T = R.shape[1]
     big = np.iinfo(np.int64).max
     minpos = np.full((instance.num_ports, T), big, dtype=np.int64)

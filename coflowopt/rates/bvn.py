@@ -238,7 +238,7 @@ def check_decomposition(D, dec: BvNDecomposition, *, rtol: float = 1e-9) -> dict
     ``sum_k theta_k P_k`` equals ``dec.padded``; the padded matrix dominates ``D`` entry-wise
     and has every row and column sum equal to ``rho`` (the largest row/column sum of ``D``);
     ``sum theta = rho``; the number of terms is at most ``n^2 - 2n + 2``.  Exact (Fractions)
-    when ``dec.exact``, else with relative tolerance ``rtol``.
+    when ``dec.exact``, else with tolerance ``rtol`` relative to ``rho``.
 
     Returns
     -------
@@ -257,14 +257,15 @@ def check_decomposition(D, dec: BvNDecomposition, *, rtol: float = 1e-9) -> dict
     fails: list[str] = []
     zero = Fraction(0) if dec.exact else 0.0
 
-    def close(a, b):
-        if dec.exact:
-            return a == b
-        return abs(float(a) - float(b)) <= rtol * max(1.0, abs(float(b)))
-
     sums = [sum(M[i, :].tolist(), zero) for i in range(m_in)] + \
         [sum(M[:, j].tolist(), zero) for j in range(m_out)]
     rho = max(sums) if sums else zero
+
+    def close(a, b):
+        if dec.exact:
+            return a == b
+        # relative to rho, the matrix's own scale (not to 1: the data has no unit)
+        return abs(float(a) - float(b)) <= rtol * max(abs(float(a)), abs(float(b)), float(rho))
     if not close(dec.rho, rho):
         fails.append(f"rho is {dec.rho}, the largest row/column sum of D is {rho}")
     S = np.empty((n, n), dtype=object) if dec.exact else np.zeros((n, n))
