@@ -60,8 +60,8 @@ class MaxMinLPResult:
 def _solve_highs(num_cols: int, rows: sp.csr_matrix, row_lo, row_hi, col_hi, objective_col: int):
     import highspy
 
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    from ..formulations.highs import new_highs
+    h = new_highs()
     inf = highspy.kHighsInf
     lo = np.zeros(num_cols)
     hi = np.where(np.isfinite(col_hi), col_hi, inf)

@@ -30,7 +30,11 @@ Algorithm choice (measured in solver-interfaces.md section 4.1, and here):
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,7 +45,7 @@ from ..exceptions import InvalidParameterError, SolverError, SolverNotAvailableE
 from .linear_program import LinearProgram
 
 __all__ = ["HighsModel", "LPSolution", "HIGHS_STATUS", "map_highs_status", "highs_version",
-           "solve_with_highs", "ALGORITHMS"]
+           "solve_with_highs", "ALGORITHMS", "new_highs", "stdout_silenced"]
 
 #: HiGHS model status name -> coflowopt status.  A status not listed maps to "highs:<name>".
 HIGHS_STATUS = {
@@ -79,9 +83,91 @@ def _highspy():
     return highspy
 
 
+#: Serialises the file-descriptor swap of :func:`stdout_silenced` (fd 1 is per process).
+_FD1_LOCK = threading.RLock()
+
+
+@contextlib.contextmanager
+def stdout_silenced(to_stderr: bool = False):
+    """Point file descriptor 1 at ``/dev/null`` (or at standard error) for the ``with`` body.
+
+    highspy >= 1.16 prints its banner ("Running HiGHS ...") on file descriptor 1 from the C++
+    constructor of ``Highs``, before any option (``output_flag``, ``log_to_console``) can be
+    set, and highspy offers no constructor argument or environment variable to prevent it
+    (checked in the sources of highspy 1.14-1.16: ``Highs.__init__`` takes no argument).
+    Redirecting ``sys.stdout`` does not help because the write bypasses Python; the
+    redirection has to happen at the file-descriptor level.
+
+    Parameters
+    ----------
+    to_stderr : bool, default False
+        Send what is written to fd 1 meanwhile to standard error instead of discarding it
+        (used when the caller asked for solver logs).
+
+    Notes
+    -----
+    Thread safety: a process-wide re-entrant lock serialises the swap, so two threads creating
+    models cannot restore each other's descriptor wrongly.  Another thread that writes to fd 1
+    while the body runs has its output diverted too; the body is kept to the constructor call
+    (microseconds) for that reason.  Python's own buffered ``sys.stdout`` is flushed first so
+    that nothing already printed is diverted.
+    """
+    with _FD1_LOCK:
+        try:
+            sys.stdout.flush()
+        except (AttributeError, ValueError, OSError):  # closed or replaced stdout
+            pass
+        try:
+            saved = os.dup(1)
+        except OSError:  # no fd 1 at all (a daemon): nothing can be printed on it anyway
+            yield
+            return
+        try:
+            if to_stderr:
+                os.dup2(2, 1)
+                yield
+            else:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                try:
+                    os.dup2(devnull, 1)
+                finally:
+                    os.close(devnull)
+                yield
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+def new_highs(log: bool = False):
+    """A fresh ``highspy.Highs`` that never writes to standard output.
+
+    Every ``Highs`` object coflowopt creates comes from here (see :func:`stdout_silenced` for
+    why the constructor needs a file-descriptor redirection).  Right after construction the
+    console output is switched off (``output_flag``); with ``log=True`` HiGHS's log is kept but
+    delivered to standard error through its logging callback (``log_to_console`` off), so that
+    ``--json`` output on standard output stays JSON.
+
+    Parameters
+    ----------
+    log : bool, default False
+        Keep HiGHS's log, written to standard error.
+
+    Returns
+    -------
+    highspy.Highs
+    """
+    hp = _highspy()
+    with stdout_silenced(to_stderr=log):
+        h = hp.Highs()
+        h.setOptionValue("output_flag", bool(log))
+        h.setOptionValue("log_to_console", False)
+    if log:
+        h.cbLogging.subscribe(lambda e: sys.stderr.write(e.message))
+    return h
+
+
 def highs_version() -> str:
-    h = _highspy().Highs()
-    return h.version()
+    return new_highs().version()
 
 
 def map_highs_status(status) -> str:
@@ -166,7 +252,7 @@ class HighsModel:
                  options: dict[str, Any] | None = None, log: bool = False):
         hp = _highspy()
         self._hp = hp
-        self.h = hp.Highs()
+        self.h = new_highs(log=log)
         self.options: dict[str, Any] = {}
         self.set_option("output_flag", bool(log))
         if algorithm not in ALGORITHMS:

@@ -226,13 +226,18 @@ def solve_model(model, *, time_limit: float | None = None) -> tuple[str, float |
     _pyo()
     from pyomo.contrib.appsi.solvers import Highs
 
-    opt = Highs()
-    if not opt.available():  # pragma: no cover
+    from .highs import stdout_silenced
+    # APPSI creates its highspy.Highs (which prints a banner on fd 1) in available() / solve()
+    with stdout_silenced():
+        opt = Highs()
+        available = opt.available()
+    if not available:  # pragma: no cover
         raise SolverNotAvailableError("Pyomo's APPSI HiGHS interface is not available")
     opt.config.load_solution = False
     if time_limit is not None:
         opt.config.time_limit = float(time_limit)
-    res = opt.solve(model)
+    with stdout_silenced():
+        res = opt.solve(model)
     tc = str(res.termination_condition).split(".")[-1]
     status = {"optimal": "optimal", "infeasible": "infeasible", "unbounded": "unbounded",
               "maxTimeLimit": "time_limit", "infeasibleOrUnbounded":
