@@ -49,6 +49,8 @@ class _LazyKernel:
 
     def __call__(self, *args, **kwargs):
         if self.dispatcher is None:
+            if self.options.get("cache") and _cache_is_cold(self.py_func):
+                _ANNOUNCER.start()  # before numba's own start-up (~1.5 s): say it at once
             load_kernels()
         return self.dispatcher(*args, **kwargs)
 
@@ -112,16 +114,20 @@ def load_kernels() -> None:
 # ----------------------------------------------------------------------- the announcement
 class _Announcer:
     """numba's ``numba:compile`` event fires only on a cache miss (a cache hit returns before
-    it), so this speaks exactly when a process compiles."""
+    it), so this speaks exactly when a process compiles.  :func:`_cache_is_cold` lets it speak
+    earlier, before numba is even imported, when the first kernel called has no cache index."""
 
     def __init__(self):
         self.started = None
         self.depth = 0
 
-    def on_start(self, event):
+    def start(self):
         if self.started is None:
             self.started = time.perf_counter()
             _say("coflowopt: compiling kernels (first run, ~40 s, cached afterwards)...")
+
+    def on_start(self, event):
+        self.start()
         self.depth += 1
 
     def on_end(self, event):
@@ -131,6 +137,31 @@ class _Announcer:
             name = getattr(getattr(disp, "py_func", None), "__qualname__", "kernel")
             _say(f"coflowopt:   compiled {name} "
                  f"({time.perf_counter() - self.started:.1f} s so far)")
+
+
+_ANNOUNCER = _Announcer()
+
+
+def _cache_is_cold(func) -> bool:
+    """Whether numba's cache has no index for ``func`` where numba would put it
+    (``__pycache__`` beside the source, named ``<module>.<qualname>-<line>.py<ver>.nbi``).
+
+    Only a fast early hint for the announcement: False whenever numba may cache elsewhere
+    (``NUMBA_CACHE_DIR``, or a read-only install, where numba falls back to a user cache
+    directory), so it never announces a compilation that does not happen.  A stale index
+    (edited source) is caught by the compile event instead."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return False
+    try:
+        src = os.path.abspath(func.__code__.co_filename)
+        pyc = os.path.join(os.path.dirname(src), "__pycache__")
+        name = (f"{os.path.splitext(os.path.basename(src))[0]}.{func.__qualname__}-"
+                f"{func.__code__.co_firstlineno}.py{sys.version_info[0]}{sys.version_info[1]}"
+                ".nbi")
+        writable = os.access(pyc if os.path.isdir(pyc) else os.path.dirname(src), os.W_OK)
+        return writable and not os.path.exists(os.path.join(pyc, name))
+    except (AttributeError, OSError, TypeError):  # pragma: no cover - an unusual function
+        return False
 
 
 def _say(line: str) -> None:
@@ -143,7 +174,7 @@ def _install_announcer() -> None:
         from numba.core import event
     except ImportError:  # pragma: no cover - numba without the event API
         return
-    a = _Announcer()
+    a = _ANNOUNCER
 
     class _Listener(event.Listener):
         def on_start(self, ev):
