@@ -107,3 +107,51 @@ def test_greedy_never_sends_before_release_and_is_order_preserving(case):
             (inst.flow_size[sl] / np.minimum(inst.ingress_capacity[inst.flow_src[sl]],
                                              inst.egress_capacity[inst.flow_dst[sl]])).sum()
         ) + 1e-9
+
+
+# ------------------------------------------------------------------ the kernel layer (rates/_jit)
+def _python(code: str, cwd, env_extra=None):
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ)
+    env.pop("COFLOWOPT_QUIET_JIT", None)
+    env.pop("NUMBA_CACHE_DIR", None)
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_registering_every_algorithm_does_not_import_numba(tmp_path):
+    """Kernels are jitted lazily: listing the registry (``coflowopt algorithms``) never pays
+    for numba; the first kernel call does."""
+    out = _python("import sys; from coflowopt.testing import load_all_algorithms; "
+                  "load_all_algorithms(); print('numba' in sys.modules); "
+                  "from coflowopt import Instance, Coflow; from coflowopt.rates import greedy; "
+                  "greedy(Instance.from_coflows([Coflow('A', [(0, 0, 1)])]), [0]); "
+                  "print('numba' in sys.modules)", tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "True"]
+
+
+def test_first_compilation_is_announced_once(tmp_path):
+    """A kernel with a cold cache: one announcement line on standard error (before numba's
+    start-up), one line per compiled kernel, nothing on standard output; warm: silence."""
+    (tmp_path / "kmod.py").write_text(
+        "from coflowopt.rates._jit import njit\n\n\n"
+        "@njit(cache=True)\ndef twice(x):\n    return 2 * x\n\n\n"
+        "@njit(cache=True)\ndef quad(x):\n    return twice(twice(x))\n")
+    code = "import kmod; print(kmod.quad(3.0))"
+    cold = _python(code, tmp_path)
+    assert cold.returncode == 0, cold.stderr
+    assert cold.stdout.strip() == "12.0"
+    lines = cold.stderr.splitlines()
+    assert lines[0] == "coflowopt: compiling kernels (first run, ~40 s, cached afterwards)..."
+    assert sum("compiling kernels" in ln for ln in lines) == 1
+    assert any(ln.startswith("coflowopt:   compiled quad") for ln in lines)
+    warm = _python(code, tmp_path)
+    assert warm.returncode == 0 and warm.stdout.strip() == "12.0"
+    assert warm.stderr == ""
+    quiet = _python("import kmod; kmod.twice.py_func; print(kmod.twice(1.0))", tmp_path,
+                    {"COFLOWOPT_QUIET_JIT": "1"})
+    assert quiet.stderr == ""

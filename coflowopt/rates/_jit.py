@@ -5,8 +5,8 @@ the kernels are handed to it only when a kernel is first *called* (:func:`load_k
 importing numba and building its dispatchers costs about 0.3-0.6 s per process, which every
 command paid even when it never runs a kernel (``coflowopt algorithms``, ``bound``, ``verify``,
 ``exact``); see ``experiments/bench_kernels_load.py``.  When the kernels load, every module
-global of ``coflowopt`` that holds a stand-in is rebound to the real dispatcher, because
-compiled code reaches the kernels it calls through module globals.
+global (of ``coflowopt`` and of each kernel's own module) that holds a stand-in is rebound to
+the real dispatcher, because compiled code reaches the kernels it calls through module globals.
 
 Announced.  Compiling the kernels takes 40-55 s the first time (numba's on-disk cache,
 ``cache=True`` everywhere, makes later processes load them in milliseconds).  When numba
@@ -103,8 +103,10 @@ def load_kernels() -> None:
         hook()
     for k in _KERNELS:
         k.dispatcher = numba.njit(**k.options)(k.py_func)
+    homes = {k.py_func.__module__ for k in _KERNELS}  # kernels defined outside the package too
     for name, mod in list(sys.modules.items()):
-        if not (name == "coflowopt" or name.startswith("coflowopt.")) or mod is None:
+        if mod is None or not (name in homes or name == "coflowopt"
+                               or name.startswith("coflowopt.")):
             continue
         for attr, val in list(vars(mod).items()):
             if isinstance(val, _LazyKernel):
