@@ -98,7 +98,7 @@ def _max_events(instance: Instance) -> int:
 
 def _schedule_from_chunks(instance: Instance, chunks, meta: dict) -> Schedule:
     f, s, e, v = _fk.chunks_to_arrays(chunks)
-    return settle_sizes(instance, Schedule(f, s, e, v, meta=meta))
+    return settle_sizes(instance, Schedule(f, s, e, v, meta=meta), copy=False)
 
 
 # ------------------------------------------------------------------------------ max-min

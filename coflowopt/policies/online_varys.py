@@ -560,7 +560,8 @@ def deadline_report(instance: Instance, policy: VarysDeadlinePolicy, coflow_comp
 
     ``met`` counts every deadline coflow that completes by its deadline (slack
     ``time_rtol * |D|``, relative: no unit of time is special), ``met_admitted`` the admitted
-    ones among them: the number Varys reports, rejected coflows being misses whatever their completion time.
+    ones among them: the number Varys reports, rejected coflows being misses whatever their
+    completion time.
 
     Returns
     -------

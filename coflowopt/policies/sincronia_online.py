@@ -876,5 +876,5 @@ def _run_kernel(instance: Instance, pol: SincroniaOnlinePolicy):
                 raise SolverError(f"sincronia-online kernel stalled at time {t}")
             t = t_stop
     f, st_, en, r = (a[:n_out] for a in out)
-    return (settle_sizes(instance, Schedule(f.copy(), st_.copy(), en.copy(), r.copy())), cc,
-            events)
+    return (settle_sizes(instance, Schedule(f.copy(), st_.copy(), en.copy(), r.copy()),
+                         copy=False), cc, events)

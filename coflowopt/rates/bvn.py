@@ -345,7 +345,7 @@ class _Builder:
         dt = object if self.exact else float
         return settle_sizes(self.inst, Schedule(
             np.asarray(f, dtype=np.int64), np.asarray(s, dtype=dt), np.asarray(e, dtype=dt),
-            np.asarray(r, dtype=dt), meta=meta))
+            np.asarray(r, dtype=dt), meta=meta), copy=False)
 
 
 def _serve_group(b: _Builder, coflows: Sequence[int], start, backfill_from: Sequence[int]):

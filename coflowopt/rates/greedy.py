@@ -158,7 +158,8 @@ def _greedy_kernel(instance: Instance, order: np.ndarray, meta: dict) -> Schedul
     if events < 0:  # pragma: no cover - greedy is work-conserving, so this cannot happen
         raise RuntimeError("greedy kernel stalled: no future event while coflows remain")
     return settle_sizes(instance, Schedule(rank_to_flow[out_r], out_s, out_e, out_v,
-                                           meta={**meta, "events": int(events)}))
+                                           meta={**meta, "events": int(events)}),
+                        copy=False)
 
 
 def fill_in_order(instance: Instance, flows, tol) -> tuple[np.ndarray, np.ndarray]:

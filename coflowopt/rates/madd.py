@@ -260,7 +260,7 @@ def run_madd_kernel(instance: Instance, rank, *, sebf: bool, backfill: str | Non
     out_f, out_s, out_e, out_v = chunks_to_arrays(chunks)
     return settle_sizes(instance, Schedule(
         out_f, out_s, out_e, out_v,
-        meta={**(meta or {}), "events": int(events), "policy_calls": int(calls)}))
+        meta={**(meta or {}), "events": int(events), "policy_calls": int(calls)}), copy=False)
 
 
 def _run_python(instance: Instance, policy: MaddPolicy, meta: dict) -> Schedule:
