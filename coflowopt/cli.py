@@ -1,9 +1,25 @@
 """The ``coflowopt`` command line.
 
-Exit codes: 0 success; 1 a schedule failed verification or a problem is infeasible; 2 bad usage
-or bad input (the message names the file, line or field and the rule); 3 an internal error (a bug:
-the traceback is printed).  Every command takes
-``--json`` for machine-readable output on stdout; human-readable text otherwise.
+Exit codes (the same for every subcommand):
+
+0
+    success.  A run stopped by a time limit is a success too: read ``status``
+    (``time_limit``) and ``kind`` in the output.
+1
+    a *finding*: a schedule failed verification, or the problem is proven infeasible
+    (also: ``bench``/``report`` found failed or inconsistent rows, ``bound`` could not certify
+    a method's value, ``adversarial`` found a rejected schedule).
+2
+    bad usage or bad input: one line on standard error names the file, line, field or flag
+    (as typed, e.g. ``--to``, ``-p num_ports``, ``--order-param foo``) and the rule broken.
+3
+    internal error (a bug): the traceback is printed; please report it.
+4
+    solver failure: a solver (HiGHS, an OR-Tools worker) failed in a way that left no usable
+    result; one line on standard error says which and how.  Not a problem with the input.
+
+Every command takes ``--json``: standard output is then one JSON document and nothing else
+(logs, progress and solver output go to standard error); human-readable text otherwise.
 """
 
 from __future__ import annotations
@@ -17,9 +33,13 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from . import __version__
-from .exceptions import CoflowOptError, InfeasibleScheduleError, InputError
+from .exceptions import CoflowOptError, InfeasibleScheduleError, InputError, SolverError
 
-EXIT_OK, EXIT_REJECTED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_OK, EXIT_REJECTED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_SOLVER = 0, 1, 2, 3, 4
+
+#: ``--format`` / ``--to`` values (coflowopt.formats.INSTANCE_FORMATS; listed here so that building
+#: the parser imports no numpy; a test keeps the two in step).
+INSTANCE_FORMAT_NAMES = ("json", "coflow-benchmark", "fb", "sincronia")
 
 #: Above this many pieces the JSON segment form gets large (the FB greedy schedule: 1.8 M pieces,
 #: 56 M rate entries, ~1 GB); we then say so and suggest the columnar .npz form.
@@ -61,28 +81,146 @@ def _json_default(x):
     raise TypeError(f"not JSON serialisable: {type(x).__name__}")
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with the project's error contract: exit 2 and ONE line on standard error
+    (argparse's default prints the usage block first; the usage is one ``--help`` away)."""
+
+    def error(self, message: str):
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def seconds(text: str) -> float:
+    """argparse type of every time flag (``--time-limit``, ``--budget``...): a finite number
+    of seconds >= 0.  NaN, infinity and negative values are usage errors (exit 2); to run
+    without a limit, leave the flag out."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not math.isfinite(v) or v < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds >= 0, got {text!r}"
+                                         " (leave the flag out for no limit)")
+    return v
+
+
+def positive_number(text: str) -> float:
+    """argparse type of a finite number > 0 (capacities, time units)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not math.isfinite(v) or v <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
+    return v
+
+
+class KeyValues(argparse.Action):
+    """``--param KEY=VALUE`` (repeatable) that remembers which spelling the user typed
+    (``-p`` or ``--param``), so that error messages name the flag as typed."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        items = list(getattr(namespace, self.dest, None) or [])
+        items.append(values)
+        setattr(namespace, self.dest, items)
+        setattr(namespace, f"{self.dest}_flag", option_string or self.option_strings[0])
+
+
+def param_flag(args, dest: str, default: str) -> str:
+    """The spelling of a :class:`KeyValues` flag the user typed (``default`` if not given)."""
+    return getattr(args, f"{dest}_flag", None) or default
+
+
 def parse_params(items: Sequence[str] | None, what: str) -> dict[str, Any]:
-    """``key=value`` pairs; values parsed as JSON when possible (numbers, true, lists)."""
+    """``key=value`` pairs; values parsed as JSON when possible (numbers, true, lists).
+
+    ``what`` is the flag as typed (``-p``, ``--order-param``); a key given twice is an error
+    rather than a silent overwrite."""
     out: dict[str, Any] = {}
     for item in items or ():
         if "=" not in item:
-            raise UsageError(f"{what} must be key=value, got {item!r}")
+            raise UsageError(f"{what} {item}: must be KEY=VALUE")
         k, v = item.split("=", 1)
+        key = k.strip().replace("-", "_")
+        if not key:
+            raise UsageError(f"{what} {item}: the key before '=' is empty")
+        if key in out:
+            raise UsageError(f"{what} {key}: given twice")
         try:
-            out[k.strip().replace("-", "_")] = json.loads(v)
+            out[key] = json.loads(v)
         except json.JSONDecodeError:
-            out[k.strip().replace("-", "_")] = v
+            out[key] = v
     return out
+
+
+def check_params(func: Callable, params: dict[str, Any], flag: str, owner: str, *,
+                 skip: int = 1, required: bool = False, reserved: Sequence[str] = ()) -> None:
+    """Refuse keys that ``func`` does not take (naming the key as ``FLAG KEY`` and the
+    accepted ones), and values of the wrong type where the signature says the type (a numeric
+    default or an ``int`` annotation needs a number, a ``bool`` default needs true/false);
+    with ``required``, also refuse missing required keyword arguments.
+
+    ``skip`` positional parameters (the instance, the order) are not user parameters, and
+    ``reserved`` ones are set by other flags (``seed`` by ``--seed``).  A function that takes
+    ``**kwargs`` accepts any key (it forwards them).
+    """
+    import inspect
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):  # pragma: no cover - builtins: nothing to check
+        return
+    ps = [p for p in list(sig.parameters.values())[skip:] if p.name not in reserved]
+    if any(p.kind == p.VAR_KEYWORD for p in ps):
+        return
+    ps = [p for p in ps if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    shown = ", ".join(p.name for p in ps) or "none"
+    by_name = {p.name: p for p in ps}
+    for k, v in params.items():
+        if k not in by_name:
+            raise UsageError(f"{flag} {k}: {owner} has no parameter {k!r} (accepted: {shown})")
+        want = _wanted_type(by_name[k])
+        if want == "bool" and not isinstance(v, bool):
+            raise UsageError(f"{flag} {k}: {owner} needs true or false, got {v!r}")
+        if want in ("int", "number") and (isinstance(v, bool) or not isinstance(
+                v, int if want == "int" else (int, float))):
+            raise UsageError(f"{flag} {k}: {owner} needs "
+                             f"{'an integer' if want == 'int' else 'a number'}, got {v!r}")
+    if required:
+        for p in ps:
+            if p.default is p.empty and p.name not in params:
+                raise UsageError(f"{flag} {p.name}: required by {owner} (give {flag} "
+                                 f"{p.name}=VALUE; accepted: {shown})")
+
+
+def _wanted_type(p) -> str | None:
+    """What a parameter's signature says about its type: ``"bool"``, ``"int"``, ``"number"``
+    or None (anything: lists, names, None defaults are left to the function)."""
+    ann = str(p.annotation).strip("'\"")
+    if isinstance(p.default, bool) or ann == "bool":
+        return "bool"
+    if ann == "int":
+        return "int"
+    if ann == "float" or (isinstance(p.default, (int, float)) and p.default is not None):
+        return "number"
+    return None
+
+
+def lookup(kind: str, name: str, flag: str):
+    """A registered algorithm, or a usage error naming ``flag`` and the valid names."""
+    from .registry import get_algorithm
+    try:
+        return get_algorithm(kind, name)
+    except CoflowOptError as e:
+        raise UsageError(f"{flag} {name}: {e}") from None
 
 
 def add_instance_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("instance reading")
-    g.add_argument("--format", default="auto",
+    g.add_argument("--format", default="auto", choices=["auto", *INSTANCE_FORMAT_NAMES],
                    help="instance format: auto (default), json, coflow-benchmark (fb), sincronia")
-    g.add_argument("--time-unit-ms", type=float, default=None,
+    g.add_argument("--time-unit-ms", type=positive_number, default=None,
                    help="trace formats: milliseconds per time unit (default 7.8125: 1 MB at "
                         "1 Gbps)")
-    g.add_argument("--capacity", type=float, default=None,
+    g.add_argument("--capacity", type=positive_number, default=None,
                    help="trace formats: port capacity in MB per time unit (default 1)")
     g.add_argument("--zero-release", action="store_true",
                    help="set every release time to 0 (the offline setting of Sincronia's "
@@ -144,6 +282,9 @@ def cmd_convert(args) -> int:
     opts = {}
     if args.to not in ("auto", "json") and args.time_unit_ms is not None:
         opts["time_unit_ms"] = args.time_unit_ms
+    if args.to == "auto" and not args.output.lower().endswith(".json"):
+        raise UsageError(f"--to: cannot tell which format to write {args.output} in from its "
+                         f"name; give --to one of {', '.join(INSTANCE_FORMAT_NAMES)}")
     write_instance(inst, args.output, format=args.to, **opts)
     emit(args, {"input": args.instance, "output": args.output, "coflows": inst.num_coflows,
                  "flows": inst.num_flows},
@@ -158,8 +299,22 @@ def cmd_generate(args) -> int:
     table = generators.GENERATORS
     if args.generator not in table:
         raise UsageError(f"unknown generator {args.generator!r}; valid: {', '.join(sorted(table))}")
-    params = parse_params(args.param, "--param")
-    inst = table[args.generator](**params, seed=args.seed)
+    flag = param_flag(args, "param", "-p")
+    params = parse_params(args.param, flag)
+    gen = table[args.generator]
+    if "seed" in params:
+        raise UsageError(f"{flag} seed: give the seed with --seed")
+    check_params(gen, params, flag, f"generator {args.generator}", skip=0, required=True,
+                 reserved=("seed",))
+    try:
+        inst = gen(**params, seed=args.seed)
+    except CoflowOptError as e:
+        raise UsageError(f"{flag}: generator {args.generator}: {e}") from None
+    except (TypeError, ValueError) as e:
+        # the generator met a value of the wrong type deep inside (numpy's message says
+        # what); it is still the user's parameter, not a bug
+        raise UsageError(f"{flag}: generator {args.generator} cannot use "
+                         f"{' '.join(f'{k}={v!r}' for k, v in params.items())}: {e}") from None
     write_instance(inst, args.out)
     emit(args, {"generator": args.generator, "params": params, "seed": args.seed,
                  "output": args.out, "coflows": inst.num_coflows, "flows": inst.num_flows},
@@ -187,13 +342,37 @@ def _result_text(res, inst) -> str:
 def cmd_schedule(args) -> int:
     from .api import run_schedule
     from .formats import write_schedule
+    order_params = parse_params(args.order_param, "--order-param")
+    rate_params = parse_params(args.rate_param, "--rate-param")
+    policy_params = parse_params(args.policy_param, "--policy-param")
+    if args.policy is not None:
+        # a policy decides both the order and the rates: --order/--rates would be ignored
+        given = [f for f, v in (("--order", args.order), ("--rates", args.rates),
+                                ("--order-param", args.order_param),
+                                ("--rate-param", args.rate_param)) if v]
+        if given:
+            raise UsageError(f"--policy {args.policy} cannot be combined with "
+                             f"{' / '.join(given)} (a policy sets the order and the rates "
+                             "itself)")
+        alg = lookup("policy", args.policy, "--policy")
+        check_params(alg.func, policy_params, "--policy-param", f"policy {alg.name}")
+    else:
+        if args.order is None or args.rates is None:
+            missing = "--rates" if args.order else "--order" if args.rates else \
+                "--order and --rates"
+            raise UsageError(f"{missing}: give --order NAME --rates NAME, or --policy NAME")
+        if args.policy_param:
+            raise UsageError("--policy-param applies to --policy only")
+        oalg = lookup("ordering", args.order, "--order")
+        ralg = lookup("rates", args.rates, "--rates")
+        check_params(oalg.func, order_params, "--order-param", f"ordering {oalg.name}")
+        check_params(ralg.func, rate_params, "--rate-param", f"rates {ralg.name}", skip=2)
+    if args.out and not args.out.lower().endswith((".json", ".npz")):
+        raise UsageError(f"--out {args.out}: a schedule file ends in .json or .npz")
     inst = load_instance(args)
-    if args.policy is None and (args.order is None or args.rates is None):
-        raise UsageError("give --order NAME --rates NAME, or --policy NAME")
     res = run_schedule(inst, order=args.order, rates=args.rates, policy=args.policy,
-                       order_params=parse_params(args.order_param, "--order-param"),
-                       rate_params=parse_params(args.rate_param, "--rate-param"),
-                       policy_params=parse_params(args.policy_param, "--policy-param"),
+                       order_params=order_params, rate_params=rate_params,
+                       policy_params=policy_params,
                        objective=args.objective, verify_mode="exact" if args.exact else "float")
     if args.out and args.out.endswith(".json") and res.schedule.num_pieces > JSON_PIECES_NOTE:
         print(f"coflowopt schedule: note: {res.schedule.num_pieces} pieces; the JSON segment "
@@ -262,7 +441,7 @@ def cmd_demo(args) -> int:
 
 # --------------------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="coflowopt", description=(
+    p = Parser(prog="coflowopt", description=(
         "Offline coflow scheduling on the big-switch model: verified schedules, certified "
         "lower bounds and proven optima."))
     p.add_argument("--version", action="version", version=f"coflowopt {__version__}")
@@ -278,12 +457,14 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("convert", "convert an instance between formats")
     sp.add_argument("instance")
     sp.add_argument("output")
-    sp.add_argument("--to", default="auto", help="output format (default: from the file name)")
+    sp.add_argument("--to", default="auto", choices=["auto", *INSTANCE_FORMAT_NAMES],
+                    help="output format (default: from the file name, .json only)")
     add_instance_options(sp)
 
     sp = add("generate", "generate a random or structured instance")
     sp.add_argument("generator", help="generator name (see coflowopt.generators.GENERATORS)")
-    sp.add_argument("--param", "-p", action="append", metavar="KEY=VALUE")
+    sp.add_argument("--param", "-p", action=KeyValues, metavar="KEY=VALUE",
+                    help="generator parameter (repeatable), e.g. -p num_ports=4")
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--out", "-o", required=True)
 
@@ -337,7 +518,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        parser.print_help(sys.stderr)
+        print(f"coflowopt: error: give a COMMAND ({', '.join(sorted(_subcommands(parser)))}); "
+              "see coflowopt --help", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
         handler = getattr(args, "handler", None) or _COMMANDS[args.command]
@@ -346,11 +528,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.close()
         return EXIT_OK
     except InfeasibleScheduleError as e:
-        print(f"coflowopt: {e}", file=sys.stderr)
+        print(f"coflowopt {args.command}: {_one_line(e)}", file=sys.stderr)
         return EXIT_REJECTED
+    except SolverError as e:
+        # the solver, not the input, failed: its own exit code, so that scripts can retry
+        # or switch backends rather than "fix" a valid input
+        print(f"coflowopt {args.command}: solver failure: {_one_line(e)}", file=sys.stderr)
+        return EXIT_SOLVER
     except (CoflowOptError, OSError) as e:
         # every bad input / usage error: exit 2 with the located message
-        print(f"coflowopt {args.command}: error: {e}", file=sys.stderr)
+        print(f"coflowopt {args.command}: error: {_one_line(e)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ModuleNotFoundError as e:
+        # an optional extra that is not installed (matplotlib, duckdb, dask, pyomo...): the
+        # user's environment, not a bug
+        print(f"coflowopt {args.command}: error: this needs the optional package "
+              f"{e.name or e}, which is not installed (pip install 'coflowopt[all]')",
+              file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:  # pragma: no cover
         return 130
@@ -359,6 +553,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         traceback.print_exc()
         print(f"coflowopt {args.command}: internal error (please report it)", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _one_line(e: BaseException) -> str:
+    """The message of ``e`` on one line (the contract: one line on standard error)."""
+    return " ".join(str(e).split("\n")).strip() or type(e).__name__
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> list[str]:
+    return [n for a in parser._actions if isinstance(a, argparse._SubParsersAction)
+            for n in a.choices]
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -31,7 +31,7 @@ def add_parser(subparsers, common) -> None:
                     help="opt: proven optimum (bnb, default); lb: best fast certified bound")
     sp.add_argument("--ports", type=int, default=3, help="ingress = egress ports (default 3)")
     sp.add_argument("--coflows", type=int, default=4, help="coflows (default 4)")
-    sp.add_argument("--budget", type=float, default=None, metavar="S",
+    sp.add_argument("--budget", type=common.seconds, default=None, metavar="S",
                     help="wall-clock seconds (reproducible only up to where it stops)")
     sp.add_argument("--evaluations", type=int, default=None, metavar="N",
                     help="number of candidates (reproducible); default 200 when --budget is "
@@ -49,7 +49,7 @@ def add_parser(subparsers, common) -> None:
     sp.add_argument("--opt-nodes", type=int, default=20000,
                     help="bnb node limit per candidate (default 20000); unproved candidates "
                          "are skipped")
-    sp.add_argument("--opt-time-limit", type=float, default=30.0,
+    sp.add_argument("--opt-time-limit", type=common.seconds, default=30.0,
                     help="bnb safety time limit per candidate in seconds (default 30)")
     sp.add_argument("--no-bound-check", action="store_true",
                     help="do not check the fast certified bounds against each proven optimum")
@@ -62,7 +62,19 @@ def add_parser(subparsers, common) -> None:
 
 
 def run(args, common) -> int:
+    from ..adversarial.objective import parse_algorithm
     from ..adversarial.search import search, write_result
+    from ..exceptions import CoflowOptError
+    try:
+        parse_algorithm(args.algo)
+    except CoflowOptError as e:
+        raise common.UsageError(f"--algo {args.algo}: {e}") from None
+    for flag, v, low in (("--ports", args.ports, 1), ("--coflows", args.coflows, 1),
+                         ("--evaluations", args.evaluations, 1), ("--size-max", args.size_max, 1),
+                         ("--max-flows", args.max_flows, 1), ("--releases", args.releases, 0),
+                         ("--weights", args.weights, 1), ("--opt-nodes", args.opt_nodes, 1)):
+        if v is not None and v < low:
+            raise common.UsageError(f"{flag} must be >= {low}, got {v}")
     evaluations = args.evaluations
     if evaluations is None and args.budget is None:
         evaluations = 200

@@ -52,6 +52,8 @@ def run_bench(args, common) -> int:
     from ..experiments.store import load_rows
     from ..experiments.tasks import plan
 
+    if args.workers is not None and args.workers < 0:
+        raise common.UsageError(f"--workers must be >= 0, got {args.workers}")
     spec = load_spec(args.spec)
     pl = plan(spec)
     if args.only:
@@ -66,8 +68,6 @@ def run_bench(args, common) -> int:
                   skipped=pl.skipped, instances=pl.instances)
     run_dir = Path(args.run_dir or Path("runs") / spec.name)
     workers = os.cpu_count() or 1 if args.workers is None else args.workers
-    if args.workers is not None and args.workers < 0:
-        raise common.UsageError("--workers must be >= 0")
     n_alg = len({t.algorithm.label for t in pl.tasks}) if args.only else len(spec.algorithms)
     head = (f"{spec.name}: {pl.instances} instances x {n_alg} algorithms x "
             f"{spec.repetitions} repetitions -> {len(pl.tasks)} tasks"

@@ -14,7 +14,9 @@ instance: the final restricted LP for ``ordering-lp``, the nested Smith sets for
 so that any LP solver can re-check it; with ``--method all`` the method name is inserted before
 the suffix (``model.ordering-lp.lp``).
 
-Exit code 0 when every method that ran gave a certified bound, 1 otherwise (2 for bad usage).
+Exit code 0 when every method that ran gave a certified bound or stopped at the time limit
+(status ``time_limit``); 1 when a method's certificate did not check; 4 when a solver failed
+(the others' results are still printed); 2 for bad usage.
 """
 
 from __future__ import annotations
@@ -33,10 +35,10 @@ def add_parser(subparsers, common) -> None:
     sp.add_argument("--method", "-m", default="all",
                     help="a registered bound (coflowopt algorithms --kind bound) or 'all' "
                          "(default)")
-    sp.add_argument("--param", "-p", action="append", metavar="KEY=VALUE",
+    sp.add_argument("--param", "-p", action=common.KeyValues, metavar="KEY=VALUE",
                     help="parameter of the bound (e.g. slot=0.5, epsilon=0.1); repeatable")
     sp.add_argument("--export", metavar="FILE", help="write the certificate's LP (.lp or .mps)")
-    sp.add_argument("--time-limit", type=float, default=None,
+    sp.add_argument("--time-limit", type=common.seconds, default=None,
                     help="seconds per method (for the methods that solve an LP)")
     sp.add_argument("--objective", default="weighted_completion_time",
                     choices=["weighted_completion_time", "weighted_cct"])
@@ -99,23 +101,29 @@ def run_bound(args, common) -> int:
     from ..formulations.highs import HighsModel
     from ..registry import algorithms, get_algorithm
 
-    inst = common.load_instance(args)
-    params = common.parse_params(args.param, "--param")
+    flag = common.param_flag(args, "param", "--param")
+    params = common.parse_params(args.param, flag)
     if args.export and Path(args.export).suffix.lower() not in (".lp", ".mps"):
         raise common.UsageError(f"--export {args.export}: the file must end in .lp or .mps")
     if args.method == "all":
         algs = algorithms("bound")
     else:
-        algs = [get_algorithm("bound", args.method)]
+        algs = [common.lookup("bound", args.method, "--method")]
     many = len(algs) > 1
-    rows, texts, failed = [], [], False
+    for k, owner in (("time_limit", "--time-limit"), ("objective", "--objective")):
+        if k in params:
+            raise common.UsageError(f"{flag} {k}: set it with {owner}")
+    for k in params:  # with --method all a key goes to the methods that take it, but to one
+        if not any(_accepts(a.func, k) for a in algs):
+            raise common.UsageError(f"{flag} {k}: no bound method "
+                                    f"{'here ' if many else args.method + ' '}takes it")
+    inst = common.load_instance(args)
+    rows, texts, failed, solver_failed = [], [], False, False
     for alg in algs:
         kw = {"objective": args.objective}
         for k, v in params.items():
             if _accepts(alg.func, k):
                 kw[k] = v
-            elif not many:
-                raise common.UsageError(f"bound {alg.name} has no parameter {k!r}")
         if args.time_limit is not None and _accepts(alg.func, "time_limit"):
             kw["time_limit"] = args.time_limit
         t0 = time.perf_counter()
@@ -130,15 +138,15 @@ def run_bound(args, common) -> int:
             rows.append({"algorithm": alg.name, "kind": None, "status": "solver_error",
                          "message": str(e), "value": None})
             texts.append(f"{alg.name}: solver error: {e}")
-            failed = True
+            solver_failed = True
             continue
         res.timings.setdefault("total", time.perf_counter() - t0)
         if args.export and res.certificate is not None:
             path = export_path(args.export, alg.name, many)
             HighsModel(rebuild_lp(inst, res.certificate)).write(path)
             res.extra["export"] = path
-        if res.kind != "lower_bound":
-            failed = True
+        if res.kind != "lower_bound" and res.status != "time_limit":
+            failed = True  # a value whose certificate did not check
         d = res.to_dict(per_coflow=False)
         if res.certificate is not None:
             d["certificate"] = res.certificate.to_dict()
@@ -147,4 +155,6 @@ def run_bound(args, common) -> int:
     payload = {"instance": args.instance, "objective": args.objective,
                "coflows": inst.num_coflows, "flows": inst.num_flows, "results": rows}
     common.emit(args, payload, "\n".join(texts))
-    return common.EXIT_REJECTED if failed else common.EXIT_OK
+    if failed:
+        return common.EXIT_REJECTED
+    return common.EXIT_SOLVER if solver_failed else common.EXIT_OK

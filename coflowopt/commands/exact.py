@@ -8,8 +8,10 @@ their deadlines).  Prints the value (and its exact fraction), the kind (``optima
 verified schedule and a closed proof), the solver status, the bound, the gap, the search
 counters and the timings; ``--out`` writes the schedule.
 
-Exit code 0 when a verified schedule was produced (``optimal`` or ``feasible``, e.g. on a time
-limit: read ``kind`` and ``status``), 1 when none was.
+Exit code 0 when a verified schedule was produced (``optimal`` or ``feasible``) or the time
+limit stopped the method (status ``time_limit``, with the incumbent and bound if any); 1 only
+when the problem is proven infeasible or the schedule was rejected by the verifier; 4 when the
+solver failed without a result (see :mod:`coflowopt.cli`).
 """
 
 from __future__ import annotations
@@ -29,10 +31,10 @@ def add_parser(subparsers, common) -> None:
     sp.add_argument("instance")
     sp.add_argument("--method", default="bnb", choices=METHODS,
                     help="exact method (default: bnb)")
-    sp.add_argument("--time-limit", type=float, default=60.0, metavar="S",
+    sp.add_argument("--time-limit", type=common.seconds, default=60.0, metavar="S",
                     help="seconds (default 60); on the limit the best schedule and the proven "
                          "bound are reported, never 'optimal'")
-    sp.add_argument("--param", "-p", action="append", metavar="KEY=VALUE",
+    sp.add_argument("--param", "-p", action=common.KeyValues, metavar="KEY=VALUE",
                     help="method parameter, e.g. rtol=1e-9, delta=0.5 (slotted-mip), "
                          "objective=weight (deadline-mip)")
     sp.add_argument("--float", dest="float_verify", action="store_true",
@@ -64,19 +66,26 @@ def _fmt(x) -> str:
 
 
 def run(args, common) -> int:
+    from ..exceptions import InvalidParameterError
     from ..formats import write_schedule
     from ..registry import get_algorithm
 
+    flag = common.param_flag(args, "param", "--param")
+    params = common.parse_params(args.param, flag)
+    alg = get_algorithm("exact", args.method)
+    for k, owner in (("time_limit", "--time-limit"), ("verify_mode", "--float")):
+        if k in params:
+            raise common.UsageError(f"{flag} {k}: set it with {owner}")
+    common.check_params(alg.func, params, flag, f"exact method {alg.name}")
     inst = common.load_instance(args)
-    params = common.parse_params(args.param, "--param")
     if args.method != "slotted-mip":
         params.setdefault("verify_mode", "float" if args.float_verify else "exact")
     params["time_limit"] = args.time_limit  # every exact method honours it
-    alg = get_algorithm("exact", args.method)
     try:
         res = alg.func(inst, **params)
-    except TypeError as e:
-        raise common.UsageError(f"--param: {e}") from e
+    except (InvalidParameterError, TypeError) as e:
+        # a parameter value the method refused (wrong type or range): the user's --param
+        raise common.UsageError(f"{flag}: exact method {alg.name}: {e}") from e
     if args.out and res.schedule is not None:
         t0 = time.perf_counter()
         sched = res.schedule if args.out.endswith(".json") else res.schedule.to_float()
@@ -98,7 +107,18 @@ def run(args, common) -> int:
         payload["schedule_file"] = args.out
     emit_text = _text(args, res, inst)
     common.emit(args, payload, emit_text)
-    return common.EXIT_OK if res.kind is not None else common.EXIT_REJECTED
+    return exit_code(res, common)
+
+
+def exit_code(res, common) -> int:
+    """0 for a result (optimal, feasible, or a time limit with or without an incumbent: the
+    status says which); 1 only for a proven infeasible problem or a rejected schedule."""
+    if res.kind is not None or res.status in ("time_limit", "node_limit", "interrupted"):
+        return common.EXIT_OK
+    if res.status in ("infeasible", "rejected"):
+        return common.EXIT_REJECTED
+    # no result and no proof of anything: the solver failed
+    return common.EXIT_SOLVER
 
 
 def _text(args, res, inst) -> str:

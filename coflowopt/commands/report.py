@@ -60,8 +60,8 @@ def run_report(args, common) -> int:
 
     manifest = read_manifest(args.run)
     if args.sql:
+        duckdb = _extra("duckdb", "--sql", common)
         from ..experiments.store import connect
-        import duckdb
         try:
             cur = connect(args.run).execute(args.sql)
         except duckdb.Error as e:
@@ -112,6 +112,7 @@ def run_report(args, common) -> int:
                 for c, v in inst.get("classes", {}).items()]}, markdown=args.markdown))
     a["factors"] = factors
     if args.plots:
+        _extra("matplotlib", "--plots", common)
         from ..experiments.plots import report_plots
         try:
             written = report_plots(rows, args.plots,
@@ -125,6 +126,17 @@ def run_report(args, common) -> int:
         texts.append("wrote " + ", ".join(written))
     common.emit(args, a, "\n".join(texts))
     return common.EXIT_REJECTED if a["inconsistencies"] else common.EXIT_OK
+
+
+def _extra(module: str, flag: str, common):
+    """Import an optional package a flag needs, or a usage error naming the flag and the
+    extra that installs it."""
+    import importlib
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise common.UsageError(f"{flag} needs the optional package {module}, which is not "
+                                "installed (pip install 'coflowopt[experiments]')") from None
 
 
 def _bins(run_dir, rows) -> dict:

@@ -34,8 +34,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait as _mp_wait
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from ..exceptions import InvalidParameterError
 from .spec import Spec
 from .store import RunStore, load_rows
 from .tasks import (FAILED_STATUSES, InstanceCache, Plan, Task, execute, plan as make_plan,
@@ -464,6 +466,8 @@ def run(spec: Spec, run_dir: str | os.PathLike | None, *, workers: int = 2, dask
         summary.seconds = time.perf_counter() - t0
         return summary
 
+    if not fresh:
+        check_run_folder(run_dir, spec)
     with RunStore(run_dir, fresh=fresh) as store:
         done = {r["task_id"] for r in load_rows(store.dir) if _is_done(r, retry_failed)}
         todo = [t for t in pl.tasks if t.task_id not in done]
@@ -484,6 +488,29 @@ def run(spec: Spec, run_dir: str | os.PathLike | None, *, workers: int = 2, dask
                   progress=progress, desc=spec.name, memory_mb=spec.limits.memory_mb)
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def check_run_folder(run_dir: str | os.PathLike, spec: Spec) -> None:
+    """Refuse to run ``spec`` into a folder that holds another spec's run.
+
+    A run folder belongs to one spec (its hash, :attr:`Spec.spec_hash`): rows of two specs in
+    one folder would be reported as one run (wrong planned counts, mixed instances).  The same
+    spec again resumes; ``fresh=True`` (``--fresh``) starts the folder over.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the folder and both hashes.
+    """
+    from .store import read_manifest
+    if not (Path(run_dir) / "manifest.json").is_file():
+        return
+    old = read_manifest(run_dir).get("spec_hash")
+    if old is not None and old != spec.spec_hash:
+        raise InvalidParameterError(
+            f"{run_dir}: this run folder belongs to another spec (spec hash {old[:12]}, spec "
+            f"{read_manifest(run_dir).get('spec_name')!r}); {spec.path or spec.name} has spec "
+            f"hash {spec.spec_hash[:12]}: use another --run-dir, or --fresh to start it over")
 
 
 def _count(summary: RunSummary, res: dict) -> None:

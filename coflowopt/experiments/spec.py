@@ -22,6 +22,7 @@ from __future__ import annotations
 import fnmatch
 import glob
 import hashlib
+import re
 import importlib
 import inspect
 import json
@@ -279,6 +280,11 @@ class Spec:
                 "limits": self.limits.__dict__, "algorithms": [a.to_dict()
                                                                 for a in self.algorithms],
                 "unavailable": self.unavailable, "path": self.path, "raw": self.raw}
+
+
+#: A spec ``name``: it names the default run folder ``runs/<name>``, so no path separators,
+#: no ``..``, nothing absolute.
+PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
 # ------------------------------------------------------------------------------ validation
@@ -733,6 +739,12 @@ def parse_spec(raw: Mapping[str, Any], path: str | Path | None = None) -> Spec:
     spec_dir = Path(path).resolve().parent if path is not None else None
     subs = placeholders(spec_dir)
     name = ck.string(raw.get("name", Path(path).stem if path else "spec"), "name")
+    if not PLAIN_NAME.fullmatch(name):
+        # the name becomes the run folder runs/<name>: a path here would put it elsewhere
+        raise ck.fail("name", f"must be a plain name (letters, digits, '-', '_', '.', starting "
+                              f"with a letter or digit; no '/', no '..', not a path), got "
+                              f"{name!r}" + ("" if "name" in raw else
+                                             " (taken from the file name; add name = ...)"))
     desc = raw.get("description", "")
     if not isinstance(desc, str):
         raise ck.fail("description", "must be a string")

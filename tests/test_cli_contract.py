@@ -1,0 +1,309 @@
+"""The command-line contract, checked the way a user meets it: every subcommand run as a
+separate process.
+
+1. ``--json``: standard output is one JSON document and nothing else (no solver banner, no log,
+   no progress bar), for every subcommand on real inputs (library instances, a generated
+   instance, a tiny benchmark spec).  In-process calls of ``main()`` cannot check this: pytest
+   does not capture writes to file descriptor 1, where highspy prints its banner.
+2. Bad usage: each case exits 2 with exactly one line on standard error that names the flag as
+   the user typed it (``--to``, ``-p num_ports``, ``--order-param foo``) and the rule, and no
+   traceback.
+3. Exit codes: 1 only for a rejected schedule or a proven infeasible problem; a time limit is
+   not a failure (exit 0 with status ``time_limit``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FIG51 = REPO / "instances" / "papers" / "dissertation-fig5.1.json"
+ADV = REPO / "instances" / "adversarial" / "sebf_madd-opt-4x4-6c-seed0.json"
+ADV_SCHEDULE = REPO / "instances" / "adversarial" / "sebf_madd-opt-4x4-6c-seed0.opt.schedule.json"
+
+#: Runs ``coflowopt.cli.main`` with some modules made unimportable (``sys.modules[name] = None``
+#: makes ``import name`` raise ImportError), to simulate a missing optional extra.
+_BLOCKED_MAIN = ("import sys; [sys.modules.__setitem__(m, None) for m in sys.argv[1].split(',')];"
+                 " sys.argv = ['coflowopt'] + sys.argv[2:]; from coflowopt.cli import main;"
+                 " sys.exit(main())")
+
+SPEC = """\
+name = "{name}"
+objective = "weighted_completion_time"
+repetitions = 1
+seed = {seed}
+[limits]
+task_seconds = 20
+[[instances]]
+name = "p2"
+generator = "uniform_random"
+params = {{ num_ports = 2, num_coflows = 3, flows_per_coflow = [1, 2], size = [1, 5] }}
+seeds = 1
+[algorithms]
+schedules = [{{ order = "fifo", rates = "greedy" }}, {{ order = "sebf", rates = "madd" }}]
+bounds = ["isolated", "lp-ov"]
+exact = {{ method = "bnb", time_limit = 5, max_coflows = 8 }}
+"""
+
+
+def cli(args, cwd, block=(), timeout=300):
+    """Run ``coflowopt ARGS`` as a process; return (exit code, stdout, stderr)."""
+    args = [str(a) for a in args]
+    if block:
+        cmd = [sys.executable, "-c", _BLOCKED_MAIN, ",".join(block), *args]
+    else:
+        cmd = [sys.executable, "-m", "coflowopt", *args]
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+    return p.returncode, p.stdout, p.stderr
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    """A folder with a generated instance, a schedule file, a tiny spec and its run."""
+    d = tmp_path_factory.mktemp("cli")
+    (d / "spec.toml").write_text(SPEC.format(name="tiny", seed=0))
+    (d / "other.toml").write_text(SPEC.format(name="tiny", seed=1))
+    (d / "escape.toml").write_text(SPEC.format(name="../escape", seed=0))
+    (d / "absolute.toml").write_text(SPEC.format(name="/tmp/abs", seed=0))
+    (d / "notjson.txt").write_text("this is not an instance\n")
+    return d
+
+
+# ------------------------------------------------------------------------------ --json output
+#: (id, argv) run in order in one folder; later entries use files earlier ones wrote.
+GOOD = [
+    ("info", ["info", FIG51]),
+    ("generate", ["generate", "uniform_random", "-p", "num_ports=3", "-p", "num_coflows=4",
+                  "--seed", "1", "-o", "gen.json"]),
+    ("convert", ["convert", "gen.json", "gen.sincronia.txt", "--to", "sincronia"]),
+    ("info-sincronia", ["info", "gen.sincronia.txt"]),
+    ("schedule", ["schedule", "gen.json", "--order", "sebf", "--rates", "madd", "-o",
+                  "gen.schedule.json"]),
+    ("schedule-sincronia-online", ["schedule", FIG51, "--policy", "sincronia-online"]),
+    ("schedule-varys", ["schedule", "gen.json", "--policy", "varys"]),
+    ("verify", ["verify", "gen.json", "gen.schedule.json"]),
+    ("verify-exact", ["verify", ADV, ADV_SCHEDULE, "--exact"]),
+    ("algorithms", ["algorithms"]),
+    ("demo", ["demo"]),
+    ("bound", ["bound", FIG51, "--method", "all", "--time-limit", "5"]),
+    ("bound-export", ["bound", FIG51, "--method", "lp-ov", "--export", "lpov.lp"]),
+    ("exact", ["exact", FIG51, "--time-limit", "5"]),
+    ("exact-slotted", ["exact", "gen.json", "--method", "slotted-mip", "--time-limit", "5"]),
+    ("fairness", ["fairness", FIG51]),
+    ("bench", ["bench", "spec.toml", "--run-dir", "run", "--workers", "0"]),
+    ("report", ["report", "run"]),
+    ("report-plots", ["report", "run", "--plots", "plots"]),
+    ("report-sql", ["report", "run", "--sql", "select count(*) as n from results"]),
+    ("adversarial", ["adversarial", "--algo", "sebf+madd", "--against", "lb", "--ports", "2",
+                     "--coflows", "3", "--evaluations", "3", "--strategy", "random"]),
+]
+
+
+def test_every_subcommand_is_covered():
+    """A subcommand added to the parser without a --json contract case fails here."""
+    from coflowopt.cli import build_parser
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    covered = {argv[0] for _, argv in GOOD}
+    assert set(sub.choices) <= covered, sorted(set(sub.choices) - covered)
+
+
+@pytest.fixture(scope="module")
+def good_runs(work):
+    out = {}
+    for name, argv in GOOD:
+        out[name] = cli([*argv, "--json"], work)
+    return out
+
+
+@pytest.mark.parametrize("name", [n for n, _ in GOOD])
+def test_json_stdout_is_json_only(good_runs, name):
+    code, out, err = good_runs[name]
+    assert code == 0, (code, err[-2000:])
+    assert "Traceback" not in err
+    doc = json.loads(out)  # the whole of stdout: a banner line would make this fail
+    assert isinstance(doc, dict)
+    assert "HiGHS" not in out.split("{", 1)[0]
+
+
+def test_json_values_are_labelled(good_runs):
+    sched = json.loads(good_runs["schedule-sincronia-online"][1])
+    assert sched["kind"] == "feasible" and sched["value"] > 0
+    bounds = json.loads(good_runs["bound"][1])["results"]
+    assert all(r["kind"] in ("lower_bound", None) for r in bounds)
+    assert any(r["kind"] == "lower_bound" for r in bounds)
+    ex = json.loads(good_runs["exact"][1])
+    assert ex["kind"] == "optimal" and ex["status"] == "optimal"
+    # the optimum is at least every certified lower bound
+    best_lb = max(r["value"] for r in bounds if r["kind"] == "lower_bound")
+    assert ex["value"] >= best_lb * (1 - 1e-9)
+
+
+def test_text_output_has_no_banner(work):
+    """Without --json too, nothing of HiGHS reaches stdout (logs only when asked, on stderr)."""
+    code, out, err = cli(["bound", FIG51, "--method", "lp-ov"], work)
+    assert code == 0, err
+    assert "Running HiGHS" not in out and "Copyright" not in out
+
+
+# ------------------------------------------------------------------------------ bad usage
+#: (id, argv, words that must all appear in the one stderr line, modules made unimportable)
+BAD = [
+    # info / convert / instance reading
+    ("info-missing-file", ["info", "nope.json"], ["nope.json"], ()),
+    ("info-format", ["info", FIG51, "--format", "bogus"], ["--format", "bogus"], ()),
+    ("info-not-an-instance", ["info", "notjson.txt", "--format", "json"], ["notjson.txt"], ()),
+    ("info-trace-options-on-json", ["info", FIG51, "--capacity", "2"], ["--capacity"], ()),
+    ("info-capacity-nan", ["info", FIG51, "--format", "sincronia", "--capacity", "nan"],
+     ["--capacity"], ()),
+    ("convert-to", ["convert", FIG51, "out.xyz", "--to", "bogus"], ["--to", "bogus"], ()),
+    ("convert-format", ["convert", FIG51, "out.json", "--format", "nope"], ["--format"], ()),
+    ("convert-unknown-suffix", ["convert", FIG51, "out.xyz"], ["--to", "out.xyz"], ()),
+    # generate
+    ("generate-unknown", ["generate", "nope", "-o", "g.json"], ["nope", "uniform_random"], ()),
+    ("generate-missing-param", ["generate", "uniform_random", "-p", "num_ports=3",
+                                "-o", "g.json"], ["-p num_coflows"], ()),
+    ("generate-unknown-param", ["generate", "uniform_random", "-p", "num_ports=3", "-p",
+                                "num_coflows=2", "-p", "foo=1", "-o", "g.json"],
+     ["-p foo", "num_coflows"], ()),
+    ("generate-param-type", ["generate", "uniform_random", "-p", "num_ports=abc", "-p",
+                             "num_coflows=2", "-o", "g.json"], ["-p num_ports"], ()),
+    ("generate-param-form", ["generate", "uniform_random", "-p", "num_ports", "-o", "g.json"],
+     ["-p", "KEY=VALUE"], ()),
+    ("generate-no-out", ["generate", "uniform_random"], ["--out"], ()),
+    # schedule
+    ("schedule-unknown-order", ["schedule", FIG51, "--order", "nope", "--rates", "greedy"],
+     ["--order", "nope"], ()),
+    ("schedule-unknown-rates", ["schedule", FIG51, "--order", "fifo", "--rates", "nope"],
+     ["--rates", "nope"], ()),
+    ("schedule-unknown-policy", ["schedule", FIG51, "--policy", "nope"], ["--policy", "nope"],
+     ()),
+    ("schedule-conflict", ["schedule", FIG51, "--order", "fifo", "--rates", "greedy",
+                           "--policy", "varys"], ["--policy", "--order"], ()),
+    ("schedule-order-without-rates", ["schedule", FIG51, "--order", "fifo"], ["--rates"], ()),
+    ("schedule-nothing", ["schedule", FIG51], ["--policy"], ()),
+    ("schedule-order-param-key", ["schedule", FIG51, "--order", "sebf", "--rates", "madd",
+                                  "--order-param", "foo=1"], ["--order-param foo"], ()),
+    ("schedule-rate-param-key", ["schedule", FIG51, "--order", "sebf", "--rates", "madd",
+                                 "--rate-param", "foo=1"], ["--rate-param foo"], ()),
+    ("schedule-policy-param-key", ["schedule", FIG51, "--policy", "varys",
+                                   "--policy-param", "foo=1"], ["--policy-param foo"], ()),
+    ("schedule-policy-param-without-policy", ["schedule", FIG51, "--order", "fifo", "--rates",
+                                              "greedy", "--policy-param", "x=1"],
+     ["--policy-param", "--policy"], ()),
+    ("schedule-order-param-with-policy", ["schedule", FIG51, "--policy", "varys",
+                                          "--order-param", "x=1"], ["--order-param"], ()),
+    ("schedule-objective", ["schedule", FIG51, "--policy", "varys", "--objective", "bogus"],
+     ["--objective"], ()),
+    ("schedule-out-suffix", ["schedule", FIG51, "--policy", "varys", "-o", "s.txt"],
+     ["s.txt"], ()),
+    # verify
+    ("verify-missing-schedule", ["verify", FIG51, "nope.json"], ["nope.json"], ()),
+    ("verify-instance-as-schedule", ["verify", FIG51, "notjson.txt"], ["notjson.txt"], ()),
+    # algorithms / demo
+    ("algorithms-kind", ["algorithms", "--kind", "bogus"], ["--kind", "bogus"], ()),
+    ("demo-flag", ["demo", "--bogus"], ["--bogus"], ()),
+    ("no-command", [], ["COMMAND"], ()),
+    ("unknown-command", ["bogus"], ["bogus"], ()),
+    # bound
+    ("bound-method", ["bound", FIG51, "--method", "nope"], ["--method", "nope"], ()),
+    ("bound-time-limit-negative", ["bound", FIG51, "--time-limit", "-1"], ["--time-limit"], ()),
+    ("bound-time-limit-nan", ["bound", FIG51, "--time-limit", "nan"], ["--time-limit"], ()),
+    ("bound-time-limit-inf", ["bound", FIG51, "--time-limit", "inf"], ["--time-limit"], ()),
+    ("bound-time-limit-word", ["bound", FIG51, "--time-limit", "soon"], ["--time-limit"], ()),
+    ("bound-param-key", ["bound", FIG51, "--method", "lp-ov", "--param", "foo=1"],
+     ["--param foo"], ()),
+    ("bound-param-key-all", ["bound", FIG51, "--param", "foo=1"], ["--param foo"], ()),
+    ("bound-export-suffix", ["bound", FIG51, "--method", "lp-ov", "--export", "x.txt"],
+     ["--export"], ()),
+    # exact
+    ("exact-method", ["exact", FIG51, "--method", "nope"], ["--method", "nope"], ()),
+    ("exact-time-limit-negative", ["exact", FIG51, "--time-limit", "-2"], ["--time-limit"], ()),
+    ("exact-time-limit-nan", ["exact", FIG51, "--time-limit", "nan"], ["--time-limit"], ()),
+    ("exact-param-key", ["exact", FIG51, "--param", "foo=1"], ["--param foo"], ()),
+    ("exact-param-type", ["exact", FIG51, "--param", "rtol=abc"], ["--param rtol"], ()),
+    # fairness
+    ("fairness-method", ["fairness", FIG51, "--method", "bogus"], ["--method", "bogus"], ()),
+    # bench
+    ("bench-missing-spec", ["bench", "nope.toml"], ["nope.toml"], ()),
+    ("bench-name-dotdot", ["bench", "escape.toml", "--dry-run"], ["name", "escape.toml"], ()),
+    ("bench-name-absolute", ["bench", "absolute.toml", "--dry-run"], ["name", "absolute.toml"],
+     ()),
+    ("bench-workers", ["bench", "spec.toml", "--workers", "-1", "--run-dir", "r2"],
+     ["--workers"], ()),
+    ("bench-only", ["bench", "spec.toml", "--only", "nope", "--dry-run"], ["--only", "nope"],
+     ()),
+    # report
+    ("report-missing-run", ["report", "no-such-run"], ["no-such-run"], ()),
+    ("report-factor", ["report", "run", "--factor", "abc"], ["--factor"], ()),
+    ("report-sql-error", ["report", "run", "--sql", "select nope from nowhere"], ["--sql"], ()),
+    ("report-plots-no-matplotlib", ["report", "run", "--plots", "p2"], ["--plots", "matplotlib"],
+     ("matplotlib",)),
+    ("report-sql-no-duckdb", ["report", "run", "--sql", "select 1"], ["--sql", "duckdb"],
+     ("duckdb",)),
+    # adversarial
+    ("adversarial-algo", ["adversarial", "--algo", "nope+greedy", "--evaluations", "1"],
+     ["--algo", "nope"], ()),
+    ("adversarial-budget", ["adversarial", "--algo", "sebf+madd", "--budget", "-1"],
+     ["--budget"], ()),
+    ("adversarial-opt-time-limit", ["adversarial", "--algo", "sebf+madd", "--opt-time-limit",
+                                    "nan"], ["--opt-time-limit"], ()),
+]
+
+
+@pytest.fixture(scope="module")
+def run_dir(work, good_runs):
+    """The run folder the good ``bench`` case wrote (the report cases read it)."""
+    assert good_runs["bench"][0] == 0
+    return work / "run"
+
+
+@pytest.mark.parametrize("name,argv,words,block", BAD, ids=[c[0] for c in BAD])
+def test_bad_usage_is_exit_2_with_one_line(work, run_dir, name, argv, words, block):
+    code, out, err = cli(argv, work, block=block)
+    lines = err.strip("\n").split("\n")
+    assert code == 2, (code, err[-2000:])
+    assert "Traceback" not in err, err
+    assert len(lines) == 1, err
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    assert "=" not in lines[0].split(":")[0]  # never a Python keyword such as format=
+    assert out == ""
+
+
+def test_bad_usage_case_count():
+    """The closing note of issue 10 reports this count."""
+    assert len(BAD) >= 50
+
+
+# ------------------------------------------------------------------------------ runs
+def test_bench_refuses_a_different_spec_in_the_same_run_folder(work, run_dir):
+    code, out, err = cli(["bench", "other.toml", "--run-dir", "run", "--workers", "0"], work)
+    assert code == 2, err
+    line = err.strip()
+    assert "\n" not in line and "run" in line and "spec hash" in line
+    # the same spec again is a resume, not a conflict
+    code, out, err = cli(["bench", "spec.toml", "--run-dir", "run", "--workers", "0", "--json",
+                          "--no-report"], work)
+    assert code == 0, err
+    assert json.loads(out)["summary"]["executed"] == 0
+
+
+def test_bad_time_limit_is_refused_by_every_command_that_takes_one():
+    """One argparse type for every time flag: the set of flags that take seconds is checked."""
+    from coflowopt.cli import build_parser, seconds
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    timed = []
+    for name, sp in sub.choices.items():
+        for a in sp._actions:
+            if any(s in opt for opt in a.option_strings for s in ("time-limit", "budget")):
+                timed.append((name, a.option_strings[0]))
+                assert a.type is seconds, (name, a.option_strings)
+    assert ("bound", "--time-limit") in timed and ("exact", "--time-limit") in timed
