@@ -196,10 +196,20 @@ def time_indexed_lp_bound(instance: Instance, *, objective: str = "weighted_comp
     if time_limit is not None:
         check_time_limit(time_limit)
     t0 = time.perf_counter()
+    G = flow_groups(instance).num_groups
+    if slot is None:
+        # the default slot, a power of two within sqrt(2) of horizon / 48, gives at least 34
+        # slots: refuse an LP that is too large before the default horizon's greedy run (15 s
+        # on a 200,000-flow coflow, not interruptible by time_limit)
+        est = 7 * G * 35 + instance.num_coflows * 34
+        if est > max_nonzeros:
+            raise NotSupportedError(
+                f"time-indexed LP too large: at least {est} non-zeros ({G} flow groups x 34 "
+                f"or more slots) > max_nonzeros={max_nonzeros}; use a larger slot, or the "
+                "interval-lp / ordering-lp bounds")
     if horizon == "safe":
         horizon = safe_horizon(instance)
     grid = default_grid(instance, slot=slot, horizon=horizon)
-    G = flow_groups(instance).num_groups
     est = 7 * G * (grid.T + 1) + instance.num_coflows * grid.T
     if est > max_nonzeros:
         raise NotSupportedError(

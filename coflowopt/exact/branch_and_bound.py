@@ -76,6 +76,16 @@ __all__ = ["bnb", "BnBStats", "DEFAULT_RTOL", "check_time_limit"]
 #: (:data:`coflowopt.results.OPTIMALITY_RTOL`): a looser ``rtol`` prunes harder and yields
 #: ``feasible`` with the gap stated unless the proven gap is still within that tolerance.
 DEFAULT_RTOL = OPTIMALITY_RTOL
+#: Above this many flows the incumbent heuristics simulate MADD instead of greedy: greedy's
+#: event loop takes 15-20 s on one 200,000-flow coflow and cannot be interrupted, MADD 0.1 s.
+GREEDY_MAX_FLOWS = 20_000
+#: The final LP vertex is recomputed in rational arithmetic (an exactly optimal schedule) only
+#: for event LPs with at most this many columns (a dense rational basis solve).
+EXACT_VERTEX_MAX_COLS = 5_000
+#: A heuristic fallback schedule with more pieces is verified in float mode even when exact
+#: mode was asked for (the exact snap and verifier are pure Python on Fractions); the result
+#: says so and is then never labelled ``optimal``.
+EXACT_VERIFY_MAX_PIECES = 20_000
 #: Absolute pruning floor, 0 by default: an absolute tolerance would make the search (and the
 #: label) depend on the instance's units.
 DEFAULT_ATOL = 0.0
@@ -167,6 +177,9 @@ class _Search:
             if g >= 0:
                 self.group_mask[g] |= 1 << i
         self.inc = _Incumbent()
+        # the best verified heuristic schedule (value, schedule, report), the answer when no
+        # event LP could be solved within the limit (very large instances)
+        self.fallback: tuple[float, Any, Any, str] | None = None
         # a certified bound on OPT from coflowopt.bounds (set by bnb before the search): every
         # region's minimum is >= OPT >= seed, so it may replace any smaller closing bound
         self.seed = -math.inf
@@ -190,13 +203,18 @@ class _Search:
 
     def solve(self, codes, rho: int = 0, block=()) -> EventLPSolution:
         lp = build_event_lp(self.pd, codes, num_prefix_releases=rho, block=block)
-        sol = solve_event_lp(lp, model=self.highs)
+        # every LP gets what is left of the limit: one LP on a 200,000-flow instance can take
+        # longer than the whole limit
+        sol = solve_event_lp(lp, model=self.highs, time_limit=max(1e-3, self.time_left()))
         self.stats.lps_solved += 1
+        if self.time_left() <= 0:
+            return sol
         if sol.status not in ("optimal", "infeasible") or (sol.status == "infeasible"
                                                            and not sol.infeasible_proven) or \
                 (sol.status == "optimal" and not math.isfinite(sol.bound)):
             # retry once with HiGHS's defaults (presolve on, its own tolerances)
-            sol2 = solve_event_lp(lp, model=HighsModel(algorithm="choose"))
+            sol2 = solve_event_lp(lp, model=HighsModel(algorithm="choose"),
+                                  time_limit=max(1e-3, self.time_left()))
             self.stats.lps_solved += 1
             if (sol2.status == "optimal" and math.isfinite(sol2.bound)) or \
                     sol2.infeasible_proven:
@@ -213,7 +231,9 @@ class _Search:
     # ------------------------------------------------------------------ incumbents
     def heuristics(self, budget: float) -> None:
         from ..rates.greedy import greedy
+        from ..rates.madd import madd
         inst = self.inst
+        alloc = greedy if inst.num_flows <= GREEDY_MAX_FLOWS else madd
         t_end = time.perf_counter() + budget
         orders: list[tuple[str, list[int]]] = []
         dp = self.sb.dp_order()
@@ -232,21 +252,31 @@ class _Search:
             orders.append(("bssi", list(get_algorithm("ordering", "bssi")(inst))))
         except Exception:  # noqa: BLE001 - optional: any failure just skips this heuristic
             pass
-        seen = set()
+        seen, seen_orders = set(), set()
         for name, order in orders:
+            # the limit is hard once some schedule exists; the budget is soft (the heuristics
+            # run until an incumbent is found, the search needs one)
+            if self.time_left() <= 0 and self.fallback is not None:
+                break
             if time.perf_counter() > t_end and math.isfinite(self.inc.value):
                 break
-            sched = greedy(inst, np.asarray(order, dtype=np.int64))
-            rep = verify_schedule(inst, sched)
-            if not rep.ok:  # pragma: no cover - greedy schedules are feasible
+            if tuple(order) in seen_orders:
                 continue
+            seen_orders.add(tuple(order))
+            sched = alloc(inst, np.asarray(order, dtype=np.int64))
+            rep = verify_schedule(inst, sched)
+            if not rep.ok:  # pragma: no cover - greedy and MADD schedules are feasible
+                continue
+            v = float(rep.weighted_completion_time)
+            if self.fallback is None or v < self.fallback[0]:
+                self.fallback = (v, sched, rep, f"{alloc.__name__}({name})")
             codes = events_from_completions(self.pd, rep.coflow_completion)
-            if codes in seen:
+            if codes in seen or self.time_left() <= 0:
                 continue
             seen.add(codes)
             sol = self.solve(codes)
             self.stats.heuristic_lps += 1
-            self.offer(codes, sol, f"greedy({name}) + LP")
+            self.offer(codes, sol, f"{alloc.__name__}({name}) + LP")
         if self.local_search and math.isfinite(self.inc.value):
             self._local_search(t_end)
 
@@ -515,10 +545,26 @@ class _Search:
 
 
 def _final_schedule(search: _Search, verify_mode: str):
-    """The incumbent's verified schedule, or (None, None)."""
+    """The incumbent's verified schedule, or (None, None).
+
+    Without an event-LP incumbent (no LP solved within the limit) it is the best verified
+    heuristic schedule, re-verified in ``verify_mode`` (exact mode converts it with
+    :func:`coflowopt.simulate.exact_schedule`).
+    """
     if search.inc.sol is None:
-        return None, None
-    return verified_schedule(search.pd, search.inc.sol, verify_mode=verify_mode,
+        if search.fallback is None:
+            return None, None
+        from ..results import schedule_result
+        sched = search.fallback[1]
+        mode = verify_mode if sched.num_pieces <= EXACT_VERIFY_MAX_PIECES else "float"
+        res = schedule_result(search.inst, sched, algorithm="bnb", mode=mode)
+        search.inc.source = search.fallback[3] + " (no event LP solved within the limit)"
+        return (res.schedule, res.report) if res.kind is not None else (None, None)
+    sol = search.inc.sol
+    if sol.lp.lp.num_cols > EXACT_VERIFY_MAX_PIECES:
+        verify_mode = "float"  # about one piece per column; the result says so
+    return verified_schedule(search.pd, sol, verify_mode=verify_mode,
+                             exact_vertex=sol.lp.lp.num_cols <= EXACT_VERTEX_MAX_COLS,
                              meta={"algorithm": "bnb",
                                    "events": codes_to_events(search.pd, search.inc.codes)})
 
@@ -672,7 +718,7 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     # the search closed every region within the user's tolerance; "optimal" also needs the
     # proven gap within the documented optimality tolerance (a looser rtol prunes harder)
     closed = search.complete and gap_abs <= tol
-    proved = closed and within_optimality_tolerance(ub_f, lb_rep)
+    proved = closed and within_optimality_tolerance(ub_f, lb_rep) and rep.mode == verify_mode
     exact_rec = None
     if proved and exact_proof and isinstance(ub, Fraction):
         t5 = time.perf_counter()
@@ -683,6 +729,10 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     notes = []
     if instance.has_deadlines:
         notes.append("deadlines ignored (objective sum w C; see deadline-mip)")
+    if rep.mode != verify_mode:
+        notes.append(f"schedule verified in {rep.mode} mode, not {verify_mode}: "
+                     f"{sched.num_pieces} pieces, more than {EXACT_VERIFY_MAX_PIECES} for the "
+                     "exact verifier")
     if exactly:
         lb_rep, gap = ub, 0.0
     certificate = {
@@ -710,7 +760,10 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         msg = (f"optimal: {ub} = {ub_f:.12g} (schedule verified {rep.mode}); {how}; "
                f"{st.nodes_expanded} nodes expanded, {st.nodes_pruned} pruned")
     else:
-        status = search.stop_reason or ("within_rtol" if closed else "gap_not_closed")
+        status = search.stop_reason or (
+            "gap_not_closed" if not closed else
+            "within_rtol" if not within_optimality_tolerance(ub_f, lb_rep) else
+            "optimal_verified_float_only")
         kind = "feasible"
         msg = (f"{status}: best schedule {ub_f:.12g} (verified {rep.mode}), proven lower "
                f"bound {float(lb_rep):.12g}, gap {gap:.3g}")

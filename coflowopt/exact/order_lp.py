@@ -63,13 +63,17 @@ from ..schedule import Schedule
 
 __all__ = ["PairData", "EventLP", "EventLPSolution", "pair_data", "build_event_lp",
            "solve_event_lp", "new_event_lp_solver", "events_to_codes", "codes_to_events",
-           "events_from_completions", "exact_schedule_from_amounts", "order_lp",
+           "events_from_completions", "exact_schedule_from_amounts", "float_schedule_from_amounts",
+           "order_lp",
            "best_interleaving", "EVENT_LP_OPTIONS"]
 
 #: Amounts below this fraction of their pair's size are treated as 0 when the schedule is
 #: rebuilt (the remaining amounts are rescaled to the exact size), so LP round-off does not
 #: create slivers of nearly zero rate.
 AMOUNT_RTOL = 1e-11
+#: :func:`verified_schedule` in float mode rebuilds LPs with more columns than this in float
+#: arithmetic (:func:`float_schedule_from_amounts`) instead of trying the exact candidates.
+FLOAT_REBUILD_COLS = 5_000
 
 
 # ----------------------------------------------------------------------------- instance data
@@ -507,6 +511,54 @@ def exact_schedule_from_amounts(pd: PairData, lp: EventLP, amounts: np.ndarray, 
     return sched.merged()
 
 
+def float_schedule_from_amounts(pd: PairData, lp: EventLP, amounts: np.ndarray, *,
+                                meta: dict | None = None) -> Schedule:
+    """:func:`exact_schedule_from_amounts` in float arithmetic, vectorised (large LPs).
+
+    The same three steps; the result is feasible up to rounding (each pair's amounts rescaled
+    to its size, each interval as long as its busiest port needs), which the float verifier's
+    tolerances cover (proofs/float-verifier-soundness.md).  About a second for 200,000 flows,
+    where the Fraction version takes a minute.
+    """
+    inst = pd.instance
+    J = pd.size.size
+    N = lp.num_events
+    a = np.asarray(amounts, dtype=float)
+    keep = a > AMOUNT_RTOL * pd.size[lp.x_pair]
+    xj, xn, amt = lp.x_pair[keep], lp.x_interval[keep], a[keep]
+    tot = np.bincount(xj, weights=amt, minlength=J)
+    if np.any(tot <= 0):
+        raise SolverError(f"the LP sends nothing of flow pair {int(np.argmin(tot))}; cannot "
+                          "build a schedule")
+    amt = amt * (pd.size[xj] / tot[xj])
+    P = inst.capacity.size
+    load = np.zeros(N * P)
+    np.add.at(load, xn * P + pd.src[xj], amt)
+    np.add.at(load, xn * P + pd.dst[xj], amt)
+    need = (load.reshape(N, P) / inst.capacity[None, :]).max(axis=1)
+    T = np.empty(N)
+    t = 0.0
+    for n in range(N):  # N events: a short loop
+        t = t + float(need[n])
+        if not math.isnan(lp.ev_fixed[n]):
+            t = max(t, float(lp.ev_fixed[n]))
+        T[n] = t
+    start = np.where(xn > 0, T[np.maximum(xn - 1, 0)], 0.0)
+    end = T[xn]
+    ok = end > start
+    xj, start, end, amt = xj[ok], start[ok], end[ok], amt[ok]
+    g = pd.groups
+    counts = np.diff(g.ptr)[xj]
+    piece = np.repeat(np.arange(xj.size), counts)
+    # the flows of pair xj[i]: g.flows[g.ptr[j]:g.ptr[j+1]], gathered for every piece
+    offs = np.arange(piece.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    flows = g.flows[g.ptr[xj][piece] + offs]
+    rate = amt[piece] / (end - start)[piece] * inst.flow_size[flows] / pd.size[xj][piece]
+    sched = Schedule(flows.astype(np.int64), start[piece], end[piece], rate,
+                     meta=dict(meta or {}))
+    return sched.merged()
+
+
 def verified_schedule(pd: PairData, sol: EventLPSolution, *, verify_mode: str = "exact",
                       meta: dict | None = None, exact_vertex: bool = True):
     """The verified schedule of an optimal event-LP solution, built exactly by
@@ -530,6 +582,13 @@ def verified_schedule(pd: PairData, sol: EventLPSolution, *, verify_mode: str = 
             candidates.append((ex.x[sol.lp.num_events:], None))
     candidates += [(sol.amounts, 10 ** 6), (sol.amounts, None)]
     best = (None, None)
+    if verify_mode == "float" and sol.lp.lp.num_cols > FLOAT_REBUILD_COLS:
+        # float verification of a large LP: the float rebuild is the same schedule up to
+        # rounding, without the Fractions (a minute on 200,000 flows)
+        sched = float_schedule_from_amounts(pd, sol.lp, sol.amounts, meta=meta)
+        rep = verify_schedule(pd.instance, sched, mode="float")
+        if rep.ok:
+            return sched, rep
     for amounts, max_den in candidates:
         sched = exact_schedule_from_amounts(pd, sol.lp, amounts, max_denominator=max_den,
                                             meta=meta)

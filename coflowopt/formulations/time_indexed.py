@@ -108,8 +108,13 @@ def safe_horizon(instance: Instance) -> float:
     """
     cmin = np.minimum(instance.capacity[instance.flow_src],
                       instance.capacity[instance.flow_egress_port])
-    total = sum((Fraction(float(s)) / Fraction(float(c))
-                 for s, c in zip(instance.flow_size.tolist(), cmin.tolist())), Fraction(0))
+    # exact sums of the sizes per distinct capacity, then one division each: the same exact
+    # total as flow by flow, without a Fraction per flow (seconds on a million flows)
+    caps, inv = np.unique(cmin, return_inverse=True)
+    sums, exact = exact_group_sums(instance.flow_size, inv.reshape(-1), caps.size)
+    total = sum((Fraction(float(v)) if exact is None else exact[i]) / Fraction(float(c))
+                for i, (v, c) in enumerate(zip(sums.tolist(), caps.tolist())))
+    total = Fraction(total)
     h = Fraction(float(instance.release.max())) + total
     f = float(h)
     return f if Fraction(f) >= h else float(np.nextafter(f, np.inf))
