@@ -387,7 +387,17 @@ def varys_online(instance: Instance, *, T: float = DEFAULT_T, delta: float = DEF
     K = instance.num_coflows
     tie = np.arange(K) if tie_order is None else validate_order(instance, tie_order)
     pol = VarysOnlinePolicy(T=T, delta=delta, backfill=rule, tie_order=tie, tol_rel=tol_rel)
-    res = simulate(instance, pol)
+    # T and delta are absolute times: on an instance whose schedule spans many T the
+    # alternation alone takes two timer events per T + delta, beyond the simulator's budget for
+    # flow and coflow events.  H bounds the schedule's end (every flow alone, one after the
+    # other, after the last release).
+    cap = instance.capacity
+    H = float(instance.release.max()) + float(np.sum(
+        instance.flow_size / np.minimum(cap[instance.flow_src],
+                                        cap[instance.flow_egress_port])))
+    timers = 2 * int(min(math.ceil(H / pol.T), 10 ** 8)) + 2
+    res = simulate(instance, pol,
+                   max_events=50 * (instance.num_flows + K) + 1000 + timers)
     s = res.schedule
     meta = {"algorithm": "varys-online", "T": pol.T, "delta": pol.delta, "backfill": rule,
             "tie_order": None if tie_order is None else tie.tolist(), "events": res.events,
