@@ -21,8 +21,17 @@ change rate at one event share that event's time exactly.
 Completion tolerance
 --------------------
 A flow is complete when its remaining size is at most :data:`COMPLETION_RTOL` times its size
-(accumulated rounding of ``rem -= rate * dt``); it then stops at the event time.  The verifier's
-size tolerance (1e-9 relative) is chosen to accept exactly this.
+(accumulated rounding of ``rem -= rate * dt``); it then stops at the event time.  Every
+tolerance of the simulator and the kernels is relative to what it guards (a size, a port's own
+capacity), so rescaling an instance never changes a decision.
+
+Finishing a schedule
+--------------------
+Event times are floats, resolved to one unit in the last place of ``t``: a short flow that ends
+late sends a relative ``ulp(t) / length`` too much or too little.  :func:`settle_sizes` (run by
+every event loop on its output) rescales such a flow's rates so that it sends its size, and
+:func:`exact_schedule` turns a float schedule into the exactly feasible (Fraction) schedule that
+exact verification certifies (``coflowopt schedule --exact``).
 """
 
 from __future__ import annotations
