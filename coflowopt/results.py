@@ -109,6 +109,10 @@ class Result:
     incumbent: Any = None
     certificate: Any = None
     certificate_status: str | None = None
+    #: bounds: the LP backend that produced the dual (``None`` for combinatorial bounds) and
+    #: where the certificate's multipliers come from ("solver duals" or "constructed")
+    backend: str | None = None
+    certificate_source: str | None = None
     gap: float | None = None
     solver: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
@@ -144,6 +148,9 @@ class Result:
                 d[k] = _num(v)
         if self.certificate_status is not None:
             d["certificate_status"] = self.certificate_status
+        if self.certificate_source is not None or self.backend is not None:
+            d["backend"] = self.backend
+            d["certificate_source"] = self.certificate_source
         if self.solver:
             d["solver"] = _plain(self.solver)
         if self.timings:

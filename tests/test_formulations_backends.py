@@ -18,6 +18,7 @@ from coflowopt.formulations.highs import HIGHS_STATUS, HighsModel, map_highs_sta
 from coflowopt.formulations.linear_program import LinearProgram
 from coflowopt.formulations.lp_ov import build_lp_ov
 from coflowopt.generators import uniform_random
+from coflowopt.testing import digest_ts4
 
 HAS_ORTOOLS = importlib.util.find_spec("ortools") is not None
 HAS_GUROBI = importlib.util.find_spec("gurobipy") is not None
@@ -119,3 +120,60 @@ def test_missing_backend_is_reported(monkeypatch):
     with pytest.raises(SolverNotAvailableError):
         b.solve_lp(build_lp_ov(uniform_random(2, 2, seed=0)), "gurobi")
     assert available_backends()["highs"]
+
+
+# ----------------------------------------------------------------------------- duals (issue 10)
+@pytest.mark.parametrize("backend", ["ortools-cp-sat", "ortools-scip"])
+@pytest.mark.parametrize("bound", ["lp-ov", "interval-lp", "time-indexed-lp"])
+def test_mip_backends_are_refused_for_lp_bounds(backend, bound):
+    """CP-SAT and SCIP return no LP duals: an LP bound refuses them (before OR-Tools is even
+    looked for), instead of certifying a silently weaker figure."""
+    from coflowopt.exceptions import InvalidParameterError
+    from coflowopt.registry import get_algorithm
+    with pytest.raises(InvalidParameterError, match="returns no LP duals"):
+        get_algorithm("bound", bound).func(digest_ts4(), backend=backend)
+
+
+def test_bounds_name_their_backend_and_certificate_source():
+    from coflowopt.bounds import isolated_bound, lp_ov_bound
+    r = lp_ov_bound(digest_ts4())
+    assert (r.backend, r.certificate_source) == ("highs", "solver duals")
+    assert r.to_dict()["backend"] == "highs"
+    assert abs(r.extra["certificate_shortfall"]) < 1e-9
+    r = isolated_bound(digest_ts4())
+    assert (r.backend, r.certificate_source) == (None, "constructed")
+
+
+def _fake_backend(monkeypatch, duals):
+    """Make the LP bounds' solver return HiGHS's objective with the given duals (a backend that
+    gives no usable duals)."""
+    import coflowopt.bounds.lp_bounds as lpb
+    real = lpb.solve_lp
+
+    def fake(lp, backend, **kw):
+        sol = real(lp, "highs", **kw)
+        sol.row_dual = duals(sol.row_dual)
+        sol.solver = {"name": "fake", "algorithm": "no-duals"}
+        return sol
+    monkeypatch.setattr(lpb, "solve_lp", fake)
+
+
+def test_zero_duals_fall_back_to_a_weaker_bound_and_say_by_how_much(monkeypatch):
+    """What CP-SAT / SCIP did: zero duals, repaired exactly into the column bounds: the figure
+    is valid (26 on T-S4, the isolated bound) but the result says it is 18.75 % below the
+    LP's 32."""
+    from coflowopt.bounds import lp_ov_bound
+    _fake_backend(monkeypatch, np.zeros_like)
+    r = lp_ov_bound(digest_ts4())
+    assert r.kind == "lower_bound" and r.value == 26
+    assert r.extra["certificate_shortfall"] == pytest.approx(6 / 32)
+    assert "WEAKER than the LP" in r.message and "32" in r.message
+    assert (r.backend, r.certificate_source) == ("fake", "solver duals")
+
+
+def test_no_duals_give_no_number(monkeypatch):
+    from coflowopt.bounds import lp_ov_bound
+    _fake_backend(monkeypatch, lambda y: None)
+    r = lp_ov_bound(digest_ts4())
+    assert r.kind is None and r.value is None and r.certificate_status == "uncertified"
+    assert "no dual solution" in r.message

@@ -10,6 +10,7 @@ and the solver's figure only in ``extra["uncertified_value"]``.
 
 from __future__ import annotations
 
+import math
 import time
 from fractions import Fraction
 from typing import Any
@@ -96,16 +97,46 @@ def certified_result(instance: Instance, certificate: LPCertificate, *, algorith
                                   reason=chk.reason, claimed=certificate.claimed_value,
                                   certificate=certificate)
     value = chk.value
-    if objective == "weighted_cct":
-        value = value - weighted_release_sum(instance)
-    extra["value_exact"] = fraction_str(value)
+    backend, source = certificate_origin(certificate)
     msg = message or (f"certified lower bound on the optimal {objective} "
                       f"(dual of {certificate.formulation}, checked in exact arithmetic"
                       f"{', after repair' if chk.repaired else ''})")
+    claimed = certificate.claimed_value
+    if claimed is not None and math.isfinite(float(claimed)) and float(claimed) > 0:
+        # a dual that needed more than rounding-level repair proves less than the solver's
+        # objective: say plainly by how much (a MIP backend's zero duals fall back to the
+        # column bounds, e.g. lp-ov 26 instead of 32 on sincronia-t-s4)
+        shortfall = (Fraction(float(claimed)) - value) / Fraction(float(claimed))
+        extra["certificate_shortfall"] = float(shortfall)
+        if shortfall > CERTIFICATE_SHORTFALL_RTOL:
+            msg += (f"; WEAKER than the LP: the solver reported {float(claimed):.12g}, its dual "
+                    f"certifies only {float(value):.12g} ({float(shortfall):.3g} less, "
+                    "relative)")
+    if objective == "weighted_cct":
+        value = value - weighted_release_sum(instance)
+    extra["value_exact"] = fraction_str(value)
     return Result(value=value, kind="lower_bound", objective=objective, status=status,
                   algorithm=algorithm, message=msg, params=dict(params or {}),
                   certificate=certificate, certificate_status="certified",
+                  backend=backend, certificate_source=source,
                   solver=dict(solver or {}), timings=timings, extra=extra)
+
+
+#: A certified value more than this fraction below the solver's objective is reported as a
+#: fallback to a weaker bound (duals from an interior point method lose about 1e-9).
+CERTIFICATE_SHORTFALL_RTOL = 1e-6
+
+#: Sources of combinatorial certificates (multipliers built by the algorithm, no LP solver).
+_CONSTRUCTED = ("isolation", "smith", "bssi")
+
+
+def certificate_origin(certificate: LPCertificate) -> tuple[str | None, str]:
+    """``(backend, source)`` of a certificate: the LP backend whose duals it holds and
+    ``"solver duals"``, or ``(None, "constructed")`` for a combinatorial bound."""
+    head = certificate.source.split(":", 1)[0]
+    if head in _CONSTRUCTED:
+        return None, "constructed"
+    return head or None, "solver duals"
 
 
 def uncertified_result(*, algorithm: str, objective: str, status: str, params: dict | None,
@@ -115,8 +146,10 @@ def uncertified_result(*, algorithm: str, objective: str, status: str, params: d
     extra = dict(extra or {})
     if claimed is not None:
         extra["uncertified_value"] = float(claimed)
+    backend, source = (certificate_origin(certificate) if certificate is not None else
+                       ((solver or {}).get("name"), None))
     return Result(value=None, kind=None, objective=objective, status=status,
-                  algorithm=algorithm,
+                  algorithm=algorithm, backend=backend, certificate_source=source,
                   message=f"no certified bound: {reason}" +
                           (f" (the solver reported {float(claimed)!r}, NOT a certified bound)"
                            if claimed is not None else ""),

@@ -17,7 +17,7 @@ from ..exceptions import NotSupportedError
 from ..instance import Instance
 from ..registry import register
 from ..results import Result
-from ..formulations.backends import solve_lp
+from ..formulations.backends import check_dual_backend, solve_lp
 from ..formulations.certificates import LPCertificate
 from ..formulations.interval_lp import build_interval_lp, interval_grid
 from ..formulations.lp_ov import build_lp_ov
@@ -46,8 +46,17 @@ def solve_and_certify(instance: Instance, lp, *, algorithm_name: str, formulatio
     :data:`CROSSOVER_AUTO_NNZ` non-zeros: an IPM dual without crossover is feasible after
     repair but only optimal to about 1e-7 relative, which the certified figure then loses.
     """
+    check_dual_backend(backend, algorithm_name)
     if crossover == "auto":
         crossover = lp.A.nnz <= CROSSOVER_AUTO_NNZ
+    if time_limit is not None:
+        # the limit covers the whole bound: building the LP has used part of it
+        time_limit = time_limit - sum(timings.values())
+        if time_limit <= 0:
+            return uncertified_result(algorithm=algorithm_name, objective=objective,
+                                      status="time_limit", params=params, solver={},
+                                      timings=timings, extra=dict(extra or {}),
+                                      reason="the time limit ran out while building the LP")
     t0 = time.perf_counter()
     sol = solve_lp(lp, backend, algorithm=algorithm, crossover=crossover,
                    time_limit=time_limit, export=export)

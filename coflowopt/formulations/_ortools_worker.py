@@ -83,7 +83,8 @@ def solve(payload: dict) -> dict:
     if code in (0, 1):
         out["x"] = np.asarray([v.solution_value() for v in xs])
         out["objective"] = float(obj.Value())
-        if integ is None or not np.any(integ):
+        if (integ is None or not np.any(integ)) and sid in ("GLOP", "PDLP"):
+            # only the LP solvers have duals: CP-SAT and SCIP report 0 for every row
             out["row_dual"] = np.asarray([ct.dual_value() for ct in cons])
             out["col_dual"] = np.asarray([v.reduced_cost() for v in xs])
         else:

@@ -37,10 +37,16 @@ from ..exceptions import InvalidParameterError, SolverError, SolverNotAvailableE
 from .highs import LPSolution, solve_with_highs
 from .linear_program import LinearProgram
 
-__all__ = ["BACKENDS", "available_backends", "solve_lp", "GUROBI_SIZE_LIMIT"]
+__all__ = ["BACKENDS", "DUAL_BACKENDS", "available_backends", "check_dual_backend", "solve_lp",
+           "GUROBI_SIZE_LIMIT"]
 
 BACKENDS = ("highs", "ortools-glop", "ortools-pdlp", "ortools-cp-sat", "ortools-scip",
             "gurobi")
+
+#: Backends whose LP solutions carry row duals.  OR-Tools' CP-SAT and SCIP are MIP solvers: on
+#: an LP, MPSolver returns dual values of 0, which an exact certificate check "repairs" into a
+#: much weaker bound (lp-ov on sincronia-t-s4: 26 instead of 32).
+DUAL_BACKENDS = ("highs", "ortools-glop", "ortools-pdlp", "gurobi")
 
 #: Variables and linear constraints allowed by gurobipy's bundled restricted licence.
 GUROBI_SIZE_LIMIT = 2000
@@ -52,6 +58,23 @@ def available_backends() -> dict[str, bool]:
     has_gurobi = importlib.util.find_spec("gurobipy") is not None
     return {b: (True if b == "highs" else has_ortools if b.startswith("ortools")
                 else has_gurobi) for b in BACKENDS}
+
+
+def check_dual_backend(backend: str, what: str) -> None:
+    """Refuse, for an LP bound ``what``, a backend that cannot give LP duals.
+
+    Raises
+    ------
+    InvalidParameterError
+        For an unknown backend, or one not in :data:`DUAL_BACKENDS` (the command line maps it
+        to exit 2).
+    """
+    if backend not in BACKENDS:
+        raise InvalidParameterError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if backend not in DUAL_BACKENDS:
+        raise InvalidParameterError(
+            f"backend {backend!r} is a MIP solver and returns no LP duals, which the {what} "
+            f"bound's certificate needs; use one of {DUAL_BACKENDS}")
 
 
 def solve_lp(lp: LinearProgram, backend: str = "highs", *, algorithm: str | None = None,
