@@ -95,7 +95,11 @@ GOOD = [
     ("bound", ["bound", FIG51, "--method", "all", "--time-limit", "5"]),
     ("bound-export", ["bound", FIG51, "--method", "lp-ov", "--export", "lpov.lp"]),
     ("exact", ["exact", FIG51, "--time-limit", "5"]),
-    ("exact-slotted", ["exact", "gen.json", "--method", "slotted-mip", "--time-limit", "5"]),
+    ("generate-30", ["generate", "uniform_random", "-p", "num_ports=4", "-p", "num_coflows=30",
+                     "--seed", "3", "-o", "k30.json"]),
+    # a time limit is not a failure: exit 0, status time_limit, the incumbent if any
+    ("exact-slotted-time-limit", ["exact", "k30.json", "--method", "slotted-mip",
+                                  "--time-limit", "2"]),
     ("fairness", ["fairness", FIG51]),
     ("bench", ["bench", "spec.toml", "--run-dir", "run", "--workers", "0"]),
     ("report", ["report", "run"]),
@@ -143,6 +147,48 @@ def test_json_values_are_labelled(good_runs):
     # the optimum is at least every certified lower bound
     best_lb = max(r["value"] for r in bounds if r["kind"] == "lower_bound")
     assert ex["value"] >= best_lb * (1 - 1e-9)
+
+
+def test_exact_time_limit_is_exit_0_with_its_status(good_runs):
+    d = json.loads(good_runs["exact-slotted-time-limit"][1])
+    assert d["status"] in ("time_limit", "optimal"), d["status"]
+    if d["status"] == "time_limit":
+        assert d["kind"] != "optimal"
+        if d["kind"] is not None:  # an incumbent: verified, with its value
+            assert d["value"] is not None and d["value"] > 0
+
+
+def test_exit_codes_of_exact_results():
+    """The status -> exit code table of ``coflowopt exact`` (1 only for infeasible/rejected)."""
+    from types import SimpleNamespace
+
+    from coflowopt import cli
+    from coflowopt.commands.exact import exit_code
+
+    def code(kind, status):
+        return exit_code(SimpleNamespace(kind=kind, status=status), cli)
+    assert code("optimal", "optimal") == 0
+    assert code("feasible", "time_limit") == 0
+    assert code(None, "time_limit") == 0
+    assert code(None, "node_limit") == 0
+    assert code(None, "infeasible") == 1
+    assert code(None, "rejected") == 1
+    assert code(None, "error") == cli.EXIT_SOLVER == 4
+    assert code(None, "highs:kSolveError") == 4
+
+
+def test_solver_failure_exits_4(work):
+    """A SolverError that reaches the command line (a solver failed, the input is fine) is
+    exit 4 with one line and no traceback; simulated by a handler that raises it."""
+    prog = ("import sys; from coflowopt import cli; from coflowopt.exceptions import SolverError;"
+            " cli._COMMANDS['algorithms'] = lambda a: (_ for _ in ()).throw("
+            "SolverError('HiGHS returned kError'));"
+            " sys.argv = ['coflowopt', 'algorithms']; sys.exit(cli.main())")
+    p = subprocess.run([sys.executable, "-c", prog], cwd=work, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 4, p.stderr
+    assert p.stderr.count("\n") == 1 and "solver failure" in p.stderr
+    assert "Traceback" not in p.stderr
 
 
 def test_text_output_has_no_banner(work):

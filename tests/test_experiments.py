@@ -341,7 +341,17 @@ library = "papers/sincronia-t-s4"
 [algorithms]
 schedules = [{ policy = "test_experiments:boom" }, { order = "fifo", rates = "greedy" }]
 """))
-    retry = run(spec2, tmp_path / "run", workers=0, retry_failed=True, progress=False)
+    # a run folder belongs to one spec: another spec is refused (issue 10); a subset of the
+    # spec's algorithms is run with a filtered plan, as `bench --only` does
+    from coflowopt.exceptions import InvalidParameterError
+    from coflowopt.experiments.tasks import Plan, plan as make_plan
+    with pytest.raises(InvalidParameterError, match="spec hash"):
+        run(spec2, tmp_path / "run", workers=0, retry_failed=True, progress=False)
+    full = make_plan(spec)
+    keep = {"test_experiments:boom", "fifo+greedy"}
+    sub = Plan(tasks=[t for t in full.tasks if t.algorithm.label in keep],
+               skipped=full.skipped, instances=full.instances)
+    retry = run(spec, tmp_path / "run", workers=0, retry_failed=True, progress=False, plan=sub)
     assert retry.executed == 1 and retry.already_done == 1
     from coflowopt.experiments.store import load_rows as lr
     st: dict = {}

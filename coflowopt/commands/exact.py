@@ -115,7 +115,9 @@ def exit_code(res, common) -> int:
     status says which); 1 only for a proven infeasible problem or a rejected schedule."""
     if res.kind is not None or res.status in ("time_limit", "node_limit", "interrupted"):
         return common.EXIT_OK
-    if res.status in ("infeasible", "rejected"):
+    if res.status in ("infeasible", "rejected", "no_incumbent"):
+        # proven infeasible, the verifier rejected the schedule, or a complete search found
+        # no schedule the verifier accepts
         return common.EXIT_REJECTED
     # no result and no proof of anything: the solver failed
     return common.EXIT_SOLVER
