@@ -193,7 +193,9 @@ def _maxmin_kernel(instance: Instance, weights: str, store: bool = True):
     pof, psrc, pdst, pptr = _pairs(instance)
     chunks = _fk.PieceChunks()
     fc, cc, events, max_active, changes = _fk.maxmin_simulate(
-        np.ascontiguousarray(w, dtype=float), instance.release.astype(float),
+        # a writable copy always: the instance's arrays are read-only, and numba compiles a
+        # separate kernel for read-only arguments (wss would have compiled a second one)
+        np.array(w, dtype=float), instance.release.astype(float),
         np.ascontiguousarray(instance.flow_ptr, dtype=np.int64),
         instance.flow_size.astype(float), instance.capacity.astype(float), pof, psrc, pdst,
         pptr, COMPLETION_RTOL, SNAP_RTOL, _max_events(instance), bool(store), 0,
@@ -281,7 +283,7 @@ def maxmin_windows(instance: Instance, on_window, *, weights: str = "unit",
     _pieces.SINK[0] = sink
     try:
         fc, cc, events, max_active, changes = _fk.maxmin_simulate(
-            np.ascontiguousarray(w, dtype=float), instance.release.astype(float),
+            np.array(w, dtype=float), instance.release.astype(float),
             np.ascontiguousarray(instance.flow_ptr, dtype=np.int64),
             instance.flow_size.astype(float), instance.capacity.astype(float), pof, psrc, pdst,
             pptr, COMPLETION_RTOL, SNAP_RTOL, _max_events(instance), True, window,
