@@ -38,8 +38,8 @@ def best_certified_bound(instance: Instance, *, time_limit: float | None = None,
     ----------
     instance : Instance
     time_limit : float, optional
-        Seconds for all of them together; a bound is not started when less time is left than
-        the previous one took, and the LP bounds get the remaining time as their own
+        Seconds for all of them together; a bound after the first is not started when less time
+        is left than the previous one took, and the LP bounds get the remaining time as their own
         ``time_limit``.
     methods : tuple of str, optional
         Registered bound names (default: every registered bound, in :data:`BOUND_ORDER`).
@@ -74,8 +74,8 @@ def best_certified_bound(instance: Instance, *, time_limit: float | None = None,
         left = None if deadline is None else deadline - time.perf_counter()
         # the bounds come cheapest first, so one that cannot be interrupted (the combinatorial
         # bounds, the exact certificate checks) is not started with less time left than the
-        # previous one took
-        if left is not None and left <= last:
+        # previous one took; the first (isolated: linear time) always runs, so there is a bound
+        if left is not None and runs and left <= last:
             runs.append({"algorithm": name, "value": None, "status": "not_started",
                          "seconds": 0.0, "message": "time budget spent"})
             continue
