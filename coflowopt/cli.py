@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from . import __version__
-from .exceptions import CoflowOptError, InfeasibleScheduleError, InputError, SolverError
+from .exceptions import (CoflowOptError, InfeasibleScheduleError, InputError,
+                         InvalidParameterError, SolverError)
 
 EXIT_OK, EXIT_REJECTED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_SOLVER = 0, 1, 2, 3, 4
 
@@ -228,11 +229,11 @@ def add_instance_options(p: argparse.ArgumentParser) -> None:
 
 
 def load_instance(args, path: str | None = None):
-    from .formats import detect_format, read_instance
+    from .formats import read_instance
     path = path or args.instance
     if not Path(path).exists():
         raise UsageError(f"{path}: no such file")
-    fmt = args.format if args.format != "auto" else detect_format(path)
+    fmt = args.format if args.format != "auto" else _detect_format(path)
     opts = {}
     if fmt not in ("json",):
         if args.time_unit_ms is not None:
@@ -245,6 +246,22 @@ def load_instance(args, path: str | None = None):
     if args.zero_release:
         inst = inst.with_releases(0.0).without_deadlines()
     return inst
+
+
+def _detect_format(path: str) -> str:
+    """:func:`coflowopt.formats.detect_format` with command-line words in its messages (the
+    library's messages name the Python API: ``format=``, ``read_schedule``)."""
+    from .formats import SCHEDULE_FORMATS, detect_format
+    try:
+        return detect_format(path)
+    except InvalidParameterError as e:
+        if "schedule" in str(e) or path.lower().endswith(tuple(SCHEDULE_FORMATS)):
+            raise UsageError(f"{path}: this is a schedule, not an instance (check a schedule "
+                             "with: coflowopt verify INSTANCE SCHEDULE)") from None
+        raise UsageError(f"{path}: cannot tell the instance format from the file (its second "
+                         "line has neither coflow-benchmark 'location:MB' fields nor Sincronia's"
+                         f" plain numbers); give --format one of "
+                         f"{', '.join(INSTANCE_FORMAT_NAMES)}") from None
 
 
 def progress(total: int, desc: str, args):
@@ -370,10 +387,20 @@ def cmd_schedule(args) -> int:
     if args.out and not args.out.lower().endswith((".json", ".npz")):
         raise UsageError(f"--out {args.out}: a schedule file ends in .json or .npz")
     inst = load_instance(args)
-    res = run_schedule(inst, order=args.order, rates=args.rates, policy=args.policy,
-                       order_params=order_params, rate_params=rate_params,
-                       policy_params=policy_params,
-                       objective=args.objective, verify_mode="exact" if args.exact else "float")
+    try:
+        res = run_schedule(inst, order=args.order, rates=args.rates, policy=args.policy,
+                           order_params=order_params, rate_params=rate_params,
+                           policy_params=policy_params, objective=args.objective,
+                           verify_mode="exact" if args.exact else "float")
+    except InvalidParameterError as e:
+        # a parameter value the algorithm refused: name the flags that carried values
+        given = [f for f, v in (("--policy-param", args.policy_param),
+                                ("--order-param", args.order_param),
+                                ("--rate-param", args.rate_param)) if v]
+        if not given:
+            raise
+        raise UsageError(f"{' / '.join(given)}: {args.policy or args.order + '+' + args.rates}"
+                         f": {e}") from None
     if args.out and args.out.endswith(".json") and res.schedule.num_pieces > JSON_PIECES_NOTE:
         print(f"coflowopt schedule: note: {res.schedule.num_pieces} pieces; the JSON segment "
               "form of a schedule this size can take a gigabyte (--out FILE.npz is the compact "

@@ -73,6 +73,7 @@ def work(tmp_path_factory):
     (d / "escape.toml").write_text(SPEC.format(name="../escape", seed=0))
     (d / "absolute.toml").write_text(SPEC.format(name="/tmp/abs", seed=0))
     (d / "notjson.txt").write_text("this is not an instance\n")
+    (d / "weird.txt").write_text("a b c\nd e f\n")
     return d
 
 
@@ -205,6 +206,8 @@ BAD = [
     ("info-missing-file", ["info", "nope.json"], ["nope.json"], ()),
     ("info-format", ["info", FIG51, "--format", "bogus"], ["--format", "bogus"], ()),
     ("info-not-an-instance", ["info", "notjson.txt", "--format", "json"], ["notjson.txt"], ()),
+    ("info-unknown-text", ["info", "weird.txt"], ["weird.txt", "--format"], ()),
+    ("info-schedule-file", ["info", ADV_SCHEDULE], ["schedule", "coflowopt verify"], ()),
     ("info-trace-options-on-json", ["info", FIG51, "--capacity", "2"], ["--capacity"], ()),
     ("info-capacity-nan", ["info", FIG51, "--format", "sincronia", "--capacity", "nan"],
      ["--capacity"], ()),
@@ -245,6 +248,10 @@ BAD = [
      ["--policy-param", "--policy"], ()),
     ("schedule-order-param-with-policy", ["schedule", FIG51, "--policy", "varys",
                                           "--order-param", "x=1"], ["--order-param"], ()),
+    ("schedule-policy-param-value", ["schedule", FIG51, "--policy", "varys", "--policy-param",
+                                     "engine=bogus"], ["--policy-param", "engine"], ()),
+    ("schedule-policy-param-type", ["schedule", FIG51, "--policy", "varys", "--policy-param",
+                                    "tol_rel=abc"], ["--policy-param tol_rel", "number"], ()),
     ("schedule-objective", ["schedule", FIG51, "--policy", "varys", "--objective", "bogus"],
      ["--objective"], ()),
     ("schedule-out-suffix", ["schedule", FIG51, "--policy", "varys", "-o", "s.txt"],
@@ -368,7 +375,9 @@ def test_bad_usage_is_exit_2_with_one_line(bad_runs, name, argv, words, block):
     assert len(lines) == 1, err
     for w in words:
         assert w in lines[0], (w, lines[0])
-    assert "=" not in lines[0].split(":")[0]  # never a Python keyword such as format=
+    # command-line words, never the Python API's (format=, read_schedule(...), TypeError)
+    for api in ("format=", "read_schedule(", "TypeError", "KeyError", "kwargs"):
+        assert api not in lines[0], lines[0]
     assert out == ""
 
 
