@@ -445,8 +445,9 @@ def exact_schedule(instance: Instance, schedule: Schedule) -> Schedule:
 
     A float schedule from an event loop meets capacities and sizes only up to rounding: ten
     rates of 0.1 on a port of capacity 1 sum to ``1 + 5.6e-17`` in exact arithmetic, and a
-    flow sends ``size (1 +- 1e-16)``.  The exact verifier accepts neither.  This function
-    removes exactly those roundings, and nothing else:
+    flow sends ``size (1 +- 1e-16)``.  The exact verifier accepts neither.  This removes exactly
+    those roundings, and nothing else, by the construction of the verifier's soundness theorem
+    (:func:`coflowopt.verify.dilated_witness`, ``proofs/float-verifier-soundness.md``):
 
     1. every flow's rates are multiplied by ``size / sent`` (exact), so it sends its size;
     2. on every elementary interval (between consecutive piece boundaries) where a port now
@@ -457,10 +458,9 @@ def exact_schedule(instance: Instance, schedule: Schedule) -> Schedule:
        relative size (``1e-16`` relative for rounding).
 
     Only a schedule that the float verifier accepts is converted: the corrections are then
-    bounded by its tolerances (``proofs/float-verifier-soundness.md``), so a schedule that is
-    wrong by more than rounding is never "repaired" into a feasible one; it is returned as it
-    is, for the exact verifier to reject.  ``meta["exact_snap"]`` records the largest rate
-    rescaling and the largest stretch.
+    bounded by its tolerances, so a schedule that is wrong by more than rounding is never
+    "repaired" into a feasible one; it is returned as it is, for the exact verifier to reject.
+    ``meta["exact_snap"]`` records the largest rate rescaling and the largest stretch.
 
     Pure Python on Fractions, like the exact verifier: for small schedules.
 
@@ -487,71 +487,12 @@ def exact_schedule(instance: Instance, schedule: Schedule) -> Schedule:
     >>> verify_schedule(inst, x, mode="exact").ok, float(x.end.max()) - 1 < 1e-15
     (True, True)
     """
-    from bisect import bisect_left
-    from fractions import Fraction
-
-    from .verify import verify_schedule
+    from .verify import dilated_witness
 
     if schedule.exact or schedule.num_pieces == 0:
         return schedule
-    if not verify_schedule(instance, schedule).ok:
+    try:
+        witness, _ = dilated_witness(instance, schedule)
+    except InvalidParameterError:  # not accepted in float mode: nothing to snap
         return schedule
-    m_in = int(instance.num_ingress)
-    cap = [Fraction(float(c)) for c in instance.capacity.tolist()]
-    size = [Fraction(float(s)) for s in instance.flow_size.tolist()]
-    src = instance.flow_src.tolist()
-    dst = instance.flow_dst.tolist()
-    keep = np.flatnonzero(schedule.rate > 0)
-    pieces = [(f, Fraction(s), Fraction(e), Fraction(r)) for f, s, e, r in
-              zip(schedule.flow[keep].tolist(), schedule.start[keep].tolist(),
-                  schedule.end[keep].tolist(), schedule.rate[keep].tolist())]
-    sent: dict[int, Fraction] = {}
-    for f, s, e, r in pieces:
-        sent[f] = sent.get(f, Fraction(0)) + r * (e - s)
-    scale = {f: size[f] / v for f, v in sent.items()}
-    pieces = [(f, s, e, r * scale[f]) for f, s, e, r in pieces]
-
-    # loads per port, swept over each port's own boundaries; overloaded stretches of time
-    # mark the elementary intervals they cover with their rho
-    times = sorted({t for _, s, e, _ in pieces for t in (s, e)})
-    rho = [Fraction(1)] * max(len(times) - 1, 0)
-    events: dict[int, dict[Fraction, Fraction]] = {}
-    for f, s, e, r in pieces:
-        for p in (src[f], m_in + dst[f]):
-            ev = events.setdefault(p, {})
-            ev[s] = ev.get(s, Fraction(0)) + r
-            ev[e] = ev.get(e, Fraction(0)) - r
-    for p, ev in events.items():
-        load = Fraction(0)
-        ts = sorted(ev)
-        for a, b in zip(ts, ts[1:]):
-            load += ev[a]
-            if load > cap[p]:
-                q = load / cap[p]
-                for j in range(bisect_left(times, a), bisect_left(times, b)):
-                    if q > rho[j]:
-                        rho[j] = q
-    max_rho = max(rho, default=Fraction(1))
-    meta = {**schedule.meta, "exact_snap": {
-        "max_rate_rescale": float(max((abs(v - 1) for v in scale.values()), default=0)),
-        "max_stretch": float(max_rho - 1),
-        "stretched_intervals": sum(1 for q in rho if q > 1)}}
-    if max_rho == 1:
-        out = pieces
-    else:
-        phi = [times[0]]
-        for j, q in enumerate(rho):
-            phi.append(phi[-1] + q * (times[j + 1] - times[j]))
-        pos = {t: j for j, t in enumerate(times)}
-        out = []
-        for f, s, e, r in pieces:
-            # split the piece where the stretch factor changes; one piece where it does not
-            a = pos[s]
-            for j in range(pos[s], pos[e]):
-                if j + 1 == pos[e] or rho[j + 1] != rho[a]:
-                    out.append((f, phi[a], phi[j + 1], r / rho[a]))
-                    a = j + 1
-    return Schedule(np.array([p[0] for p in out], dtype=np.int64),
-                    np.array([p[1] for p in out], dtype=object),
-                    np.array([p[2] for p in out], dtype=object),
-                    np.array([p[3] for p in out], dtype=object), meta=meta)
+    return witness
