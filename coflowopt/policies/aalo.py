@@ -491,6 +491,7 @@ def aalo(instance: Instance, *, num_queues: int = 10, first_threshold: float = 1
         the freed bandwidth out by the D-CLAS rules keeping the other rates; or recompute
         everything (module docstring).
     tol_rel : float
+        A port's residual capacity below ``tol_rel`` times its capacity counts as 0.
 
     Returns
     -------
@@ -741,6 +742,7 @@ def clas(instance: Instance, *, tie_rtol: float = 1e-9, tol_rel: float = 1e-12) 
     tie_rtol : float, default 1e-9
         Relative distance under which attained services count as equal.
     tol_rel : float
+        A port's residual capacity below ``tol_rel`` times its capacity counts as 0.
 
     Returns
     -------

@@ -334,7 +334,7 @@ def varys_online(instance: Instance, *, T: float = DEFAULT_T, delta: float = DEF
     tie_order : array_like of int, optional
         Breaks ties of the SEBF key (default: instance order).
     tol_rel : float
-        Residual capacities below ``tol_rel * max capacity`` count as 0.
+        A port's residual capacity below ``tol_rel`` times its capacity counts as 0.
 
     Returns
     -------

@@ -161,7 +161,7 @@ def varys(instance: Instance, *, backfill="varys", tie_order=None, engine: str =
         ``kernel``: the compiled event loop; ``python``: :class:`VarysPolicy` in the generic
         simulator (same schedule).
     tol_rel : float
-        Residual capacities below ``tol_rel * max capacity`` count as 0.
+        A port's residual capacity below ``tol_rel`` times its capacity counts as 0.
 
     Returns
     -------
