@@ -465,7 +465,12 @@ def exact_schedule_from_amounts(pd: PairData, lp: EventLP, amounts: np.ndarray, 
     else:
         a = a.astype(float)
         keep = a > AMOUNT_RTOL * pd.size[lp.x_pair]
-        amt = [_snap(float(v), max_denominator) for v in a[keep]]
+        # snapped as fractions of their pair's size: an absolute snap would round every
+        # amount of a 1e-9-scaled instance to 0 (the problem is scale invariant, so is this)
+        rel = a[keep] / pd.size[lp.x_pair[keep]]
+        amt = [_snap(float(r), max_denominator) * pd.exact_size(int(j))
+               for r, j in zip(rel, lp.x_pair[keep].tolist())] if max_denominator else \
+            [Fraction(float(v)) for v in a[keep]]
     xj, xn = lp.x_pair[keep], lp.x_interval[keep]
     tot = [Fraction(0)] * J
     for j, v in zip(xj.tolist(), amt):

@@ -59,7 +59,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..exceptions import InvalidParameterError
+from ..exceptions import CoflowOptError, InvalidParameterError
 from .linear_program import LinearProgram
 
 __all__ = ["LPCertificate", "CertificateCheck", "certify_lp", "check_certificate",
@@ -511,16 +511,86 @@ def register_rebuilder(name: str):
     return deco
 
 
+# ----------------------------------------------------------------------------- units
+def unit_scaling(instance) -> dict[str, int]:
+    """Powers of two that bring sizes, capacities and weights near 1 (an LP's units).
+
+    HiGHS's tolerances are absolute (1e-7 primal and dual feasibility): an LP written in the
+    instance's own units loses its constraints when sizes are ~1e-6 (the ordering LP then
+    certified 40 % less).  The problem is scale invariant, so the LPs are built in units
+    ``2^data_exp`` of data, ``2^capacity_exp`` of capacity and ``2^weight_exp`` of weight
+    (each the power of two nearest the geometric middle of the instance's values, kept inside
+    coflowopt.limits' ranges): multiplying by powers of two is exact, so the certificate checked
+    in these units proves exactly ``unit_factor`` times as much in the instance's units.
+    """
+    def exp_of(values, lo, hi):
+        v = np.asarray(values, dtype=float)
+        v = v[v > 0]
+        if v.size == 0:
+            return 0
+        vmin, vmax = float(v.min()), float(v.max())
+        target = round(0.5 * (math.log2(vmin) + math.log2(vmax)))
+        # normalised values must stay in [lo, hi]: vmin 2^-e >= lo, vmax 2^-e <= hi
+        e_max = math.floor(math.log2(vmin / lo))
+        e_min = math.ceil(math.log2(vmax / hi))
+        return int(min(max(target, e_min), e_max)) if e_min <= e_max else 0
+    from .. import limits
+    return {"data_exp": exp_of(instance.flow_size, limits.SIZE_MIN, limits.SIZE_MAX),
+            "capacity_exp": exp_of(instance.capacity, limits.CAPACITY_MIN, limits.CAPACITY_MAX),
+            "weight_exp": exp_of(instance.weight, limits.WEIGHT_MIN, limits.WEIGHT_MAX)}
+
+
+def in_units(instance, unit: dict[str, int] | None):
+    """``instance`` written in ``unit`` (:func:`unit_scaling`): sizes x 2^-data_exp,
+    capacities x 2^-capacity_exp, weights x 2^-weight_exp, times x 2^(capacity_exp -
+    data_exp); every product exact.  ``None`` or all-zero exponents: the instance itself."""
+    if not unit or not any(unit.values()):
+        return instance
+    a, b, e = unit["data_exp"], unit["capacity_exp"], unit["weight_exp"]
+    t = np.ldexp(1.0, b - a)
+    return instance.replace(flow_size=np.ldexp(instance.flow_size, -a),
+                            ingress_capacity=np.ldexp(instance.ingress_capacity, -b),
+                            egress_capacity=np.ldexp(instance.egress_capacity, -b),
+                            weight=np.ldexp(instance.weight, -e),
+                            release=instance.release * t, deadline=instance.deadline * t)
+
+
+def unit_factor(unit: dict[str, int] | None) -> Fraction:
+    """``sum_k w_k C_k`` in the instance's units per unit of it in ``unit``: ``2^(data_exp -
+    capacity_exp + weight_exp)``."""
+    if not unit:
+        return Fraction(1)
+    return Fraction(2) ** (unit["data_exp"] - unit["capacity_exp"] + unit["weight_exp"])
+
+
+def time_factor(unit: dict[str, int] | None) -> float:
+    """Times in the instance's units per time in ``unit``: ``2^(data_exp - capacity_exp)``."""
+    return 1.0 if not unit else float(np.ldexp(1.0, unit["data_exp"] - unit["capacity_exp"]))
+
+
+def normalised(instance):
+    """``(instance in its LP units, the units)``; the instance itself (units all 0) when the
+    rescaled copy would leave coflowopt.limits' ranges."""
+    unit = unit_scaling(instance)
+    try:
+        return in_units(instance, unit), unit
+    except CoflowOptError:
+        zero = {k: 0 for k in unit}
+        return instance, zero
+
+
 def rebuild_lp(instance, cert: LPCertificate) -> LinearProgram:
     """Rebuild the exact LP a certificate refers to, from the instance (never from the
-    solver's copy)."""
+    solver's copy), in the certificate's units (``params["unit"]``, :func:`unit_scaling`)."""
+    params = dict(cert.params)
+    instance = in_units(instance, params.pop("unit", None))
     if cert.formulation not in _REBUILDERS:
         # the builders register themselves on import
         from . import interval_lp, lp_ov, ordering_lp, time_indexed  # noqa: F401
     if cert.formulation not in _REBUILDERS:
         raise InvalidParameterError(f"no LP rebuilder for certificates of {cert.formulation!r}; "
                                     f"known: {sorted(_REBUILDERS)}")
-    return _REBUILDERS[cert.formulation](instance, dict(cert.params), cert.rows)
+    return _REBUILDERS[cert.formulation](instance, params, cert.rows)
 
 
 def check_certificate(instance, cert: LPCertificate, *, repair: bool = True,
@@ -535,8 +605,17 @@ def check_certificate(instance, cert: LPCertificate, *, repair: bool = True,
     lp = rebuild_lp(instance, cert)
     if claimed is None and not repair:
         claimed = cert.claimed_value
+    # claimed values are in the instance's units, the LP in the certificate's
+    unit = cert.params.get("unit")
+    f = unit_factor(unit)
+    if claimed is not None and f != 1:
+        claimed = Fraction(claimed) / f
     chk = certify_lp(lp, cert.row_duals, repair=repair, claimed=claimed)
     chk.details["formulation"] = cert.formulation
+    if f != 1:
+        chk.details["unit"] = dict(unit)
+        if chk.value is not None:
+            chk.value = chk.value * f
     return chk
 
 

@@ -536,7 +536,39 @@ def solve_ordering_lp(instance: Instance, *, release_cuts: bool = True, tol: flo
     Returns
     -------
     OrderingLPSolution
+        In the instance's units; the LP itself is solved in the units of
+        :func:`~.certificates.unit_scaling` (``certificate.params["unit"]``: HiGHS's tolerances
+        are absolute), which is also the unit of an exported LP.
     """
+    from .certificates import normalised, time_factor, unit_factor
+    inst_u, unit = normalised(instance)
+    out = _solve_ordering_lp_in_units(inst_u, release_cuts=release_cuts, tol=tol,
+                                      max_rounds=max_rounds, time_limit=time_limit,
+                                      initial=initial, max_thresholds=max_thresholds,
+                                      algorithm=algorithm, export=export,
+                                      warm_start=warm_start, log=log)
+    f = unit_factor(unit)
+    if f != 1:
+        ff = float(f)
+        if out.C is not None:
+            out.C = out.C * time_factor(unit)
+        if out.objective is not None:
+            out.objective = out.objective * ff
+        for h in out.history:
+            h["objective"] = h["objective"] * ff
+    if out.certificate is not None:
+        out.certificate.params["unit"] = dict(unit)
+        if out.certificate.claimed_value is not None:
+            out.certificate.claimed_value = out.objective
+    return out
+
+
+def _solve_ordering_lp_in_units(instance: Instance, *, release_cuts: bool, tol: float,
+                                max_rounds: int, time_limit: float | None, initial: str,
+                                max_thresholds: int | None, algorithm: str,
+                                export: str | None, warm_start: bool,
+                                log: bool) -> OrderingLPSolution:
+    """:func:`solve_ordering_lp` on an instance already in its LP units."""
     t_start = time.perf_counter()
     deadline = None if time_limit is None else t_start + float(time_limit)
     loads = port_loads(instance)
