@@ -205,6 +205,30 @@ def _wanted_type(p) -> str | None:
     return None
 
 
+def blame(flag: str, params: dict[str, Any], owner: str, e: BaseException) -> "UsageError":
+    """A usage error for a parameter value that ``owner`` refused: names ``FLAG KEY`` for the
+    key the message mentions first (``-p num_ports``), or the flag alone."""
+    import re
+    msg = " ".join(str(e).split())
+    if msg.startswith(owner.split()[-1] + ": "):  # the function's own name prefix, once
+        msg = msg[len(owner.split()[-1]) + 2:]
+    hits = [(m.start(), k) for k in params
+            for m in [re.search(rf"(?<![\w.]){re.escape(k)}(?!\w)", msg)] if m]
+    where = f"{flag} {min(hits)[1]}" if hits else flag
+    return UsageError(f"{where}: {owner}: {msg}")
+
+
+def nonnegative_int(text: str) -> int:
+    """argparse type of a seed or a count: an integer >= 0."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
+    return v
+
+
 def lookup(kind: str, name: str, flag: str):
     """A registered algorithm, or a usage error naming ``flag`` and the valid names."""
     from .registry import get_algorithm
@@ -325,13 +349,10 @@ def cmd_generate(args) -> int:
                  reserved=("seed",))
     try:
         inst = gen(**params, seed=args.seed)
-    except CoflowOptError as e:
-        raise UsageError(f"{flag}: generator {args.generator}: {e}") from None
-    except (TypeError, ValueError) as e:
-        # the generator met a value of the wrong type deep inside (numpy's message says
-        # what); it is still the user's parameter, not a bug
-        raise UsageError(f"{flag}: generator {args.generator} cannot use "
-                         f"{' '.join(f'{k}={v!r}' for k, v in params.items())}: {e}") from None
+    except (CoflowOptError, TypeError, ValueError) as e:
+        # a value the generator refused (or met with the wrong type deep inside, where numpy's
+        # message says what): the user's parameter, not a bug
+        raise blame(flag, params, f"generator {args.generator}", e) from None
     write_instance(inst, args.out)
     emit(args, {"generator": args.generator, "params": params, "seed": args.seed,
                  "output": args.out, "coflows": inst.num_coflows, "flows": inst.num_flows},
@@ -399,8 +420,8 @@ def cmd_schedule(args) -> int:
                                 ("--rate-param", args.rate_param)) if v]
         if not given:
             raise
-        raise UsageError(f"{' / '.join(given)}: {args.policy or args.order + '+' + args.rates}"
-                         f": {e}") from None
+        raise blame(" / ".join(given), {**order_params, **rate_params, **policy_params},
+                    args.policy or f"{args.order}+{args.rates}", e) from None
     if args.out and args.out.endswith(".json") and res.schedule.num_pieces > JSON_PIECES_NOTE:
         print(f"coflowopt schedule: note: {res.schedule.num_pieces} pieces; the JSON segment "
               "form of a schedule this size can take a gigabyte (--out FILE.npz is the compact "
@@ -492,7 +513,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("generator", help="generator name (see coflowopt.generators.GENERATORS)")
     sp.add_argument("--param", "-p", action=KeyValues, metavar="KEY=VALUE",
                     help="generator parameter (repeatable), e.g. -p num_ports=4")
-    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--seed", type=nonnegative_int, default=0)
     sp.add_argument("--out", "-o", required=True)
 
     sp = add("schedule", "schedule an instance, verify the schedule, optionally write it")

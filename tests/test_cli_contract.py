@@ -225,6 +225,12 @@ BAD = [
                              "num_coflows=2", "-o", "g.json"], ["-p num_ports"], ()),
     ("generate-param-form", ["generate", "uniform_random", "-p", "num_ports", "-o", "g.json"],
      ["-p", "KEY=VALUE"], ()),
+    ("generate-param-value", ["generate", "uniform_random", "-p", "num_ports=0", "-p",
+                              "num_coflows=2", "-o", "g.json"], ["-p num_ports", ">= 1"], ()),
+    ("generate-param-as-typed", ["generate", "uniform_random", "--param", "num_ports=2",
+                                 "--param", "nope=1", "-o", "g.json"], ["--param nope"], ()),
+    ("generate-seed", ["generate", "uniform_random", "-p", "num_ports=2", "-p", "num_coflows=2",
+                       "--seed", "-1", "-o", "g.json"], ["--seed"], ()),
     ("generate-no-out", ["generate", "uniform_random"], ["--out"], ()),
     # schedule
     ("schedule-unknown-order", ["schedule", FIG51, "--order", "nope", "--rates", "greedy"],
@@ -273,6 +279,8 @@ BAD = [
     ("bound-param-key", ["bound", FIG51, "--method", "lp-ov", "--param", "foo=1"],
      ["--param foo"], ()),
     ("bound-param-key-all", ["bound", FIG51, "--param", "foo=1"], ["--param foo"], ()),
+    ("bound-param-value", ["bound", FIG51, "-m", "time-indexed-lp", "-p", "slot=-1"],
+     ["-p slot", "> 0"], ()),
     ("bound-export-suffix", ["bound", FIG51, "--method", "lp-ov", "--export", "x.txt"],
      ["--export"], ()),
     # exact
@@ -290,6 +298,8 @@ BAD = [
      ()),
     ("bench-workers", ["bench", "spec.toml", "--workers", "-1", "--run-dir", "r2"],
      ["--workers"], ()),
+    ("bench-dask-address", ["bench", "spec.toml", "--dask", "bogus://x", "--run-dir", "r3"],
+     ["--dask", "bogus://x"], ()),
     ("bench-only", ["bench", "spec.toml", "--only", "nope", "--dry-run"], ["--only", "nope"],
      ()),
     # report

@@ -82,10 +82,17 @@ def run_bench(args, common) -> int:
                            "algorithms": [a.label for a in spec.algorithms],
                            "skipped": pl.skipped, "unavailable": spec.unavailable}, head)
         return common.EXIT_OK
-    from ..experiments.runner import run
-    summary = run(spec, run_dir, workers=workers, dask=args.dask, fresh=args.fresh,
-                  retry_failed=args.retry_failed, plan=pl,
-                  progress=None if not args.json else False)
+    from ..experiments.runner import check_run_folder, run
+    if not args.fresh:  # before connecting anywhere: a refused folder costs nothing
+        check_run_folder(run_dir, spec)
+    client = _dask_client(args.dask, common) if args.dask else None
+    try:
+        summary = run(spec, run_dir, workers=workers, dask=client, fresh=args.fresh,
+                      retry_failed=args.retry_failed, plan=pl,
+                      progress=None if not args.json else False)
+    finally:
+        if client is not None:
+            client.close()
     stats: dict = {}
     rows = load_rows(run_dir, stats=stats)
     a = analyse(rows, planned_ids=[t.task_id for t in pl.tasks], store=stats)
@@ -99,3 +106,18 @@ def run_bench(args, common) -> int:
         a["statuses"].get("rejected")
     common.emit(args, {"summary": summary.to_dict(), "report": a}, text)
     return common.EXIT_REJECTED if bad else common.EXIT_OK
+
+
+def _dask_client(address: str, common):
+    """Connect to the Dask scheduler at ``--dask ADDRESS``, or a usage error naming the flag
+    (a bad scheme or an unreachable scheduler is the user's address, not a bug)."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise common.UsageError("--dask needs the optional package distributed, which is not "
+                                "installed (pip install 'coflowopt[experiments]')") from None
+    try:
+        return Client(address, timeout="20s")
+    except (ValueError, OSError, TimeoutError) as e:
+        raise common.UsageError(f"--dask {address}: cannot connect to a Dask scheduler there "
+                                f"({type(e).__name__}: {' '.join(str(e).split())})") from None

@@ -96,7 +96,8 @@ def _text(res, skipped: str | None) -> str:
 
 
 def run_bound(args, common) -> int:
-    from ..exceptions import NotSupportedError, SolverError, SolverNotAvailableError
+    from ..exceptions import (InvalidParameterError, NotSupportedError, SolverError,
+                              SolverNotAvailableError)
     from ..formulations.certificates import rebuild_lp
     from ..formulations.highs import HighsModel
     from ..registry import algorithms, get_algorithm
@@ -129,6 +130,10 @@ def run_bound(args, common) -> int:
         t0 = time.perf_counter()
         try:
             res = alg.func(inst, **kw)
+        except InvalidParameterError as e:
+            if not params:
+                raise
+            raise common.blame(flag, params, f"bound {alg.name}", e) from None
         except (NotSupportedError, SolverNotAvailableError) as e:
             rows.append({"algorithm": alg.name, "kind": None, "status": "skipped",
                          "message": str(e)})

@@ -85,7 +85,7 @@ def run(args, common) -> int:
         res = alg.func(inst, **params)
     except (InvalidParameterError, TypeError) as e:
         # a parameter value the method refused (wrong type or range): the user's --param
-        raise common.UsageError(f"{flag}: exact method {alg.name}: {e}") from e
+        raise common.blame(flag, params, f"exact method {alg.name}", e) from None
     if args.out and res.schedule is not None:
         t0 = time.perf_counter()
         sched = res.schedule if args.out.endswith(".json") else res.schedule.to_float()
