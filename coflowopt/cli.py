@@ -7,8 +7,9 @@ Exit codes (the same for every subcommand):
     (``time_limit``) and ``kind`` in the output.
 1
     a *finding*: a schedule failed verification, or the problem is proven infeasible
-    (also: ``bench``/``report`` found failed or inconsistent rows, ``bound`` could not certify
-    a method's value, ``adversarial`` found a rejected schedule).
+    (also: ``bound``: a method's certificate did not check; ``adversarial``: a rejected
+    schedule or a bound above a proven optimum; ``bench``, ``report``, ``demo``: a task failed
+    (error, crash, time limit, rejected schedule) or the rows are inconsistent).
 2
     bad usage or bad input: one line on standard error names the file, line, field or flag
     (as typed, e.g. ``--to``, ``-p num_ports``, ``--order-param foo``) and the rule broken.
@@ -37,6 +38,17 @@ from .exceptions import (CoflowOptError, InfeasibleScheduleError, InputError,
                          InvalidParameterError, SolverError)
 
 EXIT_OK, EXIT_REJECTED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_SOLVER = 0, 1, 2, 3, 4
+
+#: The exit codes, as ``coflowopt --help`` prints them (the module docstring says more).
+EXIT_CODES_HELP = """exit codes:
+  0  success (a run stopped by a time limit too: read status and kind)
+  1  a finding: a schedule failed verification, a problem is proven infeasible, a certificate
+     did not check, or (bench, report, demo) a task failed or rows are inconsistent
+  2  bad usage or bad input: one line on stderr names the file, line, field or flag
+  3  internal error (a bug): the traceback is printed
+  4  solver failure: a solver failed without a usable result (not the input's fault)
+
+--json: stdout is one JSON document and nothing else; logs and progress go to stderr."""
 
 #: ``--format`` / ``--to`` values (coflowopt.formats.INSTANCE_FORMATS; listed here so that building
 #: the parser imports no numpy; a test keeps the two in step).
@@ -491,7 +503,8 @@ def cmd_demo(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = Parser(prog="coflowopt", description=(
         "Offline coflow scheduling on the big-switch model: verified schedules, certified "
-        "lower bounds and proven optima."))
+        "lower bounds and proven optima."), epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"coflowopt {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 

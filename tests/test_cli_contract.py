@@ -430,3 +430,51 @@ def test_bad_time_limit_is_refused_by_every_command_that_takes_one():
                 timed.append((name, a.option_strings[0]))
                 assert a.type is seconds, (name, a.option_strings)
     assert ("bound", "--time-limit") in timed and ("exact", "--time-limit") in timed
+
+
+# ------------------------------------------------------------------------------ HiGHS banner
+def test_format_names_match_the_readers():
+    from coflowopt.cli import INSTANCE_FORMAT_NAMES
+    from coflowopt.formats import INSTANCE_FORMATS
+    assert set(INSTANCE_FORMAT_NAMES) == set(INSTANCE_FORMATS)
+
+
+def test_every_highs_object_comes_from_new_highs():
+    """``highspy.Highs()`` is created in one place (formulations/highs.py: new_highs), the
+    only place that silences its constructor's banner; pyomo's APPSI wrapper is wrapped."""
+    import re
+    pkg = REPO / "coflowopt"
+    offenders = []
+    for f in pkg.rglob("*.py"):
+        text = f.read_text(encoding="utf-8")
+        for m in re.finditer(r"\bHighs\(\)", text):
+            line = text[:m.start()].count("\n") + 1
+            offenders.append(f"{f.relative_to(REPO)}:{line}")
+    assert sorted(offenders) == ["coflowopt/formulations/highs.py:" + str(_line_of(
+        pkg / "formulations" / "highs.py", "h = hp.Highs()")),
+        "coflowopt/formulations/pyomo_models.py:" + str(_line_of(
+            pkg / "formulations" / "pyomo_models.py", "opt = Highs()"))], offenders
+
+
+def _line_of(path: Path, needle: str) -> int:
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if needle in line:
+            return i
+    raise AssertionError(f"{needle!r} not in {path}")
+
+
+def test_new_highs_keeps_fd1_clean_and_restores_it(tmp_path):
+    """At the file-descriptor level: nothing of HiGHS on stdout, Python's own prints before and
+    after intact and in order; with log=True the log goes to stderr."""
+    prog = ("import sys\n"
+            "print('before', flush=True)\n"
+            "from coflowopt.formulations.highs import new_highs, highs_version\n"
+            "h = new_highs(); v = highs_version()\n"
+            "g = new_highs(log=True); g.addVar(0, 1); g.changeColCost(0, 1.0); g.run()\n"
+            "print('after', v)\n")
+    p = subprocess.run([sys.executable, "-c", prog], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    from coflowopt.formulations.highs import highs_version
+    assert p.stdout == f"before\nafter {highs_version()}\n"
+    assert "Model status" in p.stderr  # the log that was asked for, on stderr
