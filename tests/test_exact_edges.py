@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from fractions import Fraction
 import sys
 
 import numpy as np
@@ -116,12 +117,14 @@ def test_bnb_and_exact_cli_beat_the_bound_command_as_processes(tmp_path):
     b = subprocess.run([sys.executable, "-m", "coflowopt", "bound", str(path), "--method", "all",
                         "--json"], capture_output=True, text=True)
     assert b.returncode == 0, b.stderr
-    best = max(r["value"] for r in json.loads(b.stdout)["results"] if r["value"] is not None)
+    best = max(Fraction(r["extra"]["value_exact"]) for r in json.loads(b.stdout)["results"]
+               if r["value"] is not None)
     e = subprocess.run([sys.executable, "-m", "coflowopt", "exact", str(path), "--time-limit",
                         "5", "--json"], capture_output=True, text=True)
     assert e.returncode == 0, e.stderr
     out = json.loads(e.stdout)
-    assert out["kind"] in ("feasible", "optimal") and out["bound"] >= best
+    assert out["kind"] in ("feasible", "optimal")
+    assert Fraction(out.get("bound_exact", out["bound"])) >= best
     assert out["gap"] == pytest.approx((out["value"] - out["bound"]) / out["value"])
 
 

@@ -18,7 +18,7 @@ from ..instance import Instance
 from ..registry import register
 from ..results import Result
 from ..formulations.backends import check_dual_backend, solve_lp
-from ..formulations.certificates import LPCertificate
+from ..formulations.certificates import LPCertificate, normalised, time_factor, unit_factor
 from ..formulations.interval_lp import build_interval_lp, interval_grid
 from ..formulations.lp_ov import build_lp_ov
 from ..formulations.ordering_lp import solve_ordering_lp
@@ -67,11 +67,16 @@ def solve_and_certify(instance: Instance, lp, *, algorithm_name: str, formulatio
     if sol.row_dual is None:
         return uncertified_result(algorithm=algorithm_name, objective=objective,
                                   status=sol.status, params=params, solver=sol.solver,
-                                  timings=timings, extra=extra, claimed=sol.objective,
+                                  timings=timings, extra=extra,
+                                  claimed=None if sol.objective is None else
+                                  sol.objective * float(unit_factor(cert_params.get("unit"))),
                                   reason=f"the solver returned no dual solution (status "
                                          f"{sol.status}: {sol.raw_status})")
+    # the LP is in the certificate's units (cert_params["unit"]); claims are in the instance's
+    claimed = None if sol.objective is None else \
+        sol.objective * float(unit_factor(cert_params.get("unit")))
     cert = LPCertificate(formulation=formulation, params=cert_params, row_duals=sol.row_dual,
-                         claimed_value=sol.objective,
+                         claimed_value=claimed,
                          source=f"{sol.solver.get('name')}:{sol.solver.get('algorithm')}")
     return certified_result(instance, cert, algorithm=algorithm_name, objective=objective,
                             status=sol.status, params=params, solver=sol.solver,
@@ -205,6 +210,9 @@ def time_indexed_lp_bound(instance: Instance, *, objective: str = "weighted_comp
     if time_limit is not None:
         check_time_limit(time_limit)
     t0 = time.perf_counter()
+    # built in the LP's units (HiGHS's tolerances are absolute); slot and horizon converted
+    inst_u, unit = normalised(instance)
+    tf = time_factor(unit)
     G = flow_groups(instance).num_groups
     if slot is None:
         # the default slot, a power of two within sqrt(2) of horizon / 48, gives at least 34
@@ -217,20 +225,24 @@ def time_indexed_lp_bound(instance: Instance, *, objective: str = "weighted_comp
                 f"or more slots) > max_nonzeros={max_nonzeros}; use a larger slot, or the "
                 "interval-lp / ordering-lp bounds")
     if horizon == "safe":
-        horizon = safe_horizon(instance)
-    grid = default_grid(instance, slot=slot, horizon=horizon)
+        horizon = safe_horizon(inst_u)
+    elif horizon is not None:
+        horizon = horizon / tf
+    grid = default_grid(inst_u, slot=None if slot is None else slot / tf, horizon=horizon)
     est = 7 * G * (grid.T + 1) + instance.num_coflows * grid.T
     if est > max_nonzeros:
         raise NotSupportedError(
             f"time-indexed LP too large: about {est} non-zeros ({G} flow groups x {grid.T} "
             f"slots) > max_nonzeros={max_nonzeros}; use a larger slot, or the interval-lp / "
             "ordering-lp bounds")
-    lp = build_time_indexed(instance, grid, model=model, overflow=overflow,
+    lp = build_time_indexed(inst_u, grid, model=model, overflow=overflow,
                             mean_busy_time=mean_busy_time)
     timings = {"build": time.perf_counter() - t0}
     cert_params = {"slot": grid.delta, "slots": grid.T, "model": model,
-                   "overflow": bool(lp.meta["overflow"]), "mean_busy_time": mean_busy_time}
-    params = {"objective": objective, "slot": grid.delta, "horizon": float(lp.meta["horizon"]),
+                   "overflow": bool(lp.meta["overflow"]), "mean_busy_time": mean_busy_time,
+                   "unit": unit}
+    params = {"objective": objective, "slot": grid.delta * tf,
+              "horizon": float(lp.meta["horizon"]) * tf,
               "slots": grid.T, "model": model, "overflow": bool(lp.meta["overflow"]),
               "mean_busy_time": mean_busy_time, "backend": backend, "algorithm": algorithm,
               "time_limit": time_limit}
@@ -243,7 +255,7 @@ def time_indexed_lp_bound(instance: Instance, *, objective: str = "weighted_comp
                                    "slotted optimum (NOT the fluid optimum)"})
     if model == "slotted" and res.kind is not None:
         res.message = ("certified lower bound on the optimum of the SLOTTED model (slot "
-                       f"{grid.delta}), not on the fluid optimum")
+                       f"{grid.delta * tf}), not on the fluid optimum")
     return res
 
 
@@ -263,13 +275,17 @@ def interval_lp_bound(instance: Instance, *, objective: str = "weighted_completi
     if time_limit is not None:
         check_time_limit(time_limit)
     t0 = time.perf_counter()
-    grid = interval_grid(instance, epsilon=epsilon, first=first, last=last)
-    lp = build_interval_lp(instance, grid)
+    inst_u, unit = normalised(instance)
+    tf = time_factor(unit)
+    grid = interval_grid(inst_u, epsilon=epsilon, first=None if first is None else first / tf,
+                         last=None if last is None else last / tf)
+    lp = build_interval_lp(inst_u, grid)
     timings = {"build": time.perf_counter() - t0}
     params = {"objective": objective, "epsilon": epsilon, "intervals": grid.L,
               "backend": backend, "algorithm": algorithm, "time_limit": time_limit}
     return solve_and_certify(instance, lp, algorithm_name="interval-lp",
-                             formulation="interval-lp", cert_params=grid.to_dict(),
+                             formulation="interval-lp",
+                             cert_params={**grid.to_dict(), "unit": unit},
                              objective=objective, params=params, backend=backend,
                              algorithm=algorithm, crossover=crossover, time_limit=time_limit,
                              export=export, timings=timings)
@@ -298,12 +314,14 @@ def lp_ov_bound(instance: Instance, *, objective: str = "weighted_completion_tim
     if est > max_nonzeros:
         raise NotSupportedError(f"LP-OV too large: about {est} non-zeros > max_nonzeros="
                                 f"{max_nonzeros}; use the ordering-lp bound")
-    lp = build_lp_ov(instance, ports=ports)
+    inst_u, unit = normalised(instance)
+    lp = build_lp_ov(inst_u, ports=ports)
     timings = {"build": time.perf_counter() - t0}
     params = {"objective": objective, "ports": ports, "backend": backend,
               "algorithm": algorithm, "time_limit": time_limit}
     return solve_and_certify(instance, lp, algorithm_name="lp-ov", formulation="lp-ov",
-                             cert_params={"ports": ports}, objective=objective, params=params,
+                             cert_params={"ports": ports, "unit": unit}, objective=objective,
+                             params=params,
                              backend=backend, algorithm=algorithm, crossover=crossover,
                              time_limit=time_limit, export=export, timings=timings,
                              extra={"pairs": lp.meta["pairs"]})

@@ -712,6 +712,9 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     ub = rep.weighted_completion_time
     ub_f = float(ub)
     lb_rep = min(lb, ub_f)
+    if search.seed_exact is not None and lb_rep == search.seed and search.seed_exact <= ub:
+        # the bound is the certified seed: report its exact value (not the float below it)
+        lb_rep = search.seed_exact
     tol = max(atol, rtol * abs(ub_f))
     gap_abs = ub_f - lb_rep
     gap = relative_gap(ub_f, lb_rep)

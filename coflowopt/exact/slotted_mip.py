@@ -43,9 +43,11 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import InvalidParameterError, SolverNotAvailableError
+from ..formulations.certificates import normalised, time_factor, unit_factor
 from ..formulations.highs import HighsModel, highs_version
 from ..formulations.time_indexed import TimeGrid, build_time_indexed, slotted_schedule
 from ..instance import Instance
+from ..schedule import Schedule
 from ..bounds.common import check_time_limit
 from ..registry import register
 from ..results import OPTIMALITY_RTOL, Result, relative_gap, schedule_result
@@ -167,7 +169,12 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
     seed_res, seed_runs = best_certified_bound(instance, time_limit=0.2 * time_limit)
     seed = seed_value(seed_res)
     t_seed = time.perf_counter() - t0
-    hz = slotted_horizon(instance, delta)
+    # the MIP is built and solved in the LP units of the instance (HiGHS's tolerances are
+    # absolute: at sizes ~1e-9 every amount was below them); slot counts are scale invariant
+    inst_u, unit = normalised(instance)
+    tf = time_factor(unit)
+    delta_u = float(delta) / tf
+    hz = slotted_horizon(inst_u, delta_u)
     if horizon == "safe":
         T, proven_safe = hz["safe"], True
     elif isinstance(horizon, (int, np.integer)) and not isinstance(horizon, bool) and horizon > 0:
@@ -175,8 +182,8 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
     else:
         raise InvalidParameterError(f"horizon must be 'safe' or a positive number of slots, "
                                     f"got {horizon!r}")
-    grid = TimeGrid(delta=float(delta), T=T)
-    lp = build_time_indexed(instance, grid, model="slotted", mip=True)
+    grid = TimeGrid(delta=delta_u, T=T)
+    lp = build_time_indexed(inst_u, grid, model="slotted", mip=True)
     t1 = time.perf_counter()
     options: dict[str, Any] = {"mip_rel_gap": float(mip_rel_gap)}
     hm = HighsModel(lp, algorithm="choose", threads=threads, options=options)
@@ -188,7 +195,8 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
              "fluid_bound": None if seed_res is None else seed_res.algorithm,
              "fluid_bound_runs": seed_runs,
              "horizon_proven_safe": proven_safe, "horizons": hz,
-             "slotted_value": sol.objective, "slotted_bound": sol.mip_bound,
+             "slotted_value": _in_instance_units(sol.objective, unit),
+             "slotted_bound": _in_instance_units(sol.mip_bound, unit),
              "mip_gap": sol.mip_gap, "mip_status": sol.status, "matrix": lp.summary()}
     timings = {"fluid_bound": t_seed, "build": t1 - t0 - t_seed, "mip": t2 - t1}
     solver = {**sol.solver, "version": highs_version()}
@@ -208,7 +216,7 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
                            f"slots; the verified greedy SEBF schedule costs "
                            f"{float(res.value):.10g}")
         return _with_fluid_bound(res, seed)
-    sched = slotted_schedule(instance, lp, sol.x)
+    sched = _schedule_in_instance_units(slotted_schedule(inst_u, lp, sol.x), unit)
     res = schedule_result(instance, sched, algorithm="slotted-mip", params=params,
                           timings=timings, extra=extra)
     res.solver = solver
@@ -216,16 +224,33 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
     if res.kind is not None:
         if sol.status == "optimal" and proven_safe and gap_ok:
             res.status = "slotted_optimal"
-            res.message = (f"slotted optimum {sol.objective:.10g} (delta {delta:g}, {T} slots, "
+            res.message = (f"slotted optimum {extra['slotted_value']:.10g} (delta {delta:g}, "
+                           f"{T} slots, "
                            f"safe horizon): an upper bound on the fluid optimum; the verified "
                            f"fluid schedule costs {float(res.value):.10g}")
         else:
             res.status = sol.status if sol.status != "optimal" else (
                 "slotted_optimal_in_horizon" if gap_ok else "slotted_within_mip_rel_gap")
-            res.message = (f"slotted MIP {sol.status} (incumbent {sol.objective}, slotted bound "
-                           f"{sol.mip_bound}, MIP gap {sol.mip_gap}); horizon "
+            res.message = (f"slotted MIP {sol.status} (incumbent {extra['slotted_value']}, "
+                           f"slotted bound {extra['slotted_bound']}, MIP gap {sol.mip_gap}); "
+                           "horizon "
                            f"{'proven safe' if proven_safe else 'not proven safe'}")
     return _with_fluid_bound(res, seed)
+
+
+def _in_instance_units(v, unit):
+    """An objective of the MIP (in its units) in the instance's units (exact: a power of 2)."""
+    return None if v is None else float(v) * float(unit_factor(unit))
+
+
+def _schedule_in_instance_units(sched: Schedule, unit) -> Schedule:
+    """A schedule of the instance in LP units, in the instance's units: times x
+    2^(data_exp - capacity_exp), rates x 2^capacity_exp (exact)."""
+    if not any(unit.values()):
+        return sched
+    tf = time_factor(unit)
+    return Schedule(sched.flow, sched.start * tf, sched.end * tf,
+                    np.ldexp(sched.rate, unit["capacity_exp"]), meta=sched.meta)
 
 
 def _with_fluid_bound(res: Result, seed) -> Result:
