@@ -39,6 +39,7 @@ from ..instance import Instance
 from ..registry import register
 from ..schedule import Schedule
 from .backends import solve_lp
+from .certificates import normalised, time_factor
 from .interval_lp import build_interval_lp, interval_grid, lp_completion_times
 from .lp_ov import build_lp_ov
 from .ordering_lp import isolation_lower_bounds, solve_ordering_lp
@@ -80,7 +81,9 @@ def ordering_lp_order(instance: Instance, *, release_cuts: bool = True,
     sol = solve_ordering_lp(instance, release_cuts=release_cuts, time_limit=time_limit)
     if sol.C is None:
         raise SolverError(f"ordering LP not solved (status {sol.status})")
-    return _order_by(instance, sol.C)
+    # ties (rounded to 12 decimals) judged in the LP's units, where they were computed
+    unit = sol.certificate.params.get("unit") if sol.certificate is not None else None
+    return _order_by(instance, sol.C / time_factor(unit))
 
 
 @register("ordering", "lp-ov", summary="by f_k in the ordering-variable LP (LP-OV); with "
@@ -94,11 +97,13 @@ def ordering_lp_order(instance: Instance, *, release_cuts: bool = True,
 def lp_ov_order(instance: Instance, *, ports: str = "used", time_limit: float | None = None
                 ) -> np.ndarray:
     """Coflows in order of their LP-OV completion times ``f_k``."""
-    lp = build_lp_ov(instance, ports=ports)
+    # solved in the LP units (HiGHS's tolerances are absolute); an order has no unit
+    inst_u, _ = normalised(instance)
+    lp = build_lp_ov(inst_u, ports=ports)
     sol = solve_lp(lp, "highs", algorithm="ipm", crossover=False, time_limit=time_limit)
     if sol.x is None:
         raise SolverError(f"LP-OV not solved (status {sol.status}: {sol.raw_status})")
-    return _order_by(instance, lp.col_block("f", sol.x))
+    return _order_by(inst_u, lp.col_block("f", sol.x))
 
 
 def qsz_groups(C: np.ndarray, order: np.ndarray, ratio: float) -> list[np.ndarray]:
@@ -172,12 +177,13 @@ def qsz(instance: Instance, *, epsilon: float = 0.25, group_ratio: float = 2.0,
     """
     if engine not in ("auto", "madd", "bvn"):
         raise InvalidParameterError(f"engine must be 'auto', 'madd' or 'bvn', got {engine!r}")
-    lp = build_interval_lp(instance, interval_grid(instance, epsilon=epsilon))
+    inst_u, unit = normalised(instance)   # the LP in its units, C back in the instance's
+    lp = build_interval_lp(inst_u, interval_grid(inst_u, epsilon=epsilon))
     sol = solve_lp(lp, "highs", algorithm="ipm", crossover=False, time_limit=time_limit)
     if sol.x is None:
         raise SolverError(f"interval LP not solved (status {sol.status}: {sol.raw_status})")
-    C = lp_completion_times(instance, lp, sol.x)
-    order = _order_by(instance, C)
+    C = lp_completion_times(inst_u, lp, sol.x) * time_factor(unit)
+    order = _order_by(inst_u, C / time_factor(unit))
     groups = qsz_groups(C, order, group_ratio)
     bvn = None
     if engine in ("auto", "bvn"):
