@@ -492,8 +492,9 @@ def cmd_algorithms(args) -> int:
 @command("demo")
 def cmd_demo(args) -> int:
     from .demo import run_demo
+    announce = None if args.json else (lambda line: print(line, file=sys.stderr, flush=True))
     rows, failures = run_demo(progress=lambda total: progress(total, "demo", args),
-                              include_slow=args.all)
+                              include_slow=args.all, announce=announce)
     from .demo import format_table
     emit(args, {"rows": rows, "failures": failures}, format_table(rows))
     return EXIT_OK if not failures else EXIT_REJECTED

@@ -56,11 +56,16 @@ def demo_spec(include_slow: bool = False):
     return with_instances(spec, refs_from_instances(dict(demo_instances()), "demo"), "demo")
 
 
-def run_demo(progress: Callable[[int], Any] | None = None, include_slow: bool = False):
+def run_demo(progress: Callable[[int], Any] | None = None, include_slow: bool = False,
+             announce: Callable[[str], Any] | None = None):
     """Run the demo; return ``(rows, failures)``.
 
     A failure is a schedule the verifier rejected, a bound without a certificate, or an
     algorithm that raised or crashed.
+
+    ``announce`` receives one line saying what is about to run, before the warm-up (which
+    compiles the numba kernels on a first run and can take most of a minute): the command line
+    prints it on standard error, so that a first run does not look hung.
     """
     from .experiments.report import instance_bases
     from .experiments.runner import run_tasks
@@ -68,6 +73,11 @@ def run_demo(progress: Callable[[int], Any] | None = None, include_slow: bool = 
 
     spec = demo_spec(include_slow)
     pl = plan(spec)
+    if announce is not None:
+        announce(f"coflowopt demo: {pl.instances} embedded instances x "
+                 f"{len(spec.algorithms)} algorithms ({len(pl.tasks)} runs); loading the "
+                 "compiled kernels first (the first run after installing compiles them: "
+                 "up to a minute)")
     warm_up([a.to_dict() for a in spec.algorithms])
     bar = progress(len(pl.tasks)) if progress else None
     raw: list[dict] = []

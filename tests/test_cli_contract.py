@@ -192,6 +192,15 @@ def test_solver_failure_exits_4(work):
     assert "Traceback" not in p.stderr
 
 
+def test_demo_says_what_it_does_before_the_warm_up(work):
+    """Text mode: the first line on stderr announces the demo before the (possibly compiling)
+    warm-up, so a first run does not look hung; the table goes to stdout."""
+    code, out, err = cli(["demo"], work)
+    assert code == 0, err[-2000:]
+    assert err.startswith("coflowopt demo: ") and "runs" in err.splitlines()[0]
+    assert out.startswith("instance ") and "Running HiGHS" not in out
+
+
 def test_text_output_has_no_banner(work):
     """Without --json too, nothing of HiGHS reaches stdout (logs only when asked, on stderr)."""
     code, out, err = cli(["bound", FIG51, "--method", "lp-ov"], work)
