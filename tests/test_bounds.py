@@ -122,7 +122,7 @@ def test_ordering_lp_time_limit_status():
     assert res.certificate_status == "uncertified"
 
 
-@pytest.mark.parametrize("limit", [0.0, -1.0, float("nan"), "10"])
+@pytest.mark.parametrize("limit", [-1.0, -1e-9, float("nan"), "10"])
 @pytest.mark.parametrize("bound", [ordering_lp_bound, lp_ov_bound, interval_lp_bound,
                                    time_indexed_lp_bound])
 def test_lp_bounds_refuse_bad_time_limits(bound, limit):

@@ -128,7 +128,7 @@ def test_bnb_and_exact_cli_beat_the_bound_command_as_processes(tmp_path):
     assert out["gap"] == pytest.approx((out["value"] - out["bound"]) / out["value"])
 
 
-@pytest.mark.parametrize("limit", [0, -1.0, float("nan"), "5"])
+@pytest.mark.parametrize("limit", [-1.0, -1e-9, float("nan"), "5"])
 @pytest.mark.parametrize("method", [bnb, enumerate_orders, slotted_mip, deadline_mip])
 def test_bad_time_limits_are_refused(method, limit):
     with pytest.raises(InvalidParameterError, match="time_limit"):
@@ -209,3 +209,14 @@ def test_large_instance_honours_the_limit_and_never_claims_exactness():
     assert "verified in float mode" in res.message
     assert float(res.bound) == pytest.approx(float(inst.rho[0]), rel=1e-12)
     assert res.timings["total"] < 60    # generous: a correctness check, not a timing test
+
+
+def test_a_zero_limit_stops_at_the_first_check():
+    """0 seconds (allowed, as on the command line): the answer found by then, never optimal
+    unless the seed alone closes the gap."""
+    inst = uniform_random(4, 14, seed=4)
+    res = bnb(inst, time_limit=0)
+    assert res.kind == "feasible" and res.status == "time_limit"
+    assert res.bound is not None and res.bound <= res.value
+    res = enumerate_orders(uniform_random(3, 6, seed=4), time_limit=0)
+    assert res.status == "time_limit" and res.certificate["orders"] == 1

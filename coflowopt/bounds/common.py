@@ -32,7 +32,10 @@ def check_objective(objective: str) -> None:
 
 
 def check_time_limit(time_limit, name: str = "time_limit") -> None:
-    """Refuse a time limit that is not a positive number (negative, zero, NaN, a string...).
+    """Refuse a time limit that is not a number of seconds >= 0 (negative, NaN, a string...).
+
+    0 means "stop at the first check" (the answer found by then, status ``time_limit``), as on
+    the command line; ``inf`` means no limit.
 
     Raises
     ------
@@ -40,8 +43,8 @@ def check_time_limit(time_limit, name: str = "time_limit") -> None:
         Mapped to exit 2 by the command line.
     """
     if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or \
-            not time_limit > 0:
-        raise InvalidParameterError(f"{name} must be a number of seconds > 0, got "
+            not time_limit >= 0:
+        raise InvalidParameterError(f"{name} must be a number of seconds >= 0, got "
                                     f"{time_limit!r}")
 
 

@@ -109,8 +109,8 @@ def solve_lp(lp: LinearProgram, backend: str = "highs", *, algorithm: str | None
         raise InvalidParameterError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if time_limit is not None and (isinstance(time_limit, bool) or
                                    not isinstance(time_limit, (int, float)) or
-                                   not time_limit > 0):
-        raise InvalidParameterError(f"time_limit must be a number of seconds > 0, got "
+                                   not time_limit >= 0):
+        raise InvalidParameterError(f"time_limit must be a number of seconds >= 0, got "
                                     f"{time_limit!r}")
     if not available_backends()[backend]:
         raise SolverNotAvailableError(
