@@ -583,6 +583,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"coflowopt: error: give a COMMAND ({', '.join(sorted(_subcommands(parser)))}); "
               "see coflowopt --help", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if getattr(args, "solver_log", False):
+        # an environment variable rather than a parameter: it reaches every model, also those
+        # built deep inside a method or in a worker process
+        import os
+        from .formulations.highs import SOLVER_LOG_ENV
+        os.environ[SOLVER_LOG_ENV] = "1"
     try:
         handler = getattr(args, "handler", None) or _COMMANDS[args.command]
         return handler(args)

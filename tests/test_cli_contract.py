@@ -192,6 +192,15 @@ def test_solver_failure_exits_4(work):
     assert "Traceback" not in p.stderr
 
 
+def test_solver_log_goes_to_stderr_only(work):
+    """--solver-log asks for HiGHS's log: it arrives on stderr, stdout stays one JSON
+    document."""
+    code, out, err = cli(["bound", FIG51, "--method", "lp-ov", "--solver-log", "--json"], work)
+    assert code == 0, err[-2000:]
+    assert json.loads(out)["results"][0]["kind"] == "lower_bound"
+    assert "HiGHS" in err and "HiGHS" not in out
+
+
 def test_demo_says_what_it_does_before_the_warm_up(work):
     """Text mode: the first line on stderr announces the demo before the (possibly compiling)
     warm-up, so a first run does not look hung; the table goes to stdout."""

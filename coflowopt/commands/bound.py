@@ -37,6 +37,8 @@ def add_parser(subparsers, common) -> None:
                          "(default)")
     sp.add_argument("--param", "-p", action=common.KeyValues, metavar="KEY=VALUE",
                     help="parameter of the bound (e.g. slot=0.5, epsilon=0.1); repeatable")
+    sp.add_argument("--solver-log", action="store_true",
+                    help="HiGHS's log on standard error (never on standard output)")
     sp.add_argument("--export", metavar="FILE", help="write the certificate's LP (.lp or .mps)")
     sp.add_argument("--time-limit", type=common.seconds, default=None,
                     help="seconds per method (for the methods that solve an LP)")

@@ -37,6 +37,8 @@ def add_parser(subparsers, common) -> None:
     sp.add_argument("--param", "-p", action=common.KeyValues, metavar="KEY=VALUE",
                     help="method parameter, e.g. rtol=1e-9, delta=0.5 (slotted-mip), "
                          "objective=weight (deadline-mip)")
+    sp.add_argument("--solver-log", action="store_true",
+                    help="HiGHS's log on standard error (never on standard output)")
     sp.add_argument("--float", dest="float_verify", action="store_true",
                     help="verify in float mode (default: exact rational arithmetic where the "
                          "method supports it)")

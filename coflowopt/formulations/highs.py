@@ -45,7 +45,8 @@ from ..exceptions import InvalidParameterError, SolverError, SolverNotAvailableE
 from .linear_program import LinearProgram
 
 __all__ = ["HighsModel", "LPSolution", "HIGHS_STATUS", "map_highs_status", "highs_version",
-           "solve_with_highs", "ALGORITHMS", "new_highs", "stdout_silenced"]
+           "solve_with_highs", "ALGORITHMS", "new_highs", "stdout_silenced", "SOLVER_LOG_ENV",
+           "solver_log_requested"]
 
 #: HiGHS model status name -> coflowopt status.  A status not listed maps to "highs:<name>".
 HIGHS_STATUS = {
@@ -138,6 +139,16 @@ def stdout_silenced(to_stderr: bool = False):
             os.close(saved)
 
 
+#: Environment variable that asks for HiGHS's log (on standard error) from every model,
+#: including those built in worker processes; ``coflowopt bound/exact --solver-log`` sets it.
+SOLVER_LOG_ENV = "COFLOWOPT_SOLVER_LOG"
+
+
+def solver_log_requested() -> bool:
+    """Whether :data:`SOLVER_LOG_ENV` asks for solver logs (set and not ``0``/empty)."""
+    return os.environ.get(SOLVER_LOG_ENV, "") not in ("", "0")
+
+
 def new_highs(log: bool = False):
     """A fresh ``highspy.Highs`` that never writes to standard output.
 
@@ -150,13 +161,15 @@ def new_highs(log: bool = False):
     Parameters
     ----------
     log : bool, default False
-        Keep HiGHS's log, written to standard error.
+        Keep HiGHS's log, written to standard error.  :data:`SOLVER_LOG_ENV` turns it on for
+        every model (the user asked for it).
 
     Returns
     -------
     highspy.Highs
     """
     hp = _highspy()
+    log = bool(log) or solver_log_requested()
     with stdout_silenced(to_stderr=log):
         h = hp.Highs()
         h.setOptionValue("output_flag", bool(log))
@@ -233,7 +246,7 @@ class HighsModel:
     options : dict, optional
         Further HiGHS options (each read back).
     log : bool, default False
-        HiGHS console output.
+        HiGHS's log, on standard error (also when :data:`SOLVER_LOG_ENV` asks for it).
 
     Examples
     --------
@@ -252,9 +265,10 @@ class HighsModel:
                  options: dict[str, Any] | None = None, log: bool = False):
         hp = _highspy()
         self._hp = hp
+        log = bool(log) or solver_log_requested()
         self.h = new_highs(log=log)
         self.options: dict[str, Any] = {}
-        self.set_option("output_flag", bool(log))
+        self.set_option("output_flag", log)
         if algorithm not in ALGORITHMS:
             raise InvalidParameterError(f"HiGHS algorithm must be one of {ALGORITHMS}, got "
                                         f"{algorithm!r}")
