@@ -283,9 +283,14 @@ BAD = [
     # verify
     ("verify-missing-schedule", ["verify", FIG51, "nope.json"], ["nope.json"], ()),
     ("verify-instance-as-schedule", ["verify", FIG51, "notjson.txt"], ["notjson.txt"], ()),
+    ("verify-objective", ["verify", "gen.json", "gen.schedule.json", "--objective", "bogus"],
+     ["--objective", "bogus"], ()),
+    ("verify-other-instance", ["verify", FIG51, "gen.schedule.json"], ["gen.schedule.json"],
+     ()),
     # algorithms / demo
     ("algorithms-kind", ["algorithms", "--kind", "bogus"], ["--kind", "bogus"], ()),
     ("demo-flag", ["demo", "--bogus"], ["--bogus"], ()),
+    ("algorithms-extra-argument", ["algorithms", "extra"], ["extra"], ()),
     ("no-command", [], ["COMMAND"], ()),
     ("unknown-command", ["bogus"], ["bogus"], ()),
     # bound
@@ -309,6 +314,9 @@ BAD = [
     ("exact-param-type", ["exact", FIG51, "--param", "rtol=abc"], ["--param rtol"], ()),
     # fairness
     ("fairness-method", ["fairness", FIG51, "--method", "bogus"], ["--method", "bogus"], ()),
+    ("fairness-missing-file", ["fairness", "nope.json"], ["nope.json"], ()),
+    ("fairness-format", ["fairness", FIG51, "--format", "sincronia"], [str(FIG51), "Sincronia"],
+     ()),
     # bench
     ("bench-missing-spec", ["bench", "nope.toml"], ["nope.toml"], ()),
     ("bench-name-dotdot", ["bench", "escape.toml", "--dry-run"], ["name", "escape.toml"], ()),
