@@ -25,7 +25,11 @@ import inspect
 import time
 from pathlib import Path
 
-__all__ = ["add_parser", "run_bound", "export_path"]
+__all__ = ["add_parser", "run_bound", "export_path", "SOLVER_FAILED"]
+
+#: Result statuses that mean the solver failed (HiGHS's error statuses through
+#: ``formulations.highs.HIGHS_STATUS``): exit 4, not 1.
+SOLVER_FAILED = frozenset({"error", "solver_error", "memory_limit", "not_solved"})
 
 
 def add_parser(subparsers, common) -> None:
@@ -152,7 +156,10 @@ def run_bound(args, common) -> int:
             path = export_path(args.export, alg.name, many)
             HighsModel(rebuild_lp(inst, res.certificate)).write(path)
             res.extra["export"] = path
-        if res.kind != "lower_bound" and res.status != "time_limit":
+        if res.kind != "lower_bound" and (res.status in SOLVER_FAILED or
+                                          str(res.status).startswith("highs:")):
+            solver_failed = True  # HiGHS itself failed: no value, and not the input's fault
+        elif res.kind != "lower_bound" and res.status != "time_limit":
             failed = True  # a value whose certificate did not check
         d = res.to_dict(per_coflow=False)
         if res.certificate is not None:
