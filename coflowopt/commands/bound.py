@@ -106,7 +106,7 @@ def run_bound(args, common) -> int:
                               SolverNotAvailableError)
     from ..formulations.certificates import rebuild_lp
     from ..formulations.highs import HighsModel
-    from ..registry import algorithms, get_algorithm
+    from ..registry import algorithms
 
     flag = common.param_flag(args, "param", "--param")
     params = common.parse_params(args.param, flag)
