@@ -183,7 +183,7 @@ def test_result_fields_and_registry():
 
 def test_bad_parameters():
     with pytest.raises(InvalidParameterError):
-        bnb(digest_ts3(), time_limit=0)
+        bnb(digest_ts3(), time_limit=-1)   # 0 is allowed: stop at the first check
     with pytest.raises(InvalidParameterError):
         bnb(digest_ts3(), verify_mode="approximate")
     with pytest.raises(InvalidParameterError):
