@@ -217,16 +217,19 @@ def _wanted_type(p) -> str | None:
     return None
 
 
-def blame(flag: str, params: dict[str, Any], owner: str, e: BaseException) -> "UsageError":
+def blame(flag: str, params: dict[str, Any], owner: str, e: BaseException, *,
+          rename: dict[str, str] | None = None) -> "UsageError":
     """A usage error for a parameter value that ``owner`` refused: names ``FLAG KEY`` for the
-    key the message mentions first (``-p num_ports``), or the flag alone."""
+    key the message mentions first (``-p num_ports``), or the flag alone.  ``rename`` maps keys
+    that come from their own flag (``time_limit`` -> ``--time-limit``) to that flag."""
     import re
     msg = " ".join(str(e).split())
     if msg.startswith(owner.split()[-1] + ": "):  # the function's own name prefix, once
         msg = msg[len(owner.split()[-1]) + 2:]
     hits = [(m.start(), k) for k in params
             for m in [re.search(rf"(?<![\w.]){re.escape(k)}(?!\w)", msg)] if m]
-    where = f"{flag} {min(hits)[1]}" if hits else flag
+    key = min(hits)[1] if hits else None
+    where = (rename or {}).get(key) or (f"{flag} {key}" if key else flag)
     return UsageError(f"{where}: {owner}: {msg}")
 
 

@@ -86,8 +86,11 @@ def run(args, common) -> int:
     try:
         res = alg.func(inst, **params)
     except (InvalidParameterError, TypeError) as e:
-        # a parameter value the method refused (wrong type or range): the user's --param
-        raise common.blame(flag, params, f"exact method {alg.name}", e) from None
+        # a value the method refused (wrong type or range): the user's --param, or the
+        # --time-limit the command passes on (it is in params; blame names the key it finds)
+        user = {k: v for k, v in params.items() if k != "verify_mode"}
+        raise common.blame(flag, user, f"exact method {alg.name}", e,
+                           rename={"time_limit": "--time-limit"}) from None
     if args.out and res.schedule is not None:
         t0 = time.perf_counter()
         sched = res.schedule if args.out.endswith(".json") else res.schedule.to_float()
