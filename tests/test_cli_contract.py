@@ -504,3 +504,21 @@ def test_new_highs_keeps_fd1_clean_and_restores_it(tmp_path):
     from coflowopt.formulations.highs import highs_version
     assert p.stdout == f"before\nafter {highs_version()}\n"
     assert "Model status" in p.stderr  # the log that was asked for, on stderr
+
+
+def test_new_highs_from_threads_restores_fd1(tmp_path):
+    """Several threads creating models at once: the lock serialises the descriptor swap, so
+    fd 1 ends up where it started and Python's own output arrives whole."""
+    prog = ("import threading\n"
+            "from coflowopt.formulations.highs import new_highs\n"
+            "hs = []\n"
+            "def work():\n"
+            "    for _ in range(20):\n"
+            "        hs.append(new_highs())\n"
+            "ts = [threading.Thread(target=work) for _ in range(4)]\n"
+            "[t.start() for t in ts]; [t.join() for t in ts]\n"
+            "print('models', len(hs), flush=True)\n")
+    p = subprocess.run([sys.executable, "-c", prog], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "models 80\n"
