@@ -20,7 +20,8 @@ import numpy as np
 from ..exceptions import InvalidParameterError
 from ..instance import Instance
 from ..results import OBJECTIVES, Result
-from ..formulations.certificates import LPCertificate, check_certificate, fraction_str
+from ..formulations.certificates import (LPCertificate, check_certificate, fraction_str,
+                                         unit_factor)
 
 __all__ = ["certified_result", "uncertified_result", "weighted_release_sum", "port_name",
            "check_objective", "check_time_limit"]
@@ -101,6 +102,12 @@ def certified_result(instance: Instance, certificate: LPCertificate, *, algorith
                                   certificate=certificate)
     value = chk.value
     backend, source = certificate_origin(certificate)
+    unit = certificate.params.get("unit")
+    if unit and any(unit.values()):
+        # the LP (and an exported copy of it) is written in these units: its objective times
+        # this factor is the bound in the instance's units (proofs/lp_certificates.md, Units)
+        extra["lp_unit"] = dict(unit)
+        extra["lp_objective_factor"] = float(unit_factor(unit))
     msg = message or (f"certified lower bound on the optimal {objective} "
                       f"(dual of {certificate.formulation}, checked in exact arithmetic"
                       f"{', after repair' if chk.repaired else ''})")

@@ -512,6 +512,10 @@ def register_rebuilder(name: str):
 
 
 # ----------------------------------------------------------------------------- units
+#: Exponents of at most this magnitude are taken as 0 by :func:`unit_scaling`.
+UNIT_DEAD_ZONE = 4
+
+
 def unit_scaling(instance) -> dict[str, int]:
     """Powers of two that bring sizes, capacities and weights near 1 (an LP's units).
 
@@ -519,8 +523,8 @@ def unit_scaling(instance) -> dict[str, int]:
     instance's own units loses its constraints when sizes are ~1e-6 (the ordering LP then
     certified 40 % less).  The problem is scale invariant, so the LPs are built in units
     ``2^data_exp`` of data, ``2^capacity_exp`` of capacity and ``2^weight_exp`` of weight
-    (each the power of two nearest the geometric middle of the instance's values, kept inside
-    coflowopt.limits' ranges): multiplying by powers of two is exact, so the certificate checked
+    (each the power of two nearest the geometric middle of the instance's values, 0 when that is
+    within 2^4 of 1, kept inside coflowopt.limits' ranges): multiplying by powers of two is exact, so the certificate checked
     in these units proves exactly ``unit_factor`` times as much in the instance's units.
     """
     def exp_of(values, lo, hi):
@@ -530,6 +534,10 @@ def unit_scaling(instance) -> dict[str, int]:
             return 0
         vmin, vmax = float(v.min()), float(v.max())
         target = round(0.5 * (math.log2(vmin) + math.log2(vmax)))
+        if abs(target) <= UNIT_DEAD_ZONE:
+            # near 1 already: keep the instance's own units (an exported LP then needs no
+            # conversion); within 2^4 of 1 HiGHS's tolerances act the same
+            target = 0
         # normalised values must stay in [lo, hi]: vmin 2^-e >= lo, vmax 2^-e <= hi
         e_max = math.floor(math.log2(vmin / lo))
         e_min = math.ceil(math.log2(vmax / hi))
