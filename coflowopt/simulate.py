@@ -49,7 +49,7 @@ from .schedule import Schedule
 
 __all__ = ["COMPLETION_RTOL", "RatePolicy", "SimState", "SimulationResult", "simulate",
            "SimulationError", "RESCHEDULE_EVENTS", "SETTLE_RTOL", "settle_sizes",
-           "exact_schedule"]
+           "exact_schedule", "schedule_length_bounds"]
 
 #: A flow whose remaining size is <= COMPLETION_RTOL * size is complete.
 COMPLETION_RTOL = 1e-10
@@ -369,6 +369,35 @@ def _check_allocation(policy, flows, rates, done, released, coflow_of, t):
         i = int(np.flatnonzero(bad)[0])
         raise SimulationError(f"policy {policy.name!r} gave rate {rates[i]} to flow {flows[i]} "
                               f"that is finished or not released at time {t}")
+
+
+# ------------------------------------------------------------- time scale of an instance
+def schedule_length_bounds(instance: Instance) -> tuple[float, float]:
+    """``(lower, upper)`` bounds on how long any work-conserving schedule of ``instance`` lasts
+    after its first release: ``lower`` = the latest ``r_k + rho_k`` or the busiest port's load
+    time, ``upper`` = the last release plus every flow served alone, one after another.
+
+    For policies with absolute time parameters (Varys' ``T``/``delta``, Sincronia's ``epoch``):
+    how many periods a run will certainly take (``lower``), and an event budget that lets it
+    finish (``upper``).
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 2), (1, 0, 1)])])
+    >>> schedule_length_bounds(inst)
+    (3.0, 3.0)
+    """
+    cap = instance.capacity.astype(float)
+    size = instance.flow_size.astype(float)
+    src, dst = instance.flow_src, instance.flow_egress_port
+    loads = (np.bincount(src, size, minlength=cap.size)
+             + np.bincount(dst, size, minlength=cap.size))
+    t0 = float(instance.release.min())
+    lower = max(float(np.max(instance.release + instance.rho)) - t0, float(np.max(loads / cap)))
+    upper = float(instance.release.max()) - t0 + float(np.sum(size / np.minimum(cap[src],
+                                                                                cap[dst])))
+    return lower, upper
 
 
 # ---------------------------------------------------------------------- finishing a schedule

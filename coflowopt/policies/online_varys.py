@@ -113,7 +113,7 @@ from ..rates.greedy import priority_flow_order
 from ..rates.madd import backfill_rule
 from ..registry import register
 from ..schedule import Schedule
-from ..simulate import SimState, simulate
+from ..simulate import SimState, schedule_length_bounds, simulate
 from .varys import VarysPolicy, remaining_gamma
 
 __all__ = ["varys_online", "varys_deadline", "VarysOnlinePolicy", "VarysDeadlinePolicy",
@@ -305,6 +305,11 @@ def max_service_gap(instance: Instance, schedule: Schedule, coflow_completion) -
     return out
 
 
+#: Refuse a ``T`` that would cut the schedule into more T-intervals than this (two timer events
+#: and two allocations each); the FB trace with the default T has at least 2,100.
+MAX_PERIODS = 50_000
+
+
 @register("policy", "varys-online", summary="online Varys (Pseudocode 1 minCCTOnline): SEBF + "
           "iterative MADD + backfilling during T-intervals; in delta-intervals only the union of "
           "the coflows starved in the last T-interval is served, with MADD",
@@ -347,7 +352,8 @@ def varys_online(instance: Instance, *, T: float = DEFAULT_T, delta: float = DEF
     ------
     InvalidParameterError
         For ``T <= 0``, ``delta < 0``, a non-finite value, an unknown ``backfill`` or a bad
-        ``tie_order``.
+        ``tie_order``; or a ``T`` that would cut this instance's schedule into more than
+        :data:`MAX_PERIODS` T-intervals (an absolute time far below its time scale).
 
     Examples
     --------
@@ -389,13 +395,17 @@ def varys_online(instance: Instance, *, T: float = DEFAULT_T, delta: float = DEF
     pol = VarysOnlinePolicy(T=T, delta=delta, backfill=rule, tie_order=tie, tol_rel=tol_rel)
     # T and delta are absolute times: on an instance whose schedule spans many T the
     # alternation alone takes two timer events per T + delta, beyond the simulator's budget for
-    # flow and coflow events.  H bounds the schedule's end (every flow alone, one after the
-    # other, after the last release).
-    cap = instance.capacity
-    H = float(instance.release.max()) + float(np.sum(
-        instance.flow_size / np.minimum(cap[instance.flow_src],
-                                        cap[instance.flow_egress_port])))
-    timers = 2 * int(min(math.ceil(H / pol.T), 10 ** 8)) + 2
+    # flow and coflow events; the upper bound on the schedule's length gives that budget, the
+    # lower bound refuses a T so short that the run could not finish in reasonable time
+    lower, upper = schedule_length_bounds(instance)
+    if lower / pol.T > MAX_PERIODS:
+        raise InvalidParameterError(
+            f"T {pol.T:g} is too short for this instance: its schedule lasts at least "
+            f"{lower:.3g} time units, more than {lower / pol.T:.3g} T-intervals (limit "
+            f"{MAX_PERIODS}); give T and delta (--policy-param T=X --policy-param delta=Y) in "
+            f"the instance's time unit, T at least {lower / MAX_PERIODS:.3g} (the defaults are "
+            "Varys' 2 s and 200 ms in the FB trace's 7.8125 ms unit)")
+    timers = 2 * int(math.ceil(upper / pol.T)) + 2
     res = simulate(instance, pol,
                    max_events=50 * (instance.num_flows + K) + 1000 + timers)
     s = res.schedule

@@ -88,7 +88,8 @@ from ..rates._madd_kernel import _grow
 from ..rates.greedy import GreedyPolicy, priority_flow_order
 from ..registry import register
 from ..schedule import Schedule
-from ..simulate import COMPLETION_RTOL, SimState, settle_sizes, simulate
+from ..simulate import (COMPLETION_RTOL, SimState, schedule_length_bounds, settle_sizes,
+                        simulate)
 
 from ..rates._jit import njit  # lazy numba, compile announced (see rates/_jit)
 
@@ -452,7 +453,8 @@ def sincronia_online(instance: Instance, *, epoch: float = DEFAULT_EPOCH, reset_
     Raises
     ------
     InvalidParameterError
-        For a parameter out of range.
+        For a parameter out of range, or an ``epoch`` that would cut this instance's schedule
+        into more than :data:`MAX_EPOCHS` epochs (an absolute time far below its time scale).
     SolverError
         If an MUWP LP is not solved to optimality.
 
@@ -487,6 +489,7 @@ def sincronia_online(instance: Instance, *, epoch: float = DEFAULT_EPOCH, reset_
                                 budget_fraction=budget_fraction, tie_break=tie_break)
     if engine not in ENGINES:
         raise InvalidParameterError(f"engine must be one of {ENGINES}, got {engine!r}")
+    _check_epoch_count(instance, pol)
     meta = {"algorithm": "sincronia-online", "epoch": pol.epoch, "reset_after": pol.reset_after,
             "budget_fraction": pol.budget_fraction, "tie_break": pol.tie_break}
     if engine == "python":
@@ -775,6 +778,30 @@ def _greedy_segment(t, t_stop, rank, F, pf, pair_src, pair_dst, pair_blk_ptr, bl
             dirty[touched[x]] = False
     nal_box[0] = nal
     return t, out_f, out_s, out_e, out_r, n_out, events
+
+
+#: Refuse an ``epoch`` that would cut the schedule into more epochs than this (each may solve
+#: an LP; about 1 ms each): the FB trace with the default epoch has at least 1,300.
+MAX_EPOCHS = 20_000
+
+
+def _check_epoch_count(instance: Instance, pol: "SincroniaOnlinePolicy") -> None:
+    """``epoch`` is an absolute time (the paper's 100 ms): on an instance whose time scale is
+    many orders larger (every size x 1e9, or capacities / 1e9) the schedule would take billions
+    of epochs, each an event and possibly an LP, and never finish.  A lower bound on the
+    schedule's length -- the latest ``r_k + rho_k`` and the busiest port's load -- counts the
+    epochs that certainly occur; beyond :data:`MAX_EPOCHS` the parameter is refused with the
+    value that would fit, rather than run for ever."""
+    length, _ = schedule_length_bounds(instance)
+    cycle = float(np.sum(epoch_lengths(pol.epoch, pol.reset_after)))
+    n = pol.reset_after * length / cycle
+    if n > MAX_EPOCHS:
+        raise InvalidParameterError(
+            f"epoch {pol.epoch:g} is too short for this instance: its schedule lasts at least "
+            f"{length:.3g} time units, more than {n:.3g} epochs (limit {MAX_EPOCHS}); give an "
+            f"epoch (--policy-param epoch=X) in the instance's time unit of at least "
+            f"{pol.epoch * n / MAX_EPOCHS:.3g} (the default is the paper's 100 ms in the FB "
+            "trace's 7.8125 ms unit)")
 
 
 def _kernel_structures(instance: Instance):
