@@ -105,15 +105,20 @@ def lower_bound_certificate(instance, result) -> dict[str, Any]:
     if proved != value:
         raise InvalidParameterError(f"the certificate proves {proved}, not the result's {value}")
     cuts = cert.rows if cert.rows is not None else OrderingCuts.empty()
+    # the LP may be solved in units of 2^a data, 2^b capacity, 2^e weight
+    # (formulations.certificates.unit_scaling): a multiplier y' there is y' 2^(e - a) here, a
+    # threshold theta' is theta' 2^(a - b) (times), and the bound scales by 2^(a - b + e)
+    unit = cert.params.get("unit") or {}
+    a, b, e = (int(unit.get(k, 0)) for k in ("data_exp", "capacity_exp", "weight_exp"))
+    y_scale, t_scale = Fraction(2) ** (e - a), Fraction(2) ** (a - b)
     y = chk.multipliers
     entries = []
     for i in np.flatnonzero(np.asarray([v != 0 for v in y], dtype=bool)).tolist():
         members = cuts.members[cuts.ptr[i]:cuts.ptr[i + 1]].tolist()
         entries.append({"port": int(cuts.port[i]),
-                        "theta": fraction_str(Fraction(float(cuts.theta[i]))),
+                        "theta": fraction_str(Fraction(float(cuts.theta[i])) * t_scale),
                         "set": [int(k) for k in members],
-                        "multiplier": fraction_str(Fraction(y[i]) if not isinstance(y[i], Fraction)
-                                                   else y[i])})
+                        "multiplier": fraction_str(Fraction(y[i]) * y_scale)})
     return {
         "format": CERTIFICATE_FORMAT, "version": 1,
         "claim": {"kind": "lower_bound", "objective": result.objective,

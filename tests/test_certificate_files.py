@@ -75,6 +75,24 @@ def test_every_family_bound_is_confirmed(tmp_path, objective):
             assert Fraction(cert["claim"]["value"]) == Fraction(res.value)
 
 
+@pytest.mark.parametrize("size_factor, weight_factor", [(2.0 ** -30, 1.0), (2.0 ** 30, 2.0 ** -20),
+                                                        (1e-6, 1e4)])
+def test_bounds_solved_in_lp_units_are_confirmed_in_the_instance_units(tmp_path, size_factor,
+                                                                       weight_factor):
+    # far from 1, the LPs are solved in units of powers of two (certificate params['unit']):
+    # the file is written in the instance's own units and checks there
+    base = read_instance(ROOT / "instances" / "papers" / "sincronia-t-s4.json")
+    inst = base.replace(flow_size=base.flow_size * size_factor,
+                        weight=base.weight * weight_factor,
+                        release=base.release * size_factor)
+    doc = _doc(inst, tmp_path)
+    for name in FAMILY:
+        res = get_algorithm("bound", name).func(inst)
+        cert = json.loads(json.dumps(lower_bound_certificate(inst, res)))
+        assert check.check(doc, cert)
+        assert Fraction(cert["claim"]["value"]) == Fraction(res.value)
+
+
 def test_t_s4_by_hand(tmp_path):
     # T-S4: the port bound is 32 and the ordering LP 32 (OPT 33; seeds-000-002.md)
     inst = read_instance(ROOT / "instances" / "papers" / "sincronia-t-s4.json")
