@@ -33,9 +33,11 @@ from .exceptions import InvalidParameterError
 from .formulations.certificates import check_certificate, fraction_str
 from .formulations.ordering_lp import OrderingCuts
 
-__all__ = ["CERTIFICATE_FORMAT", "lower_bound_certificate", "instance_digest"]
+__all__ = ["CERTIFICATE_FORMAT", "FILE_BOUNDS", "lower_bound_certificate", "instance_digest"]
 
 CERTIFICATE_FORMAT = "coflowopt-certificate"
+#: The registered bounds whose certificates have a file form (duals of the ordering LP).
+FILE_BOUNDS = ("isolated", "port", "bssi-dual", "ordering-lp")
 
 
 def instance_digest(instance) -> str:

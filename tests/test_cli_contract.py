@@ -95,6 +95,8 @@ GOOD = [
     ("demo", ["demo"]),
     ("bound", ["bound", FIG51, "--method", "all", "--time-limit", "5"]),
     ("bound-export", ["bound", FIG51, "--method", "lp-ov", "--export", "lpov.lp"]),
+    ("bound-certificate", ["bound", FIG51, "--method", "ordering-lp", "--certificate",
+                           "olp.json"]),
     ("exact", ["exact", FIG51, "--time-limit", "5"]),
     ("generate-30", ["generate", "uniform_random", "-p", "num_ports=4", "-p", "num_coflows=30",
                      "--seed", "3", "-o", "k30.json"]),
@@ -148,6 +150,15 @@ def test_json_values_are_labelled(good_runs):
     # the optimum is at least every certified lower bound
     best_lb = max(r["value"] for r in bounds if r["kind"] == "lower_bound")
     assert ex["value"] >= best_lb * (1 - 1e-9)
+
+
+def test_certificate_file_is_confirmed_by_the_standalone_checker(good_runs, work):
+    d = json.loads(good_runs["bound-certificate"][1])["results"][0]
+    path = Path(work) / d["extra"]["certificate_file"]
+    chk = subprocess.run([sys.executable, str(Path(__file__).resolve().parents[1] / "tools" /
+                                              "check_certificate.py"), str(FIG51), str(path)],
+                         capture_output=True, text=True, cwd=work)
+    assert chk.returncode == 0 and chk.stdout.startswith("CONFIRMED"), chk
 
 
 def test_exact_time_limit_is_exit_0_with_its_status(good_runs):
@@ -304,6 +315,10 @@ BAD = [
     ("bound-param-key-all", ["bound", FIG51, "--param", "foo=1"], ["--param foo"], ()),
     ("bound-param-value", ["bound", FIG51, "-m", "time-indexed-lp", "-p", "slot=-1"],
      ["-p slot", "> 0"], ()),
+    ("bound-certificate-method", ["bound", FIG51, "--method", "lp-ov", "--certificate",
+                                  "c.json"], ["--certificate", "lp-ov"], ()),
+    ("bound-certificate-suffix", ["bound", FIG51, "--method", "port", "--certificate",
+                                  "c.txt"], ["--certificate", "c.txt"], ()),
     ("bound-export-suffix", ["bound", FIG51, "--method", "lp-ov", "--export", "x.txt"],
      ["--export"], ()),
     # exact

@@ -1,7 +1,7 @@
 """``coflowopt bound``: certified lower bounds.
 
     coflowopt bound INSTANCE --method NAME|all [--param KEY=VALUE] [--export FILE.lp|FILE.mps]
-                    [--time-limit S] [--objective weighted_cct] [--json]
+                    [--certificate FILE.json] [--time-limit S] [--objective weighted_cct] [--json]
 
 Prints, for every method, the certified value, its kind (``lower_bound``), the certificate
 status, the solver and its status, and the timings.  A method whose certificate cannot be
@@ -14,6 +14,10 @@ instance: the final restricted LP for ``ordering-lp``, the nested Smith sets for
 so that any LP solver can re-check it; with ``--method all`` the method name is inserted before
 the suffix (``model.ordering-lp.lp``).
 
+``--certificate`` writes the certificate file of each certified bound of the ordering-LP family
+(:data:`coflowopt.certificate_files.FILE_BOUNDS`), which ``tools/check_certificate.py`` confirms
+with the standard library alone; with ``--method all`` the other methods are listed without one.
+
 Exit code 0 when every method that ran gave a certified bound or stopped at the time limit
 (status ``time_limit``); 1 when a method's certificate did not check; 4 when a solver failed
 (the others' results are still printed); 2 for bad usage.
@@ -22,6 +26,7 @@ Exit code 0 when every method that ran gave a certified bound or stopped at the 
 from __future__ import annotations
 
 import inspect
+import json
 import time
 from pathlib import Path
 
@@ -44,6 +49,9 @@ def add_parser(subparsers, common) -> None:
     sp.add_argument("--solver-log", action="store_true",
                     help="HiGHS's log on standard error (never on standard output)")
     sp.add_argument("--export", metavar="FILE", help="write the certificate's LP (.lp or .mps)")
+    sp.add_argument("--certificate", metavar="FILE",
+                    help="write the certificate file (.json; the ordering-LP family: isolated, "
+                         "port, bssi-dual, ordering-lp), checkable by tools/check_certificate.py")
     sp.add_argument("--time-limit", type=common.seconds, default=None,
                     help="seconds per method (for the methods that solve an LP)")
     sp.add_argument("--objective", default="weighted_completion_time",
@@ -98,6 +106,9 @@ def _text(res, skipped: str | None) -> str:
         lines.append("  time: " + ", ".join(f"{k} {v:.3f}s" for k, v in res.timings.items()))
     if res.extra.get("export"):
         lines.append(f"  wrote {res.extra['export']}")
+    if res.extra.get("certificate_file"):
+        lines.append(f"  wrote {res.extra['certificate_file']} (check: python "
+                     "tools/check_certificate.py INSTANCE.json FILE)")
     return "\n".join(lines)
 
 
@@ -112,11 +123,18 @@ def run_bound(args, common) -> int:
     params = common.parse_params(args.param, flag)
     if args.export and Path(args.export).suffix.lower() not in (".lp", ".mps"):
         raise common.UsageError(f"--export {args.export}: the file must end in .lp or .mps")
+    if args.certificate and Path(args.certificate).suffix.lower() != ".json":
+        raise common.UsageError(f"--certificate {args.certificate}: the file must end in .json")
     if args.method == "all":
         algs = algorithms("bound")
     else:
         algs = [common.lookup("bound", args.method, "--method")]
     many = len(algs) > 1
+    from ..certificate_files import FILE_BOUNDS, lower_bound_certificate
+    if args.certificate and not many and algs[0].name not in FILE_BOUNDS:
+        raise common.UsageError(
+            f"--certificate with --method {algs[0].name}: certificate files cover the "
+            f"ordering-LP family ({', '.join(FILE_BOUNDS)}) so far")
     for k, owner in (("time_limit", "--time-limit"), ("objective", "--objective")):
         if k in params:
             raise common.UsageError(f"{flag} {k}: set it with {owner}")
@@ -161,6 +179,14 @@ def run_bound(args, common) -> int:
             solver_failed = True  # HiGHS itself failed: no value, and not the input's fault
         elif res.kind != "lower_bound" and res.status != "time_limit":
             failed = True  # a value whose certificate did not check
+        if args.certificate and res.kind == "lower_bound" and alg.name in FILE_BOUNDS:
+            path = export_path(args.certificate, alg.name, many)
+            try:
+                Path(path).write_text(json.dumps(lower_bound_certificate(inst, res), indent=1)
+                                      + "\n", encoding="utf-8")
+            except OSError as e:
+                raise common.UsageError(f"--certificate {path}: cannot write ({e.strerror})")
+            res.extra["certificate_file"] = path
         d = res.to_dict(per_coflow=False)
         if res.certificate is not None:
             d["certificate"] = res.certificate.to_dict()
