@@ -32,11 +32,9 @@ FACTORS = (1e-6, 1e6)
 
 #: label pattern -> why its objective is not scale invariant to RTOL.
 KNOWN_FAILURES: dict[str, str] = {
-    "ordering-lp+*":
-        "the ordering LP (coflowopt/formulations/lp_orderings.py) is solved by HiGHS with "
-        "absolute feasibility and optimality tolerances (1e-7) in the instance's units, so at "
-        "sizes ~1e-6 near-ties in the LP completion times resolve differently (60 random "
-        "examples per scheduler: the only scheduler family that failed)",
+    # (empty: the ordering LP's orderings failed here while their LP was solved in the
+    # instance's units; since the LPs are built in units of powers of two near 1
+    # (formulations.certificates.unit_scaling) they scale to 1e-9 like the rest)
 }
 
 
