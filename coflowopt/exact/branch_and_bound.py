@@ -82,6 +82,11 @@ GREEDY_MAX_FLOWS = 20_000
 #: The final LP vertex is recomputed in rational arithmetic (an exactly optimal schedule) only
 #: for event LPs with at most this many columns (a dense rational basis solve).
 EXACT_VERTEX_MAX_COLS = 5_000
+#: Event LPs are not attempted when ``pairs x events`` (an upper bound on their columns) exceeds
+#: this: on the FB trace (526 coflows, 706,000 flows) one has 53 million columns and takes 54 s
+#: just to build, which no time limit could interrupt.  The answer is then the best heuristic
+#: schedule and the certified seed bound (status ``lp_too_large``).
+EVENT_LP_MAX_COLS = 10_000_000
 #: A heuristic fallback schedule with more pieces is verified in float mode even when exact
 #: mode was asked for (the exact snap and verifier are pure Python on Fractions); the result
 #: says so and is then never labelled ``optimal``.
@@ -141,6 +146,8 @@ class _Search:
         self.local_search = local_search
         self.stats = BnBStats()
         self.pd: PairData = pair_data(instance)
+        self.lp_too_large = (self.pd.size.size * (instance.num_coflows + self.pd.num_groups)
+                             > EVENT_LP_MAX_COLS)
         self.highs = new_event_lp_solver()
         w = instance.weight
         self.members = np.flatnonzero(w > 0)
@@ -253,12 +260,17 @@ class _Search:
         except Exception:  # noqa: BLE001 - optional: any failure just skips this heuristic
             pass
         seen, seen_orders = set(), set()
+        last = 0.0
         for name, order in orders:
-            # the limit is hard once some schedule exists; the budget is soft (the heuristics
-            # run until an incumbent is found, the search needs one)
-            if self.time_left() <= 0 and self.fallback is not None:
+            # the limit is hard once some schedule exists (and one is not started with less
+            # time left than the previous took: a schedule of 10^7 pieces takes seconds to
+            # simulate and verify); the budget is soft (the search needs an incumbent)
+            if self.fallback is not None and self.time_left() <= last:
                 break
-            if time.perf_counter() > t_end and math.isfinite(self.inc.value):
+            t_it = time.perf_counter()
+            if time.perf_counter() > t_end and (math.isfinite(self.inc.value) or
+                                                (self.lp_too_large and
+                                                 self.fallback is not None)):
                 break
             if tuple(order) in seen_orders:
                 continue
@@ -271,12 +283,14 @@ class _Search:
             if self.fallback is None or v < self.fallback[0]:
                 self.fallback = (v, sched, rep, f"{alloc.__name__}({name})")
             codes = events_from_completions(self.pd, rep.coflow_completion)
-            if codes in seen or self.time_left() <= 0:
+            if codes in seen or self.time_left() <= 0 or self.lp_too_large:
+                last = time.perf_counter() - t_it
                 continue
             seen.add(codes)
             sol = self.solve(codes)
             self.stats.heuristic_lps += 1
             self.offer(codes, sol, f"{alloc.__name__}({name}) + LP")
+            last = time.perf_counter() - t_it
         if self.local_search and math.isfinite(self.inc.value):
             self._local_search(t_end)
 
@@ -346,6 +360,12 @@ class _Search:
         root_suffix = tuple(int(k) for k in self.zero)
         if self.n == 0:
             self.complete = True
+            return
+        if self.time_left() <= 0 or self.lp_too_large:
+            # the heuristics used the whole limit, or the event LPs are too large to build:
+            # nothing is proved beyond the seed
+            self.stop_reason = "time_limit" if self.time_left() <= 0 else "lp_too_large"
+            self.open_min_at_stop = -math.inf
             return
         root_bound = self.safe(self.sb.dpb(full))
         root_prov: tuple = ("chain", full, pd.num_groups, root_suffix)
@@ -557,8 +577,10 @@ def _final_schedule(search: _Search, verify_mode: str):
         from ..results import schedule_result
         sched = search.fallback[1]
         mode = verify_mode if sched.num_pieces <= EXACT_VERIFY_MAX_PIECES else "float"
-        res = schedule_result(search.inst, sched, algorithm="bnb", mode=mode)
         search.inc.source = search.fallback[3] + " (no event LP solved within the limit)"
+        if mode == "float":
+            return sched, search.fallback[2]   # verified in float mode by the heuristics
+        res = schedule_result(search.inst, sched, algorithm="bnb", mode=mode)
         return (res.schedule, res.report) if res.kind is not None else (None, None)
     sol = search.inc.sol
     if sol.lp.lp.num_cols > EXACT_VERIFY_MAX_PIECES:
