@@ -206,6 +206,7 @@ def test_hand_checked_admission_one_port():
     rep = verified(inst, s)
     assert s.meta["admitted_coflows"] == [0, 2] and s.meta["rejected_coflows"] == [1]
     assert s.meta["num_met_admitted"] == 2 and s.meta["num_met"] == 2
+    assert s.meta["num_met"] == int(rep.deadline_met.sum())   # the verifier's count
     # from t = 1: A 1/3, C 1/4 (= 1/(5-1)); backfilling in admission order gives A the other
     # 5/12, so A ends at 1 + 1/(3/4) = 7/3; then C (2/3 left) alone ends at 3
     assert rep.coflow_completion[0] == pytest.approx(7 / 3)

@@ -575,11 +575,12 @@ class VarysDeadlinePolicy(VarysPolicy):
 
 
 def deadline_report(instance: Instance, policy: VarysDeadlinePolicy, coflow_completion,
-                    time_rtol: float = 1e-9) -> dict:
+                    time_rtol: float = 0.0) -> dict:
     """Admission and deadline counts (and weights) of a deadline-mode run.
 
-    ``met`` counts every deadline coflow that completes by its deadline (slack
-    ``time_rtol * |D|``, relative: no unit of time is special), ``met_admitted`` the admitted
+    ``met`` counts every deadline coflow that completes by its deadline (``C_k <= D_k`` exactly
+    by default, as the verifier's ``deadline_met``, so the counts are the verifier's; a relative
+    slack ``time_rtol * |D|`` may be given), ``met_admitted`` the admitted
     ones among them: the number Varys reports, rejected coflows being misses whatever their
     completion time.
 
