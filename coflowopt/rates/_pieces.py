@@ -58,20 +58,10 @@ def _new_chunk_lists():
 
 
 @njit(cache=True)
-def _drain_int(lst, out):
+def _drain(lst, out):
     """Copy the chunks of ``lst`` one after another into ``out`` (up to its length), then
-    empty ``lst`` (its arrays are freed with it)."""
-    pos = 0
-    for c in lst:
-        m = min(c.shape[0], out.shape[0] - pos)
-        out[pos:pos + m] = c[:m]
-        pos += m
-    lst.clear()
-
-
-@njit(cache=True)
-def _drain_float(lst, out):
-    """:func:`_drain_int` for float chunks (one compiled function per item type)."""
+    empty ``lst`` (its arrays are freed with it).  numba compiles (and caches) one
+    specialisation per chunk type."""
     pos = 0
     for c in lst:
         m = min(c.shape[0], out.shape[0] - pos)
@@ -208,7 +198,7 @@ def chunks_to_arrays(ch: PieceChunks):
                 arr[pos:pos + m] = c[:m]
                 pos += m
         else:
-            (_drain_int if dt is np.int64 else _drain_float)(lst, arr)
+            _drain(lst, arr)
         out.append(arr)
         _release_freed_memory()
     return out
