@@ -581,7 +581,12 @@ def add_command(subparsers, name: str, help_: str) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        # argparse has printed its one line (or --help): main returns exit codes, it does not
+        # raise them, so in-process callers see the same code as a shell
+        return e.code if isinstance(e.code, int) else EXIT_BAD_INPUT
     if args.command is None:
         print(f"coflowopt: error: give a COMMAND ({', '.join(sorted(_subcommands(parser)))}); "
               "see coflowopt --help", file=sys.stderr)
