@@ -383,7 +383,9 @@ def _result_text(res, inst) -> str:
                      f"{rep.mode}]")
         lines.append(f"  weighted CCT {float(rep.weighted_cct):.10g}; average CCT "
                      f"{rep.average_cct:.10g}; makespan {float(rep.makespan):.10g}; "
-                     f"{rep.num_pieces} pieces")
+                     f"{rep.num_pieces} pieces" +
+                     (f", verified in {res.extra['streamed']['windows']} windows as produced "
+                      "(not held)" if "streamed" in res.extra else ""))
     else:
         lines.append("  " + res.message)
     if res.timings:
@@ -427,7 +429,8 @@ def cmd_schedule(args) -> int:
         res = run_schedule(inst, order=args.order, rates=args.rates, policy=args.policy,
                            order_params=order_params, rate_params=rate_params,
                            policy_params=policy_params, objective=args.objective,
-                           verify_mode="exact" if args.exact else "float")
+                           verify_mode="exact" if args.exact else "float",
+                           keep_schedule=bool(args.out))
     except InvalidParameterError as e:
         # a parameter value the algorithm refused: name the flags that carried values
         given = [f for f, v in (("--policy-param", args.policy_param),

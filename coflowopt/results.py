@@ -35,7 +35,7 @@ WINDOWED_VERIFY_PIECES = 1 << 22
 
 __all__ = ["Result", "KINDS", "OBJECTIVES", "SCHEDULE_OBJECTIVES", "DEADLINE_OBJECTIVES",
            "OBJECTIVE_SENSE", "OPTIMALITY_RTOL", "within_optimality_tolerance", "relative_gap",
-           "schedule_result", "ratio"]
+           "schedule_result", "report_result", "ratio"]
 
 #: The documented optimality tolerance (proofs/completion-order-lp-exact.md, "What optimal
 #: means"): a result is labelled ``optimal`` only when its verified value and its proven bound
@@ -209,14 +209,27 @@ def schedule_result(instance, schedule, *, algorithm: str, params: dict | None =
         rep = verify_schedule(instance, schedule, mode=mode, tolerances=tolerances)
     timings = dict(timings or {})
     timings["verify"] = time.perf_counter() - t0
-    if rep.ok:
-        return Result(value=rep.objective(objective), kind="feasible", objective=objective,
-                      status="verified", algorithm=algorithm, params=dict(params or {}),
-                      schedule=schedule, report=rep, timings=timings, extra=dict(extra or {}),
-                      message=rep.summary())
-    return Result(value=None, kind=None, objective=objective, status="rejected",
-                  algorithm=algorithm, params=dict(params or {}), schedule=schedule, report=rep,
-                  timings=timings, extra=dict(extra or {}), message=rep.summary())
+    return report_result(rep, algorithm=algorithm, params=params, objective=objective,
+                         schedule=schedule, timings=timings, extra=extra)
+
+
+def report_result(report: VerificationReport, *, algorithm: str, params: dict | None = None,
+                  objective: str = "weighted_completion_time", schedule=None,
+                  timings: dict | None = None, extra: dict | None = None) -> Result:
+    """Wrap the verifier's verdict on a schedule as a :class:`Result` (``feasible`` exactly
+    when it accepts).  ``schedule`` may be None when the schedule was verified window by window
+    as it was produced and never held (:func:`coflowopt.api.run_schedule`,
+    ``keep_schedule=False``)."""
+    if objective not in SCHEDULE_OBJECTIVES:
+        raise InvalidParameterError(
+            f"objective must be one of {SCHEDULE_OBJECTIVES}, got {objective!r}")
+    common = dict(objective=objective, algorithm=algorithm, params=dict(params or {}),
+                  schedule=schedule, report=report, timings=dict(timings or {}),
+                  extra=dict(extra or {}), message=report.summary())
+    if report.ok:
+        return Result(value=report.objective(objective), kind="feasible", status="verified",
+                      **common)
+    return Result(value=None, kind=None, status="rejected", **common)
 
 
 def ratio(numerator: Result, denominator: Result) -> dict[str, Any]:

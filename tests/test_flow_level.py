@@ -341,3 +341,22 @@ def test_fb_trace_fair_on_the_first_hundred_coflows(fb_trace_path):
     for fn in (fair, wss):
         rep = verify_schedule(inst, fn(inst))
         assert rep.ok, rep.summary()
+
+
+@pytest.mark.parametrize("policy", ["fair", "wss"])
+def test_streamed_run_gives_the_held_runs_verdict(policy):
+    # run_schedule(keep_schedule=False) verifies the kernel's windows as they come and never
+    # holds the schedule (the CLI does so without --out): the same verdict and numbers
+    from coflowopt.api import run_schedule
+    from coflowopt.testing import random_instance
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        inst = random_instance(rng, max_ports=4, max_coflows=8, max_flows=4, releases=True,
+                               weights=True, heterogeneous=True)
+        held = run_schedule(inst, policy=policy)
+        streamed = run_schedule(inst, policy=policy, keep_schedule=False)
+        assert streamed.schedule is None and "streamed" in streamed.extra
+        assert held.kind == streamed.kind == "feasible"
+        assert streamed.value == pytest.approx(held.value, rel=1e-12)
+        assert np.allclose(streamed.report.coflow_completion, held.report.coflow_completion,
+                           rtol=1e-12)

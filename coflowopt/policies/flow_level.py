@@ -211,6 +211,10 @@ def _maxmin_kernel(instance: Instance, weights: str, store: bool = True):
 WINDOW_PIECES = 1 << 20
 
 
+#: The policies with a windowed form (:func:`maxmin_windows`), and its weights.
+WINDOWED_POLICIES = {"fair": "unit", "wss": "size"}
+
+
 def maxmin_windows(instance: Instance, on_window, *, weights: str = "unit",
                    window: int = WINDOW_PIECES) -> dict:
     """Per-flow fairness (``weights="unit"``) or WSS (``"size"``) without holding the schedule:

@@ -35,6 +35,8 @@ HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 _KERNELS: list["_LazyKernel"] = []
 _HOOKS: list = []
 _LOADED = [False]
+#: Kernels compiled in every process (numba does not cache objmode blocks): no announcement.
+_QUIET: set = set()
 
 
 class _LazyKernel:
@@ -61,8 +63,17 @@ class _LazyKernel:
 def njit(*args, **options):
     """``numba.njit`` that defers numba until a kernel is first called (module docstring).
 
-    Use as ``@njit`` or ``@njit(cache=True, ...)``; the options go to numba unchanged.
+    Use as ``@njit`` or ``@njit(cache=True, ...)``; the options go to numba unchanged, except
+    ``quiet=True``: a kernel numba compiles in every process (one with an ``objmode`` block,
+    which numba does not cache) is compiled without the first-run announcement, which would
+    otherwise claim a first run on every run.
     """
+    if options.pop("quiet", False):
+        def wrap_quiet(func):
+            _QUIET.add(func.__qualname__)
+            return njit(**options)(func)
+        return wrap_quiet(args[0]) if args and callable(args[0]) else wrap_quiet
+
     def wrap(func):
         if not HAVE_NUMBA:  # pragma: no cover - numba missing: plain Python
             return func
@@ -122,6 +133,7 @@ class _Announcer:
     def __init__(self):
         self.started = None
         self.depth = 0
+        self.quiet_top = False
 
     def start(self):
         if self.started is None:
@@ -129,16 +141,25 @@ class _Announcer:
             _say("coflowopt: compiling kernels (first run, ~40 s, cached afterwards)...")
 
     def on_start(self, event):
-        self.start()
+        if self.depth == 0 and _name_of(event) in _QUIET:
+            self.quiet_top = True
+        if not self.quiet_top:
+            self.start()
         self.depth += 1
 
     def on_end(self, event):
         self.depth -= 1
-        if self.depth == 0:  # a top-level kernel is done (its callees compiled with it)
-            disp = (event.data or {}).get("dispatcher")
-            name = getattr(getattr(disp, "py_func", None), "__qualname__", "kernel")
+        if self.depth == 0 and self.quiet_top:
+            self.quiet_top = False
+        elif self.depth == 0:  # a top-level kernel is done (its callees compiled with it)
+            name = _name_of(event)
             _say(f"coflowopt:   compiled {name} "
                  f"({time.perf_counter() - self.started:.1f} s so far)")
+
+
+def _name_of(event) -> str:
+    disp = (event.data or {}).get("dispatcher")
+    return getattr(getattr(disp, "py_func", None), "__qualname__", "kernel")
 
 
 _ANNOUNCER = _Announcer()

@@ -155,7 +155,7 @@ def _call_sink(cf, cs, ce, cv, nc, window_end):
     SINK[0](cf[:nc], cs[:nc], ce[:nc], cv[:nc], window_end)
 
 
-@njit(cache=True)
+@njit(cache=True, quiet=True)
 def flush_to_sink(cf, cs, ce, cv, nc, window_end):
     """Hand the first ``nc`` pieces of the write buffers to ``SINK[0]`` (a Python callable)
     together with the end of the time window they cover; the buffers are reused after the
