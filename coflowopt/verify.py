@@ -443,7 +443,7 @@ def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _Floa
     F = inst.num_flows
     K = inst.num_coflows
     m_in = len(inst.ingress_capacity)
-    cap = np.concatenate([inst.ingress_capacity, inst.egress_capacity]).astype(float)
+    cap = inst.capacity.astype(float)
     ptr = inst.flow_ptr
     release_of_flow = np.repeat(inst.release, np.diff(ptr)) if K else np.zeros(0)
     off = acc.piece_offset
@@ -615,11 +615,12 @@ def _float_report(inst, tol: Tolerances, col, acc: _FloatSums, num_pieces: int
             note = (f"overloads up to time {ends[first]} amount to {spent[first]} time units at "
                     f"full capacity, above the budget overload_rtol x (C - T0) = "
                     f"{budget[first]}")
+            cap = inst.capacity
             for j in np.argsort(-ot, kind="stable"):
                 p = int(op[j])
-                col.add("capacity", f"carries {ol[j]} > capacity {float(_caps(inst)[p])} on "
+                col.add("capacity", f"carries {ol[j]} > capacity {float(cap[p])} on "
                         f"[{os_[j]}, {oe[j]}) ({note})", port=p, interval=(os_[j], oe[j]),
-                        amount=ol[j] - float(_caps(inst)[p]))
+                        amount=ol[j] - float(cap[p]))
         with np.errstate(divide="ignore", invalid="ignore"):
             frac = np.where(elapsed > 0, spent / np.where(elapsed > 0, elapsed, 1.0), 0.0)
         dilation += float(frac.max()) if frac.size else 0.0
@@ -639,10 +640,6 @@ def _float_report(inst, tol: Tolerances, col, acc: _FloatSums, num_pieces: int
         weighted_completion_time=wct, weighted_cct=wcct, total_completion_time=tct,
         makespan=makespan, deadline_met=met, num_pieces=num_pieces,
         _cct_sum_unweighted=cct_sum, overload_time=overload_time, dilation=dilation)
-
-
-def _caps(inst) -> np.ndarray:
-    return np.concatenate([inst.ingress_capacity, inst.egress_capacity])
 
 
 class WindowedVerifier:
@@ -957,7 +954,7 @@ def dilated_witness(instance, schedule, *, tolerances: Tolerances | None = None)
             f"the schedule is not accepted in float mode ({rep.violation_counts}): no witness")
     inst = instance
     m_in = len(inst.ingress_capacity)
-    cap = [_frac(c) for c in _caps(inst).tolist()]
+    cap = [_frac(c) for c in inst.capacity.tolist()]
     size = [_frac(x) for x in inst.flow_size.tolist()]
     src, dst = inst.flow_src.tolist(), inst.flow_dst.tolist()
     t0 = min((_frac(r) for r in inst.release.tolist()), default=Fraction(0))
