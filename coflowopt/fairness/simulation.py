@@ -315,10 +315,21 @@ ps_p_policy = _policy(
     "Sec. 7.4.1 and App. D.2.1",
     tags=("release_dates", "online", "preemptive", "heterogeneous_capacities",
           "starvation_free"))
-per_flow_policy = _policy(
-    "per-flow-maxmin", "per-flow", summary="per-flow max-min fairness (progressive filling over "
-    "flows), recomputed at arrivals and flow completions",
-    reference="Jaffe's max-min fairness; Chowdhury's dissertation Sec. 7.1, 7.7 (per-flow "
-    "fairness baseline)",
-    tags=("release_dates", "online", "preemptive", "heterogeneous_capacities", "work_conserving",
-          "flow_level", "starvation_free", "non_clairvoyant"))
+@register("policy", "per-flow-maxmin", summary="per-flow max-min fairness (progressive filling "
+          "over flows), recomputed at arrivals and flow completions: the `fair` policy's "
+          "allocation and kernel, under the name of the fairness comparisons",
+          reference="Jaffe's max-min fairness; Chowdhury's dissertation Sec. 7.1, 7.7 (per-flow "
+          "fairness baseline)",
+          tags=("release_dates", "online", "preemptive", "heterogeneous_capacities",
+                "work_conserving", "flow_level", "starvation_free", "non_clairvoyant"))
+def per_flow_policy(instance: Instance) -> Schedule:
+    """Per-flow max-min fairness over the ports, recomputed at every flow arrival and completion.
+
+    One implementation: this is :func:`coflowopt.policies.flow_level.fair` (its numba kernel,
+    and its windowed form when the command line does not keep the schedule).  The event-by-event
+    simulation of the fairness framework (:func:`simulate_fairness` with ``"per-flow"``, which
+    records the allocation trace) computes the same schedule independently; the tests compare
+    the two (``tests/test_fairness_simulation.py``).
+    """
+    from ..policies.flow_level import fair
+    return fair(instance)

@@ -212,7 +212,7 @@ WINDOW_PIECES = 1 << 20
 
 
 #: The policies with a windowed form (:func:`maxmin_windows`), and its weights.
-WINDOWED_POLICIES = {"fair": "unit", "wss": "size"}
+WINDOWED_POLICIES = {"fair": "unit", "per-flow-maxmin": "unit", "wss": "size"}
 
 
 def maxmin_windows(instance: Instance, on_window, *, weights: str = "unit",
