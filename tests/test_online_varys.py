@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from coflowopt import Coflow, Instance
 from coflowopt.exceptions import InvalidParameterError
@@ -263,6 +263,7 @@ def _run_both(inst):
 
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2 ** 32 - 1), x=st.sampled_from([0.1, 0.5, 1.0, 3.0]))
+@example(seed=11700051, x=1.0)   # MADD aimed at D itself ended one ulp after it
 def test_admitted_coflows_meet_their_deadlines_and_modes_agree(seed, x):
     base = uniform_random(3, 8, flows_per_coflow=(1, 4), size=(1, 10), releases=(0, 10),
                           seed=seed)
