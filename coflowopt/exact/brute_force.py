@@ -86,7 +86,9 @@ def enumerate_orders(instance: Instance, *, max_coflows: int = 7, rtol: float = 
         count += 1
         if sol is None:
             continue
-        lb = min(lb, sol.bound)
+        lb = min(lb, sol.bound)   # -inf for an LP neither solved nor proved infeasible
+        if sol.value is None:     # no schedule from this order's LP
+            continue
         if best_sol is None or sol.value < best_sol.value:
             best_codes, best_sol = codes, sol
     t1 = time.perf_counter()
