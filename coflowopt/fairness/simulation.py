@@ -315,6 +315,8 @@ ps_p_policy = _policy(
     "Sec. 7.4.1 and App. D.2.1",
     tags=("release_dates", "online", "preemptive", "heterogeneous_capacities",
           "starvation_free"))
+
+
 @register("policy", "per-flow-maxmin", summary="per-flow max-min fairness (progressive filling "
           "over flows), recomputed at arrivals and flow completions: the `fair` policy's "
           "allocation and kernel, under the name of the fairness comparisons",
