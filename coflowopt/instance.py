@@ -33,7 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import limits
-from .exceptions import InvalidInstanceError, InvalidParameterError
+from .exceptions import InvalidInstanceError, InvalidParameterError, NotSupportedError
 
 __all__ = ["Instance", "Coflow", "COFLOW_BINS"]
 
@@ -103,6 +103,11 @@ class Instance:
     flow_dst: np.ndarray
     flow_size: np.ndarray
     meta: dict = field(default_factory=dict)
+    resource_capacity: np.ndarray | None = None
+    path_ptr: np.ndarray | None = None
+    path_resource: np.ndarray | None = None
+    resource_ids: tuple[str, ...] | None = None
+    host_ids: tuple[str, ...] | None = None
 
     # ------------------------------------------------------------------ construction
     def __post_init__(self):
@@ -118,13 +123,38 @@ class Instance:
         f(self, "flow_dst", _readonly(np.asarray(self.flow_dst, dtype=np.int64)))
         f(self, "flow_size", _readonly(np.asarray(self.flow_size, dtype=float)))
         f(self, "meta", dict(self.meta))
+        general = (self.resource_capacity, self.path_ptr, self.path_resource)
+        if any(x is not None for x in general):
+            if any(x is None for x in general):
+                raise InvalidInstanceError(
+                    "an instance on resources needs resource_capacity, path_ptr and "
+                    "path_resource together", field="resources",
+                    file=self.meta.get("source_file"))
+            f(self, "resource_capacity",
+              _readonly(np.asarray(self.resource_capacity, dtype=float)))
+            f(self, "path_ptr", _readonly(np.asarray(self.path_ptr, dtype=np.int64)))
+            f(self, "path_resource", _readonly(np.asarray(self.path_resource, dtype=np.int64)))
+            if self.resource_ids is not None:
+                f(self, "resource_ids", tuple(self.resource_ids))
+            if self.host_ids is not None:
+                f(self, "host_ids", tuple(self.host_ids))
+        elif self.resource_ids is not None or self.host_ids is not None:
+            raise InvalidInstanceError("resource_ids and host_ids belong to an instance on "
+                                       "resources (give resource_capacity and paths)",
+                                       field="resources", file=self.meta.get("source_file"))
         self._validate()
 
     def _validate(self) -> None:
         def bad(rule: str, fld: str):
             raise InvalidInstanceError(rule, field=fld, file=self.meta.get("source_file"))
 
-        for name, cap in (("ingress", self.ingress_capacity), ("egress", self.egress_capacity)):
+        if not self.is_big_switch:
+            if self.ingress_capacity.size or self.egress_capacity.size:
+                bad("an instance on resources has no ingress or egress ports (its flows run "
+                    "between hosts over resources)", "ingress")
+        for name, cap in (() if not self.is_big_switch else
+                          (("ingress", self.ingress_capacity),
+                           ("egress", self.egress_capacity))):
             if cap.ndim != 1 or cap.size == 0:
                 bad("there must be at least one port", name)
             badc = np.flatnonzero(~(np.isfinite(cap) & (cap > 0)))
@@ -173,19 +203,97 @@ class Instance:
                 bad(f"expected {F} entries, got shape {arr.shape}", name)
         k_of = np.repeat(np.arange(K), counts)
         pos = np.arange(F) - ptr[k_of]
-        for col, (arr, m, side) in enumerate(((self.flow_src, self.num_ingress, "ingress"),
-                                              (self.flow_dst, self.num_egress, "egress"))):
+        if self.is_big_switch:
+            ends = ((self.flow_src, self.num_ingress, "ingress port", "[0]"),
+                    (self.flow_dst, self.num_egress, "egress port", "[1]"))
+        else:
+            self._validate_resources(bad, k_of, pos)
+            ends = ((self.flow_src, self.num_hosts, "source host", ".src"),
+                    (self.flow_dst, self.num_hosts, "destination host", ".dst"))
+        for arr, m, side, col in ends:
             out = np.flatnonzero((arr < 0) | (arr >= m))
             if out.size:
                 i = out[0]
-                bad(f"{side} port {arr[i]} out of range 0..{m - 1}",
-                    f"coflows[{k_of[i]}].flows[{pos[i]}][{col}]")
+                bad(f"{side} {arr[i]} out of range 0..{m - 1}",
+                    f"coflows[{k_of[i]}].flows[{pos[i]}]{col}")
         s = np.flatnonzero(~(np.isfinite(self.flow_size) & (self.flow_size > 0)))
         if s.size:
             i = s[0]
             bad(f"flow size must be a finite number > 0, got {float(self.flow_size[i])!r}",
-                f"coflows[{k_of[i]}].flows[{pos[i]}][2]")
+                f"coflows[{k_of[i]}].flows[{pos[i]}]{self._size_field}")
         self._validate_limits(bad, k_of, pos)
+
+    @property
+    def _size_field(self) -> str:
+        return "[2]" if self.is_big_switch else ".size"
+
+    def _validate_resources(self, bad, k_of: np.ndarray, pos: np.ndarray) -> None:
+        """The rules of an instance on resources: capacities, names, and every flow's path (a
+        non-empty list of distinct resource indices)."""
+        cap = self.resource_capacity
+        if cap.ndim != 1 or cap.size == 0:
+            bad("there must be at least one resource", "resources")
+        rule = limits.count_rule("resources", int(cap.size), limits.MAX_RESOURCES,
+                                 "MAX_RESOURCES")
+        if rule:
+            bad(rule, "resources")
+        badc = np.flatnonzero(~(np.isfinite(cap) & (cap > 0)))
+        if badc.size:
+            bad(f"capacity must be a finite number > 0, got {float(cap[badc[0]])!r}",
+                f"resources[{badc[0]}].capacity")
+        i = limits.first_out_of_range(cap, "capacity")
+        if i is not None:
+            bad(f"capacity {limits.value_rule(float(cap[i]), 'capacity')}",
+                f"resources[{i}].capacity")
+        R = int(cap.size)
+        for name, ids, n in (("resources", self.resource_ids, R),
+                             ("hosts", self.host_ids, None)):
+            if ids is None:
+                continue
+            if n is not None and len(ids) != n:
+                bad(f"expected {n} ids (one per resource), got {len(ids)}", name)
+            seen: dict[str, int] = {}
+            for j, x in enumerate(ids):
+                if not isinstance(x, str) or x == "":
+                    bad("an id must be a non-empty string", f"{name}[{j}].id")
+                if x in seen:
+                    bad(f"duplicate id {x!r} (first used by {name}[{seen[x]}])",
+                        f"{name}[{j}].id")
+                seen[x] = j
+        if self.host_ids is None or len(self.host_ids) == 0:
+            bad("an instance on resources names its hosts (host_ids)", "hosts")
+        F = self.flow_size.shape[0]
+        ptr, res = self.path_ptr, self.path_resource
+        if ptr.shape != (F + 1,) or ptr[0] != 0 or ptr[-1] != res.shape[0] or res.ndim != 1:
+            bad(f"path_ptr must have F+1={F + 1} entries from 0 to the number of path entries",
+                "path_ptr")
+        length = np.diff(ptr)
+        e = np.flatnonzero(length <= 0)
+        if e.size:
+            i = e[0]
+            bad("a path must list at least one resource",
+                f"coflows[{k_of[i]}].flows[{pos[i]}].path")
+        e = np.flatnonzero(length > limits.MAX_PATH_LENGTH)
+        if e.size:
+            i = e[0]
+            bad(f"a path of {length[i]} resources exceeds the limit of "
+                f"{limits.MAX_PATH_LENGTH} (MAX_PATH_LENGTH, coflowopt.limits)",
+                f"coflows[{k_of[i]}].flows[{pos[i]}].path")
+        flow_of = np.repeat(np.arange(F, dtype=np.int64), length)
+        out = np.flatnonzero((res < 0) | (res >= R))
+        if out.size:
+            j = out[0]
+            i = flow_of[j]
+            bad(f"resource index {res[j]} out of range 0..{R - 1}",
+                f"coflows[{k_of[i]}].flows[{pos[i]}].path[{j - ptr[i]}]")
+        key = flow_of * R + res
+        order = np.argsort(key, kind="stable")
+        rep = np.flatnonzero(np.diff(key[order]) == 0)
+        if rep.size:
+            j = int(order[rep[0] + 1])
+            i = flow_of[j]
+            bad(f"resource {res[j]} appears twice in one path (a flow occupies a resource "
+                "once)", f"coflows[{k_of[i]}].flows[{pos[i]}].path[{j - ptr[i]}]")
 
     def _validate_limits(self, bad, k_of: np.ndarray, pos: np.ndarray) -> None:
         """The ranges and counts of :mod:`coflowopt.limits` (after the model's own rules, so
@@ -200,6 +308,7 @@ class Instance:
             rule = limits.count_rule(what, n, limit, name)
             if rule:
                 bad(rule, what.split()[-1] if what != "flows" else "flows")
+        sf = self._size_field
         checks = [(self.ingress_capacity, "capacity", "capacity", lambda i: f"ingress[{i}]"),
                   (self.egress_capacity, "capacity", "capacity", lambda i: f"egress[{i}]"),
                   (self.weight, "weight", "weight", lambda i: f"coflows[{i}].weight"),
@@ -208,13 +317,12 @@ class Instance:
         checks.append((self.deadline[has_d], "time", "deadline",
                        lambda i: f"coflows[{has_d[i]}].deadline"))
         checks.append((self.flow_size, "size", "flow size",
-                       lambda i: f"coflows[{k_of[i]}].flows[{pos[i]}][2]"))
+                       lambda i: f"coflows[{k_of[i]}].flows[{pos[i]}]{sf}"))
         for values, kind, label, where in checks:
             i = limits.first_out_of_range(values, kind)
             if i is not None:
                 bad(f"{label} {limits.value_rule(float(values[i]), kind)}", where(i))
-        cap = self.capacity
-        flow_cap = np.minimum(cap[self.flow_src], cap[self.num_ingress + self.flow_dst])
+        flow_cap = self.flow_bottleneck_capacity
         d = limits.dynamic_range(self.flow_size, flow_cap, self.release)
         if not d <= limits.DYNAMIC_RANGE_MAX:
             t = self.flow_size / flow_cap
@@ -264,6 +372,60 @@ class Instance:
             deadline=np.full(K, np.nan) if deadline is None else deadline,
             flow_ptr=ptr, flow_src=flow_src, flow_dst=flow_dst, flow_size=flow_size,
             meta=dict(meta or {}))
+
+    @classmethod
+    def from_paths(cls, *, resource_capacity, coflow_ids, flow_coflow, flow_src, flow_dst,
+                   flow_size, path_ptr, path_resource, host_ids, resource_ids=None,
+                   weight=None, release=None, deadline=None,
+                   meta: Mapping[str, Any] | None = None) -> "Instance":
+        """Build an instance whose flows run over shared resources (a topology).
+
+        Parameters
+        ----------
+        resource_capacity : array_like of float, shape (R,)
+            Capacity of every resource (a link), finite and > 0.
+        coflow_ids, flow_coflow, flow_size, weight, release, deadline, meta
+            As in :meth:`from_arrays`.
+        flow_src, flow_dst : array_like of int, shape (F,)
+            Source and destination host of every flow (indices into ``host_ids``); they name
+            the flow's ends, while its path decides what it occupies.
+        path_ptr, path_resource : array_like of int
+            CSR paths: flow ``f`` occupies the resources
+            ``path_resource[path_ptr[f]:path_ptr[f+1]]`` (distinct, non-empty), each at the
+            flow's rate.
+        host_ids : sequence of str
+        resource_ids : sequence of str, optional
+
+        Examples
+        --------
+        Two flows sharing the middle link of a line ``a -> b -> c``:
+
+        >>> inst = Instance.from_paths(resource_capacity=[1.0, 2.0, 1.0],
+        ...     coflow_ids=["A", "B"], flow_coflow=[0, 1], flow_src=[0, 1], flow_dst=[1, 0],
+        ...     flow_size=[2.0, 2.0], path_ptr=[0, 2, 4], path_resource=[0, 1, 1, 2],
+        ...     host_ids=["a", "c"])
+        >>> inst.is_big_switch, inst.rho.tolist(), inst.max_path_length
+        (False, [2.0, 2.0], 2)
+        """
+        K = len(coflow_ids)
+        fc = np.asarray(flow_coflow, dtype=np.int64)
+        if fc.size and (np.any(np.diff(fc) < 0) or fc[0] < 0 or fc[-1] >= K):
+            raise InvalidInstanceError(
+                "flows must be grouped by coflow in coflow order (non-decreasing indices "
+                f"in 0..{K - 1})", field="flow_coflow")
+        ptr = np.zeros(K + 1, dtype=np.int64)
+        np.cumsum(np.bincount(fc, minlength=K), out=ptr[1:])
+        return cls(
+            ingress_capacity=np.empty(0), egress_capacity=np.empty(0),
+            coflow_ids=tuple(str(c) for c in coflow_ids),
+            weight=np.ones(K) if weight is None else weight,
+            release=np.zeros(K) if release is None else release,
+            deadline=np.full(K, np.nan) if deadline is None else deadline,
+            flow_ptr=ptr, flow_src=flow_src, flow_dst=flow_dst, flow_size=flow_size,
+            meta=dict(meta or {}), resource_capacity=resource_capacity, path_ptr=path_ptr,
+            path_resource=path_resource,
+            resource_ids=None if resource_ids is None else tuple(resource_ids),
+            host_ids=tuple(host_ids))
 
     @classmethod
     def from_coflows(cls, coflows: Iterable[Coflow | Mapping[str, Any]], *,
@@ -327,8 +489,40 @@ class Instance:
 
     @property
     def num_ports(self) -> int:
-        """Ingress plus egress ports (the size of Sincronia's [2m] port set)."""
+        """The number of resources: ingress plus egress ports on a big switch (the size of
+        Sincronia's [2m] port set), links on a topology.  The length of :attr:`capacity`."""
+        if self.resource_capacity is not None:
+            return int(self.resource_capacity.shape[0])
         return self.num_ingress + self.num_egress
+
+    @property
+    def num_resources(self) -> int:
+        """The number of resources (the length of :attr:`capacity`); ports on a big switch."""
+        return self.num_ports
+
+    @property
+    def is_big_switch(self) -> bool:
+        """True when every flow uses exactly its ingress and its egress port (the model of
+        coflowopt's first releases); False for an instance on general resources (a topology)."""
+        return self.resource_capacity is None
+
+    @property
+    def num_hosts(self) -> int:
+        """Hosts that flows run between on a topology; on a big switch, the larger port count."""
+        if self.host_ids is not None:
+            return len(self.host_ids)
+        return max(self.num_ingress, self.num_egress)
+
+    def require_big_switch(self, what: str) -> None:
+        """Raise :class:`~coflowopt.exceptions.NotSupportedError` unless this is a big switch.
+
+        ``what`` names the algorithm, format or command that assumes one.
+        """
+        if not self.is_big_switch:
+            raise NotSupportedError(
+                f"{what} is defined on the big switch only (tag big_switch_only); this "
+                f"instance runs its flows over {self.num_resources} resources "
+                f"(paths of up to {self.max_path_length})")
 
     @property
     def has_releases(self) -> bool:
@@ -359,13 +553,80 @@ class Instance:
 
     @cached_property
     def capacity(self) -> np.ndarray:
-        """Capacities in the unified port numbering, shape (m_in + m_out,)."""
+        """Capacity of every resource, shape (R,): on a big switch the ports in the unified
+        numbering (ingress ``i`` is ``i``, egress ``j`` is ``m_in + j``), on a topology the
+        links in the order of ``resources``."""
+        if self.resource_capacity is not None:
+            return self.resource_capacity
         return _readonly(np.concatenate([self.ingress_capacity, self.egress_capacity]))
 
     @cached_property
     def flow_egress_port(self) -> np.ndarray:
-        """Egress port of every flow in the unified numbering (``m_in + flow_dst``)."""
+        """Egress port of every flow in the unified numbering (``m_in + flow_dst``).
+
+        Raises :class:`~coflowopt.exceptions.NotSupportedError` on a topology, whose flows
+        have paths instead (:attr:`flow_resource`)."""
+        self.require_big_switch("flow_egress_port")
         return _readonly(self.flow_dst + self.num_ingress)
+
+    @cached_property
+    def flow_resource_ptr(self) -> np.ndarray:
+        """CSR pointer of the flow-to-resource incidence, shape (F+1,): flow ``f`` uses the
+        resources ``flow_resource[flow_resource_ptr[f]:flow_resource_ptr[f+1]]``.
+
+        On a big switch every path is ``[ingress, m_in + egress]``, so this is ``0, 2, 4, ...``.
+        """
+        if self.path_ptr is not None:
+            return self.path_ptr
+        return _readonly(np.arange(0, 2 * self.num_flows + 1, 2, dtype=np.int64))
+
+    @cached_property
+    def flow_resource(self) -> np.ndarray:
+        """The resources of every flow's path, concatenated (see :attr:`flow_resource_ptr`)."""
+        if self.path_resource is not None:
+            return self.path_resource
+        return _readonly(np.stack([self.flow_src, self.flow_dst + self.num_ingress],
+                                  axis=1).ravel())
+
+    @cached_property
+    def path_length(self) -> np.ndarray:
+        """Number of resources on each flow's path, shape (F,) (2 on a big switch)."""
+        return _readonly(np.diff(self.flow_resource_ptr))
+
+    @property
+    def max_path_length(self) -> int:
+        """The longest path, ``L`` (2 on a big switch): guarantees of greedy rate allocations
+        scale with it (``proofs/resource-model-guarantees.md``)."""
+        return 2 if self.is_big_switch else int(self.path_length.max())
+
+    @cached_property
+    def resource_flow_matrix(self) -> sp.csr_matrix:
+        """The incidence as a sparse (F, R) 0/1 matrix: ``rates @ M`` is the load on every
+        resource for per-flow ``rates``."""
+        F, R = self.num_flows, self.num_resources
+        data = np.ones(self.flow_resource.shape[0])
+        return sp.csr_matrix((data, self.flow_resource, self.flow_resource_ptr), shape=(F, R))
+
+    @cached_property
+    def flow_bottleneck_capacity(self) -> np.ndarray:
+        """The smallest capacity on every flow's path, shape (F,): the fastest the flow can go
+        alone."""
+        if self.is_big_switch:
+            cap = self.capacity
+            return _readonly(np.minimum(cap[self.flow_src], cap[self.num_ingress + self.flow_dst]))
+        return _readonly(np.minimum.reduceat(self.capacity[self.flow_resource],
+                                             self.flow_resource_ptr[:-1]))
+
+    @cached_property
+    def resource_names(self) -> tuple[str, ...]:
+        """A name per resource: ``ingress i`` / ``egress j`` on a big switch, the ids of
+        ``resources`` on a topology (``r<index>`` when none were given)."""
+        if self.is_big_switch:
+            return tuple([f"ingress {i}" for i in range(self.num_ingress)]
+                         + [f"egress {j}" for j in range(self.num_egress)])
+        if self.resource_ids is not None:
+            return self.resource_ids
+        return tuple(f"r{i}" for i in range(self.num_resources))
 
     def flow_index(self, coflow_position: int, flow_position: int) -> int:
         """Global index of flow ``flow_position`` of coflow ``coflow_position``."""
@@ -381,11 +642,17 @@ class Instance:
     # ------------------------------------------------------------------ derived quantities
     @cached_property
     def port_loads_sparse(self) -> sp.csr_matrix:
-        """d_k^p as a sparse (K, m_in + m_out) matrix: data coflow k sends through port p."""
+        """d_k^p as a sparse (K, R) matrix: data coflow k sends through resource p (port p of
+        the unified numbering on a big switch)."""
         K, P = self.num_coflows, self.num_ports
-        rows = np.concatenate([self.flow_coflow, self.flow_coflow])
-        cols = np.concatenate([self.flow_src, self.flow_egress_port])
-        vals = np.concatenate([self.flow_size, self.flow_size])
+        if self.is_big_switch:
+            rows = np.concatenate([self.flow_coflow, self.flow_coflow])
+            cols = np.concatenate([self.flow_src, self.flow_egress_port])
+            vals = np.concatenate([self.flow_size, self.flow_size])
+        else:
+            rows = np.repeat(self.flow_coflow, self.path_length)
+            cols = self.flow_resource
+            vals = np.repeat(self.flow_size, self.path_length)
         m = sp.csr_matrix((vals, (rows, cols)), shape=(K, P))
         m.sum_duplicates()
         return m
@@ -461,16 +728,46 @@ class Instance:
         out = np.where(short, np.where(narrow, "SN", "SW"), np.where(narrow, "LN", "LW"))
         return out
 
+    def resource_summary(self) -> dict[str, Any]:
+        """The most loaded resource (total data over capacity) and how many flows cross it,
+        for ``coflowopt info`` on a topology (and on a big switch, where it is a port)."""
+        load = np.asarray(self.port_loads_sparse.sum(axis=0)).ravel() / self.capacity
+        p = int(np.argmax(load))
+        crossing = int(np.count_nonzero(self.flow_resource == p))
+        return {"resource": p, "id": self.resource_names[p],
+                "capacity": _plain(float(self.capacity[p])),
+                "load_over_capacity": _plain(float(load[p])), "flows": crossing}
+
     def summary(self) -> dict[str, Any]:
         """Counts and totals that identify an instance (used by ``coflowopt info``)."""
         bins = self.bins()
+        if not self.is_big_switch:
+            topo = self.meta.get("topology") or {}
+            nodes = topo.get("nodes")
+            out = {"coflows": self.num_coflows, "model": "resources",
+                   "hosts": self.num_hosts,
+                   "switches": (sum(1 for n in nodes if not n.get("host"))
+                                if isinstance(nodes, list) else None),
+                   "resources": self.num_resources,
+                   "links": self.num_resources,
+                   "topology": {k: topo[k] for k in ("kind", "params", "routing", "seed",
+                                                     "placement") if k in topo} or None,
+                   "max_path_length": self.max_path_length,
+                   "mean_path_length": _plain(float(self.path_length.mean())),
+                   "hosts_used": {"source": int(np.unique(self.flow_src).size),
+                                  "destination": int(np.unique(self.flow_dst).size)},
+                   "most_loaded_resource": self.resource_summary()}
+        else:
+            out = {"coflows": self.num_coflows,
+                   "ports": max(self.num_ingress, self.num_egress),
+                   "ingress_ports": self.num_ingress,
+                   "egress_ports": self.num_egress,
+                   "ports_used": {"ingress": int(np.unique(self.flow_src).size),
+                                  "egress": int(np.unique(self.flow_dst).size)}}
+        return {**out, **self._totals(bins)}
+
+    def _totals(self, bins) -> dict[str, Any]:
         return {
-            "coflows": self.num_coflows,
-            "ports": max(self.num_ingress, self.num_egress),
-            "ingress_ports": self.num_ingress,
-            "egress_ports": self.num_egress,
-            "ports_used": {"ingress": int(np.unique(self.flow_src).size),
-                           "egress": int(np.unique(self.flow_dst).size)},
             "flows": self.num_flows,
             "total_size": _plain(math.fsum(self.flow_size.tolist())),
             "size_unit": self.meta.get("units", {}).get("size"),
@@ -531,6 +828,22 @@ class Instance:
         counts = np.diff(self.flow_ptr)[idx]
         starts = self.flow_ptr[idx]
         fidx = np.concatenate([np.arange(s, s + c) for s, c in zip(starts, counts)])
+        if not self.is_big_switch:
+            lengths = self.path_length[fidx]
+            pptr = np.zeros(fidx.size + 1, dtype=np.int64)
+            np.cumsum(lengths, out=pptr[1:])
+            # the path entries of the chosen flows, in the chosen order
+            entry = np.repeat(self.flow_resource_ptr[fidx] - pptr[:-1], lengths) + \
+                np.arange(int(pptr[-1]))
+            return Instance.from_paths(
+                resource_capacity=self.resource_capacity,
+                coflow_ids=[self.coflow_ids[i] for i in idx],
+                flow_coflow=np.repeat(np.arange(idx.size), counts),
+                flow_src=self.flow_src[fidx], flow_dst=self.flow_dst[fidx],
+                flow_size=self.flow_size[fidx], path_ptr=pptr,
+                path_resource=self.flow_resource[entry], host_ids=self.host_ids,
+                resource_ids=self.resource_ids, weight=self.weight[idx],
+                release=self.release[idx], deadline=self.deadline[idx], meta=self.meta)
         return Instance.from_arrays(
             ingress_capacity=self.ingress_capacity, egress_capacity=self.egress_capacity,
             coflow_ids=[self.coflow_ids[i] for i in idx],
@@ -541,6 +854,7 @@ class Instance:
 
     def relabel_ports(self, ingress_perm: Sequence[int], egress_perm: Sequence[int]) -> "Instance":
         """Rename ports: ingress ``i`` becomes ``ingress_perm[i]`` (likewise egress)."""
+        self.require_big_switch("relabel_ports")
         pi = np.asarray(ingress_perm, dtype=np.int64)
         pe = np.asarray(egress_perm, dtype=np.int64)
         if sorted(pi.tolist()) != list(range(self.num_ingress)) or \
@@ -566,11 +880,21 @@ class Instance:
                 and same(self.weight, other.weight) and same(self.release, other.release)
                 and same(self.deadline, other.deadline) and same(self.flow_ptr, other.flow_ptr)
                 and same(self.flow_src, other.flow_src) and same(self.flow_dst, other.flow_dst)
-                and same(self.flow_size, other.flow_size))
+                and same(self.flow_size, other.flow_size)
+                and self.is_big_switch == other.is_big_switch
+                and (self.is_big_switch or (
+                    same(self.resource_capacity, other.resource_capacity)
+                    and same(self.path_ptr, other.path_ptr)
+                    and same(self.path_resource, other.path_resource)
+                    and self.resource_ids == other.resource_ids
+                    and self.host_ids == other.host_ids)))
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
+        if not self.is_big_switch:
+            return (f"Instance({self.num_coflows} coflows, {self.num_flows} flows, "
+                    f"{self.num_hosts} hosts, {self.num_resources} resources)")
         return (f"Instance({self.num_coflows} coflows, {self.num_flows} flows, "
                 f"{self.num_ingress}x{self.num_egress} ports)")
 

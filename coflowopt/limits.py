@@ -68,7 +68,7 @@ import numpy as np
 
 __all__ = ["SIZE_MIN", "SIZE_MAX", "CAPACITY_MIN", "CAPACITY_MAX", "WEIGHT_MIN", "WEIGHT_MAX",
            "TIME_MIN", "TIME_MAX", "RATE_MIN", "RATE_MAX", "DYNAMIC_RANGE_MAX", "MAX_PORTS",
-           "MAX_COFLOWS", "MAX_FLOWS", "MAX_PIECES", "MAX_NUMBER_DIGITS", "Range", "RANGES",
+           "MAX_COFLOWS", "MAX_FLOWS", "MAX_RESOURCES", "MAX_PATH_LENGTH", "MAX_PIECES", "MAX_NUMBER_DIGITS", "Range", "RANGES",
            "first_out_of_range", "value_rule", "digits_rule", "dynamic_range", "count_rule"]
 
 #: flow sizes (data units)
@@ -87,6 +87,11 @@ DYNAMIC_RANGE_MAX = 1e12
 MAX_PORTS = 100_000
 MAX_COFLOWS = 10_000_000
 MAX_FLOWS = 100_000_000
+#: resources (links) of an instance on a topology; a k=64 fat-tree has 3 * 64**3 / 2 = 393,216
+MAX_RESOURCES = 10_000_000
+#: resources on one flow's path (a fat-tree path has at most 6 links; 64 leaves room for
+#: general graphs while keeping the path arrays at most 64 times the flow arrays)
+MAX_PATH_LENGTH = 64
 #: pieces of a schedule file
 MAX_PIECES = 1 << 30
 #: digits of an integer literal, or of the numerator or denominator of a "p/q" fraction
@@ -208,7 +213,8 @@ def dynamic_range(size: np.ndarray, flow_capacity: np.ndarray, release: np.ndarr
     size : ndarray, shape (F,)
         Flow sizes (in range).
     flow_capacity : ndarray, shape (F,)
-        ``min(c_src(f), c_dst(f))`` for every flow.
+        The smallest capacity on every flow's path (``min(c_src(f), c_dst(f))`` on a big
+        switch).
     release : ndarray, shape (K,)
         Release times.
 

@@ -46,6 +46,9 @@ TAGS = {
     "flow_level": "ignores coflow structure (allocates per flow)",
     "starvation_free": "every coflow gets service within a bounded time",
     "exact_arithmetic": "can compute in exact rational arithmetic",
+    "big_switch_only": "defined on the big switch only (each flow uses its ingress and egress "
+                       "port); given an instance on resources (a topology) it raises "
+                       "NotSupportedError",
     "rate_aware": "an ordering that evaluates orders with a rate allocation; paired with one, it "
                   "is given that allocation (``rates=``, ``rate_params=``) unless told otherwise",
 }
@@ -90,6 +93,8 @@ def register(kind: str, name: str, *, summary: str, reference: str,
         raise InvalidParameterError(f"unknown tags {sorted(unknown)}; known: {sorted(TAGS)}")
 
     def deco(func: Callable) -> Callable:
+        if "big_switch_only" in tags:
+            func = _big_switch_guard(func, f"{kind} {name!r}")
         key = (kind, name)
         if key in _REGISTRY and _REGISTRY[key].func is not func:
             raise InvalidParameterError(f"{kind} {name!r} is registered twice")
@@ -100,6 +105,21 @@ def register(kind: str, name: str, *, summary: str, reference: str,
             _ALIASES[(kind, a)] = name
         return func
     return deco
+
+
+def _big_switch_guard(func: Callable, what: str) -> Callable:
+    """``func`` refusing an instance on resources with a clear error (its first argument, or
+    ``instance=``, is the instance)."""
+    import functools
+
+    @functools.wraps(func)
+    def guarded(*args, **kwargs):
+        inst = args[0] if args else kwargs.get("instance")
+        if inst is not None and not getattr(inst, "is_big_switch", True):
+            inst.require_big_switch(what)
+        return func(*args, **kwargs)
+    guarded.big_switch_only = True
+    return guarded
 
 
 def get_algorithm(kind: str, name: str) -> Algorithm:

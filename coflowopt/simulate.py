@@ -390,13 +390,12 @@ def schedule_length_bounds(instance: Instance) -> tuple[float, float]:
     """
     cap = instance.capacity.astype(float)
     size = instance.flow_size.astype(float)
-    src, dst = instance.flow_src, instance.flow_egress_port
-    loads = (np.bincount(src, size, minlength=cap.size)
-             + np.bincount(dst, size, minlength=cap.size))
+    loads = np.bincount(instance.flow_resource, np.repeat(size, instance.path_length),
+                        minlength=cap.size)
     t0 = float(instance.release.min())
     lower = max(float(np.max(instance.release + instance.rho)) - t0, float(np.max(loads / cap)))
-    upper = float(instance.release.max()) - t0 + float(np.sum(size / np.minimum(cap[src],
-                                                                                cap[dst])))
+    upper = float(instance.release.max()) - t0 + float(np.sum(
+        size / instance.flow_bottleneck_capacity))
     return lower, upper
 
 

@@ -39,7 +39,7 @@ import numpy as np
 from .exceptions import InvalidInstanceError, InvalidParameterError
 
 __all__ = ["Topology", "big_switch", "leaf_spine", "fat_tree", "from_graph", "route",
-           "split_links", "place_hosts", "ecmp_hash", "ROUTINGS", "PLACEMENTS"]
+           "split_links", "place_hosts", "ecmp_hash", "on_topology", "ROUTINGS", "PLACEMENTS"]
 
 #: Routing methods of :func:`route`.
 ROUTINGS = ("shortest", "ecmp")
@@ -655,3 +655,73 @@ def place_hosts(ports: np.ndarray, num_hosts: int, *, placement: str = "modulo",
     rng = np.random.default_rng(seed)
     table = rng.permutation(num_hosts)[:m] if num_hosts >= m else rng.integers(0, num_hosts, m)
     return table[ports]
+
+
+# ----------------------------------------------------------------------------------- instances
+def on_topology(instance, topo: Topology, *, routing: str = "ecmp", seed: int = 0,
+                placement: str = "modulo", placement_seed: int = 0, paths=None):
+    """Place a host-to-host instance (a big-switch instance whose ports are hosts or racks, as
+    in the traces and generators) onto a topology and route every flow.
+
+    Ingress port ``i`` becomes host ``place_hosts(i)``, egress port ``j`` host
+    ``place_hosts(j)`` (:func:`place_hosts`; with at least as many hosts as ports, ``"modulo"``
+    is the identity); each flow is routed by :func:`route` with its global flow index as the
+    ECMP key.  Coflows, weights, releases, deadlines and sizes are kept; the port capacities
+    of ``instance`` are replaced by the topology's link capacities.
+
+    Parameters
+    ----------
+    instance : Instance
+        A big-switch instance (its ports name the hosts).
+    topo : Topology
+    routing : {"ecmp", "shortest", "given"}
+        ``"given"`` takes ``paths = (path_ptr, path_link)`` (CSR over flows, link indices).
+    seed : int
+        ECMP's hash seed.
+    placement, placement_seed
+        Host placement (:func:`place_hosts`).
+
+    Returns
+    -------
+    Instance
+        On resources = the topology's links (``resource_ids`` = link names, ``host_ids`` = host
+        names); ``meta["topology"]`` records kind, parameters, routing, seed, placement, nodes
+        and links (the ``topology`` field of the instance format, version 2).
+
+    Examples
+    --------
+    >>> from coflowopt.instance import Instance, Coflow
+    >>> bs = Instance.from_coflows([Coflow("A", [(0, 1, 1.0)]), Coflow("B", [(1, 2, 1.0)])])
+    >>> inst = on_topology(bs, fat_tree(4))     # hosts 0, 1 share an edge switch; 2 does not
+    >>> inst.num_hosts, inst.num_resources, inst.path_length.tolist()
+    (16, 96, [2, 4])
+    """
+    from .instance import Instance
+    instance.require_big_switch("placing onto a topology (the input's ports are its hosts)")
+    H = topo.num_hosts
+    src = place_hosts(instance.flow_src, H, placement=placement, seed=placement_seed)
+    dst = place_hosts(instance.flow_dst, H, placement=placement, seed=placement_seed)
+    if routing == "given":
+        if paths is None:
+            raise InvalidParameterError("routing 'given' needs paths=(path_ptr, path_link)")
+        ptr, links = (np.asarray(paths[0], dtype=np.int64), np.asarray(paths[1],
+                                                                       dtype=np.int64))
+    else:
+        if paths is not None:
+            raise InvalidParameterError(f"paths are only taken with routing 'given', not "
+                                        f"{routing!r}")
+        ptr, links = route(topo, src, dst, method=routing, seed=seed)
+    host_names = tuple(topo.node_names[i] for i in topo.hosts.tolist())
+    graph = topo.to_dict()
+    record = {"kind": topo.kind, "params": graph["params"], "routing": routing,
+              "seed": int(seed) if routing == "ecmp" else None, "placement": placement}
+    if placement == "random":
+        record["placement_seed"] = int(placement_seed)
+    record["nodes"], record["links"] = graph["nodes"], graph["links"]
+    meta = {**instance.meta, "topology": record}
+    return Instance.from_paths(
+        resource_capacity=topo.link_capacity, coflow_ids=instance.coflow_ids,
+        flow_coflow=instance.flow_coflow, flow_src=src, flow_dst=dst,
+        flow_size=instance.flow_size, path_ptr=ptr, path_resource=links,
+        host_ids=host_names, resource_ids=topo.link_names, weight=instance.weight,
+        release=instance.release, deadline=instance.deadline, meta=meta)

@@ -267,9 +267,13 @@ class _Collector:
                          f"{v.flow_position}")
         if port is not None:
             v.port = int(port)
-            m = len(inst.ingress_capacity)
-            v.port_name = f"ingress {port}" if port < m else f"egress {port - m}"
-            message = f"{v.port_name} (port {port} in the unified numbering) {message}"
+            if inst.is_big_switch:
+                m = len(inst.ingress_capacity)
+                v.port_name = f"ingress {port}" if port < m else f"egress {port - m}"
+                message = f"{v.port_name} (port {port} in the unified numbering) {message}"
+            else:
+                v.port_name = inst.resource_names[port]
+                message = f"resource {v.port_name!r} (resource {port}) {message}"
         if piece is not None:
             v.piece = int(piece)
             if self.seg is not None:
@@ -431,6 +435,48 @@ def _port_loads(times, ports, rel):
     return gport[keep], gtime[keep], nxt[keep], load[keep], bound[keep]
 
 
+#: (piece, resource) pairs swept at once by the capacity check of an instance on resources
+_PAIRS_PER_GROUP = 1 << 23
+
+
+def _resource_groups(inst, cf):
+    """The (piece, resource) pairs of the capacity check, in groups that never split a
+    resource (a resource's load is swept over all of its pairs at once).
+
+    Yields ``(sel, resources)``: the pieces (indices into ``cf``, or None for all) and the
+    resource each pair loads.  On a big switch: the ingress ports of all pieces, then the
+    egress ports (disjoint port sets, so two groups).  On resources: the pairs of path
+    position ``q`` for every ``q``, grouped by resource range so that a group holds about
+    :data:`_PAIRS_PER_GROUP` pairs whatever the path lengths.
+    """
+    if inst.is_big_switch:
+        yield None, inst.flow_src[cf]
+        yield None, len(inst.ingress_capacity) + inst.flow_dst[cf]
+        return
+    ptr, res, plen = inst.flow_resource_ptr, inst.flow_resource, inst.path_length
+    R = inst.num_resources
+    lens = plen[cf]
+    first = ptr[cf]
+    L = int(lens.max(initial=0))
+    counts = np.zeros(R, dtype=np.int64)
+    for q in range(L):
+        counts += np.bincount(res[first[lens > q] + q], minlength=R)
+    # resource ranges [edges[g], edges[g+1]) of about _PAIRS_PER_GROUP pairs each
+    cum = np.cumsum(counts)
+    cuts = np.searchsorted(cum, np.arange(_PAIRS_PER_GROUP, int(cum[-1]) if R else 0,
+                                          _PAIRS_PER_GROUP), side="right")
+    edges = np.unique(np.concatenate([[0], cuts, [R]]))
+    for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
+        sels, rs = [], []
+        for q in range(L):
+            on = np.flatnonzero(lens > q)
+            r_q = res[first[on] + q]
+            m = (r_q >= a) & (r_q < b) if (a, b) != (0, R) else slice(None)
+            sels.append(on[m])
+            rs.append(r_q[m])
+        yield np.concatenate(sels), np.concatenate(rs)
+
+
 def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _FloatSums,
                   window=None) -> None:
     """Checks 1-5 on one batch of pieces; adds the batch's sends, ends and capacity overloads to
@@ -442,7 +488,6 @@ def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _Floa
     """
     F = inst.num_flows
     K = inst.num_coflows
-    m_in = len(inst.ingress_capacity)
     cap = inst.capacity.astype(float)
     ptr = inst.flow_ptr
     release_of_flow = np.repeat(inst.release, np.diff(ptr)) if K else np.zeros(0)
@@ -526,14 +571,18 @@ def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _Floa
     # piece instead of one over 4: the same groups, half the memory)
     cf, cs, ce, cr = fl[nonneg], st[nonneg], en[nonneg], rt[nonneg]
     limit = 1 + tol.capacity_rtol
-    for side_ports in (inst.flow_src[cf], m_in + inst.flow_dst[cf]):
-        if not cs.size:
+    for sel, side_ports in _resource_groups(inst, cf):
+        if not side_ports.size:
             continue
-        rel = cr.astype(np.longdouble) / cap[side_ports].astype(np.longdouble)
+        if sel is None:
+            ps, pe, pr = cs, ce, cr
+        else:
+            ps, pe, pr = cs[sel], ce[sel], cr[sel]
+        rel = pr.astype(np.longdouble) / cap[side_ports].astype(np.longdouble)
         gport, gtime, nxt, load, bound = _port_loads(
-            np.concatenate([cs, ce]), np.concatenate([side_ports, side_ports]),
+            np.concatenate([ps, pe]), np.concatenate([side_ports, side_ports]),
             np.concatenate([rel, -rel]))
-        del rel
+        del rel, ps, pe, pr
         upper = (load + bound) * (1 + 2 * _U64)
         over = np.flatnonzero(upper > limit)
         if over.size:
@@ -778,18 +827,22 @@ def _frac(x) -> Fraction:
     raise ValueError(f"not a number: {x!r}")
 
 
+def _paths(inst) -> list[list[int]]:
+    """Every flow's resources as Python lists (the exact-arithmetic paths)."""
+    ptr, res = inst.flow_resource_ptr.tolist(), inst.flow_resource.tolist()
+    return [res[ptr[f]:ptr[f + 1]] for f in range(inst.num_flows)]
+
+
 def _verify_exact(inst, sched, max_per_kind: int) -> VerificationReport:
     F, K = inst.num_flows, inst.num_coflows
-    m_in = len(inst.ingress_capacity)
     ptr = [int(p) for p in inst.flow_ptr]
     coflow_of = []
     for k in range(K):
         coflow_of += [k] * (ptr[k + 1] - ptr[k])
-    cap = [_frac(c) for c in list(inst.ingress_capacity) + list(inst.egress_capacity)]
+    cap = [_frac(c) for c in inst.capacity.tolist()]
     size = [_frac(s) for s in inst.flow_size]
     release = [_frac(r) for r in inst.release]
-    src = [int(p) for p in inst.flow_src]
-    dst = [int(p) for p in inst.flow_dst]
+    paths = _paths(inst)
     col = _Collector(inst, sched.meta.get("segment_of_piece"), max_per_kind)
 
     pieces = []  # (flow, start, end, rate, piece index)
@@ -828,7 +881,7 @@ def _verify_exact(inst, sched, max_per_kind: int) -> VerificationReport:
         sent[f] += r * (e - s)
         if r > 0 and (done[f] is None or e > done[f]):
             done[f] = e
-        for p in (src[f], m_in + dst[f]):
+        for p in paths[f]:
             ev = port_events.setdefault(p, {})
             ev[s] = ev.get(s, Fraction(0)) + r
             ev[e] = ev.get(e, Fraction(0)) - r
@@ -953,10 +1006,9 @@ def dilated_witness(instance, schedule, *, tolerances: Tolerances | None = None)
         raise InvalidParameterError(
             f"the schedule is not accepted in float mode ({rep.violation_counts}): no witness")
     inst = instance
-    m_in = len(inst.ingress_capacity)
     cap = [_frac(c) for c in inst.capacity.tolist()]
     size = [_frac(x) for x in inst.flow_size.tolist()]
-    src, dst = inst.flow_src.tolist(), inst.flow_dst.tolist()
+    paths = _paths(inst)
     t0 = min((_frac(r) for r in inst.release.tolist()), default=Fraction(0))
     keep = np.flatnonzero(schedule.rate > 0)
     pieces = [(f, _frac(a), _frac(b), _frac(r)) for f, a, b, r in
@@ -974,7 +1026,7 @@ def dilated_witness(instance, schedule, *, tolerances: Tolerances | None = None)
     rho = [Fraction(1)] * max(len(times) - 1, 0)
     events: dict[int, dict[Fraction, Fraction]] = {}
     for f, a, b, r in pieces:
-        for p in (src[f], m_in + dst[f]):
+        for p in paths[f]:
             ev = events.setdefault(p, {})
             ev[a] = ev.get(a, Fraction(0)) + r
             ev[b] = ev.get(b, Fraction(0)) - r

@@ -42,7 +42,7 @@ __all__ = ["bssi_dual"]
           "Algorithm 3; anchors-algorithms.md section 2.3; proofs/bssi_dual_certificate.md",
           guarantee="valid lower bound on the fluid optimum; <= ordering-lp (proved); "
                     "with zero releases >= OPT/4 (BSSI + greedy is a 4-approximation)",
-          tags=("certificate", "weights", "release_dates", "heterogeneous_capacities",
+          tags=("big_switch_only", "certificate", "weights", "release_dates", "heterogeneous_capacities",
                 "exact_arithmetic"))
 def bssi_dual(instance: Instance, *, objective: str = "weighted_completion_time",
               exact: bool | None = None, tie_break: str = "paper",

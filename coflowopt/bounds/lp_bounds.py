@@ -90,7 +90,7 @@ def solve_and_certify(instance: Instance, lp, *, algorithm_name: str, formulatio
           "Lemma 1; formulations/ordering_lp.md",
           guarantee="valid lower bound on the fluid optimum; >= bssi-dual, port, isolated "
                     "(proved); OPT <= 4 x (zero releases) / 5 x this bound (Sincronia)",
-          tags=_LP_TAGS)
+          tags=("big_switch_only",) + _LP_TAGS)
 def ordering_lp_bound(instance: Instance, *, objective: str = "weighted_completion_time",
                       release_cuts: bool = True, tol: float = 1e-7, max_rounds: int = 500,
                       initial: str = "bssi", time_limit: float | None = None,
@@ -174,7 +174,7 @@ def ordering_lp_bound(instance: Instance, *, objective: str = "weighted_completi
           "App. B.1; formulations/time_indexed.md",
           guarantee="model='fluid' (default): valid lower bound on the fluid optimum for every "
                     "slot and horizon; model='slotted': lower bound on the slotted optimum only",
-          tags=_LP_TAGS + ("slow",))
+          tags=("big_switch_only",) + _LP_TAGS + ("slow",))
 def time_indexed_lp_bound(instance: Instance, *, objective: str = "weighted_completion_time",
                           slot: float | None = None, horizon: float | str | None = None,
                           model: str = "fluid", overflow: bool = True,
@@ -264,7 +264,7 @@ def time_indexed_lp_bound(instance: Instance, *, objective: str = "weighted_comp
           "(1+eps)^l with an overflow interval",
           reference="Qiu, Stein, Zhong (SPAA 2015); formulations/interval_lp.md",
           guarantee="valid lower bound on the fluid optimum for every grid",
-          tags=_LP_TAGS)
+          tags=("big_switch_only",) + _LP_TAGS)
 def interval_lp_bound(instance: Instance, *, objective: str = "weighted_completion_time",
                       epsilon: float = 0.25, first: float | None = None,
                       last: float | None = None, backend: str = "highs",
@@ -298,7 +298,7 @@ def interval_lp_bound(instance: Instance, *, objective: str = "weighted_completi
           "formulations/lp_ov.md",
           guarantee="valid lower bound on the fluid optimum; >= ordering-lp without release "
                     "rows (proved)",
-          tags=_LP_TAGS + ("slow",))
+          tags=("big_switch_only",) + _LP_TAGS + ("slow",))
 def lp_ov_bound(instance: Instance, *, objective: str = "weighted_completion_time",
                 ports: str = "used", backend: str = "highs", algorithm: str | None = "ipm",
                 crossover: bool | str = "auto", time_limit: float | None = None,

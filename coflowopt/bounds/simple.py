@@ -27,7 +27,7 @@ __all__ = ["isolated_bound", "port_bound", "smith_values"]
           "fabric (rho_k = max port load / capacity)",
           reference="Varys (SIGCOMM 2014) Eq. 1 / Sincronia OCT; proofs/isolated_and_port_bounds.md",
           guarantee="valid lower bound on the fluid optimum; <= every other bound here",
-          tags=("certificate", "weights", "release_dates", "heterogeneous_capacities",
+          tags=("big_switch_only", "certificate", "weights", "release_dates", "heterogeneous_capacities",
                 "exact_arithmetic"))
 def isolated_bound(instance: Instance, *, objective: str = "weighted_completion_time"
                    ) -> Result:
@@ -99,7 +99,7 @@ def smith_values(instance: Instance) -> np.ndarray:
           reference="Smith (1956); concurrent open shop relaxation (Sincronia section 7); "
           "seeds-000-002.md T-S4; proofs/isolated_and_port_bounds.md",
           guarantee="valid lower bound on the fluid optimum; <= ordering-lp (proved)",
-          tags=("certificate", "weights", "release_dates", "heterogeneous_capacities",
+          tags=("big_switch_only", "certificate", "weights", "release_dates", "heterogeneous_capacities",
                 "exact_arithmetic"))
 def port_bound(instance: Instance, *, objective: str = "weighted_completion_time",
                port: int | None = None) -> Result:

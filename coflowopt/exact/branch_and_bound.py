@@ -598,7 +598,7 @@ def _final_schedule(search: _Search, verify_mode: str):
                     "Chowdhury dissertation App. B.1 (B.1)-(B.4)",
           guarantee="optimal within rtol (default 1e-9, relative) with proven (safe dual) "
                     "bounds and an exactly verified schedule; on a limit: feasible with bound",
-          tags=("exponential", "needs_solver", "release_dates", "weights",
+          tags=("big_switch_only", "exponential", "needs_solver", "release_dates", "weights",
                 "heterogeneous_capacities", "preemptive", "certificate", "exact_arithmetic",
                 "slow"))
 def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_RTOL,

@@ -31,7 +31,7 @@ __all__ = ["enumerate_orders"]
           reference="proofs/completion-order-lp-exact.md, Theorem 1",
           guarantee="optimal within 1e-9 relative (min of certified LP bounds vs the verified "
                     "best schedule); on its time limit: feasible with the best bound",
-          tags=("exponential", "needs_solver", "release_dates", "weights",
+          tags=("big_switch_only", "exponential", "needs_solver", "release_dates", "weights",
                 "heterogeneous_capacities", "preemptive", "exact_arithmetic", "slow"))
 def enumerate_orders(instance: Instance, *, max_coflows: int = 7, rtol: float = 1e-9,
                      verify_mode: str = "exact", time_limit: float | None = None) -> Result:

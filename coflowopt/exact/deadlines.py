@@ -217,7 +217,7 @@ def _rest_schedule(instance: Instance, rest: np.ndarray, start: float) -> Schedu
           reference="Chowdhury dissertation App. B.1 (B.5); formulations/deadline-mip.md",
           guarantee="optimal count/weight when HiGHS proves the MIP optimal and the verified "
                     "schedule meets that many deadlines (floating-point MIP certificate)",
-          tags=("deadlines", "exponential", "needs_solver", "release_dates", "weights",
+          tags=("big_switch_only", "deadlines", "exponential", "needs_solver", "release_dates", "weights",
                 "heterogeneous_capacities", "preemptive", "exact_arithmetic"))
 def deadline_mip(instance: Instance, *, objective: str = "count", time_limit: float = 60.0,
                  verify_mode: str = "exact") -> Result:

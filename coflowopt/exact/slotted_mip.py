@@ -118,7 +118,7 @@ def slotted_horizon(instance: Instance, delta: float) -> dict[str, Any]:
                     "solver-interfaces.md section 3",
           guarantee="slotted optimum (MIP status optimal) with a provably safe horizon; the "
                     "fluid schedule it yields is verified and costs at most that optimum",
-          tags=("exponential", "needs_solver", "release_dates", "weights",
+          tags=("big_switch_only", "exponential", "needs_solver", "release_dates", "weights",
                 "heterogeneous_capacities", "slow"))
 def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = "safe",
                 time_limit: float = 60.0, mip_rel_gap: float = 0.0,

@@ -281,7 +281,7 @@ def _policy(name: str, method: str, *, summary: str, reference: str, tags: tuple
 
 _REF = ("Chowdhury's dissertation Ch. 7 (Algorithm 6, Eq. 7.2, Sec. 7.6.1, 7.7.4); rates "
         "MADD-style within each coflow (coflowopt.fairness.simulation)")
-_TAGS = ("release_dates", "online", "preemptive", "heterogeneous_capacities", "weights",
+_TAGS = ("big_switch_only", "release_dates", "online", "preemptive", "heterogeneous_capacities", "weights",
          "starvation_free")
 #: P*(t) >= 1/n for n active unweighted coflows (every d_k^p <= 1), and the rates never fall below
 #: MADD at the coflow's progress (module docstring)
@@ -313,8 +313,8 @@ ps_p_policy = _policy(
     "MADD-style within each coflow, recomputed at coflow events",
     reference="FairCloud (Popa et al., SIGCOMM 2012) as described in Chowdhury's dissertation "
     "Sec. 7.4.1 and App. D.2.1",
-    tags=("release_dates", "online", "preemptive", "heterogeneous_capacities",
-          "starvation_free"))
+    tags=("big_switch_only", "release_dates", "online", "preemptive",
+          "heterogeneous_capacities", "starvation_free"))
 
 
 @register("policy", "per-flow-maxmin", summary="per-flow max-min fairness (progressive filling "
@@ -322,7 +322,7 @@ ps_p_policy = _policy(
           "allocation and kernel, under the name of the fairness comparisons",
           reference="Jaffe's max-min fairness; Chowdhury's dissertation Sec. 7.1, 7.7 (per-flow "
           "fairness baseline)",
-          tags=("release_dates", "online", "preemptive", "heterogeneous_capacities",
+          tags=("big_switch_only", "release_dates", "online", "preemptive", "heterogeneous_capacities",
                 "work_conserving", "flow_level", "starvation_free", "non_clairvoyant"))
 def per_flow_policy(instance: Instance) -> Schedule:
     """Per-flow max-min fairness over the ports, recomputed at every flow arrival and completion.

@@ -1,4 +1,5 @@
-"""The coflowopt JSON interchange format for instances, version 1.
+"""The coflowopt JSON interchange format for instances, versions 1 (big switch) and 2
+(flows over resources).
 
 Shape (other tools rely on it; nothing else is written)::
 
@@ -16,6 +17,25 @@ Shape (other tools rely on it; nothing else is written)::
   ``[1e-30, 1e35]``, and the instance's dynamic range).  Integers beyond 2**53 that float64
   cannot hold exactly, NaN and Infinity are rejected; unknown keys are rejected (they are
   usually typos) except a top-level ``"meta"`` object, which is kept as provenance.
+
+Version 2 (flows over shared resources, e.g. links of a topology)::
+
+    {"format": "coflowopt-instance", "version": 2,
+     "resources": [{"id": "l0", "capacity": 1.0}, ...],
+     "coflows": [{"id": "C1", "weight": 1, "release": 0, "deadline": null,
+                  "flows": [{"src": "h0", "dst": "h5", "size": 3.0, "path": [0, 4, 9]}]}],
+     "topology": {...}}
+
+* ``path`` lists indices into ``resources``: non-empty, no resource twice, at most
+  ``limits.MAX_PATH_LENGTH``; the flow's rate counts against each.
+* ``src``/``dst`` name hosts (strings).  With a ``topology`` that lists ``nodes``, the hosts
+  are its host nodes in that order and every ``src``/``dst`` must be one; otherwise the hosts
+  are the names used, in order of first use.
+* ``topology`` (optional) records how the instance was built: ``kind``, ``params``,
+  ``routing``, ``seed``, ``placement`` (and ``placement_seed``), ``nodes`` (``{"id",
+  "host"}``) and ``links`` (``{"id", "src", "dst", "capacity"}``; when given, one per resource
+  with the resource's id and capacity).
+* Version 1 is still what is written for a big-switch instance.
 
 The writer emits integral values as integers and other values with the shortest ``repr`` that
 reads back to the same float64, so write -> read is exact.
@@ -37,12 +57,20 @@ from ..instance import Instance
 from ._files import expect_kind, json_value_error_rule
 
 __all__ = ["instance_from_dict", "instance_to_dict", "read_instance_json", "write_instance_json",
-           "dumps_instance", "load_json_document", "FORMAT_NAME", "FORMAT_VERSION"]
+           "dumps_instance", "load_json_document", "FORMAT_NAME", "FORMAT_VERSION",
+           "FORMAT_VERSION_RESOURCES"]
 
 FORMAT_NAME = "coflowopt-instance"
 FORMAT_VERSION = 1
+#: the version for instances on resources (topologies)
+FORMAT_VERSION_RESOURCES = 2
 _TOP_KEYS = {"format", "version", "ingress", "egress", "coflows", "meta"}
+_TOP_KEYS_V2 = {"format", "version", "resources", "coflows", "topology", "meta"}
 _COFLOW_KEYS = {"id", "weight", "release", "deadline", "flows"}
+_FLOW_KEYS_V2 = {"src", "dst", "size", "path"}
+_RESOURCE_KEYS = {"id", "capacity"}
+_TOPOLOGY_KEYS = {"kind", "params", "routing", "seed", "placement", "placement_seed", "nodes",
+                  "links"}
 
 
 def _reject_constant(name: str):
@@ -97,14 +125,21 @@ def instance_from_dict(doc: Any, *, file: str | None = None) -> Instance:
 
     if not isinstance(doc, dict):
         bad("the document must be a JSON object", "(top level)")
-    unknown = set(doc) - _TOP_KEYS
-    if unknown:
-        bad(f"unknown key(s) {sorted(unknown)}; allowed: {sorted(_TOP_KEYS)}", "(top level)")
     if doc.get("format") != FORMAT_NAME:
         bad(f"must be {FORMAT_NAME!r}, got {doc.get('format')!r}", "format")
-    if type(doc.get("version")) is not int or doc.get("version") != FORMAT_VERSION:
-        bad(f"unsupported version {doc.get('version')!r}; this reader knows version "
-            f"{FORMAT_VERSION}", "version")
+    version = doc.get("version")
+    if type(version) is not int or version not in (FORMAT_VERSION, FORMAT_VERSION_RESOURCES):
+        bad(f"unsupported version {version!r}; this reader knows versions {FORMAT_VERSION} "
+            f"and {FORMAT_VERSION_RESOURCES}", "version")
+    allowed = _TOP_KEYS if version == FORMAT_VERSION else _TOP_KEYS_V2
+    if version == FORMAT_VERSION_RESOURCES and ("ingress" in doc or "egress" in doc) and \
+            "resources" not in doc:
+        bad("version 2 lists resources and paths; a document with ingress and egress ports "
+            "is version 1", "version")
+    unknown = set(doc) - allowed
+    if unknown:
+        bad(f"unknown key(s) {sorted(unknown)}; allowed in version {version}: "
+            f"{sorted(allowed)}", "(top level)")
 
     def num(v, fld):
         # the two ways a JSON number leaves float64, named as such (not as "inf" or as a
@@ -121,6 +156,8 @@ def instance_from_dict(doc: Any, *, file: str | None = None) -> Instance:
         except ValueError as e:
             bad(str(e), fld)
 
+    if version == FORMAT_VERSION_RESOURCES:
+        return _instance_from_dict_v2(doc, file, bad, num)
     caps = {}
     for side in ("ingress", "egress"):
         lst = doc.get(side)
@@ -184,8 +221,208 @@ def instance_from_dict(doc: Any, *, file: str | None = None) -> Instance:
         raise InvalidInstanceError(e.rule, file=file, line=e.line, field=e.field) from None
 
 
+def _coflow_fields(c, where, bad, num):
+    unknown = set(c) - _COFLOW_KEYS
+    if unknown:
+        bad(f"unknown key(s) {sorted(unknown)}; allowed: {sorted(_COFLOW_KEYS)}", where)
+    cid = c.get("id")
+    if isinstance(cid, bool) or not isinstance(cid, (str, int)) or cid == "":
+        bad("id must be a non-empty string (or an integer)", f"{where}.id")
+    dl = c.get("deadline")
+    return (str(cid), num(c.get("weight", 1), f"{where}.weight"),
+            num(c.get("release", 0), f"{where}.release"),
+            np.nan if dl is None else num(dl, f"{where}.deadline"))
+
+
+def _instance_from_dict_v2(doc, file, bad, num) -> Instance:
+    """Version 2: flows over resources (see the module docstring)."""
+    res = doc.get("resources")
+    if not isinstance(res, list) or not res:
+        bad("must be a non-empty list of {\"id\", \"capacity\"} objects", "resources")
+    rids, rcap = [], []
+    for i, x in enumerate(res):
+        where = f"resources[{i}]"
+        if not isinstance(x, dict):
+            bad("a resource is an object {\"id\": ..., \"capacity\": ...}", where)
+        unknown = set(x) - _RESOURCE_KEYS
+        if unknown:
+            bad(f"unknown key(s) {sorted(unknown)}; allowed: {sorted(_RESOURCE_KEYS)}", where)
+        rid = x.get("id", f"r{i}")
+        if isinstance(rid, bool) or not isinstance(rid, (str, int)) or rid == "":
+            bad("id must be a non-empty string (or an integer)", f"{where}.id")
+        if "capacity" not in x:
+            bad("every resource needs a capacity", f"{where}.capacity")
+        rids.append(str(rid))
+        rcap.append(num(x["capacity"], f"{where}.capacity"))
+    R = len(rcap)
+    topo = doc.get("topology")
+    host_index: dict[str, int] = {}
+    fixed_hosts = False
+    if topo is not None:
+        _check_topology(topo, rids, rcap, bad)
+        if isinstance(topo.get("nodes"), list):
+            for n in topo["nodes"]:
+                if n.get("host"):
+                    host_index.setdefault(n["id"], len(host_index))
+            fixed_hosts = True
+    cofs = doc.get("coflows")
+    if not isinstance(cofs, list) or not cofs:
+        bad("must be a non-empty list of coflows", "coflows")
+    ids, w, r, d, counts = [], [], [], [], []
+    src, dst, size, plen, pres = [], [], [], [], []
+    for k, c in enumerate(cofs):
+        where = f"coflows[{k}]"
+        if not isinstance(c, dict):
+            bad("a coflow must be a JSON object", where)
+        cid, wk, rk, dk = _coflow_fields(c, where, bad, num)
+        ids.append(cid)
+        w.append(wk)
+        r.append(rk)
+        d.append(dk)
+        flows = c.get("flows")
+        if not isinstance(flows, list) or not flows:
+            bad("must be a non-empty list of {\"src\", \"dst\", \"size\", \"path\"}",
+                f"{where}.flows")
+        for j, fl in enumerate(flows):
+            fw = f"{where}.flows[{j}]"
+            if not isinstance(fl, dict):
+                bad("a flow is an object {\"src\", \"dst\", \"size\", \"path\"} in "
+                    "version 2", fw)
+            unknown = set(fl) - _FLOW_KEYS_V2
+            missing = _FLOW_KEYS_V2 - set(fl)
+            if unknown:
+                bad(f"unknown key(s) {sorted(unknown)}; allowed: {sorted(_FLOW_KEYS_V2)}", fw)
+            if missing:
+                bad(f"missing key(s) {sorted(missing)}", fw)
+            for end, out in (("src", src), ("dst", dst)):
+                h = fl[end]
+                if isinstance(h, bool) or not isinstance(h, (str, int)) or h == "":
+                    bad("a host is named by a non-empty string", f"{fw}.{end}")
+                h = str(h)
+                if h not in host_index:
+                    if fixed_hosts:
+                        bad(f"{h!r} is not a host of the topology", f"{fw}.{end}")
+                    host_index[h] = len(host_index)
+                out.append(host_index[h])
+            size.append(num(fl["size"], f"{fw}.size"))
+            path = fl["path"]
+            if not isinstance(path, list) or not path:
+                bad("a path is a non-empty list of resource indices", f"{fw}.path")
+            for q, v in enumerate(path):
+                if isinstance(v, bool) or not isinstance(v, int):
+                    bad(f"a resource index must be an integer, got {v!r}", f"{fw}.path[{q}]")
+                if not 0 <= v < R:  # here, so that huge integers cannot overflow int64
+                    bad(f"resource index {v} out of range 0..{R - 1}", f"{fw}.path[{q}]")
+            plen.append(len(path))
+            pres.extend(path)
+        counts.append(len(flows))
+    meta = doc.get("meta", {})
+    if not isinstance(meta, dict):
+        bad("meta must be a JSON object", "meta")
+    meta = dict(meta)
+    if file is not None:
+        meta.setdefault("source_file", str(file))
+    meta.setdefault("source_format", FORMAT_NAME)
+    if topo is not None:
+        meta["topology"] = topo
+    pptr = np.zeros(len(plen) + 1, dtype=np.int64)
+    np.cumsum(plen, out=pptr[1:])
+    try:
+        return Instance.from_paths(
+            resource_capacity=np.asarray(rcap), coflow_ids=ids,
+            flow_coflow=np.repeat(np.arange(len(ids)), counts),
+            flow_src=np.asarray(src, dtype=np.int64), flow_dst=np.asarray(dst, dtype=np.int64),
+            flow_size=np.asarray(size, dtype=float), path_ptr=pptr,
+            path_resource=np.asarray(pres, dtype=np.int64), host_ids=list(host_index),
+            resource_ids=rids, weight=w, release=r, deadline=d, meta=meta)
+    except InvalidInstanceError as e:
+        raise InvalidInstanceError(e.rule, file=file, line=e.line, field=e.field) from None
+
+
+def _check_topology(topo, rids, rcap, bad) -> None:
+    """The optional ``topology`` record: known keys, nodes and links well formed, and links
+    (when listed) one per resource with its id and capacity."""
+    if not isinstance(topo, dict):
+        bad("must be a JSON object", "topology")
+    unknown = set(topo) - _TOPOLOGY_KEYS
+    if unknown:
+        bad(f"unknown key(s) {sorted(unknown)}; allowed: {sorted(_TOPOLOGY_KEYS)}", "topology")
+    if "params" in topo and not isinstance(topo["params"], dict):
+        bad("must be a JSON object", "topology.params")
+    nodes = topo.get("nodes")
+    names = set()
+    if nodes is not None:
+        if not isinstance(nodes, list):
+            bad("must be a list of {\"id\", \"host\"} objects", "topology.nodes")
+        for i, n in enumerate(nodes):
+            if not isinstance(n, dict) or not isinstance(n.get("id"), str) or \
+                    not isinstance(n.get("host", False), bool) or set(n) - {"id", "host"}:
+                bad("a node is {\"id\": string, \"host\": true|false}",
+                    f"topology.nodes[{i}]")
+            if n["id"] in names:
+                bad(f"duplicate node id {n['id']!r}", f"topology.nodes[{i}].id")
+            names.add(n["id"])
+    links = topo.get("links")
+    if links is not None:
+        if not isinstance(links, list):
+            bad("must be a list of links", "topology.links")
+        if len(links) != len(rids):
+            bad(f"lists {len(links)} links for {len(rids)} resources (one link per resource, "
+                "in the same order)", "topology.links")
+        for i, e in enumerate(links):
+            fld = f"topology.links[{i}]"
+            if not isinstance(e, dict) or set(e) - {"id", "src", "dst", "capacity"}:
+                bad("a link is {\"id\", \"src\", \"dst\", \"capacity\"}", fld)
+            if str(e.get("id")) != rids[i]:
+                bad(f"id {e.get('id')!r} differs from resources[{i}].id {rids[i]!r}",
+                    f"{fld}.id")
+            c = e.get("capacity")
+            if isinstance(c, bool) or not isinstance(c, (int, float)) or float(c) != rcap[i]:
+                bad(f"capacity {c!r} differs from resources[{i}].capacity {rcap[i]!r}",
+                    f"{fld}.capacity")
+            if nodes is not None:
+                for end in ("src", "dst"):
+                    if e.get(end) not in names:
+                        bad(f"{e.get(end)!r} is not a node", f"{fld}.{end}")
+
+
+def _instance_to_dict_v2(instance: Instance, include_meta: bool) -> dict[str, Any]:
+    hosts = instance.host_ids
+    src, dst, size = (instance.flow_src.tolist(), instance.flow_dst.tolist(),
+                      instance.flow_size.tolist())
+    pptr, pres = instance.flow_resource_ptr.tolist(), instance.flow_resource.tolist()
+    ptr = instance.flow_ptr.tolist()
+    coflows = []
+    for k, cid in enumerate(instance.coflow_ids):
+        dl = float(instance.deadline[k])
+        coflows.append({
+            "id": cid,
+            "weight": plain_number(float(instance.weight[k])),
+            "release": plain_number(float(instance.release[k])),
+            "deadline": None if np.isnan(dl) else plain_number(dl),
+            "flows": [{"src": hosts[src[i]], "dst": hosts[dst[i]],
+                       "size": plain_number(size[i]), "path": pres[pptr[i]:pptr[i + 1]]}
+                      for i in range(ptr[k], ptr[k + 1])],
+        })
+    doc = {"format": FORMAT_NAME, "version": FORMAT_VERSION_RESOURCES,
+           "resources": [{"id": n, "capacity": plain_number(c)} for n, c in
+                         zip(instance.resource_names, instance.capacity.tolist())],
+           "coflows": coflows}
+    topo = instance.meta.get("topology")
+    if topo is not None:
+        doc["topology"] = _jsonable(topo)
+    if include_meta:
+        rest = {k: v for k, v in instance.meta.items() if k != "topology"}
+        if rest:
+            doc["meta"] = _jsonable(rest)
+    return doc
+
+
 def instance_to_dict(instance: Instance, *, include_meta: bool = False) -> dict[str, Any]:
-    """The JSON document of an instance (see the module docstring for the shape)."""
+    """The JSON document of an instance (see the module docstring for the shape): version 1
+    for a big switch, version 2 for an instance on resources."""
+    if not instance.is_big_switch:
+        return _instance_to_dict_v2(instance, include_meta)
     coflows = []
     src, dst, size = (instance.flow_src.tolist(), instance.flow_dst.tolist(),
                       instance.flow_size.tolist())
@@ -225,6 +462,22 @@ def _jsonable(x):
 def dumps_instance(instance: Instance, *, include_meta: bool = False) -> str:
     """Serialise with one coflow per line (readable and diff-friendly, still valid JSON)."""
     doc = instance_to_dict(instance, include_meta=include_meta)
+    if "topology" in doc:  # the (long) topology record after the coflows, one link per line
+        topo = doc.pop("topology")
+        head = {k: v for k, v in doc.items() if k != "coflows"}
+        parts = [json.dumps(head)[:-1], ', "coflows": [\n']
+        parts.append(",\n".join("  " + json.dumps(c, separators=(", ", ": "))
+                                for c in doc["coflows"]))
+        small = {k: v for k, v in topo.items() if k not in ("nodes", "links")}
+        parts.append('\n], "topology": ' + json.dumps(small)[:-1])
+        for key in ("nodes", "links"):
+            if key in topo:
+                parts.append((", " if small else "") + f'"{key}": [\n')
+                parts.append(",\n".join("  " + json.dumps(x) for x in topo[key]))
+                parts.append("\n]")
+                small = True
+        parts.append("}}\n")
+        return "".join(parts)
     head = {k: v for k, v in doc.items() if k != "coflows"}
     parts = [json.dumps(head)[:-1], ', "coflows": [\n']
     parts.append(",\n".join("  " + json.dumps(c, separators=(", ", ": "))

@@ -56,7 +56,7 @@ def _order_by(instance: Instance, C: np.ndarray) -> np.ndarray:
           "inequalities per port, cutting planes)",
           reference="Queyranne (1993); Sincronia tech report section 9; Qiu-Stein-Zhong "
           "(SPAA 2015) LP ordering; formulations/ordering_lp.md",
-          tags=("weights", "release_dates", "heterogeneous_capacities", "needs_solver"))
+          tags=("big_switch_only", "weights", "release_dates", "heterogeneous_capacities", "needs_solver"))
 def ordering_lp_order(instance: Instance, *, release_cuts: bool = True,
                       time_limit: float | None = None) -> np.ndarray:
     """Coflows in order of their ordering-LP completion times.
@@ -92,7 +92,7 @@ def ordering_lp_order(instance: Instance, *, release_cuts: bool = True,
           "formulations/lp_ov.md",
           guarantee="with greedy order-preserving rates: <= 4 OPT (zero releases), <= 5 OPT "
                     "with releases (Shafiee-Ghaderi)",
-          tags=("weights", "release_dates", "heterogeneous_capacities", "needs_solver",
+          tags=("big_switch_only", "weights", "release_dates", "heterogeneous_capacities", "needs_solver",
                 "slow"))
 def lp_ov_order(instance: Instance, *, ports: str = "used", time_limit: float | None = None
                 ) -> np.ndarray:
@@ -152,7 +152,7 @@ def group_schedule(instance: Instance, groups: list[np.ndarray]) -> Schedule:
                     "details reconstructed, [R]); formulations/interval_lp.md",
           guarantee="QSZ prove 64/3 (67/3 with releases, after correction) for their LP and "
                     "grouping; this reconstruction carries no proven ratio",
-          tags=("weights", "release_dates", "heterogeneous_capacities", "needs_solver"))
+          tags=("big_switch_only", "weights", "release_dates", "heterogeneous_capacities", "needs_solver"))
 def qsz(instance: Instance, *, epsilon: float = 0.25, group_ratio: float = 2.0,
         engine: str = "auto", time_limit: float | None = None) -> Schedule:
     """The QSZ policy (module docstring).

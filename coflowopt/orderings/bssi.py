@@ -513,7 +513,7 @@ def bssi_trace(instance: Instance, *, tie_break: str = "paper", release: str = "
           guarantee="zero releases: with any work-conserving, order-preserving rates "
           "sum w C <= 4 OPT (Theorem 1), and sum_k w_k sum_{j<=k} p_j^{b_k} <= 2 OPT "
           "(Lemma 5); with releases (Algorithm 3) <= 5 OPT (Lemmas 2, 3)",
-          tags=("weights", "release_dates", "heterogeneous_capacities", "certificate",
+          tags=("big_switch_only", "weights", "release_dates", "heterogeneous_capacities", "certificate",
                 "exact_arithmetic"),
           aliases=("sincronia", "primal-dual"))
 def bssi(instance: Instance, *, tie_break: str = "paper", release: str = "algorithm3",

@@ -41,7 +41,7 @@ def sort_by_key(key) -> np.ndarray:
 
 @register("ordering", "scf", summary="shortest coflow first: ascending length (size of the "
           "largest flow), ties in instance order", reference=_REF,
-          tags=())
+          tags=("big_switch_only",))
 def scf(instance: Instance) -> np.ndarray:
     """Shortest-Coflow-First: ascending *length*, the size of the coflow's largest flow.
 
@@ -87,7 +87,7 @@ def _width(instance: Instance, width: str) -> np.ndarray:
 
 @register("ordering", "ncf", summary="narrowest coflow first: ascending width (number of "
           "flows, or min(#senders, #receivers)), ties in instance order", reference=_REF,
-          tags=("non_clairvoyant",))
+          tags=("big_switch_only", "non_clairvoyant",))
 def ncf(instance: Instance, *, width: str = "flows") -> np.ndarray:
     """Narrowest-Coflow-First: ascending *width*.
 
@@ -131,7 +131,7 @@ def ncf(instance: Instance, *, width: str = "flows") -> np.ndarray:
 
 
 @register("ordering", "tcf", summary="smallest total coflow first: ascending total size, ties "
-          "in instance order", reference=_REF)
+          "in instance order", reference=_REF, tags=("big_switch_only",))
 def tcf(instance: Instance) -> np.ndarray:
     """Smallest-Total-size-Coflow-First: ascending total size (sum of flow sizes).
 
@@ -191,7 +191,7 @@ def coflowsim_alpha(instance: Instance) -> np.ndarray:
 
 @register("ordering", "sebf", summary="smallest effective bottleneck first: ascending isolated "
           "bottleneck Gamma = rho_k = max_p d_k^p / c_p, computed once",
-          reference=_REF, tags=("heterogeneous_capacities",))
+          reference=_REF, tags=("big_switch_only", "heterogeneous_capacities",))
 def sebf(instance: Instance, *, gamma: str = "rho") -> np.ndarray:
     """Smallest-Effective-Bottleneck-First with the bottleneck computed once, as coflowsim does.
 

@@ -461,7 +461,7 @@ def _params_meta(pol: AaloPolicy) -> dict:
           guarantee="starvation-free with weighted sharing (every queue has a positive "
           "weight); work-conserving at every instant with on_flow_completion='backfill' or "
           "'reallocate'",
-          tags=("online", "non_clairvoyant", "release_dates", "starvation_free", "preemptive",
+          tags=("big_switch_only", "online", "non_clairvoyant", "release_dates", "starvation_free", "preemptive",
                 "heterogeneous_capacities"),
           aliases=("dclas",))
 def aalo(instance: Instance, *, num_queues: int = 10, first_threshold: float = 10.0,
@@ -731,7 +731,7 @@ class ClasPolicy:
           "(coflow totals, then flows); non-clairvoyant; LP-based, small instances",
           reference="Chowdhury dissertation (2015) Sec. 6.3, Fig. 6.1, App. C.2; Aalo (SIGCOMM "
           "2015) Sec. 3",
-          tags=("online", "non_clairvoyant", "release_dates", "needs_solver", "slow",
+          tags=("big_switch_only", "online", "non_clairvoyant", "release_dates", "needs_solver", "slow",
                 "preemptive", "work_conserving", "heterogeneous_capacities"))
 def clas(instance: Instance, *, tie_rtol: float = 1e-9, tol_rel: float = 1e-12) -> Schedule:
     """Continuous CLAS: least attained service at the coflow level (Sec. 6.3).

@@ -313,7 +313,7 @@ def _run_python(instance: Instance, policy, meta: dict) -> Schedule:
           "filling over ingress and egress ports, recomputed at every flow arrival/completion",
           reference="Chowdhury dissertation (2015) Sec. 2.1, Fig. 3.2, Fig. 5.1; Bertsekas & "
           "Gallager, Data Networks, Sec. 6.5.2; coflowsim FlowSimulator (FAIR)",
-          tags=("flow_level", "work_conserving", "preemptive", "release_dates",
+          tags=("big_switch_only", "flow_level", "work_conserving", "preemptive", "release_dates",
                 "heterogeneous_capacities", "non_clairvoyant"))
 def fair(instance: Instance, *, engine: str = "auto") -> Schedule:
     """Per-flow max-min fair sharing, recomputed at every flow arrival and completion.
@@ -378,7 +378,7 @@ def fair(instance: Instance, *, engine: str = "auto") -> Schedule:
           "flow arrival/completion",
           reference="Orchestra (SIGCOMM 2011) Sec. 5; Chowdhury dissertation (2015) Sec. 5.3, "
           "Fig. 5.1",
-          tags=("flow_level", "work_conserving", "preemptive", "release_dates",
+          tags=("big_switch_only", "flow_level", "work_conserving", "preemptive", "release_dates",
                 "heterogeneous_capacities"))
 def wss(instance: Instance, *, engine: str = "auto") -> Schedule:
     """Weighted Shuffle Scheduling: weighted max-min fairness with weights = flow sizes.
@@ -479,7 +479,7 @@ class PriorityPolicy:
           "optional EDF across flows",
           reference="pFabric (SIGCOMM 2013); PDQ (SIGCOMM 2012); Chowdhury dissertation (2015) "
           "Sec. 2.1, Fig. 5.1; coflowsim FlowSimulator (PDQ)",
-          tags=("flow_level", "work_conserving", "preemptive", "release_dates",
+          tags=("big_switch_only", "flow_level", "work_conserving", "preemptive", "release_dates",
                 "heterogeneous_capacities", "deadlines"),
           aliases=("pfp", "srtf"))
 def priority(instance: Instance, *, deadline_first: bool = False, tie_order=None,

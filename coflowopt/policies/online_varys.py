@@ -319,7 +319,7 @@ MAX_PERIODS = 50_000
           "delta-interval cycle is served in it; first service within T + delta of the "
           "release, gaps between services at most 2T + delta; with delta = 0 (or no starved "
           "coflow) it is offline Varys",
-          tags=("online", "release_dates", "starvation_free", "preemptive",
+          tags=("big_switch_only", "online", "release_dates", "starvation_free", "preemptive",
                 "heterogeneous_capacities"))
 def varys_online(instance: Instance, *, T: float = DEFAULT_T, delta: float = DEFAULT_DELTA,
                  backfill="varys", tie_order=None, tol_rel: float = 1e-12) -> Schedule:
@@ -625,7 +625,7 @@ def deadline_report(instance: Instance, policy: VarysDeadlinePolicy, coflow_comp
           "admitThisJob",
           guarantee="every admitted coflow meets its deadline and is never preempted; without "
           "deadlines it is offline Varys",
-          tags=("online", "release_dates", "deadlines", "preemptive",
+          tags=("big_switch_only", "online", "release_dates", "deadlines", "preemptive",
                 "heterogeneous_capacities"))
 def varys_deadline(instance: Instance, *, serve_rejected: str = "after", backfill="varys",
                    tie_order=None, tol_rel: float = 1e-12) -> Schedule:

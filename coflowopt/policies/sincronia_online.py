@@ -422,7 +422,7 @@ ENGINES = ("auto", "kernel", "python")
           "sincronia-coflow/implementation scheduler/scheduler.hpp",
           guarantee="none for this practical variant (the framework with fixed doubling "
           "epochs, no resets and a (2,2) MUWP algorithm is 12-competitive, Sec. 4.2)",
-          tags=("online", "release_dates", "weights", "needs_solver", "preemptive",
+          tags=("big_switch_only", "online", "release_dates", "weights", "needs_solver", "preemptive",
                 "work_conserving", "heterogeneous_capacities"))
 def sincronia_online(instance: Instance, *, epoch: float = DEFAULT_EPOCH, reset_after: int = 8,
                      budget_fraction: float = 0.5, tie_break: str = "paper",

@@ -145,7 +145,7 @@ class VarysPolicy(MaddPolicy):
           "residual capacity, then backfilling",
           reference="Chowdhury dissertation (2015) Pseudocode 1 (minCCTOffline), Sec. 5.5.3; "
           "Varys (SIGCOMM 2014)",
-          tags=("preemptive", "release_dates", "heterogeneous_capacities"))
+          tags=("big_switch_only", "preemptive", "release_dates", "heterogeneous_capacities"))
 def varys(instance: Instance, *, backfill="varys", tie_order=None, engine: str = "auto",
           tol_rel: float = 1e-12) -> Schedule:
     """Offline Varys: SEBF re-evaluated at coflow events + iterative MADD + backfilling.

@@ -563,7 +563,7 @@ def bvn_group_schedule(instance: Instance, groups: Sequence[Sequence[int]], *,
           "anchors-algorithms.md Sec. 3.8; proofs/bvn-single-coflow.md",
           guarantee="each coflow takes exactly rho_k / c once started: C_k = S_k + rho_k / c "
           "with S_k = max(r_k, C_{k-1}) (without backfilling)",
-          tags=("release_dates", "uniform_capacity_only", "exact_arithmetic", "slow"))
+          tags=("big_switch_only", "release_dates", "uniform_capacity_only", "exact_arithmetic", "slow"))
 def bvn(instance: Instance, order, *, backfill: bool = False,
         exact: bool | None = None) -> Schedule:
     """Serve coflows one at a time in ``order``, each through its BvN decomposition.

@@ -83,7 +83,7 @@ class GreedyPolicy:
           guarantee="with the BSSI order and zero releases, <= 4 OPT (Sincronia Theorem 1); for "
           "any order, <= 2 OPT(A(sigma)) (Theorem 2); C_k <= r_k + 2 * ordered load at b_k "
           "(Lemma 3)",
-          tags=("order_preserving", "work_conserving", "preemptive", "release_dates",
+          tags=("big_switch_only", "order_preserving", "work_conserving", "preemptive", "release_dates",
                 "heterogeneous_capacities"))
 def greedy(instance: Instance, order, *, engine: str = "auto") -> Schedule:
     """Greedy order-preserving rates for a given coflow order (Sincronia Algorithm 2).

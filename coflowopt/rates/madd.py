@@ -287,7 +287,7 @@ def check_engine(engine: str) -> str:
           "2014); sincronia-coflow/simulator offlinesim/scheduler.cpp assign_MADD_rates_to_flows",
           guarantee="a single coflow alone finishes in exactly rho (its Gamma on the empty "
           "fabric)",
-          tags=("preemptive", "release_dates", "heterogeneous_capacities"))
+          tags=("big_switch_only", "preemptive", "release_dates", "heterogeneous_capacities"))
 def madd(instance: Instance, order, *, backfill="varys", engine: str = "auto",
          tol_rel: float = 1e-12) -> Schedule:
     """Iterative MADD with backfilling for a given coflow order (Varys Pseudocode 1).
