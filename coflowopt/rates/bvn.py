@@ -212,6 +212,11 @@ def bvn_decomposition(D, *, tol: float = 1e-12) -> BvNDecomposition:
     remaining = rho
     while G.number_of_edges():
         match = hopcroft_karp_matching(G, top_nodes=range(n))
+        if len(match) < 2 * n and not exact:
+            # float rounding (an entry within eps of zero dropped from the support while the
+            # rest still carries it, e.g. [[3, 7.00000000001, 1e-11]]) broke Hall's condition:
+            # decompose the same matrix exactly (floats are rationals) and round once at the end
+            return _float_from_exact(M)
         if len(match) < 2 * n:  # pragma: no cover - impossible for a padded matrix (Hall)
             raise RuntimeError("no perfect matching in the support: the padded matrix is not "
                                "a multiple of a doubly stochastic matrix")
@@ -229,6 +234,14 @@ def bvn_decomposition(D, *, tol: float = 1e-12) -> BvNDecomposition:
         remaining -= th
     return BvNDecomposition(theta, perms, rho, padded, (m_in, m_out), exact,
                             meta={"n": n, "bound": max_permutations(n)})
+
+
+def _float_from_exact(M: np.ndarray) -> BvNDecomposition:
+    """The float decomposition of ``M`` computed in exact arithmetic, rounded once."""
+    ex = bvn_decomposition(np.vectorize(Fraction, otypes=[object])(M))
+    padded = np.array([[float(x) for x in row] for row in ex.padded.tolist()], dtype=float)
+    return BvNDecomposition([float(t) for t in ex.theta], ex.perms, float(ex.rho), padded,
+                            ex.shape, False, meta={**ex.meta, "computed_exactly": True})
 
 
 def check_decomposition(D, dec: BvNDecomposition, *, rtol: float = 1e-9) -> dict:
