@@ -8,8 +8,9 @@ model from first principles:
 2. **non-negative rates**: every rate ``>= 0`` (no tolerance);
 3. **one rate at a time**: two pieces of the same flow never overlap in time;
 4. **release**: no flow of coflow k has a positive rate before ``release_k``;
-5. **capacity**: at every instant, the rates through each ingress and each egress port sum to at
-   most its capacity;
+5. **capacity**: at every instant, the rates through each resource (each ingress and each
+   egress port on a big switch; each link of a topology, summed over the flows whose path
+   crosses it) sum to at most its capacity;
 6. **demand**: every flow is sent exactly its size.
 
 From the schedule it then computes each flow's completion time (the end of its last piece with a
@@ -119,7 +120,8 @@ class Violation:
     """One broken rule, located.
 
     ``flow`` is the global flow index, ``coflow``/``flow_position`` its position in the instance;
-    ``port`` uses the unified numbering (ingress ``i`` is ``i``, egress ``j`` is ``m_in + j``);
+    ``port`` uses the unified numbering (ingress ``i`` is ``i``, egress ``j`` is ``m_in + j``)
+    on a big switch and is the resource index on a topology (``port_name`` its id);
     ``interval`` is the time interval concerned; ``piece`` the index of the offending piece (and
     ``segment`` the JSON segment it came from, when known); ``amount`` is the size of the breach,
     in the unit of its kind: time for ``overlap`` and ``before_release``, rate for ``capacity``
