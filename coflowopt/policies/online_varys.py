@@ -89,6 +89,15 @@ coflows exactly the same schedule and the same admission decisions (tested), and
 coflow meets its deadline.  Allocations are recomputed at coflow releases and completions only,
 as in Varys.
 
+On resources (a topology)
+-------------------------
+Both policies run unchanged on an instance whose flows use paths of shared resources: every
+Gamma (SEBF key, MADD, the union ``C*`` of a delta-interval, admission control) is
+``max_p load(p) / Rem(p)`` over the resources ``p`` of the paths, and reservations
+``remaining_ij / (D_k - t)`` are charged to every resource of a flow's path
+(:func:`coflowopt.policies.varys.resource_loads`); so a coflow is rejected when a shared core
+link, not only its hosts' links, cannot carry it by its deadline.
+
 References
 ----------
 M. Chowdhury, "Coflow: A Networking Abstraction for Distributed Data-Parallel Applications", PhD
@@ -114,7 +123,7 @@ from ..rates.madd import backfill_rule
 from ..registry import register
 from ..schedule import Schedule
 from ..simulate import SimState, schedule_length_bounds, simulate
-from .varys import VarysPolicy, remaining_gamma
+from .varys import VarysPolicy, remaining_gamma, resource_loads
 
 __all__ = ["varys_online", "varys_deadline", "VarysOnlinePolicy", "VarysDeadlinePolicy",
            "DEFAULT_T", "DEFAULT_DELTA", "SERVE_REJECTED", "max_service_gap"]
@@ -245,8 +254,7 @@ class VarysOnlinePolicy(VarysPolicy):
         inst = self.inst
         flows = priority_flow_order(inst, order)
         rem = state.remaining[flows]
-        load = (np.bincount(inst.flow_src[flows], rem, minlength=inst.num_ports)
-                + np.bincount(inst.flow_egress_port[flows], rem, minlength=inst.num_ports))
+        load = resource_loads(inst, flows, rem)
         return np.full(order.size, float(np.max(load / self._cap)))
 
     def allocate(self, state: SimState):
@@ -319,7 +327,7 @@ MAX_PERIODS = 50_000
           "delta-interval cycle is served in it; first service within T + delta of the "
           "release, gaps between services at most 2T + delta; with delta = 0 (or no starved "
           "coflow) it is offline Varys",
-          tags=("big_switch_only", "online", "release_dates", "starvation_free", "preemptive",
+          tags=("online", "release_dates", "starvation_free", "preemptive",
                 "heterogeneous_capacities"))
 def varys_online(instance: Instance, *, T: float = DEFAULT_T, delta: float = DEFAULT_DELTA,
                  backfill="varys", tie_order=None, tol_rel: float = 1e-12) -> Schedule:
@@ -475,8 +483,7 @@ class VarysDeadlinePolicy(VarysPolicy):
         left = np.maximum(inst.deadline[inst.flow_coflow[fl]] - t, 0.0)
         # an admitted coflow still open at its deadline (rounding only) reserves nothing
         r = np.divide(state.remaining[fl], left, out=np.zeros(fl.size), where=left > 0)
-        return (np.bincount(inst.flow_src[fl], r, minlength=P)
-                + np.bincount(inst.flow_egress_port[fl], r, minlength=P))
+        return resource_loads(inst, fl, r)
 
     def _admit_new(self, state: SimState) -> None:
         new = np.flatnonzero(state.released & ~self._seen)
@@ -501,11 +508,8 @@ class VarysDeadlinePolicy(VarysPolicy):
                 self.admitted[k] = True
                 self._admit_seq[k] = self._n_admitted
                 self._n_admitted += 1
-                sl = slice(inst.flow_ptr[k], inst.flow_ptr[k + 1])
-                r = state.remaining[sl] / left
-                residual = residual - (
-                    np.bincount(inst.flow_src[sl], r, minlength=inst.num_ports)
-                    + np.bincount(inst.flow_egress_port[sl], r, minlength=inst.num_ports))
+                fl = np.arange(inst.flow_ptr[k], inst.flow_ptr[k + 1])
+                residual = residual - resource_loads(inst, fl, state.remaining[fl] / left)
             else:
                 self.rejected[k] = True
 
@@ -568,8 +572,7 @@ class VarysDeadlinePolicy(VarysPolicy):
             return f, r
         # the rejected tier: SEBF + MADD + backfilling on what the others leave
         inst = self.inst
-        used = (np.bincount(inst.flow_src[f], r, minlength=inst.num_ports)
-                + np.bincount(inst.flow_egress_port[f], r, minlength=inst.num_ports))
+        used = resource_loads(inst, f, r)
         full = self._cap
         self._tier, self._cap = "rejected", np.maximum(full - used, 0.0)
         try:
@@ -625,7 +628,7 @@ def deadline_report(instance: Instance, policy: VarysDeadlinePolicy, coflow_comp
           "admitThisJob",
           guarantee="every admitted coflow meets its deadline and is never preempted; without "
           "deadlines it is offline Varys",
-          tags=("big_switch_only", "online", "release_dates", "deadlines", "preemptive",
+          tags=("online", "release_dates", "deadlines", "preemptive",
                 "heterogeneous_capacities"))
 def varys_deadline(instance: Instance, *, serve_rejected: str = "after", backfill="varys",
                    tie_order=None, tol_rel: float = 1e-12) -> Schedule:

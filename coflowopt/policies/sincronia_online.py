@@ -52,6 +52,15 @@ Resolved ambiguities
 * **Units.**  ``epoch`` is in the instance's time unit; the default 12.8 is the paper's 100 ms in
   the Facebook trace's unit (7.8125 ms, 1 MB at 1 Gbit/s).
 
+On resources (a topology)
+-------------------------
+The LP's rows are the resources (``d_i^p`` = coflow ``i``'s remaining data through resource
+``p``, summed over the flows whose path uses it), BSSI orders the selected coflows over
+resources (:func:`coflowopt.orderings.bssi.bssi`), OCT is ``rho`` over resources and the greedy
+allocation gives each flow the smallest residual of its path
+(:mod:`coflowopt.rates.greedy`).  Only the ``python`` engine serves such instances (``auto``
+picks it): the kernel's incremental greedy is built on (ingress, egress) pairs.
+
 Engines
 -------
 ``"python"``: :class:`SincroniaOnlinePolicy` in the generic simulator (the reference);
@@ -80,7 +89,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from ..exceptions import InvalidParameterError, SolverError
+from ..exceptions import InvalidParameterError, NotSupportedError, SolverError
 from ..instance import Instance
 from ..orderings.bssi import TIE_BREAKS, bssi
 from ..rates._greedy_kernel import _plist_index, _plist_insert, _plist_remove, _pos_remove
@@ -366,10 +375,16 @@ def select_epoch(instance: Instance, remaining: np.ndarray, active: np.ndarray,
     live = rem > 0
     fl, col, rem = fl[live], col[live], rem[live]
     P = instance.num_ports
-    loads = sp.csr_matrix((np.concatenate([rem, rem]),
-                           (np.concatenate([instance.flow_src[fl],
-                                            instance.flow_egress_port[fl]]),
-                            np.concatenate([col, col]))), shape=(P, active.size))
+    if instance.is_big_switch:
+        loads = sp.csr_matrix((np.concatenate([rem, rem]),
+                               (np.concatenate([instance.flow_src[fl],
+                                                instance.flow_egress_port[fl]]),
+                                np.concatenate([col, col]))), shape=(P, active.size))
+    else:
+        # d_i^p over resources: a flow loads every resource of its path
+        rows, length = _path_entries(instance, fl)
+        loads = sp.csr_matrix((np.repeat(rem, length), (rows, np.repeat(col, length))),
+                              shape=(P, active.size))
     sol = muwp_lp(loads, instance.weight[active], instance.capacity * budget_time)
     sel = active[sol.selected]
     info["objective"] = sol.objective
@@ -378,15 +393,37 @@ def select_epoch(instance: Instance, remaining: np.ndarray, active: np.ndarray,
     # BSSI on the selected coflows' remaining demand (all released: Algorithm 1)
     keep = np.isin(col, sol.selected)
     fl_s, col_s = fl[keep], col[keep]
-    sub = Instance.from_arrays(
-        ingress_capacity=instance.ingress_capacity, egress_capacity=instance.egress_capacity,
-        coflow_ids=[str(k) for k in sel.tolist()],
-        flow_coflow=np.searchsorted(sol.selected, col_s), flow_src=instance.flow_src[fl_s],
-        flow_dst=instance.flow_dst[fl_s], flow_size=remaining[fl_s],
-        weight=instance.weight[sel])
+    if instance.is_big_switch:
+        sub = Instance.from_arrays(
+            ingress_capacity=instance.ingress_capacity,
+            egress_capacity=instance.egress_capacity,
+            coflow_ids=[str(k) for k in sel.tolist()],
+            flow_coflow=np.searchsorted(sol.selected, col_s), flow_src=instance.flow_src[fl_s],
+            flow_dst=instance.flow_dst[fl_s], flow_size=remaining[fl_s],
+            weight=instance.weight[sel])
+    else:
+        res_s, length = _path_entries(instance, fl_s)
+        ptr = np.zeros(fl_s.size + 1, dtype=np.int64)
+        np.cumsum(length, out=ptr[1:])
+        sub = Instance.from_paths(
+            resource_capacity=instance.capacity, coflow_ids=[str(k) for k in sel.tolist()],
+            flow_coflow=np.searchsorted(sol.selected, col_s), flow_src=instance.flow_src[fl_s],
+            flow_dst=instance.flow_dst[fl_s], flow_size=remaining[fl_s], path_ptr=ptr,
+            path_resource=res_s, host_ids=instance.host_ids,
+            resource_ids=instance.resource_ids, weight=instance.weight[sel])
     order = sel[bssi(sub, tie_break=tie_break, release="ignore")]
     info["selected"] = order.tolist()
     return order, info
+
+
+def _path_entries(instance: Instance, flows: np.ndarray):
+    """The resources of the paths of ``flows``, concatenated in that order, and each path's
+    length."""
+    rptr = instance.flow_resource_ptr
+    length = rptr[flows + 1] - rptr[flows]
+    first = np.cumsum(length) - length
+    entry = np.repeat(rptr[flows] - first, length) + np.arange(int(length.sum()))
+    return instance.flow_resource[entry], length
 
 
 def _check_params(epoch, reset_after, budget_fraction, tie_break):
@@ -422,7 +459,7 @@ ENGINES = ("auto", "kernel", "python")
           "sincronia-coflow/implementation scheduler/scheduler.hpp",
           guarantee="none for this practical variant (the framework with fixed doubling "
           "epochs, no resets and a (2,2) MUWP algorithm is 12-competitive, Sec. 4.2)",
-          tags=("big_switch_only", "online", "release_dates", "weights", "needs_solver", "preemptive",
+          tags=("online", "release_dates", "weights", "needs_solver", "preemptive",
                 "work_conserving", "heterogeneous_capacities"))
 def sincronia_online(instance: Instance, *, epoch: float = DEFAULT_EPOCH, reset_after: int = 8,
                      budget_fraction: float = 0.5, tie_break: str = "paper",
@@ -442,7 +479,8 @@ def sincronia_online(instance: Instance, *, epoch: float = DEFAULT_EPOCH, reset_
         BSSI's tie-breaking.
     engine : {"auto", "kernel", "python"}
         ``python``: :class:`SincroniaOnlinePolicy` in the generic simulator; ``kernel``: the
-        compiled incremental greedy between order changes (same decisions); ``auto`` = kernel.
+        compiled incremental greedy between order changes (same decisions; big switch only);
+        ``auto``: the kernel on a big switch, ``python`` on resources.
 
     Returns
     -------
@@ -455,6 +493,8 @@ def sincronia_online(instance: Instance, *, epoch: float = DEFAULT_EPOCH, reset_
     InvalidParameterError
         For a parameter out of range, or an ``epoch`` that would cut this instance's schedule
         into more than :data:`MAX_EPOCHS` epochs (an absolute time far below its time scale).
+    NotSupportedError
+        For ``engine="kernel"`` on an instance on resources.
     SolverError
         If an MUWP LP is not solved to optimality.
 
@@ -492,7 +532,13 @@ def sincronia_online(instance: Instance, *, epoch: float = DEFAULT_EPOCH, reset_
     _check_epoch_count(instance, pol)
     meta = {"algorithm": "sincronia-online", "epoch": pol.epoch, "reset_after": pol.reset_after,
             "budget_fraction": pol.budget_fraction, "tie_break": pol.tie_break}
-    if engine == "python":
+    if engine == "kernel" and not instance.is_big_switch:
+        raise NotSupportedError(
+            "sincronia-online engine 'kernel' is defined on the big switch only (its "
+            "incremental greedy keeps one list per (ingress, egress) pair); this instance runs "
+            f"its flows over {instance.num_resources} resources: use engine 'python' or 'auto'")
+    if engine == "python" or not instance.is_big_switch:
+        engine = "python"
         res = simulate(instance, pol)
         s = res.schedule
         return Schedule(s.flow, s.start, s.end, s.rate,

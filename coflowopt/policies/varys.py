@@ -9,6 +9,10 @@ At every coflow release and completion (Pseudocode 1, ``minCCTOffline``):
    capacity its predecessors left;
 3. distribute the unused bandwidth (backfilling, :mod:`coflowopt.rates.madd`).
 
+On an instance on resources (a topology) Gamma is taken over the resources of each coflow's
+paths and MADD decrements every resource of a flow's path (:mod:`coflowopt.rates.madd`, "On
+resources").
+
 Ties in the SEBF key are broken by the instance order (Remark B.3.2 lets ties go either way;
 Fig. B.2's text picks C1, the first).
 
@@ -31,12 +35,13 @@ from ..exceptions import InvalidParameterError
 from ..instance import Instance
 from ..orderings.basic import validate_order
 from ..rates import _madd_kernel as _k
-from ..rates.madd import MaddPolicy, _run_python, backfill_rule, check_engine, run_madd_kernel
+from ..rates.madd import (MaddPolicy, _flow_paths, _run_python, backfill_rule, check_engine,
+                          run_madd_kernel)
 from ..registry import register
 from ..schedule import Schedule
 from ..simulate import SimState
 
-__all__ = ["varys", "VarysPolicy", "remaining_gamma"]
+__all__ = ["varys", "VarysPolicy", "remaining_gamma", "resource_loads"]
 
 
 def remaining_gamma(instance: Instance, remaining, coflows, capacity=None) -> np.ndarray:
@@ -49,14 +54,16 @@ def remaining_gamma(instance: Instance, remaining, coflows, capacity=None) -> np
         Remaining size of every flow (0 for finished flows).
     coflows : array_like of int
         Coflow indices.
-    capacity : ndarray, shape (m_in + m_out,), optional
-        ``Rem(.)``: the capacity each port offers (default: the instance's capacities).
+    capacity : ndarray, shape (R,), optional
+        ``Rem(.)``: the capacity each resource offers (ports ``m_in + m_out`` on a big switch;
+        default: the instance's capacities).
 
     Returns
     -------
     ndarray of float
-        ``max_p (remaining load of the coflow at p) / capacity_p`` per coflow (0 for a coflow
-        with nothing left; ``inf`` when a port it needs offers 0).
+        ``max_p (remaining load of the coflow at p) / capacity_p`` per coflow, ``p`` over the
+        resources of its flows' paths (its two ports per flow on a big switch): 0 for a coflow
+        with nothing left, ``inf`` when a resource it needs offers 0.
 
     Examples
     --------
@@ -69,16 +76,48 @@ def remaining_gamma(instance: Instance, remaining, coflows, capacity=None) -> np
     cap = instance.capacity.astype(float) if capacity is None else \
         np.ascontiguousarray(capacity, dtype=float)
     if cap.shape != (instance.num_ports,):
+        what = "port" if instance.is_big_switch else "resource"
         raise InvalidParameterError(f"capacity must have {instance.num_ports} entries (one per "
-                                    f"port), got shape {cap.shape}")
+                                    f"{what}), got shape {cap.shape}")
     rem = np.ascontiguousarray(remaining, dtype=float)
     out = np.zeros(cf.size)
-    _k.remaining_gamma(cf, np.ascontiguousarray(instance.flow_ptr, dtype=np.int64),
-                       np.ascontiguousarray(instance.flow_src, dtype=np.int64),
-                       np.ascontiguousarray(instance.flow_egress_port, dtype=np.int64),
-                       rem, cap, np.zeros(instance.num_ports),
-                       np.zeros(instance.num_ports, dtype=np.int64), out)
+    if instance.is_big_switch:
+        _k.remaining_gamma(cf, np.ascontiguousarray(instance.flow_ptr, dtype=np.int64),
+                           np.ascontiguousarray(instance.flow_src, dtype=np.int64),
+                           np.ascontiguousarray(instance.flow_egress_port, dtype=np.int64),
+                           rem, cap, np.zeros(instance.num_ports),
+                           np.zeros(instance.num_ports, dtype=np.int64), out)
+    else:
+        _k.remaining_gamma_paths(cf, np.ascontiguousarray(instance.flow_ptr, dtype=np.int64),
+                                 *_flow_paths(instance), rem, cap, np.zeros(instance.num_ports),
+                                 np.zeros(instance.num_ports, dtype=np.int64), out)
     return out
+
+
+def resource_loads(instance: Instance, flows, values) -> np.ndarray:
+    """Sum ``values[i]`` over the resources of flow ``flows[i]``'s path: shape (R,).
+
+    On a big switch this is ``bincount(ingress) + bincount(egress)`` (a flow loads its two
+    ports), on resources every resource of the flow's path.
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 2), (1, 0, 1)])])
+    >>> resource_loads(inst, [0, 1], [2.0, 1.0]).tolist()
+    [2.0, 1.0, 3.0]
+    """
+    fl = np.asarray(flows, dtype=np.int64)
+    v = np.asarray(values, dtype=float)
+    P = instance.num_ports
+    if instance.is_big_switch:
+        return (np.bincount(instance.flow_src[fl], v, minlength=P)
+                + np.bincount(instance.flow_egress_port[fl], v, minlength=P))
+    rptr, rres = instance.flow_resource_ptr, instance.flow_resource
+    length = rptr[fl + 1] - rptr[fl]
+    first = np.cumsum(length) - length
+    entry = np.repeat(rptr[fl] - first, length) + np.arange(int(length.sum()))
+    return np.bincount(rres[entry], np.repeat(v, length), minlength=P)
 
 
 class VarysPolicy(MaddPolicy):
@@ -145,7 +184,7 @@ class VarysPolicy(MaddPolicy):
           "residual capacity, then backfilling",
           reference="Chowdhury dissertation (2015) Pseudocode 1 (minCCTOffline), Sec. 5.5.3; "
           "Varys (SIGCOMM 2014)",
-          tags=("big_switch_only", "preemptive", "release_dates", "heterogeneous_capacities"))
+          tags=("preemptive", "release_dates", "heterogeneous_capacities"))
 def varys(instance: Instance, *, backfill="varys", tie_order=None, engine: str = "auto",
           tol_rel: float = 1e-12) -> Schedule:
     """Offline Varys: SEBF re-evaluated at coflow events + iterative MADD + backfilling.

@@ -11,6 +11,11 @@ Every function takes plain arrays; the caller (:class:`coflowopt.rates.madd.Madd
 the scratch buffers so that nothing of size F is allocated per event.
 
 Backfilling modes (``mode``): 0 none, 1 ``varys``, 2 ``coflowsim``.
+
+Instances on resources (flows over paths, CSR ``flow_resource_ptr``/``flow_resource``) use the
+functions with the suffix ``_paths`` (end of the module): the same operations in the same order
+with "the flow's two ports" read as "every resource of its path".  :func:`madd_simulate` picks
+them with its ``general`` flag; the big-switch functions are the original ones, unchanged.
 """
 
 from __future__ import annotations
@@ -278,7 +283,7 @@ ORDER_SEBF = 1
 @njit(cache=True)
 def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, cap, tol,
                   completion_rtol, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows,
-                  max_events, snap_rtol, lf, ls, le, lv, cf, cs, ce, cv, state):
+                  max_events, snap_rtol, lf, ls, le, lv, cf, cs, ce, cv, state, general):
     """The whole MADD (``order_mode`` 0: static ``rank``) or Varys (1: SEBF on the remaining
     demand, ties by ``rank``) simulation, reallocating only at coflow releases and
     completions.
@@ -300,6 +305,11 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     the write buffers ``cf, cs, ce, cv`` (:class:`coflowopt.rates._pieces.PieceChunks`;
     ``state[0]`` receives their number).  Returns coflow and flow completion times, the
     number of events and of allocations (negative events: stalled).
+
+    ``general`` selects the allocation over paths (:func:`madd_allocate_paths`,
+    :func:`remaining_gamma_paths`): ``src``/``dstu`` are then the flows' path CSR
+    (``flow_resource_ptr``, ``flow_resource``) and ``grp_src``/``grp_dst`` the groups' path CSR.
+    The event loop is the same; with ``general`` false every call is the big-switch one.
     """
     K = release.shape[0]
     F = size.shape[0]
@@ -331,7 +341,7 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     fbuf = np.asfortranarray(np.zeros((P, 2)))
     ibuf = np.asfortranarray(np.zeros((P, 6), dtype=np.int64))
     done = np.zeros(max(1, G), dtype=np.int64)
-    adj = np.zeros(max(2, 2 * G), dtype=np.int64)
+    adj = np.zeros(max(2, grp_dst.shape[0] if general else 2 * G), dtype=np.int64)
     counter = np.zeros(1, dtype=np.int64)
     out_fl = np.zeros(F, dtype=np.int64)
     out_rt = np.zeros(F)
@@ -387,13 +397,23 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                 for q in range(nact):
                     tie[q] = rank[order[q]]
                 order = order[np.argsort(tie, kind="mergesort")]
-                remaining_gamma(order, flow_ptr, src, dstu, rem, cap, load, touched, key)
+                if general:
+                    remaining_gamma_paths(order, flow_ptr, src, dstu, rem, cap, load, touched,
+                                          key)
+                else:
+                    remaining_gamma(order, flow_ptr, src, dstu, rem, cap, load, touched, key)
                 order = order[np.argsort(key[:nact], kind="mergesort")]
             tau = np.full(nact, np.nan)
-            n = madd_allocate(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
-                              grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, buf_f, buf_p,
-                              ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done, adj, counter, out_fl,
-                              out_rt, gamma, res)
+            if general:
+                n = madd_allocate_paths(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
+                                        grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows,
+                                        buf_f, buf_p, ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done,
+                                        adj, counter, out_fl, out_rt, gamma, res)
+            else:
+                n = madd_allocate(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
+                                  grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, buf_f,
+                                  buf_p, ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done, adj, counter,
+                                  out_fl, out_rt, gamma, res)
             for u in range(n):
                 f = out_fl[u]
                 r = out_rt[u]
@@ -490,3 +510,343 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
     state[0] = npieces
     return cc, fc, events, calls
+
+
+# ================================================================== general resources
+# The same allocation on an instance whose flows run over paths of shared resources
+# (``Instance.flow_resource_ptr`` / ``flow_resource``, CSR).  Each function below is the
+# big-switch function of the same name without ``_paths``, with "the flow's two ports
+# (ingress ``src[f]``, egress ``dstu[f]``)" replaced by "every resource on the flow's path"
+# and the operations kept in the same order (a flow's resources in path order), so that a
+# big switch written as paths [ingress, m_in + egress] gives the same bits (tested).  Gamma is
+# Eq. (4.1) with the maximum taken over resources: ``max_p load_k(p) / Rem(p)``; a flow at
+# ``rem / Gamma`` then fits every resource of its path because the coflow's load on each of
+# them is at most ``Gamma * Rem(p)``.  The big-switch functions are kept untouched (their
+# loops over two ports are what the Facebook-trace benchmarks time).
+
+
+def madd_scratch_paths(num_flows: int, num_resources: int, num_groups: int,
+                       group_path_entries: int):
+    """The scratch arrays of :func:`madd_allocate_paths`, in its argument order:
+    ``buf_f, buf_p, ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done, adj, counter`` (``adj`` holds one
+    entry per (group, resource) incidence)."""
+    fbuf, ibuf, done, _, counter = fill_scratch(num_resources, num_groups)
+    return ((np.zeros((num_flows, 2), order="F"), np.zeros((num_resources, 1), order="F"),
+             np.zeros((num_resources, 2), dtype=np.int64, order="F"),
+             np.zeros((num_groups, 2), order="F"),
+             np.zeros((num_groups, 3), dtype=np.int64, order="F"),
+             fbuf, ibuf, done, np.zeros(max(2, group_path_entries), dtype=np.int64), counter))
+
+
+@njit(cache=True)
+def _coflow_loads_paths(k, flow_ptr, rptr, rres, rem, load, touched):
+    """:func:`_coflow_loads` over paths: coflow ``k``'s remaining demand per resource."""
+    nt = 0
+    for f in range(flow_ptr[k], flow_ptr[k + 1]):
+        x = rem[f]
+        if x <= 0.0:
+            continue
+        for e in range(rptr[f], rptr[f + 1]):
+            p = rres[e]
+            if load[p] == 0.0:
+                touched[nt] = p
+                nt += 1
+            load[p] += x
+    return nt
+
+
+@njit(cache=True)
+def take_path(res, rptr, rres, f, a):
+    """:func:`coflowopt.rates._fill_kernel.take_at` over the path ``f`` of the CSR
+    ``rptr``/``rres``: take up to ``a`` from every resource on it (clamped to what all of them
+    have); return what was taken."""
+    for e in range(rptr[f], rptr[f + 1]):
+        if a > res[rres[e]]:
+            a = res[rres[e]]
+    if a <= 0.0:
+        return 0.0
+    for e in range(rptr[f], rptr[f + 1]):
+        p = rres[e]
+        res[p] -= a
+        if res[p] < 0.0:
+            res[p] = 0.0
+    return a
+
+
+@njit(cache=True)
+def _path_blocked(res, tol, rptr, rres, f):
+    """True when some resource on path ``f`` has no residual (at most its tolerance)."""
+    for e in range(rptr[f], rptr[f + 1]):
+        p = rres[e]
+        if res[p] <= tol[p]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _path_min_tol(tol, rptr, rres, f):
+    m = np.inf
+    for e in range(rptr[f], rptr[f + 1]):
+        if tol[rres[e]] < m:
+            m = tol[rres[e]]
+    return m
+
+
+@njit(cache=True)
+def _iterative_madd_paths(order, tau, flow_ptr, rptr, rres, rem, res, tol, rate, load,
+                          touched, gamma_out):
+    """:func:`_iterative_madd` over paths: Gamma = max over the resources the coflow uses of
+    its remaining load there over the residual capacity (``inf`` when one has none)."""
+    for q in range(order.shape[0]):
+        k = order[q]
+        nt = _coflow_loads_paths(k, flow_ptr, rptr, rres, rem, load, touched)
+        gamma = 0.0
+        blocked = False
+        for t in range(nt):
+            p = touched[t]
+            if res[p] <= tol[p]:
+                blocked = True
+            else:
+                g = load[p] / res[p]
+                if g > gamma:
+                    gamma = g
+        for t in range(nt):
+            load[touched[t]] = 0.0
+        if np.isfinite(tau[q]):
+            gamma = tau[q]
+        elif blocked:
+            gamma_out[q] = np.inf
+            continue
+        gamma_out[q] = gamma
+        if nt == 0 or gamma <= 0.0:
+            continue
+        for f in range(flow_ptr[k], flow_ptr[k + 1]):
+            if rem[f] > 0.0:
+                # rem / Gamma fits every resource of the path (load / Gamma <= res there);
+                # take_path only absorbs the rounding of the running subtraction
+                rate[f] += take_path(res, rptr, rres, f, rem[f] / gamma)
+
+
+@njit(cache=True)
+def weighted_fill_paths(n, w, item, rptr, rres, cap, lam_out, fbuf, ibuf, done, adj, counter):
+    """:func:`coflowopt.rates._fill_kernel.weighted_fill` for items on paths: item ``t`` uses
+    the resources of path ``item[t]`` of the CSR ``rptr``/``rres`` (distinct).  Same rounds
+    (the resource that fills first at the common level freezes its items), same order of
+    operations; ``adj`` needs one entry per (item, resource) incidence."""
+    wsum = fbuf[:, 0]
+    frozen = fbuf[:, 1]
+    touched = ibuf[:, 0]
+    deg = ibuf[:, 1]
+    bstart = ibuf[:, 2]
+    cursor = ibuf[:, 3]
+    stamp = ibuf[:, 5]
+    counter[0] += 1
+    mark = counter[0]
+    nt = 0
+    for t in range(n):
+        done[t] = 0
+        lam_out[t] = 0.0
+        for e in range(rptr[item[t]], rptr[item[t] + 1]):
+            p = rres[e]
+            if stamp[p] != mark:
+                stamp[p] = mark
+                touched[nt] = p
+                nt += 1
+                deg[p] = 0
+                wsum[p] = 0.0
+                frozen[p] = 0.0
+            deg[p] += 1
+            wsum[p] += w[t]
+    pos = 0
+    for u in range(nt):
+        p = touched[u]
+        bstart[p] = pos
+        cursor[p] = pos
+        pos += deg[p]
+    for t in range(n):
+        for e in range(rptr[item[t]], rptr[item[t] + 1]):
+            p = rres[e]
+            adj[cursor[p]] = t
+            cursor[p] += 1
+    live = nt
+    while live > 0:
+        best = -1
+        lam = np.inf
+        u = 0
+        while u < live:
+            p = touched[u]
+            if deg[p] == 0:
+                live -= 1
+                touched[u] = touched[live]
+                touched[live] = p
+                continue
+            x = (cap[p] - frozen[p]) / wsum[p]
+            if x < lam:
+                lam = x
+                best = u
+            u += 1
+        if best < 0:
+            break
+        p = touched[best]
+        if lam < 0.0:
+            lam = 0.0
+        for c in range(bstart[p], cursor[p]):
+            t = adj[c]
+            if done[t] != 0:
+                continue
+            done[t] = 1
+            lam_out[t] = lam
+            a = w[t] * lam
+            for e in range(rptr[item[t]], rptr[item[t] + 1]):
+                q = rres[e]
+                wsum[q] -= w[t]
+                frozen[q] += a
+                deg[q] -= 1
+        wsum[p] = 0.0
+        deg[p] = 0
+
+
+@njit(cache=True)
+def _backfill_varys_paths(order, grp_ptr, grp_lo, grp_hi, grp_rptr, grp_rres, gflows, rem,
+                          res, tol, rate, g_w, g_lam, g_id, fbuf, ibuf, done, adj, counter):
+    """:func:`_backfill_varys` over paths: a group is the coflow's flows with one path, and
+    the weighted progressive filling runs over every resource of the groups' paths."""
+    for q in range(order.shape[0]):
+        k = order[q]
+        ng = 0
+        for g in range(grp_ptr[k], grp_ptr[k + 1]):
+            if _path_blocked(res, tol, grp_rptr, grp_rres, g):
+                continue
+            w = 0.0
+            for c in range(grp_lo[g], grp_hi[g]):
+                w += rem[gflows[c]]
+            if w <= 0.0:
+                continue
+            g_id[ng] = g
+            g_w[ng] = w
+            ng += 1
+        if ng == 0:
+            continue
+        weighted_fill_paths(ng, g_w, g_id, grp_rptr, grp_rres, res, g_lam, fbuf, ibuf, done,
+                            adj, counter)
+        for t in range(ng):   # the levels become amounts taken from res (take_filled)
+            g_lam[t] = take_path(res, grp_rptr, grp_rres, g_id[t], g_w[t] * g_lam[t])
+        for t in range(ng):
+            a = g_lam[t]
+            if a <= 0.0:
+                continue
+            g = g_id[t]
+            for c in range(grp_lo[g], grp_hi[g]):
+                f = gflows[c]
+                if rem[f] > 0.0:
+                    rate[f] += a * (rem[f] / g_w[t])
+
+
+@njit(cache=True)
+def _backfill_coflowsim_paths(order, gamma, flow_ptr, rptr, rres, rem, res, tol, rate, n_at,
+                              share):
+    """:func:`_backfill_coflowsim` over paths: (1) every flow of a skipped coflow whose
+    resources all have leftover gets ``min_p res_p / n_p`` (``n_p`` such flows through p,
+    counted before any is subtracted); (2) the greedy pass adds ``min_p res_p`` over the
+    flow's path."""
+    for q in range(order.shape[0]):
+        if np.isfinite(gamma[q]):
+            continue
+        k = order[q]
+        for f in range(flow_ptr[k], flow_ptr[k + 1]):
+            if rem[f] > 0.0 and not _path_blocked(res, tol, rptr, rres, f):
+                for e in range(rptr[f], rptr[f + 1]):
+                    n_at[rres[e]] += 1
+    for q in range(order.shape[0]):
+        if np.isfinite(gamma[q]):
+            continue
+        k = order[q]
+        for f in range(flow_ptr[k], flow_ptr[k + 1]):
+            if rem[f] > 0.0 and not _path_blocked(res, tol, rptr, rres, f):
+                a = np.inf
+                for e in range(rptr[f], rptr[f + 1]):
+                    p = rres[e]
+                    b = res[p] / n_at[p]
+                    if b < a:
+                        a = b
+                share[f] = a
+    for q in range(order.shape[0]):
+        if np.isfinite(gamma[q]):
+            continue
+        k = order[q]
+        for f in range(flow_ptr[k], flow_ptr[k + 1]):
+            x = share[f]
+            if x > 0.0:
+                share[f] = 0.0
+                if x <= _path_min_tol(tol, rptr, rres, f):
+                    continue
+                rate[f] += x
+                for e in range(rptr[f], rptr[f + 1]):
+                    res[rres[e]] -= x
+            for e in range(rptr[f], rptr[f + 1]):
+                n_at[rres[e]] = 0
+    for p in range(res.shape[0]):
+        if res[p] < 0.0:
+            res[p] = 0.0
+    for q in range(order.shape[0]):
+        k = order[q]
+        for f in range(flow_ptr[k], flow_ptr[k + 1]):
+            if rem[f] <= 0.0:
+                continue
+            a = np.inf
+            for e in range(rptr[f], rptr[f + 1]):
+                if res[rres[e]] < a:
+                    a = res[rres[e]]
+            if a > _path_min_tol(tol, rptr, rres, f):
+                rate[f] += take_path(res, rptr, rres, f, a)
+
+
+@njit(cache=True)
+def madd_allocate_paths(order, tau, mode, flow_ptr, rptr, rres, rem, cap, tol,
+                        grp_ptr, grp_lo, grp_hi, grp_rptr, grp_rres, gflows, buf_f, buf_p,
+                        ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done, adj, counter, out_flows,
+                        out_rates, gamma_out, res):
+    """:func:`madd_allocate` over paths (scratch from :func:`madd_scratch_paths`)."""
+    rate = buf_f[:, 0]
+    share = buf_f[:, 1]
+    load = buf_p[:, 0]
+    n_at = ibuf_p[:, 0]
+    touched = ibuf_p[:, 1]
+    for p in range(cap.shape[0]):
+        res[p] = cap[p]
+    _iterative_madd_paths(order, tau, flow_ptr, rptr, rres, rem, res, tol, rate, load, touched,
+                          gamma_out)
+    if mode == BACKFILL_VARYS:
+        _backfill_varys_paths(order, grp_ptr, grp_lo, grp_hi, grp_rptr, grp_rres, gflows, rem,
+                              res, tol, rate, buf_g[:, 0], buf_g[:, 1], ibuf_g[:, 0], fbuf,
+                              ibuf, done, adj, counter)
+    elif mode == BACKFILL_COFLOWSIM:
+        _backfill_coflowsim_paths(order, gamma_out, flow_ptr, rptr, rres, rem, res, tol, rate,
+                                  n_at, share)
+    n = 0
+    for q in range(order.shape[0]):
+        k = order[q]
+        for f in range(flow_ptr[k], flow_ptr[k + 1]):
+            if rate[f] > 0.0:
+                out_flows[n] = f
+                out_rates[n] = rate[f]
+                n += 1
+                rate[f] = 0.0
+    return n
+
+
+@njit(cache=True)
+def remaining_gamma_paths(order, flow_ptr, rptr, rres, rem, cap, load, touched, out):
+    """:func:`remaining_gamma` over paths: each coflow's Gamma on its remaining demand with
+    Rem(.) = ``cap`` (the SEBF key)."""
+    for q in range(order.shape[0]):
+        k = order[q]
+        nt = _coflow_loads_paths(k, flow_ptr, rptr, rres, rem, load, touched)
+        g = 0.0
+        for t in range(nt):
+            p = touched[t]
+            v = load[p] / cap[p] if cap[p] > 0.0 else np.inf
+            if v > g:
+                g = v
+            load[p] = 0.0
+        out[q] = g

@@ -41,6 +41,23 @@ Ambiguities of the dissertation and how they are resolved here
   ``None`` (or ``False``)
       No work conservation: plain iterative MADD.
 
+On resources (a topology)
+------------------------
+An instance whose flows run over paths of shared resources (``not instance.is_big_switch``) is
+served by the same rules with "port" read as "resource" (Varys states MADD for the big switch;
+this reading is the natural one, and on a big switch written as paths it is the same
+algorithm): a coflow's Gamma is ``max_p (remaining data of the coflow through p) / Rem(p)``
+over the resources ``p`` of its flows' paths, every flow gets ``remaining / Gamma`` -- which
+fits every resource of its path, since the coflow's load on each is at most
+``Gamma x Rem(p)`` -- and the residual of every resource on the path is decremented.  A
+coflow with a resource at 0 residual gets ``Gamma = inf`` (nothing from MADD).  Backfilling:
+``"varys"`` groups a coflow's flows by path instead of (ingress, egress) pair and the weighted
+progressive filling stops a group when any resource of its path is full; ``"coflowsim"``
+shares ``min_p res_p / n_p`` over the path and its greedy pass adds ``min_p res_p``.  The
+compiled functions over paths are in :mod:`._madd_kernel` (suffix ``_paths``); the big-switch
+ones are untouched, and a big switch written as paths ``[i, m_in + j]`` gives the same
+schedule to the last bit (``tests/test_resources_madd_varys.py``).
+
 References
 ----------
 M. Chowdhury, "Coflow: A Networking Abstraction for Distributed Data-Parallel Applications",
@@ -162,14 +179,23 @@ class MaddPolicy:
         if self.order is not None:
             self._rank = np.empty(K, dtype=np.int64)
             self._rank[self.order] = np.arange(K)
-        self._src = np.ascontiguousarray(instance.flow_src, dtype=np.int64)
-        self._dstu = np.ascontiguousarray(instance.flow_egress_port, dtype=np.int64)
+        self._general = not instance.is_big_switch
         self._ptr = np.ascontiguousarray(instance.flow_ptr, dtype=np.int64)
         self._cap = instance.capacity.astype(float)
         self._tol = self.tol_rel * self._cap  # per port: relative to what it guards
-        (self._grp_ptr, self._grp_lo, self._grp_hi, self._grp_src, self._grp_dst,
-         self._gflows) = _pair_groups(instance)
-        self._scratch = _k.madd_scratch(F, P, self._grp_lo.size)
+        if self._general:
+            # on resources, "src"/"dstu" are the path CSR and the groups are (coflow, path)
+            self._src, self._dstu = _flow_paths(instance)
+            (self._grp_ptr, self._grp_lo, self._grp_hi, self._grp_src, self._grp_dst,
+             self._gflows) = _path_groups(instance)
+            self._scratch = _k.madd_scratch_paths(F, P, self._grp_lo.size,
+                                                  self._grp_dst.size)
+        else:
+            self._src = np.ascontiguousarray(instance.flow_src, dtype=np.int64)
+            self._dstu = np.ascontiguousarray(instance.flow_egress_port, dtype=np.int64)
+            (self._grp_ptr, self._grp_lo, self._grp_hi, self._grp_src, self._grp_dst,
+             self._gflows) = _pair_groups(instance)
+            self._scratch = _k.madd_scratch(F, P, self._grp_lo.size)
         self._out_f = np.zeros(F, dtype=np.int64)
         self._out_r = np.zeros(F)
         self._gamma = np.zeros(K)
@@ -183,7 +209,8 @@ class MaddPolicy:
         if tau.shape != order.shape:
             raise InvalidParameterError(f"durations() returned {tau.shape[0]} values for "
                                         f"{order.size} coflows")
-        n = _k.madd_allocate(
+        allocate = _k.madd_allocate_paths if self._general else _k.madd_allocate
+        n = allocate(
             order, tau, BACKFILL_RULES[self.backfill], self._ptr, self._src, self._dstu,
             state.remaining, self._cap, self._tol, self._grp_ptr, self._grp_lo, self._grp_hi,
             self._grp_src, self._grp_dst, self._gflows, *self._scratch, self._out_f,
@@ -219,6 +246,50 @@ def _pair_groups(instance: Instance):
     return grp_ptr, lo, hi, s[lo].copy(), d[lo].copy(), perm
 
 
+def _flow_paths(instance: Instance):
+    """The flow-to-resource CSR ``(flow_resource_ptr, flow_resource)`` as contiguous int64."""
+    return (np.ascontiguousarray(instance.flow_resource_ptr, dtype=np.int64),
+            np.ascontiguousarray(instance.flow_resource, dtype=np.int64))
+
+
+def _path_groups(instance: Instance):
+    """:func:`_pair_groups` on resources: each coflow's flows grouped by path.
+
+    Returns ``grp_ptr`` (K+1), ``grp_lo``, ``grp_hi`` (each group's slice of ``gflows``),
+    ``grp_rptr`` (G+1) and ``grp_rres`` (each group's path, CSR), and ``gflows`` (flow indices
+    sorted by coflow, path -- resource by resource, in path order -- and index).  On a big
+    switch written as paths ``[ingress, m_in + egress]`` this is exactly :func:`_pair_groups`
+    (same order, same groups).  A group is only a shortcut of the backfilling: flows with the
+    same resources and weights proportional to their sizes freeze together in the weighted
+    progressive filling, so a group of them behaves as one item of their total weight.
+    """
+    K, F = instance.num_coflows, instance.num_flows
+    rptr, rres = _flow_paths(instance)
+    length = np.diff(rptr)
+    L = int(length.max()) if F else 0
+    # paths padded with -1 to a (F, L) matrix: sorting its columns sorts the paths
+    # lexicographically (a shorter path before its extensions)
+    padded = np.full((F, max(L, 1)), -1, dtype=np.int64)
+    padded[np.repeat(np.arange(F), length), np.arange(rres.size) - np.repeat(rptr[:-1], length)] = rres
+    coflow = instance.flow_coflow
+    keys = (np.arange(F),) + tuple(padded[:, c] for c in range(padded.shape[1] - 1, -1, -1)) \
+        + (coflow,)
+    perm = np.lexsort(keys).astype(np.int64)
+    c, pp = coflow[perm], padded[perm]
+    new = np.ones(F, dtype=bool)
+    new[1:] = (c[1:] != c[:-1]) | np.any(pp[1:] != pp[:-1], axis=1)
+    lo = np.flatnonzero(new).astype(np.int64)
+    hi = np.append(lo[1:], F).astype(np.int64)
+    grp_ptr = np.zeros(K + 1, dtype=np.int64)
+    np.cumsum(np.bincount(c[lo], minlength=K), out=grp_ptr[1:])
+    rep = perm[lo]                      # each group's first flow carries its path
+    glen = length[rep]
+    grp_rptr = np.zeros(lo.size + 1, dtype=np.int64)
+    np.cumsum(glen, out=grp_rptr[1:])
+    entry = np.repeat(rptr[rep] - grp_rptr[:-1], glen) + np.arange(int(grp_rptr[-1]))
+    return grp_ptr, lo, hi, grp_rptr, rres[entry].copy(), perm
+
+
 def run_madd_kernel(instance: Instance, rank, *, sebf: bool, backfill: str | None,
                     tol_rel: float = 1e-12, meta: dict | None = None) -> Schedule:
     """Run iterative MADD + backfilling in the compiled event loop.
@@ -241,7 +312,15 @@ def run_madd_kernel(instance: Instance, rank, *, sebf: bool, backfill: str | Non
     """
     from ..simulate import COMPLETION_RTOL, SimulationError
 
-    groups = _pair_groups(instance)
+    general = not instance.is_big_switch
+    if general:
+        # the same event loop with the allocation over paths (_madd_kernel, general resources)
+        groups = _path_groups(instance)
+        src, dstu = _flow_paths(instance)
+    else:
+        groups = _pair_groups(instance)
+        src = np.ascontiguousarray(instance.flow_src, dtype=np.int64)
+        dstu = np.ascontiguousarray(instance.flow_egress_port, dtype=np.int64)
     cap = instance.capacity.astype(float)
     K, F = instance.num_coflows, instance.num_flows
     # small chunks: the write buffers live next to the whole schedule at the end of the run,
@@ -250,11 +329,9 @@ def run_madd_kernel(instance: Instance, rank, *, sebf: bool, backfill: str | Non
     cc, fc, events, calls = _k.madd_simulate(
         _k.ORDER_SEBF if sebf else _k.ORDER_STATIC, np.asarray(rank, dtype=np.int64),
         BACKFILL_RULES[backfill], instance.release.astype(float),
-        np.ascontiguousarray(instance.flow_ptr, dtype=np.int64),
-        np.ascontiguousarray(instance.flow_src, dtype=np.int64),
-        np.ascontiguousarray(instance.flow_egress_port, dtype=np.int64),
+        np.ascontiguousarray(instance.flow_ptr, dtype=np.int64), src, dstu,
         instance.flow_size.astype(float), cap, tol_rel * cap, COMPLETION_RTOL,
-        *groups, 50 * (F + K) + 1000, 0.0 if sebf else SNAP_RTOL, *chunks.args())
+        *groups, 50 * (F + K) + 1000, 0.0 if sebf else SNAP_RTOL, *chunks.args(), general)
     if events < 0:  # pragma: no cover - the first coflow of the order always gets capacity
         raise SimulationError(f"MADD kernel stalled after {-events} events")
     out_f, out_s, out_e, out_v = chunks_to_arrays(chunks)
@@ -287,7 +364,7 @@ def check_engine(engine: str) -> str:
           "2014); sincronia-coflow/simulator offlinesim/scheduler.cpp assign_MADD_rates_to_flows",
           guarantee="a single coflow alone finishes in exactly rho (its Gamma on the empty "
           "fabric)",
-          tags=("big_switch_only", "preemptive", "release_dates", "heterogeneous_capacities"))
+          tags=("preemptive", "release_dates", "heterogeneous_capacities"))
 def madd(instance: Instance, order, *, backfill="varys", engine: str = "auto",
          tol_rel: float = 1e-12) -> Schedule:
     """Iterative MADD with backfilling for a given coflow order (Varys Pseudocode 1).
@@ -338,7 +415,8 @@ def madd(instance: Instance, order, *, backfill="varys", engine: str = "auto",
     completion time in general.
 
     *Assumptions.*  Fluid, preemptive rates; any capacities; releases are honoured (a coflow
-    joins the allocation at its release).
+    joins the allocation at its release).  On resources (a topology) ``rho`` and Gamma are
+    taken over the resources of the coflow's paths (module docstring).
 
     *Running time.*  O((#releases + #coflow completions) x flows of the active coflows), plus
     a weighted progressive filling per backfilled coflow over its pair groups with leftover at
