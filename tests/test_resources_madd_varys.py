@@ -15,13 +15,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from coflowopt import Coflow, Instance
-from coflowopt.exceptions import NotSupportedError
 from coflowopt.policies.online_varys import varys_deadline, varys_online
-from coflowopt.policies.sincronia_online import sincronia_online
+from coflowopt.policies.sincronia_online import (SincroniaOnlinePolicy, _run_kernel,
+                                                  sincronia_online)
 from coflowopt.policies.varys import remaining_gamma, resource_loads, varys
 from coflowopt.rates.madd import MaddPolicy, madd
 from coflowopt.registry import get_algorithm
-from coflowopt.simulate import SimState
+from coflowopt.simulate import SimState, simulate
 from coflowopt.topology import fat_tree, leaf_spine, on_topology
 from coflowopt.verify import verify_schedule
 
@@ -248,10 +248,74 @@ def test_topology_sincronia_online(topo):
     inst = topology_case(sample_instance(), topo, seed=2)
     s = sincronia_online(inst, epoch=0.5, reset_after=3)
     rep = verified(inst, s)
-    assert s.meta["engine"] == "python"
+    assert s.meta["engine"] == "kernel"
     assert (rep.coflow_completion >= inst.release + inst.rho * (1 - 1e-12)).all()
-    with pytest.raises(NotSupportedError, match="engine 'kernel'"):
-        sincronia_online(inst, epoch=0.5, reset_after=3, engine="kernel")
+    p = sincronia_online(inst, epoch=0.5, reset_after=3, engine="python")
+    np.testing.assert_allclose(verified(inst, p).coflow_completion, rep.coflow_completion,
+                               rtol=1e-12)
+    assert p.meta["epochs"] == s.meta["epochs"]
+
+
+class FixedOrder(SincroniaOnlinePolicy):
+    """Online Sincronia's clock with the active coflows in instance order (no LP, no BSSI):
+    runs the kernel engine's incremental greedy alone."""
+
+    def decide(self, t, new_epoch, new_release, active, remaining, finished):
+        return active[~finished[active]]
+
+
+class ReferenceGreedy:
+    """Sincronia's greedy over paths in plain Python, from scratch at every release and flow
+    completion, active coflows in instance order: each flow takes the smallest residual of its
+    path (an independent reference for the kernel over paths)."""
+
+    name = "reference-greedy"
+    reschedule_on = frozenset({"release", "flow_completion"})
+
+    def reset(self, inst):
+        self.inst = inst
+
+    def allocate(self, state):
+        inst = self.inst
+        ptr, res_of = inst.flow_resource_ptr, inst.flow_resource
+        res = inst.capacity.astype(float).copy()
+        tol = 1e-12 * inst.capacity
+        fl, rt = [], []
+        for k in state.active_coflows.tolist():
+            for f in range(int(inst.flow_ptr[k]), int(inst.flow_ptr[k + 1])):
+                if state.flow_done[f]:
+                    continue
+                path = res_of[ptr[f]:ptr[f + 1]]
+                a = float(res[path].min())
+                if a > tol[path].min():
+                    fl.append(f)
+                    rt.append(a)
+                    res[path] -= a
+        return np.asarray(fl, dtype=np.int64), np.asarray(rt)
+
+    def next_timer(self, state):
+        return np.inf
+
+
+@pytest.mark.parametrize("topo", sorted(TOPOLOGIES))
+def test_sincronia_kernel_greedy_over_paths(topo):
+    inst = topology_case(sample_instance(), topo, seed=4)
+    sched, cc, _ = _run_kernel(inst, FixedOrder(epoch=0.5, reset_after=3))
+    rep = verified(inst, sched)
+    np.testing.assert_array_equal(rep.coflow_completion, cc)
+    ref = simulate(inst, ReferenceGreedy())
+    np.testing.assert_allclose(cc, verified(inst, ref.schedule).coflow_completion, rtol=1e-12)
+
+
+@FEW
+@given(random_instances(max_ports=4))
+def test_sincronia_kernel_big_switch_as_paths_same_bits(case):
+    bs, _ = case
+    a, ca, _ = _run_kernel(bs, FixedOrder(epoch=0.5, reset_after=3))
+    b, cb, _ = _run_kernel(as_paths(bs), FixedOrder(epoch=0.5, reset_after=3))
+    same_bits(a, b)
+    np.testing.assert_array_equal(ca, cb)
+    verified(bs, a)
 
 
 def test_registry_tags_removed():

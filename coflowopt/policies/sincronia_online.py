@@ -58,8 +58,8 @@ The LP's rows are the resources (``d_i^p`` = coflow ``i``'s remaining data throu
 ``p``, summed over the flows whose path uses it), BSSI orders the selected coflows over
 resources (:func:`coflowopt.orderings.bssi.bssi`), OCT is ``rho`` over resources and the greedy
 allocation gives each flow the smallest residual of its path
-(:mod:`coflowopt.rates.greedy`).  Only the ``python`` engine serves such instances (``auto``
-picks it): the kernel's incremental greedy is built on (ingress, egress) pairs.
+(:mod:`coflowopt.rates.greedy`).  The kernel engine's pairs become distinct paths
+(:func:`_greedy_segment_paths`).
 
 Engines
 -------
@@ -89,7 +89,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from ..exceptions import InvalidParameterError, NotSupportedError, SolverError
+from ..exceptions import InvalidParameterError, SolverError
 from ..instance import Instance
 from ..orderings.bssi import TIE_BREAKS, bssi
 from ..rates._greedy_kernel import _plist_index, _plist_insert, _plist_remove, _pos_remove
@@ -479,8 +479,8 @@ def sincronia_online(instance: Instance, *, epoch: float = DEFAULT_EPOCH, reset_
         BSSI's tie-breaking.
     engine : {"auto", "kernel", "python"}
         ``python``: :class:`SincroniaOnlinePolicy` in the generic simulator; ``kernel``: the
-        compiled incremental greedy between order changes (same decisions; big switch only);
-        ``auto``: the kernel on a big switch, ``python`` on resources.
+        compiled incremental greedy between order changes (same decisions; over paths on an
+        instance on resources); ``auto`` = kernel.
 
     Returns
     -------
@@ -493,8 +493,6 @@ def sincronia_online(instance: Instance, *, epoch: float = DEFAULT_EPOCH, reset_
     InvalidParameterError
         For a parameter out of range, or an ``epoch`` that would cut this instance's schedule
         into more than :data:`MAX_EPOCHS` epochs (an absolute time far below its time scale).
-    NotSupportedError
-        For ``engine="kernel"`` on an instance on resources.
     SolverError
         If an MUWP LP is not solved to optimality.
 
@@ -532,13 +530,7 @@ def sincronia_online(instance: Instance, *, epoch: float = DEFAULT_EPOCH, reset_
     _check_epoch_count(instance, pol)
     meta = {"algorithm": "sincronia-online", "epoch": pol.epoch, "reset_after": pol.reset_after,
             "budget_fraction": pol.budget_fraction, "tie_break": pol.tie_break}
-    if engine == "kernel" and not instance.is_big_switch:
-        raise NotSupportedError(
-            "sincronia-online engine 'kernel' is defined on the big switch only (its "
-            "incremental greedy keeps one list per (ingress, egress) pair); this instance runs "
-            f"its flows over {instance.num_resources} resources: use engine 'python' or 'auto'")
-    if engine == "python" or not instance.is_big_switch:
-        engine = "python"
+    if engine == "python":
         res = simulate(instance, pol)
         s = res.schedule
         return Schedule(s.flow, s.start, s.end, s.rate,
@@ -826,6 +818,230 @@ def _greedy_segment(t, t_stop, rank, F, pf, pair_src, pair_dst, pair_blk_ptr, bl
     return t, out_f, out_s, out_e, out_r, n_out, events
 
 
+# ---- the kernel over paths: a "pair" is a distinct path (a set of resources in path order).
+# Greedy gives the first flow of a path min over its resources of the residual, which fills one
+# of them, so the path's later flows get nothing: only each path's head matters, as on the big
+# switch.  The functions below are the ones above with "the pair's two ports" read as "every
+# resource of the path" (CSR ``pair_rptr``/``pair_rres``), operations in the same order: a big
+# switch written as paths [i, m_in + j] gives the same bits (tests/test_resources_madd_varys.py).
+
+
+@njit(cache=True)
+def _set_alloc_paths(e, a, key, pair_rptr, pair_rres, alloc, alist, apos, nal, port_start,
+                     poslen, pos_key, pos_pair):
+    """:func:`_set_alloc` over the resources of path ``e``."""
+    if a > 0.0 and apos[e] < 0:
+        apos[e] = nal
+        alist[nal] = e
+        nal += 1
+        for z in range(pair_rptr[e], pair_rptr[e + 1]):
+            p = pair_rres[z]
+            x = port_start[p] + poslen[p]
+            pos_key[x] = key
+            pos_pair[x] = e
+            poslen[p] += 1
+    elif a <= 0.0 and apos[e] >= 0:
+        x = apos[e]
+        nal -= 1
+        last = alist[nal]
+        alist[x] = last
+        apos[last] = x
+        apos[e] = -1
+        for z in range(pair_rptr[e], pair_rptr[e + 1]):
+            _pos_remove(pos_key, pos_pair, port_start, poslen, pair_rres[z], e)
+    alloc[e] = a if a > 0.0 else 0.0
+    return nal
+
+
+@njit(cache=True)
+def _greedy_segment_paths(t, t_stop, rank, F, pf, pair_rptr, pair_rres, pair_blk_ptr, blk_hi,
+                          blk_coflow, bcur, port_start, plen, pkey, ppair, poslen, pos_key,
+                          pos_pair, head_b, head_key, alloc, pstart, alist, apos, nal_box, rem,
+                          size, flow_coflow, coflow_left, cc, cap, tol, rtol, stamp, extra,
+                          out_f, out_s, out_e, out_r, n_out):
+    """:func:`_greedy_segment` over paths (module comment above)."""
+    E = pair_rptr.shape[0] - 1
+    P = cap.shape[0]
+    nal = nal_box[0]
+    out_f, out_s, out_e, out_r = _grow(out_f, out_s, out_e, out_r, n_out, E + 1)
+    # ---- rebuild: heads, key-sorted resource lists and the greedy from scratch
+    new_b = np.full(E, -1, np.int64)
+    new_key = np.full(E, _INF_KEY, np.int64)
+    nh = 0
+    for e in range(E):
+        b, key = _pair_head(e, pair_blk_ptr, blk_hi, blk_coflow, bcur, pf, rank, F)
+        new_b[e] = b
+        new_key[e] = key
+        if b >= 0:
+            nh += 1
+    heads = np.empty(nh, np.int64)
+    keys = np.empty(nh, np.int64)
+    x = 0
+    for e in range(E):
+        if new_b[e] >= 0:
+            heads[x] = e
+            keys[x] = new_key[e]
+            x += 1
+    heads = heads[np.argsort(keys)]
+    for p in range(P):
+        plen[p] = 0
+    res = cap.copy()
+    new_alloc = np.zeros(E)
+    for x in range(nh):
+        e = heads[x]
+        a = np.inf
+        mt = np.inf
+        for z in range(pair_rptr[e], pair_rptr[e + 1]):
+            p = pair_rres[z]
+            pkey[port_start[p] + plen[p]] = new_key[e]
+            ppair[port_start[p] + plen[p]] = e
+            plen[p] += 1
+            if res[p] < a:
+                a = res[p]
+            if tol[p] < mt:
+                mt = tol[p]
+        if a > mt:  # tol is per resource
+            new_alloc[e] = a
+            for z in range(pair_rptr[e], pair_rptr[e + 1]):
+                res[pair_rres[z]] -= a
+    for e in range(E):
+        old_f = pf[bcur[head_b[e]]] if head_b[e] >= 0 else -1
+        new_f = pf[bcur[new_b[e]]] if new_b[e] >= 0 else -1
+        same = old_f == new_f and alloc[e] == new_alloc[e]
+        if not same and alloc[e] > 0.0:
+            n_out = _emit(out_f, out_s, out_e, out_r, n_out, old_f, pstart[e], t, alloc[e])
+        nal = _set_alloc_paths(e, 0.0, head_key[e], pair_rptr, pair_rres, alloc, alist, apos,
+                               nal, port_start, poslen, pos_key, pos_pair)
+        head_b[e] = new_b[e]
+        head_key[e] = new_key[e]
+        if not same:
+            pstart[e] = t
+    for e in range(E):
+        if new_alloc[e] > 0.0:
+            nal = _set_alloc_paths(e, new_alloc[e], head_key[e], pair_rptr, pair_rres, alloc,
+                                   alist, apos, nal, port_start, poslen, pos_key, pos_pair)
+    # ---- events until t_stop
+    events = 0
+    fin_e = np.empty(P, np.int64)
+    fin_t = np.empty(P)
+    old_alloc = np.zeros(P)
+    dirty = np.zeros(P, np.bool_)
+    touched = np.empty(P, np.int64)
+    heap = [(np.int64(0), np.int64(0), np.int64(0))]
+    heap.pop()
+    while nal > 0:
+        tn = t_stop
+        for x in range(nal):
+            e = alist[x]
+            f = pf[bcur[head_b[e]]]
+            fin = t + rem[f] / alloc[e]
+            if fin < tn:
+                tn = fin
+        nfin = 0
+        for x in range(nal):
+            e = alist[x]
+            f = pf[bcur[head_b[e]]]
+            fin = t + rem[f] / alloc[e]
+            rem[f] -= alloc[e] * ((fin if fin < tn else tn) - t)
+            if fin <= tn or rem[f] <= rtol * size[f]:
+                fin_e[nfin] = e
+                fin_t[nfin] = fin if fin <= tn else tn
+                nfin += 1
+        t = tn
+        if nfin == 0:
+            break                       # reached t_stop
+        events += 1
+        out_f, out_s, out_e, out_r = _grow(out_f, out_s, out_e, out_r, n_out, E + P + 1)
+        stamp[0] += 1
+        mark = stamp[0]
+        # 1. finished heads leave and their paths take the next head
+        for x in range(nfin):
+            e = fin_e[x]
+            b = head_b[e]
+            f = pf[bcur[b]]
+            n_out = _emit(out_f, out_s, out_e, out_r, n_out, f, pstart[e], fin_t[x], alloc[e])
+            rem[f] = 0.0
+            c = flow_coflow[f]
+            coflow_left[c] -= 1
+            if fin_t[x] > cc[c] or cc[c] != cc[c]:
+                cc[c] = fin_t[x]
+            old_key = head_key[e]
+            old_alloc[x] = alloc[e]
+            heapq.heappush(heap, (old_key, np.int64(0), np.int64(x)))
+            nal = _set_alloc_paths(e, 0.0, old_key, pair_rptr, pair_rres, alloc, alist, apos,
+                                   nal, port_start, poslen, pos_key, pos_pair)
+            bcur[b] += 1
+            if bcur[b] < blk_hi[b]:
+                nb = b
+                nkey = old_key - f + pf[bcur[b]]
+            else:
+                nb, nkey = _pair_head(e, pair_blk_ptr, blk_hi, blk_coflow, bcur, pf, rank, F)
+            for z in range(pair_rptr[e], pair_rptr[e + 1]):
+                _plist_remove(pkey, ppair, port_start, plen, pair_rres[z], old_key)
+            head_b[e] = nb
+            head_key[e] = nkey
+            pstart[e] = t
+            if nb >= 0:
+                for z in range(pair_rptr[e], pair_rptr[e + 1]):
+                    _plist_insert(pkey, ppair, port_start, plen, pair_rres[z], nkey, e)
+                heapq.heappush(heap, (nkey, np.int64(1), e))
+        # 2. the greedy again, in key order, only where a resource's residual at the scan
+        #    position differs from before the event
+        nt = 0
+        while len(heap) > 0:
+            key, kind, e = heapq.heappop(heap)
+            if kind == 0:
+                a = old_alloc[e]
+                ef = fin_e[e]
+                for z in range(pair_rptr[ef], pair_rptr[ef + 1]):
+                    p = pair_rres[z]
+                    if not dirty[p]:
+                        dirty[p] = True
+                        extra[p] = 0.0
+                        touched[nt] = p
+                        nt += 1
+                    extra[p] += a
+                    _push_next(heap, pkey, ppair, port_start, plen, p, key)
+                continue
+            if head_key[e] != key or stamp[1 + e] == mark:
+                continue
+            stamp[1 + e] = mark
+            a = np.inf
+            mt = np.inf
+            for z in range(pair_rptr[e], pair_rptr[e + 1]):
+                p = pair_rres[z]
+                r = _residual_before(p, key, port_start, poslen, pos_key, pos_pair, alloc, cap)
+                if r < a:
+                    a = r
+                if tol[p] < mt:
+                    mt = tol[p]
+            if a <= mt:  # tol is per resource
+                a = 0.0
+            if a != alloc[e]:
+                if alloc[e] > 0.0:
+                    n_out = _emit(out_f, out_s, out_e, out_r, n_out, pf[bcur[head_b[e]]],
+                                  pstart[e], t, alloc[e])
+                pstart[e] = t
+                for z in range(pair_rptr[e], pair_rptr[e + 1]):
+                    p = pair_rres[z]
+                    if not dirty[p]:
+                        dirty[p] = True
+                        extra[p] = 0.0
+                        touched[nt] = p
+                        nt += 1
+                    extra[p] -= a - alloc[e]
+                nal = _set_alloc_paths(e, a, key, pair_rptr, pair_rres, alloc, alist, apos, nal,
+                                       port_start, poslen, pos_key, pos_pair)
+            for z in range(pair_rptr[e], pair_rptr[e + 1]):
+                p = pair_rres[z]
+                if dirty[p] and abs(extra[p]) > tol[p]:
+                    _push_next(heap, pkey, ppair, port_start, plen, p, key)
+        for x in range(nt):
+            dirty[touched[x]] = False
+    nal_box[0] = nal
+    return t, out_f, out_s, out_e, out_r, n_out, events
+
+
 #: Refuse an ``epoch`` that would cut the schedule into more epochs than this (each may solve
 #: an LP; about 1 ms each): the FB trace with the default epoch has at least 1,300.
 MAX_EPOCHS = 20_000
@@ -879,14 +1095,60 @@ def _kernel_structures(instance: Instance):
     return pf, pair_src, pair_dst, pair_blk_ptr, blk_lo, blk_hi, blk_coflow, port_start
 
 
+def _kernel_structures_paths(instance: Instance):
+    """:func:`_kernel_structures` on resources: the pairs are the distinct paths, in
+    lexicographic order of their resources (the order of (ingress, egress) on a big switch
+    written as paths), given as the CSR ``pair_rptr``/``pair_rres``; ``port_start`` indexes
+    one list per resource."""
+    F = instance.num_flows
+    rptr = np.asarray(instance.flow_resource_ptr, dtype=np.int64)
+    rres = np.asarray(instance.flow_resource, dtype=np.int64)
+    length = np.diff(rptr)
+    L = int(length.max()) if F else 1
+    padded = np.full((F, L), -1, dtype=np.int64)
+    padded[np.repeat(np.arange(F), length), np.arange(rres.size) - np.repeat(rptr[:-1], length)] \
+        = rres
+    uniq, first, pair_of = np.unique(padded, axis=0, return_index=True, return_inverse=True)
+    pair_of = pair_of.ravel()
+    E = uniq.shape[0]
+    glen = length[first]
+    pair_rptr = np.zeros(E + 1, dtype=np.int64)
+    np.cumsum(glen, out=pair_rptr[1:])
+    entry = np.repeat(rptr[first] - pair_rptr[:-1], glen) + np.arange(int(pair_rptr[-1]))
+    pair_rres = rres[entry].copy()
+    pf = np.lexsort((np.arange(F), pair_of)).astype(np.int64)
+    pp = pair_of[pf]
+    cf = instance.flow_coflow[pf]
+    new = np.ones(F, dtype=bool)
+    new[1:] = (pp[1:] != pp[:-1]) | (cf[1:] != cf[:-1])
+    blk_lo = np.flatnonzero(new).astype(np.int64)
+    blk_hi = np.append(blk_lo[1:], F).astype(np.int64)
+    blk_coflow = cf[blk_lo].astype(np.int64)
+    pair_blk_ptr = np.zeros(E + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pp[blk_lo], minlength=E), out=pair_blk_ptr[1:])
+    R = instance.num_resources
+    port_start = np.zeros(R + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pair_rres, minlength=R), out=port_start[1:])
+    return pf, pair_rptr, pair_rres, pair_blk_ptr, blk_lo, blk_hi, blk_coflow, port_start
+
+
 def _run_kernel(instance: Instance, pol: SincroniaOnlinePolicy):
     """The kernel engine's driver (module docstring).  Returns ``(schedule, coflow
     completion, events)``."""
     K, F = instance.num_coflows, instance.num_flows
     pol.reset(instance)
-    (pf, pair_src, pair_dst, pair_blk_ptr, blk_lo, blk_hi, blk_coflow,
-     port_start) = _kernel_structures(instance)
-    E, P = pair_src.size, instance.num_ports
+    if instance.is_big_switch:
+        segment = _greedy_segment
+        (pf, pair_src, pair_dst, pair_blk_ptr, blk_lo, blk_hi, blk_coflow,
+         port_start) = _kernel_structures(instance)
+        E = pair_src.size
+    else:
+        # pair_src / pair_dst carry the paths' CSR (pair_rptr, pair_rres)
+        segment = _greedy_segment_paths
+        (pf, pair_src, pair_dst, pair_blk_ptr, blk_lo, blk_hi, blk_coflow,
+         port_start) = _kernel_structures_paths(instance)
+        E = pair_src.size - 1
+    P = instance.num_ports
     bcur = blk_lo.copy()
     plen = np.zeros(P, dtype=np.int64)
     pkey = np.zeros(port_start[-1], dtype=np.int64)
@@ -937,7 +1199,7 @@ def _run_kernel(instance: Instance, pol: SincroniaOnlinePolicy):
         rank[order] = np.arange(order.size)
         t_rel = float(rel_times[ri]) if ri < K else math.inf
         t_stop = min(t_rel, clock.end)
-        t, *out, n_out, ev = _greedy_segment(
+        t, *out, n_out, ev = segment(
             t, t_stop, rank, F, pf, pair_src, pair_dst, pair_blk_ptr, blk_hi, blk_coflow,
             bcur, port_start, plen, pkey, ppair, poslen, pos_key, pos_pair, head_b, head_key,
             alloc, pstart, alist, apos, nal_box, rem, size, flow_coflow, coflow_left, cc, cap,

@@ -270,7 +270,8 @@ def _path_groups(instance: Instance):
     # paths padded with -1 to a (F, L) matrix: sorting its columns sorts the paths
     # lexicographically (a shorter path before its extensions)
     padded = np.full((F, max(L, 1)), -1, dtype=np.int64)
-    padded[np.repeat(np.arange(F), length), np.arange(rres.size) - np.repeat(rptr[:-1], length)] = rres
+    padded[np.repeat(np.arange(F), length),
+           np.arange(rres.size) - np.repeat(rptr[:-1], length)] = rres
     coflow = instance.flow_coflow
     keys = (np.arange(F),) + tuple(padded[:, c] for c in range(padded.shape[1] - 1, -1, -1)) \
         + (coflow,)
