@@ -425,7 +425,9 @@ def madd(instance: Instance, order, *, backfill="varys", engine: str = "auto",
     schedule has one piece per (event, flow with a changed positive rate).  On the Facebook
     trace in SEBF order: 1,051 events and 1.3e7 pieces with the ``varys`` rule; the
     ``coflowsim`` rule shares leftovers among all flows of skipped coflows and gives 3.6e7
-    pieces (1.7e8, about 17 GB, with every release at 0).
+    pieces (1.7e8, about 17 GB, with every release at 0).  On resources every step costs the
+    path length instead of 2: the trace on a k=16 fat-tree (6,144 links, paths of up to 6)
+    takes about 4 s in SEBF order (9.8e6 pieces), against about 1.5 s on the big switch.
 
     References
     ----------
