@@ -447,9 +447,9 @@ def _resource_groups(inst, cf):
 
     Yields ``(sel, resources)``: the pieces (indices into ``cf``, or None for all) and the
     resource each pair loads.  On a big switch: the ingress ports of all pieces, then the
-    egress ports (disjoint port sets, so two groups).  On resources: the pairs of path
-    position ``q`` for every ``q``, grouped by resource range so that a group holds about
-    :data:`_PAIRS_PER_GROUP` pairs whatever the path lengths.
+    egress ports (disjoint port sets, so two groups).  On resources: every pair once, sorted
+    by resource (a stable radix sort on 16-bit resource numbers when they fit), cut into
+    contiguous runs of about :data:`_PAIRS_PER_GROUP` pairs at resource boundaries.
     """
     if inst.is_big_switch:
         yield None, inst.flow_src[cf]
@@ -458,25 +458,29 @@ def _resource_groups(inst, cf):
     ptr, res, plen = inst.flow_resource_ptr, inst.flow_resource, inst.path_length
     R = inst.num_resources
     lens = plen[cf]
-    first = ptr[cf]
-    L = int(lens.max(initial=0))
-    counts = np.zeros(R, dtype=np.int64)
-    for q in range(L):
-        counts += np.bincount(res[first[lens > q] + q], minlength=R)
-    # resource ranges [edges[g], edges[g+1]) of about _PAIRS_PER_GROUP pairs each
-    cum = np.cumsum(counts)
-    cuts = np.searchsorted(cum, np.arange(_PAIRS_PER_GROUP, int(cum[-1]) if R else 0,
-                                          _PAIRS_PER_GROUP), side="right")
-    edges = np.unique(np.concatenate([[0], cuts, [R]]))
-    for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
-        sels, rs = [], []
-        for q in range(L):
-            on = np.flatnonzero(lens > q)
-            r_q = res[first[on] + q]
-            m = (r_q >= a) & (r_q < b) if (a, b) != (0, R) else slice(None)
-            sels.append(on[m])
-            rs.append(r_q[m])
-        yield np.concatenate(sels), np.concatenate(rs)
+    n = int(lens.sum())
+    if n == 0:
+        return
+    small = np.uint16 if R <= np.iinfo(np.uint16).max + 1 else np.int32
+    index = np.int32 if cf.size < np.iinfo(np.int32).max else np.int64
+    # pair j belongs to piece piece_of[j] and is entry j - (start of its piece) of its path
+    piece_of = np.repeat(np.arange(cf.size, dtype=index), lens)
+    entry = np.arange(n, dtype=np.int64)
+    entry -= np.repeat(np.cumsum(lens) - lens, lens)
+    entry += ptr[cf][piece_of]
+    pair_res = res[entry].astype(small)
+    del entry
+    order = np.argsort(pair_res, kind="stable")
+    sorted_res = pair_res[order]
+    del pair_res
+    # cut at resource boundaries near every _PAIRS_PER_GROUP pairs
+    bounds = np.searchsorted(sorted_res, np.arange(R + 1), side="left")
+    targets = np.arange(_PAIRS_PER_GROUP, n, _PAIRS_PER_GROUP)
+    cuts = np.unique(np.concatenate([[0], bounds[np.searchsorted(bounds, targets)], [n]]))
+    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+        if b > a:
+            o = order[a:b]
+            yield piece_of[o].astype(np.int64), sorted_res[a:b].astype(np.int64)
 
 
 def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _FloatSums,
