@@ -128,16 +128,16 @@ def test_bounds_at_the_ends_of_the_size_range():
             assert float(res.value) <= 3 * s * (1 + RTOL)   # the optimum is s + 2 s
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known limitation: enumerate-orders solves its event LPs in the instance's units; at sizes "
-    "x1e6 HiGHS ends three of this instance's 24 order LPs with status 'unknown', so no order "
-    "bound is proved and the result is feasible/gap_not_closed (honest, never a wrong optimal; "
-    "bnb, which closes on the certified seed bound, is optimal here).  Fix: build the event LPs "
-    "on formulations.certificates.normalised(instance), as the LP bounds are"))
-def test_enumerate_orders_at_sizes_times_1e6_known_limitation():
+def test_enumerate_orders_at_sizes_times_1e6():
+    """Was a known limitation: enumerate-orders solved its event LPs in the instance's units,
+    and at sizes x1e6 HiGHS ended three of this instance's 24 order LPs with status 'unknown'
+    (no order bound proved: feasible/gap_not_closed).  The event LPs are now written in the LP
+    units of formulations.certificates.unit_scaling (exact powers of two), so the rescaled
+    instance is solved like the original, with the same optimum times 1e6 x 1e6 / 1e6."""
     inst = random_instance(np.random.default_rng(257065), max_coflows=4, max_ports=3,
                            releases=True, weights=True, heterogeneous=True, name="seed257065")
-    assert enumerate_orders(inst).kind == "optimal"
+    base = enumerate_orders(inst)
+    assert base.kind == "optimal"
     res = enumerate_orders(inst.scaled(1e6, 1e6))
-    assert res.kind in ("optimal", "feasible")   # never a crash (it was a TypeError before)
-    assert res.kind == "optimal"
+    assert res.kind == "optimal", res.message
+    assert _close(res.value, float(base.value) * 1e6)

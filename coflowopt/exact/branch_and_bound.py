@@ -25,8 +25,9 @@ Bounds at a node (all proven; proofs/completion-order-lp-exact.md, Lemmas 5-7)
 
 Dominance (both keep at least one optimal sequence)
     * coflows of weight 0 complete last: moving a completion to the end only relaxes the LP;
-    * coflows with the same release and the same data per (ingress, egress) pair are
-      interchangeable: they complete in order of decreasing weight (ties: instance order).
+    * coflows with the same release and the same data per path (per (ingress, egress) pair on
+      a big switch) are interchangeable: they complete in order of decreasing weight (ties:
+      instance order).
 
 Incumbent
     Greedy order-preserving schedules (:func:`coflowopt.rates.greedy.greedy`) for the DP order,
@@ -167,9 +168,15 @@ class _Search:
             for i, k in enumerate(self.members.tolist()):
                 # exact pair sizes: two different sums may round to the same float
                 js = np.flatnonzero(pd.coflow == k).tolist()
-                key = (float(instance.release[k]),
-                       tuple(sorted((int(pd.src[j]), int(pd.dst[j]), pd.exact_size(j))
-                                    for j in js)))
+                if instance.is_big_switch:
+                    key = (float(instance.release[k]),
+                           tuple(sorted((int(pd.src[j]), int(pd.dst[j]), pd.exact_size(j))
+                                        for j in js)))
+                else:
+                    # the same data on the same paths
+                    key = (float(instance.release[k]),
+                           tuple(sorted((tuple(pd.pair_resources(j)), pd.exact_size(j))
+                                        for j in js)))
                 sig.setdefault(key, []).append(i)
             for grp in sig.values():
                 grp.sort(key=lambda i: (-float(w[self.members[i]]), int(self.members[i])))
@@ -240,7 +247,10 @@ class _Search:
         from ..rates.greedy import greedy
         from ..rates.madd import madd
         inst = self.inst
-        alloc = greedy if inst.num_flows <= GREEDY_MAX_FLOWS else madd
+        # greedy (Sincronia's Algorithm 2) when it runs on this instance: on resources it may
+        # not be generalised yet (tag big_switch_only), and MADD is
+        greedy_ok = inst.is_big_switch or not getattr(greedy, "big_switch_only", False)
+        alloc = greedy if inst.num_flows <= GREEDY_MAX_FLOWS and greedy_ok else madd
         t_end = time.perf_counter() + budget
         orders: list[tuple[str, list[int]]] = []
         dp = self.sb.dp_order()
@@ -506,8 +516,10 @@ class _Search:
             best = sol.bound_exact
             if best is None or best < ub:
                 ex = exact_lp_solution(sol.lp.lp)
-                if ex is not None and (best is None or ex.value > best):
-                    best = ex.value
+                # the LP is in its own units (order_lp.lp_units): back exactly
+                v = None if ex is None else sol.lp.value_in_instance_units(ex.value)
+                if v is not None and (best is None or v > best):
+                    best = v
             return best
 
         def value(prov):
@@ -598,7 +610,7 @@ def _final_schedule(search: _Search, verify_mode: str):
                     "Chowdhury dissertation App. B.1 (B.1)-(B.4)",
           guarantee="optimal within rtol (default 1e-9, relative) with proven (safe dual) "
                     "bounds and an exactly verified schedule; on a limit: feasible with bound",
-          tags=("big_switch_only", "exponential", "needs_solver", "release_dates", "weights",
+          tags=("exponential", "needs_solver", "release_dates", "weights",
                 "heterogeneous_capacities", "preemptive", "certificate", "exact_arithmetic",
                 "slow"))
 def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_RTOL,

@@ -2,7 +2,9 @@
 every interleaving of the release times.  The reference the branch and bound is tested against.
 
 By proofs/completion-order-lp-exact.md, Theorem 1, the minimum over all sequences is the
-optimum; each LP's certified bound makes the minimum a proven lower bound.  ``K!`` orders times
+optimum; each LP's certified bound makes the minimum a proven lower bound.  On an instance over
+resources each LP has a capacity row per resource and interval (a flow's amount counts on every
+resource of its path), and the same argument holds resource by resource.  ``K!`` orders times
 the interleavings: tiny instances only (``max_coflows``, default 7).
 """
 
@@ -31,7 +33,7 @@ __all__ = ["enumerate_orders"]
           reference="proofs/completion-order-lp-exact.md, Theorem 1",
           guarantee="optimal within 1e-9 relative (min of certified LP bounds vs the verified "
                     "best schedule); on its time limit: feasible with the best bound",
-          tags=("big_switch_only", "exponential", "needs_solver", "release_dates", "weights",
+          tags=("exponential", "needs_solver", "release_dates", "weights",
                 "heterogeneous_capacities", "preemptive", "exact_arithmetic", "slow"))
 def enumerate_orders(instance: Instance, *, max_coflows: int = 7, rtol: float = 1e-9,
                      verify_mode: str = "exact", time_limit: float | None = None) -> Result:
@@ -98,9 +100,18 @@ def enumerate_orders(instance: Instance, *, max_coflows: int = 7, rtol: float = 
     if stopped:
         # the unsolved orders have no LP bound: the proven bound is a certified one
         from ..bounds.best import best_certified_bound, seed_value
+        from .subset_bounds import ROUNDING_RTOL, SubsetBounds
         best, _ = best_certified_bound(instance, time_limit=0.25 * time_limit)
         seed = seed_value(best)
         lb = float(seed) if seed is not None else 0.0
+        # the DP bound over all positive-weight coflows (proofs/completion-order-lp-exact.md,
+        # Lemma 6; at least the isolated bound), deflated by its rounding allowance: it holds
+        # on every instance, also where the registered bounds do not run (on resources)
+        members = [k for k in range(K) if instance.weight[k] > 0]
+        if members:
+            sb = SubsetBounds(instance, members)
+            dpb = sb.dpb((1 << len(members)) - 1)
+            lb = max(lb, dpb - abs(dpb) * ROUNDING_RTOL)
     solver = {"name": "highs", "version": highs_version(), "options": EVENT_LP_OPTIONS}
     if best_sol is None:  # pragma: no cover - some order is always feasible
         return Result(value=None, kind=None, objective="weighted_completion_time",

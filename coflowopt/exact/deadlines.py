@@ -5,7 +5,8 @@ coflows that have one: ``0 = tau_0 < tau_1 < ... < tau_G``.  These breakpoints a
 set ``S`` of coflows can all meet their deadlines iff the *interval LP* with ``S``'s demands is
 feasible (formulations/deadline-mip.md; proofs/completion-order-lp-exact.md, Theorem 9)::
 
-    sum_{(j, g) at port p} x_{j,g} <= c_p (tau_g - tau_{g-1})        every interval g, port p
+    sum_{j whose path uses p} x_{j,g} <= c_p (tau_g - tau_{g-1})     every interval g,
+                                                                     resource p
     sum_g x_{j,g} = s_j u_{k(j)}                                     every flow pair j
     x_{j,g} = 0 unless r_{k(j)} <= tau_{g-1} and tau_g <= d_{k(j)}
 
@@ -41,7 +42,6 @@ import scipy.sparse as sp
 from ..exceptions import InvalidParameterError, NotSupportedError
 from ..formulations.highs import HighsModel, highs_version
 from ..formulations.linear_program import LinearProgram
-from ..formulations.time_indexed import flow_groups
 from ..instance import Instance
 from ..bounds.common import check_time_limit
 from ..registry import register
@@ -59,7 +59,8 @@ def _breakpoints(instance: Instance, D: np.ndarray) -> np.ndarray:
 
 def _interval_model(instance: Instance, D: np.ndarray, tau: np.ndarray, wprime: np.ndarray):
     """The MIP of the module docstring as a LinearProgram (columns: amounts, then ``u``)."""
-    g = flow_groups(instance)
+    from .order_lp import pair_groups, resource_columns
+    g, res_ptr, res = pair_groups(instance)
     inD = np.zeros(instance.num_coflows, dtype=bool)
     inD[D] = True
     J_all = np.flatnonzero(inD[g.coflow])
@@ -74,8 +75,10 @@ def _interval_model(instance: Instance, D: np.ndarray, tau: np.ndarray, wprime: 
     u_of[D] = np.arange(nD)
     P = instance.num_ports
     G = tau.size - 1
-    src, dst = g.src[J_all][jj], g.dst[J_all][jj]
-    keys = np.concatenate([gg * P + src, gg * P + dst])
+    # an amount enters the capacity row of every resource of its pair's path (on a big switch:
+    # every ingress, then every egress, the order of the rows as they were always built)
+    per_pos = resource_columns(res_ptr, res, J_all[jj])
+    keys = np.concatenate([gg[sel] * P + r for sel, r in per_pos])
     ukeys, kinv = np.unique(keys, return_inverse=True)
     kinv = kinv.ravel()
     R = ukeys.size
@@ -83,8 +86,9 @@ def _interval_model(instance: Instance, D: np.ndarray, tau: np.ndarray, wprime: 
     nJ = J_all.size
     size = g.size[J_all]
     rows = np.concatenate([kinv, R + jj, R + np.arange(nJ)])
-    cols = np.concatenate([np.tile(np.arange(X), 2), np.arange(X), X + u_of[cof]])
-    vals = np.concatenate([np.ones(2 * X), np.ones(X), -size])
+    cols = np.concatenate([np.arange(X)[sel] for sel, _ in per_pos] + [np.arange(X),
+                                                                      X + u_of[cof]])
+    vals = np.concatenate([np.ones(keys.size), np.ones(X), -size])
     A = sp.csr_matrix((vals, (rows, cols)), shape=(R + nJ, X + nD))
     # a coflow whose isolated minimum time exceeds its window can never meet its deadline
     possible = instance.release[D] + instance.rho[D] <= instance.deadline[D] * (1 + 1e-12)
@@ -99,13 +103,13 @@ def _interval_model(instance: Instance, D: np.ndarray, tau: np.ndarray, wprime: 
         col_blocks={"x": (0, X, (X,)), "u": (X, X + nD, (nD,))},
         meta={"intervals": G, "pairs": nJ})
     return lp, {"pairs": J_all, "jj": jj, "gg": gg, "groups": g, "cap_keys": ukeys,
-                "num_cap_rows": R}
+                "num_cap_rows": R, "res_ptr": res_ptr, "res": res}
 
 
 def _fixed_lp(instance: Instance, lp: LinearProgram, info: dict, tau: np.ndarray,
               admitted: np.ndarray) -> LinearProgram:
     """The interval LP of the admitted coflows alone (``u`` fixed), with exact data: the
-    capacity of interval ``g`` at port ``p`` is exactly ``c_p (tau_g - tau_{g-1})`` and each
+    capacity of interval ``g`` at resource ``p`` is exactly ``c_p (tau_g - tau_{g-1})`` and each
     admitted pair's demand its exact size; pairs of other coflows get no amount."""
     X = info["jj"].size
     R = info["num_cap_rows"]
@@ -165,8 +169,10 @@ def _admitted_schedule(instance: Instance, info: dict, tau: np.ndarray, x: np.nd
     T = [Fraction(float(t)) for t in tau]
     cap = [Fraction(float(c)) for c in instance.capacity]
     load: dict[tuple[int, int], Fraction] = {}
+    rp, rs = info["res_ptr"], info["res"]
     for j, gi, a in zip(jl.tolist(), gl.tolist(), amt):
-        for p in (int(g.src[J_all[j]]), int(g.dst[J_all[j]])):
+        pj = int(J_all[j])
+        for p in rs[rp[pj]:rp[pj + 1]].tolist():     # every resource of the pair's path
             load[(gi, p)] = load.get((gi, p), Fraction(0)) + a
     for (gi, p), v in load.items():
         if v > cap[p] * (T[gi + 1] - T[gi]):
@@ -190,13 +196,18 @@ def _rest_schedule(instance: Instance, rest: np.ndarray, start: float) -> Schedu
     """The coflows ``rest`` scheduled after ``start``: greedy FIFO, re-optimised by the
     completion-order LP of its event sequence, exact."""
     from ..rates.greedy import greedy
+    from ..rates.madd import madd
     from .order_lp import (build_event_lp, events_from_completions, pair_data, solve_event_lp,
                            verified_schedule)
     sub = instance.select_coflows(rest)
     sub = sub.replace(release=np.maximum(sub.release, start),
                       deadline=np.full(sub.num_coflows, np.nan))
     order = np.lexsort((np.arange(sub.num_coflows), sub.release))
-    greedy_s = greedy(sub, order)
+    # greedy where it runs (on resources it may still be big_switch_only), else MADD: either
+    # only gives the event sequence, which the LP then re-optimises
+    alloc = greedy if sub.is_big_switch or not getattr(greedy, "big_switch_only", False) \
+        else madd
+    greedy_s = alloc(sub, order)
     rep = verify_schedule(sub, greedy_s)
     pd = pair_data(sub)
     sol = solve_event_lp(build_event_lp(pd, events_from_completions(pd, rep.coflow_completion)))
@@ -217,7 +228,7 @@ def _rest_schedule(instance: Instance, rest: np.ndarray, start: float) -> Schedu
           reference="Chowdhury dissertation App. B.1 (B.5); formulations/deadline-mip.md",
           guarantee="optimal count/weight when HiGHS proves the MIP optimal and the verified "
                     "schedule meets that many deadlines (floating-point MIP certificate)",
-          tags=("big_switch_only", "deadlines", "exponential", "needs_solver", "release_dates", "weights",
+          tags=("deadlines", "exponential", "needs_solver", "release_dates", "weights",
                 "heterogeneous_capacities", "preemptive", "exact_arithmetic"))
 def deadline_mip(instance: Instance, *, objective: str = "count", time_limit: float = 60.0,
                  verify_mode: str = "exact") -> Result:

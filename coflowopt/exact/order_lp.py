@@ -9,7 +9,8 @@ event sequence is a small LP (formulations/completion-order-lp.md)::
     min   sum_n W_n t_n
     s.t.  t_n - t_{n-1} >= 0                                   (events in sequence)
           t_n = r                         for a release event at time r
-          sum_{(j, n) at port p} x_{j,n} <= c_p (t_n - t_{n-1})   for every interval n, port p
+          sum_{j whose path uses p} x_{j,n} <= c_p (t_n - t_{n-1})  for every interval n,
+                                                                     resource p
           sum_n x_{j,n} = s_j                                  for every flow pair j
           x_{j,n} = 0 unless coflow(j) is released by e_{n-1} and not completed before e_n
 
@@ -17,13 +18,20 @@ with ``W_n`` the weight of the coflow completing at ``e_n``.  The minimum of thi
 event sequences is the optimum of the fluid problem, and the LP solution *is* an optimal
 schedule (proofs/completion-order-lp-exact.md).
 
-Flows of one coflow with the same ingress and egress are merged into one *pair* (they are
-interchangeable); the schedule splits a pair's amount over its flows in proportion to their
-sizes.
+A flow occupies every resource of its path at its rate (on a big switch: its ingress and
+egress port), so its amount in an interval counts in the capacity row of every resource of its
+path.  Flows of one coflow with the same path (on a big switch: the same ingress and egress) are
+merged into one *pair* (they are interchangeable); the schedule splits a pair's amount over its
+flows in proportion to their sizes.
+
+Units: the LP is written in the units of :func:`lp_units` (powers of two that bring sizes,
+capacities and weights near 1, as every LP for HiGHS in coflowopt; CONTRIBUTING "LP units"),
+and its solution and certified bound are converted back exactly; an instance near 1 (the usual
+case) gets the LP it always had.
 
 The schedule is rebuilt from the LP's amounts ``x`` alone, in exact rational arithmetic
 (:func:`exact_schedule_from_amounts`): amounts are clipped at 0 and rescaled so that each pair
-gets exactly its size, every interval is given exactly the length its busiest port needs, and a
+gets exactly its size, every interval is given exactly the length its busiest resource needs, and a
 release event never comes before its release time.  The result is feasible by construction (the
 exact verifier confirms it) and its cost is within rounding of the LP value.
 
@@ -54,14 +62,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..exceptions import InvalidParameterError, SolverError
-from ..formulations.certificates import certify_lp
+from ..formulations.certificates import certify_lp, unit_scaling
 from ..formulations.highs import HighsModel, LPSolution
-from ..formulations.linear_program import LinearProgram, float_down
+from ..formulations.linear_program import LinearProgram, exact_group_sums, float_down
 from ..formulations.time_indexed import FlowGroups, flow_groups, safe_horizon
 from ..instance import Instance
 from ..schedule import Schedule
 
-__all__ = ["PairData", "EventLP", "EventLPSolution", "pair_data", "build_event_lp",
+__all__ = ["PairData", "EventLP", "EventLPSolution", "pair_data", "pair_groups", "resource_columns",
+           "build_event_lp",
            "solve_event_lp", "new_event_lp_solver", "events_to_codes", "codes_to_events",
            "events_from_completions", "exact_schedule_from_amounts", "float_schedule_from_amounts",
            "order_lp",
@@ -84,9 +93,14 @@ class PairData:
     Attributes
     ----------
     groups : FlowGroups
-        The flow pairs (:func:`coflowopt.formulations.time_indexed.flow_groups`): coflow, unified
-        ingress/egress ports, float size and exact size (``size_exact``, when the float sum of
-        the merged flows is rounded), member flows.
+        The flow pairs (:func:`pair_groups`): coflow, unified ingress/egress ports on a big
+        switch (``-1`` on resources), float size and exact size (``size_exact``, when the float
+        sum of the merged flows is rounded), member flows.
+    res_ptr, res : ndarray of int64
+        CSR paths of the pairs: pair ``j`` occupies ``res[res_ptr[j]:res_ptr[j+1]]``
+        (``[src, dst]`` on a big switch).
+    unit : dict
+        The LP units (:func:`lp_units`).
     group_time : ndarray of float, shape (G,)
         The distinct positive release times, increasing.
     coflow_group : ndarray of int64, shape (K,)
@@ -102,6 +116,9 @@ class PairData:
     group_time: np.ndarray
     coflow_group: np.ndarray
     horizon: float
+    res_ptr: np.ndarray | None = None
+    res: np.ndarray | None = None
+    unit: dict | None = None
 
     @property
     def coflow(self) -> np.ndarray:
@@ -109,11 +126,24 @@ class PairData:
 
     @property
     def src(self) -> np.ndarray:
+        """Ingress port of every pair (big switch; ``-1`` on an instance over resources)."""
         return self.groups.src
 
     @property
     def dst(self) -> np.ndarray:
+        """Egress port (unified numbering) of every pair (big switch; ``-1`` on resources)."""
         return self.groups.dst
+
+    def pair_resources(self, j: int) -> list[int]:
+        """The resources pair ``j`` occupies (its path; ``[src, dst]`` on a big switch)."""
+        return self.res[self.res_ptr[j]:self.res_ptr[j + 1]].tolist()
+
+    def resource_columns(self, xj: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """For amounts of pairs ``xj``: per path position ``l``, the indices ``i`` into
+        ``xj`` whose pair has an ``l``-th resource, and that resource.  On a big switch
+        ``[(all, src), (all, dst)]``: the order in which the big-switch LP was always built
+        (so its matrices are unchanged)."""
+        return resource_columns(self.res_ptr, self.res, xj)
 
     @property
     def size(self) -> np.ndarray:
@@ -131,13 +161,105 @@ class PairData:
         return Fraction(ex[j]) if ex is not None else Fraction(float(self.groups.size[j]))
 
 
+def resource_columns(res_ptr: np.ndarray, res: np.ndarray, xj: np.ndarray
+                     ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per path position ``l``: the indices ``i`` into ``xj`` whose pair ``xj[i]`` has an
+    ``l``-th resource in the CSR ``(res_ptr, res)``, and that resource (vectorised; one entry
+    per position, 2 on a big switch: every ingress, then every egress)."""
+    plen = np.diff(res_ptr)[xj]
+    start = res_ptr[xj]
+    out = []
+    for pos in range(int(plen.max()) if plen.size else 0):
+        sel = np.flatnonzero(plen > pos)
+        out.append((sel, res[start[sel] + pos]))
+    return out
+
+
+def pair_groups(instance: Instance) -> tuple[FlowGroups, np.ndarray, np.ndarray]:
+    """Merge each coflow's flows by path: ``(groups, res_ptr, res)``.
+
+    On a big switch the path of a flow is its (ingress, egress) pair, so this is
+    :func:`~coflowopt.formulations.time_indexed.flow_groups` with the CSR ``[src, dst]`` per
+    pair.  On an instance over resources, flows of one coflow with the same path are merged
+    (they are interchangeable: a merged schedule splits back in proportion to the sizes), the
+    groups' ``src``/``dst`` are ``-1`` and ``res_ptr``/``res`` hold the paths.
+    """
+    if instance.is_big_switch:
+        g = flow_groups(instance)
+        J = g.coflow.size
+        res = np.stack([g.src, g.dst], axis=1).ravel().astype(np.int64)
+        return g, np.arange(0, 2 * J + 1, 2, dtype=np.int64), res
+    ptr, fres = instance.flow_resource_ptr, instance.flow_resource
+    plen = np.diff(ptr)
+    L = int(plen.max())
+    F = instance.num_flows
+    # one row per flow: (coflow, path length, resources padded with -1); equal rows = same
+    # coflow and same path (as a sequence: paths are routed, not sets)
+    key = np.full((F, L + 2), -1, dtype=np.int64)
+    key[:, 0] = instance.flow_coflow
+    key[:, 1] = plen
+    col = np.arange(fres.size) - np.repeat(ptr[:-1], plen)
+    key[np.repeat(np.arange(F), plen), 2 + col] = fres
+    uniq, inv = np.unique(key, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    J = uniq.shape[0]
+    size, exact = exact_group_sums(instance.flow_size, inv, J)
+    order = np.argsort(inv, kind="stable")
+    gptr = np.zeros(J + 1, dtype=np.int64)
+    np.cumsum(np.bincount(inv, minlength=J), out=gptr[1:])
+    glen = uniq[:, 1]
+    res_ptr = np.zeros(J + 1, dtype=np.int64)
+    np.cumsum(glen, out=res_ptr[1:])
+    res = uniq[:, 2:][np.arange(L)[None, :] < glen[:, None]]
+    g = FlowGroups(coflow=uniq[:, 0].astype(np.int64), src=np.full(J, -1, dtype=np.int64),
+                   dst=np.full(J, -1, dtype=np.int64), size=size, size_exact=exact, ptr=gptr,
+                   flows=order.astype(np.int64))
+    return g, res_ptr, res.astype(np.int64)
+
+
+def safe_horizon_paths(instance: Instance) -> float:
+    """:func:`~coflowopt.formulations.time_indexed.safe_horizon` over resources:
+    ``max_k r_k + sum_f d_f / b_f`` with ``b_f`` the smallest capacity on flow ``f``'s path
+    (rounded up to a float).  The same compression argument: after the last release, a phase
+    between consecutive events is no longer than sending its flows one after another, each
+    alone at its bottleneck capacity.  On a big switch ``b_f = min(c_src, c_dst)``, the same
+    number as ``safe_horizon``."""
+    cmin = instance.flow_bottleneck_capacity
+    caps, inv = np.unique(cmin, return_inverse=True)
+    sums, exact = exact_group_sums(instance.flow_size, inv.reshape(-1), caps.size)
+    total = sum((Fraction(float(v)) if exact is None else exact[i]) / Fraction(float(c))
+                for i, (v, c) in enumerate(zip(sums.tolist(), caps.tolist())))
+    h = Fraction(float(instance.release.max())) + Fraction(total)
+    f = float(h)
+    return f if Fraction(f) >= h else float(np.nextafter(f, np.inf))
+
+
 def pair_data(instance: Instance) -> PairData:
-    """Merge each coflow's flows by (ingress, egress) and index the release groups."""
+    """Merge each coflow's flows by path (by (ingress, egress) on a big switch), index the
+    release groups and choose the LP units (:func:`lp_units`)."""
     rel = instance.release
     gt = np.unique(rel[rel > 0])
     group = np.where(rel > 0, np.searchsorted(gt, rel), -1).astype(np.int64)
-    return PairData(instance=instance, groups=flow_groups(instance), group_time=gt.astype(float),
-                    coflow_group=group, horizon=float(safe_horizon(instance)))
+    groups, res_ptr, res = pair_groups(instance)
+    horizon = safe_horizon(instance) if instance.is_big_switch else safe_horizon_paths(instance)
+    return PairData(instance=instance, groups=groups, group_time=gt.astype(float),
+                    coflow_group=group, horizon=float(horizon), res_ptr=res_ptr, res=res,
+                    unit=lp_units(instance))
+
+
+def lp_units(instance: Instance) -> dict[str, int]:
+    """The units the event LPs are written in: :func:`~coflowopt.formulations.certificates.
+    unit_scaling` (powers of two that bring sizes, capacities and weights near 1; all 0 for an
+    instance already near 1, whose LPs are then exactly as before).
+
+    HiGHS's tolerances are absolute, so an event LP in the instance's own units loses its
+    constraints at sizes ~1e-6 and fails ("unknown") at sizes ~1e6 (the known limitation of
+    tests/test_scale_invariance_bounds.py).  The event LP scales its own arrays by these powers
+    of two (exact), which is the LP of ``formulations.certificates.normalised(instance)``
+    without building the rescaled instance; the scaled values stay far inside float64's range
+    (the exponents are clamped to coflowopt.limits' ranges).
+    """
+    return unit_scaling(instance)
 
 
 # ----------------------------------------------------------------------------- event codes
@@ -207,6 +329,43 @@ class EventLP:
     done_ev: np.ndarray        # (K,) event index by which the coflow is complete
     x_pair: np.ndarray         # (X,) pair of each amount column
     x_interval: np.ndarray     # (X,) interval (= index of the event that ends it)
+    unit: dict | None = None   # the LP's units (lp_units): data 2^a, capacity 2^b, weight 2^e
+
+    @property
+    def data_exp(self) -> int:
+        return int(self.unit["data_exp"]) if self.unit else 0
+
+    @property
+    def time_exp(self) -> int:
+        """An LP time ``t'`` is ``t' 2^time_exp`` in the instance's time unit."""
+        return int(self.unit["data_exp"] - self.unit["capacity_exp"]) if self.unit else 0
+
+    @property
+    def value_exp(self) -> int:
+        """An LP objective ``v'`` is ``v' 2^value_exp`` in the instance's units."""
+        u = self.unit
+        return int(u["data_exp"] - u["capacity_exp"] + u["weight_exp"]) if u else 0
+
+    def amounts_in_instance_units(self, x: np.ndarray) -> np.ndarray:
+        """LP amounts (floats or exact Fractions) in the instance's data unit (exact)."""
+        a = self.data_exp
+        if a == 0:
+            return x
+        if np.asarray(x).dtype == object:
+            f = Fraction(2) ** a
+            out = np.empty(len(x), dtype=object)
+            out[:] = [v * f for v in x]
+            return out
+        return np.ldexp(np.asarray(x, dtype=float), a)
+
+    def value_in_instance_units(self, v):
+        """An LP objective value (float or Fraction) in the instance's units (exact)."""
+        e = self.value_exp
+        if e == 0 or v is None:
+            return v
+        if isinstance(v, Fraction):
+            return v * Fraction(2) ** e
+        return math.ldexp(float(v), e)
 
 
 def _event_arrays(pd: PairData, weight: np.ndarray, codes: Sequence[int],
@@ -267,7 +426,9 @@ def build_event_lp(pd: PairData, codes: Sequence[int], *, weight: np.ndarray | N
 
     Columns: the event times ``t_0..t_{N-1}``, then the amounts ``x_{j,n}`` of each pair ``j``
     in each interval ``n`` it may use.  Rows: ``t_n - t_{n-1} >= 0``; one capacity row per
-    (interval, port) that carries some amount; one demand row per pair.  All data are exact
+    (interval, resource) that carries some amount (an amount enters the row of every resource
+    of its pair's path); one demand row per pair.  The numbers are in the LP units of
+    :func:`lp_units` (exact powers of two times the instance's).  All data are exact
     floats (capacities, release times, weights) except the merged pair sizes, whose exact
     values go to ``LinearProgram.exact`` when their float sums are rounded.
 
@@ -301,13 +462,27 @@ def build_event_lp(pd: PairData, codes: Sequence[int], *, weight: np.ndarray | N
     xn = np.repeat(first, cnt) + (np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt))
     X = xj.size
     xcol = N + np.arange(X)
-    # capacity rows: one per (interval, port) that carries some amount
-    keys = np.concatenate([xn * P + pd.src[xj], xn * P + pd.dst[xj]])
+    # capacity rows: one per (interval, resource) that carries some amount; the amount column
+    # of a pair enters the row of every resource of its path (ports src, dst on a big switch)
+    per_pos = pd.resource_columns(xj)
+    keys = np.concatenate([xn[sel] * P + r for sel, r in per_pos])
     ukeys, kinv = np.unique(keys, return_inverse=True)
     kinv = kinv.ravel()
     R = ukeys.size
     kn, kp = ukeys // P, ukeys % P
+    # the LP's units (lp_units): every number below is the instance's times a power of two
+    unit = pd.unit or {"data_exp": 0, "capacity_exp": 0, "weight_exp": 0}
+    a, b, e = unit["data_exp"], unit["capacity_exp"], unit["weight_exp"]
+    size = np.ldexp(pd.size, -a) if a else pd.size
     cap = inst.capacity[kp]
+    if b:
+        cap = np.ldexp(cap, -b)
+    if b - a:
+        ev_lp = np.ldexp(ev_fixed, b - a)
+        horizon = math.ldexp(pd.horizon, b - a)
+    else:
+        ev_lp, horizon = ev_fixed, pd.horizon
+    ev_weight_lp = np.ldexp(ev_weight, -e) if e else ev_weight
     r_ord = N - 1
     has_prev = kn >= 1
     rows = np.concatenate([
@@ -316,21 +491,24 @@ def build_event_lp(pd: PairData, codes: Sequence[int], *, weight: np.ndarray | N
         r_ord + R + xj])                                          # demand
     cols = np.concatenate([
         np.arange(1, N), np.arange(N - 1),
-        np.concatenate([xcol, xcol]), kn, kn[has_prev] - 1,
+        np.concatenate([xcol[sel] for sel, _ in per_pos]), kn, kn[has_prev] - 1,
         xcol])
     vals = np.concatenate([
         np.ones(N - 1), -np.ones(N - 1),
-        np.ones(2 * X), -cap, cap[has_prev],
+        np.ones(keys.size), -cap, cap[has_prev],
         np.ones(X)])
     A = sp.csr_matrix((vals, (rows, cols)), shape=(r_ord + R + J, N + X))
-    row_lo = np.concatenate([np.zeros(N - 1), np.full(R, -np.inf), pd.size])
-    row_hi = np.concatenate([np.full(N - 1, np.inf), np.zeros(R), pd.size])
-    fixed = ~np.isnan(ev_fixed)
-    col_lo = np.concatenate([np.where(fixed, ev_fixed, 0.0), np.zeros(X)])
-    col_hi = np.concatenate([np.where(fixed, ev_fixed, pd.horizon), pd.size[xj]])
-    c = np.concatenate([ev_weight, np.zeros(X)])
+    row_lo = np.concatenate([np.zeros(N - 1), np.full(R, -np.inf), size])
+    row_hi = np.concatenate([np.full(N - 1, np.inf), np.zeros(R), size])
+    fixed = ~np.isnan(ev_lp)
+    col_lo = np.concatenate([np.where(fixed, ev_lp, 0.0), np.zeros(X)])
+    col_hi = np.concatenate([np.where(fixed, ev_lp, horizon), size[xj]])
+    c = np.concatenate([ev_weight_lp, np.zeros(X)])
     exact: dict[str, Any] = {}
     ex = pd.groups.size_exact
+    if ex is not None and a:
+        scale = Fraction(2) ** -a
+        ex = np.asarray([v * scale for v in ex], dtype=object)
     if ex is not None:
         # every finite entry gets its exact value (LinearProgram.exact_value reads entries
         # directly); None only where the bound is infinite and never multiplied
@@ -340,9 +518,10 @@ def build_event_lp(pd: PairData, codes: Sequence[int], *, weight: np.ndarray | N
     lp = LinearProgram("event-lp", c=c, A=A, row_lo=row_lo, row_hi=row_hi, col_lo=col_lo,
                        col_hi=col_hi, exact=exact,
                        col_blocks={"t": (0, N, (N,)), "x": (N, N + X, (X,))},
-                       meta={"events": N, "pairs": J, "horizon": pd.horizon})
+                       meta={"events": N, "pairs": J, "horizon": pd.horizon,
+                             "unit": dict(unit)})
     return EventLP(lp=lp, num_events=N, ev_fixed=ev_fixed, ev_weight=ev_weight,
-                   rel_ev=rel_ev, done_ev=done_ev, x_pair=xj, x_interval=xn)
+                   rel_ev=rel_ev, done_ev=done_ev, x_pair=xj, x_interval=xn, unit=dict(unit))
 
 
 def _exact_entries(values: np.ndarray) -> np.ndarray:
@@ -364,7 +543,7 @@ class EventLPSolution:
 
     lp: EventLP
     status: str
-    value: float | None
+    value: float | None  # in the instance's units (as bound, bound_exact, times, amounts)
     bound: float
     bound_exact: Fraction | None
     times: np.ndarray | None
@@ -411,11 +590,17 @@ def solve_event_lp(lp: EventLP, *, model: HighsModel | None = None,
         if sol.row_dual is not None:
             chk = certify_lp(lp.lp, sol.row_dual)
             if chk.ok:
-                bound_ex = chk.value
-                bound = float_down(chk.value)
-        return EventLPSolution(lp=lp, status="optimal", value=sol.objective, bound=bound,
-                               bound_exact=bound_ex, times=sol.x[:N].copy(),
-                               amounts=sol.x[N:].copy(), solution=sol)
+                # certified in the LP's units; x 2^value_exp is exact
+                bound_ex = lp.value_in_instance_units(chk.value)
+                bound = float_down(bound_ex)
+        times = sol.x[:N].copy()
+        if lp.time_exp:
+            times = np.ldexp(times, lp.time_exp)
+        return EventLPSolution(lp=lp, status="optimal",
+                               value=lp.value_in_instance_units(sol.objective), bound=bound,
+                               bound_exact=bound_ex, times=times,
+                               amounts=lp.amounts_in_instance_units(sol.x[N:].copy()),
+                               solution=sol)
     if sol.status in ("infeasible", "unbounded_or_infeasible"):
         ray = None
         try:
@@ -446,7 +631,8 @@ def exact_schedule_from_amounts(pd: PairData, lp: EventLP, amounts: np.ndarray, 
     1. amounts below :data:`AMOUNT_RTOL` x size are dropped, the rest clipped at 0 (and, with
        ``max_denominator``, rounded to the nearest fraction with that denominator bound), then
        each pair's amounts are scaled to sum to exactly its (exact) size;
-    2. interval ``n`` gets the length its busiest port needs, ``max_p load_{n,p} / c_p``;
+    2. interval ``n`` gets the length its busiest resource needs, ``max_p load_{n,p} / c_p``
+       (a pair's amount loads every resource of its path);
        a release event is never earlier than its release time;
     3. rates are amount / length, split over a pair's flows in proportion to their sizes.
 
@@ -483,7 +669,7 @@ def exact_schedule_from_amounts(pd: PairData, lp: EventLP, amounts: np.ndarray, 
     cap = [Fraction(float(c)) for c in inst.capacity]
     load: dict[tuple[int, int], Fraction] = {}
     for j, n, v in zip(xj.tolist(), xn.tolist(), amt):
-        for p in (int(pd.src[j]), int(pd.dst[j])):
+        for p in pd.pair_resources(j):
             load[(n, p)] = load.get((n, p), Fraction(0)) + v
     need = [Fraction(0)] * N
     for (n, p), v in load.items():
@@ -521,7 +707,7 @@ def float_schedule_from_amounts(pd: PairData, lp: EventLP, amounts: np.ndarray, 
     """:func:`exact_schedule_from_amounts` in float arithmetic, vectorised (large LPs).
 
     The same three steps; the result is feasible up to rounding (each pair's amounts rescaled
-    to its size, each interval as long as its busiest port needs), which the float verifier's
+    to its size, each interval as long as its busiest resource needs), which the float verifier's
     tolerances cover (proofs/float-verifier-soundness.md).  About a second for 200,000 flows,
     where the Fraction version takes a minute.
     """
@@ -538,8 +724,8 @@ def float_schedule_from_amounts(pd: PairData, lp: EventLP, amounts: np.ndarray, 
     amt = amt * (pd.size[xj] / tot[xj])
     P = inst.capacity.size
     load = np.zeros(N * P)
-    np.add.at(load, xn * P + pd.src[xj], amt)
-    np.add.at(load, xn * P + pd.dst[xj], amt)
+    for sel, r in pd.resource_columns(xj):   # src then dst on a big switch
+        np.add.at(load, xn[sel] * P + r, amt[sel])
     need = (load.reshape(N, P) / inst.capacity[None, :]).max(axis=1)
     T = np.empty(N)
     t = 0.0
@@ -584,7 +770,8 @@ def verified_schedule(pd: PairData, sol: EventLPSolution, *, verify_mode: str = 
     if exact_vertex:
         ex = exact_lp_solution(sol.lp.lp)
         if ex is not None:
-            candidates.append((ex.x[sol.lp.num_events:], None))
+            candidates.append((sol.lp.amounts_in_instance_units(ex.x[sol.lp.num_events:]),
+                               None))
     candidates += [(sol.amounts, 10 ** 6), (sol.amounts, None)]
     best = (None, None)
     if verify_mode == "float" and sol.lp.lp.num_cols > FLOAT_REBUILD_COLS:

@@ -3,9 +3,10 @@
 For a set ``S`` of coflows,
 
 * the **makespan bound** ``MLB(S) = max_p max_a ( a + sum_{k in S, r_k >= a} d_k^p / c_p )``
-  (``a`` ranging over release times) is a lower bound on the time at which the last coflow of
-  ``S`` completes, in any schedule: the coflows of ``S`` released at or after ``a`` send all
-  their data through ``p`` after ``a``;
+  (``a`` ranging over release times, ``p`` over resources, ``d_k^p`` the data of ``k`` whose
+  path uses ``p``) is a lower bound on the time at which the last coflow of ``S`` completes, in
+  any schedule: the coflows of ``S`` released at or after ``a`` send all their data through
+  ``p`` after ``a`` (on a big switch the resources are the ports);
 * the **DP bound** ``DPB(S) = min_{k in S} [ w_k max(MLB(S), r_k + rho_k) + DPB(S \\ {k}) ]``,
   ``DPB({}) = 0``, is a lower bound on ``sum_{k in S} w_k C_k`` in any schedule of any instance
   that contains ``S``: whichever coflow ``k`` of ``S`` completes last has
@@ -13,7 +14,7 @@ For a set ``S`` of coflows,
   ``S \\ {k}`` (proofs/completion-order-lp-exact.md, Lemma 6).
 
 ``DPB`` is at least the isolated bound ``sum_k w_k (r_k + rho_k)`` and at least every
-single-port Smith bound (the same lemma), and it is the bound of the branch and bound's
+single-resource Smith bound (the same lemma), and it is the bound of the branch and bound's
 unordered coflows.  Tables over all ``2^K`` subsets are built with numpy for ``K <=``
 :data:`MAX_TABLE_COFLOWS` (22: about 5 s and 300 MB); above that, :meth:`SubsetBounds.dpb` is one
 level of the same recursion over the single-port Smith bound with releases ignored (weaker,
@@ -223,16 +224,17 @@ class ExactSubsetBounds:
         self.n = n
         cap = [Fraction(float(c)) for c in instance.capacity]
         P = len(cap)
-        m_in = instance.num_ingress
         loads = [[Fraction(0)] * P for _ in range(n)]
         pos = {k: i for i, k in enumerate(self.members)}
+        # a flow loads every resource of its path (ingress, then m_in + egress on a big switch)
+        rptr, res = instance.flow_resource_ptr.tolist(), instance.flow_resource.tolist()
         for f in range(instance.num_flows):
             i = pos.get(int(instance.flow_coflow[f]))
             if i is None:
                 continue
             s = Fraction(float(instance.flow_size[f]))
-            loads[i][int(instance.flow_src[f])] += s
-            loads[i][m_in + int(instance.flow_dst[f])] += s
+            for q in res[rptr[f]:rptr[f + 1]]:
+                loads[i][q] += s
         times = [[ld / c for ld, c in zip(row, cap)] for row in loads]
         r = [Fraction(float(instance.release[k])) for k in self.members]
         w = [Fraction(float(instance.weight[k])) for k in self.members]
