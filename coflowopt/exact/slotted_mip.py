@@ -13,7 +13,8 @@ Horizon.  The MIP only sees slots ``1..T``.  ``horizon="safe"`` takes the smalle
 numbers of slots that provably contain an optimal slotted schedule (proofs/completion-order-lp-
 exact.md, Lemma 8):
 
-* compression: ``ceil(max r / delta) + K + ceil(sum_f d_f / (min(c_src, c_dst) delta))``:
+* compression: ``ceil(max r / delta) + K + ceil(sum_f d_f / (b_f delta))``, ``b_f`` the
+  smallest capacity on flow ``f``'s path (``min(c_src, c_dst)`` on a big switch):
   after the last release, the work between consecutive completion slots can be re-spread
   uniformly over just enough slots (one more than its length per busiest port, at most);
 * the incumbent: with every weight positive, an optimal schedule costs at most ``UB`` (a slotted
@@ -42,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import InvalidParameterError, SolverNotAvailableError
+from ..exceptions import CoflowOptError, InvalidParameterError, SolverNotAvailableError
 from ..formulations.certificates import normalised, time_factor, unit_factor
 from ..formulations.highs import HighsModel, highs_version
 from ..formulations.time_indexed import TimeGrid, build_time_indexed, slotted_schedule
@@ -70,11 +71,16 @@ def slotted_upper_bound(instance: Instance, delta: float) -> tuple[float, float]
     completion is rounded up to the end of its slot.
     """
     from ..rates.greedy import greedy
+    from ..rates.madd import madd
     from ..verify import verify_schedule
     rel = _slotted_releases(instance, delta)
     inst = instance.replace(release=rel, deadline=np.full(instance.num_coflows, np.nan))
     order = np.lexsort((np.arange(instance.num_coflows), rel))
-    rep = verify_schedule(inst, greedy(inst, order))
+    # greedy where it runs (on resources it may still be big_switch_only), else MADD: any
+    # feasible fluid schedule gives a valid slotted upper bound
+    alloc = greedy if inst.is_big_switch or not getattr(greedy, "big_switch_only", False) \
+        else madd
+    rep = verify_schedule(inst, alloc(inst, order))
     C = np.ceil(np.asarray(rep.coflow_completion, dtype=float) / delta - 1e-9) * delta
     return float(np.sum(instance.weight * C)), float(C.max())
 
@@ -91,8 +97,8 @@ def slotted_horizon(instance: Instance, delta: float) -> dict[str, Any]:
     if not (delta > 0 and math.isfinite(delta)):
         raise InvalidParameterError(f"delta must be a finite slot length > 0, got {delta!r}")
     K = instance.num_coflows
-    cmin = np.minimum(instance.capacity[instance.flow_src],
-                      instance.capacity[instance.flow_egress_port])
+    # each flow alone at its path's smallest capacity (min(c_src, c_dst) on a big switch)
+    cmin = instance.flow_bottleneck_capacity
     work = math.fsum((instance.flow_size / cmin).tolist()) * (1 + 1e-12)
     R = int(math.ceil(float(instance.release.max()) / delta - 1e-12))
     comp = R + K + int(math.ceil(work / delta))
@@ -171,7 +177,7 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
     t_seed = time.perf_counter() - t0
     # the MIP is built and solved in the LP units of the instance (HiGHS's tolerances are
     # absolute: at sizes ~1e-9 every amount was below them); slot counts are scale invariant
-    inst_u, unit = normalised(instance)
+    inst_u, unit = _normalised(instance)
     tf = time_factor(unit)
     delta_u = float(delta) / tf
     hz = slotted_horizon(inst_u, delta_u)
@@ -236,6 +242,20 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
                            "horizon "
                            f"{'proven safe' if proven_safe else 'not proven safe'}")
     return _with_fluid_bound(res, seed)
+
+
+def _normalised(instance: Instance):
+    """:func:`~coflowopt.formulations.certificates.normalised`, with the capacities of an
+    instance over resources scaled too (its capacities are ``resource_capacity``, not the
+    big-switch port arrays); the instance itself with units 0 if the copy leaves the ranges."""
+    inst_u, unit = normalised(instance)
+    b = unit["capacity_exp"]
+    if instance.is_big_switch or not b:
+        return inst_u, unit
+    try:
+        return inst_u.replace(resource_capacity=np.ldexp(instance.resource_capacity, -b)), unit
+    except CoflowOptError:
+        return instance, {k: 0 for k in unit}
 
 
 def _in_instance_units(v, unit):
@@ -312,6 +332,9 @@ def pyomo_slotted_mip(instance: Instance, *, delta: float = 1.0, slots: int | No
         from pyomo.contrib.solver.common.factory import SolverFactory
     except ImportError as e:  # pragma: no cover - pyomo is a core dependency
         raise SolverNotAvailableError("pyomo is not installed (pip install pyomo)") from e
+    # the naive twin is written per ingress/egress port (its cross-check role is on the big
+    # switch; slotted_mip's matrix builder is the one that follows resources)
+    instance.require_big_switch("pyomo_slotted_mip")
     t0 = time.perf_counter()
     T = int(slots) if slots is not None else slotted_horizon(instance, delta)["safe"]
     F, K = instance.num_flows, instance.num_coflows
