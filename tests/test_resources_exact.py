@@ -348,3 +348,30 @@ def test_exact_methods_no_longer_refuse_resources():
     from coflowopt.registry import get_algorithm
     for name in ("bnb", "enumerate-orders", "deadline-mip"):
         assert "big_switch_only" not in get_algorithm("exact", name).tags
+
+
+# ----------------------------------------------------------------------------- limits and units
+def test_time_limit_on_resources_gives_status_bound_and_incumbent():
+    """On its time limit enumerate-orders returns the best verified schedule, status
+    time_limit, and a proven bound; on resources, where the registered bounds may not run yet,
+    the bound is the subset DP bound (> 0, <= OPT)."""
+    case = (3, "fat-tree-k4", 6, False)
+    inst, b = optimum(case)
+    res = enumerate_orders(inst, time_limit=0)
+    assert res.kind == "feasible" and res.status == "time_limit"
+    assert res.report.ok and _le(b.value, res.value)
+    assert 0 < float(res.bound) and _le(res.bound, b.value)
+    res = bnb(inst, time_limit=0)
+    assert res.kind != "optimal" and res.status == "time_limit"
+    assert res.bound is None or _le(res.bound, b.value)
+
+
+def test_topology_instance_at_sizes_and_times_1e6():
+    """The event LPs are written in LP units (powers of two near 1), so a topology instance
+    rescaled by 1e6 is solved like the original: the optimum scales by 1e6."""
+    case = (1, "leaf-spine-2x2-os2", 4, True)
+    inst, b = optimum(case)
+    big = inst.scaled(1e6, 1e6)
+    for res in (enumerate_orders(big), bnb(big, time_limit=20)):
+        assert res.kind == "optimal", res.message
+        assert abs(float(res.value) - 1e6 * float(b.value)) <= 1e-9 * 1e6 * float(b.value)

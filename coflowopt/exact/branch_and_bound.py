@@ -32,7 +32,15 @@ Dominance (both keep at least one optimal sequence)
 Incumbent
     Greedy order-preserving schedules (:func:`coflowopt.rates.greedy.greedy`) for the DP order,
     Smith's ratio on rho, SEBF and FIFO; each schedule's event sequence is re-optimised by its
-    LP, then improved by swapping adjacent events (first improvement) within a budget.
+    LP, then improved by swapping adjacent events (first improvement) within a budget.  MADD
+    replaces greedy above :data:`GREEDY_MAX_FLOWS` flows and on an instance over resources
+    while greedy carries ``big_switch_only`` (only the event sequence is taken from it).
+
+Resources
+    On an instance over resources (a topology) every event LP has a capacity row per resource
+    and interval, a pair being a coflow's flows on one path; the subset bounds are over
+    resources and the dominance rule compares data per path.  Nothing else changes
+    (formulations/completion-order-lp.md, "Resources").
 
 Result
     ``optimal`` only when the search is complete, the incumbent schedule passed the verifier
