@@ -703,12 +703,12 @@ class Instance:
 
     @cached_property
     def num_senders(self) -> np.ndarray:
-        """Distinct ingress ports used by each coflow."""
+        """Distinct ingress ports (source hosts on resources) used by each coflow."""
         return self._distinct_per_coflow(self.flow_src)
 
     @cached_property
     def num_receivers(self) -> np.ndarray:
-        """Distinct egress ports used by each coflow."""
+        """Distinct egress ports (destination hosts on resources) used by each coflow."""
         return self._distinct_per_coflow(self.flow_dst)
 
     def _distinct_per_coflow(self, ports: np.ndarray) -> np.ndarray:

@@ -19,6 +19,10 @@ residual weight of a coflow (the ``gamma`` of a release step, or rounding leftov
 its isolation bound ``r_k + rho_k >= r_k``, so the certified figure is at least Sincronia's
 expression; their figure is recorded in ``extra["orderings_value_exact"]`` and the tests check
 that the two agree.
+
+On an instance over resources the machines of LP-primal are the resources (each row is one
+resource and one set of coflows, a single machine of unit speed in time units), so the same
+duals certify a lower bound there (:mod:`coflowopt.orderings.bssi`, "Resources").
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ __all__ = ["bssi_dual"]
           "Algorithm 3; anchors-algorithms.md section 2.3; proofs/bssi_dual_certificate.md",
           guarantee="valid lower bound on the fluid optimum; <= ordering-lp (proved); "
                     "with zero releases >= OPT/4 (BSSI + greedy is a 4-approximation)",
-          tags=("big_switch_only", "certificate", "weights", "release_dates", "heterogeneous_capacities",
+          tags=("certificate", "weights", "release_dates", "heterogeneous_capacities",
                 "exact_arithmetic"))
 def bssi_dual(instance: Instance, *, objective: str = "weighted_completion_time",
               exact: bool | None = None, tie_break: str = "paper",

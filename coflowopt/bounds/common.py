@@ -57,8 +57,11 @@ def weighted_release_sum(instance: Instance) -> Fraction:
 
 
 def port_name(instance: Instance, q: int) -> str:
-    """``"ingress i"`` or ``"egress j"`` for a unified port index."""
+    """``"ingress i"`` or ``"egress j"`` for a unified port index; ``"resource ID"`` on an
+    instance over resources."""
     q = int(q)
+    if not instance.is_big_switch:
+        return f"resource {instance.resource_names[q]}"
     return f"ingress {q}" if q < instance.num_ingress else f"egress {q - instance.num_ingress}"
 
 

@@ -4,6 +4,12 @@ Both come with a certificate of the same kind as every LP bound here: a dual sol
 ordering LP (``formulations/ordering_lp.md``), checked exactly.  The isolated bound is the dual
 with no cut (every weight on the column bound ``C_k >= r_k + rho_k``); the per-port bound is
 Smith's rule on one port written as nested-set multipliers (proofs/isolated_and_port_bounds.md).
+
+On an instance over resources (a topology) a "port" is a resource: ``rho_k`` is the largest
+``d_k^r / c_r`` over the resources ``r`` of coflow ``k``'s paths (a flow's size counts in full at
+each resource of its path) and the per-port bound is Smith's rule on one resource; both
+arguments use a single resource at a time, so they hold unchanged (the big switch is the case
+path = {ingress, egress}).
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ __all__ = ["isolated_bound", "port_bound", "smith_values"]
           "fabric (rho_k = max port load / capacity)",
           reference="Varys (SIGCOMM 2014) Eq. 1 / Sincronia OCT; proofs/isolated_and_port_bounds.md",
           guarantee="valid lower bound on the fluid optimum; <= every other bound here",
-          tags=("big_switch_only", "certificate", "weights", "release_dates", "heterogeneous_capacities",
+          tags=("certificate", "weights", "release_dates", "heterogeneous_capacities",
                 "exact_arithmetic"))
 def isolated_bound(instance: Instance, *, objective: str = "weighted_completion_time"
                    ) -> Result:
@@ -99,7 +105,7 @@ def smith_values(instance: Instance) -> np.ndarray:
           reference="Smith (1956); concurrent open shop relaxation (Sincronia section 7); "
           "seeds-000-002.md T-S4; proofs/isolated_and_port_bounds.md",
           guarantee="valid lower bound on the fluid optimum; <= ordering-lp (proved)",
-          tags=("big_switch_only", "certificate", "weights", "release_dates", "heterogeneous_capacities",
+          tags=("certificate", "weights", "release_dates", "heterogeneous_capacities",
                 "exact_arithmetic"))
 def port_bound(instance: Instance, *, objective: str = "weighted_completion_time",
                port: int | None = None) -> Result:

@@ -27,6 +27,17 @@ although a slow, lighter one limits completion times.  With equal capacities thi
 published algorithm up to one common scale (the order, the bottlenecks and the scaled weights
 are unchanged; ``beta`` is multiplied by ``c``).
 
+Resources
+---------
+On an instance over resources (flows on the paths of a topology) a "port" is a resource: coflow
+``c`` puts ``d_c^r / c_r`` of work on every resource ``r`` its flows' paths cross (a flow's size
+counts in full at each resource of its path), and the algorithm, its dual and the bound run on
+those machines unchanged; the big switch is the case path = {ingress, egress}.  The parallel
+inequalities stay valid (a resource is one machine of unit speed in time units), so the dual
+bound is a lower bound there too; the factor of the *schedule* grows with the path length
+(``2 L`` with zero releases, ``proofs/resource-model-guarantees.md``).  The ``"paper"`` tie
+rule has no ingress side on resources: ties go to the resource with the largest index.
+
 Implementation
 --------------
 Each step costs O(P + nnz of the bottleneck's column + nnz of the chosen coflow's row): port
@@ -243,12 +254,18 @@ def _scaled_processing_times(instance: Instance):
     they are Fractions and ``unit`` is 1.
     """
     P = instance.num_ports
-    key = np.concatenate([instance.flow_coflow * P + instance.flow_src,
-                          instance.flow_coflow * P + instance.flow_egress_port])
+    M, E = _dyadic(instance.flow_size)               # once per flow, used at every resource
+    if instance.is_big_switch:
+        key = np.concatenate([instance.flow_coflow * P + instance.flow_src,
+                              instance.flow_coflow * P + instance.flow_egress_port])
+        M, E = np.concatenate([M, M]), np.concatenate([E, E])
+    else:
+        # one entry per (flow, resource of its path): the flow's size counts at each
+        n = instance.path_length
+        key = np.repeat(instance.flow_coflow, n) * P + instance.flow_resource
+        M, E = np.repeat(M, n), np.repeat(E, n)
     uniq, inv = np.unique(key, return_inverse=True)
-    M, E = _dyadic(instance.flow_size)               # once per flow, used at both ends
-    S, E = _exact_group_sums((np.concatenate([M, M]), np.concatenate([E, E])), inv.ravel(),
-                             uniq.size)
+    S, E = _exact_group_sums((M, E), inv.ravel(), uniq.size)
     ports = uniq % P
     keys = list(zip((uniq // P).tolist(), ports.tolist()))
     cM, cE = _dyadic(instance.capacity)
@@ -327,10 +344,15 @@ class _Sparse:
 
 
 # ---------------------------------------------------------------------------------- the core
-def _pick_port(L, Lmax, exact: bool, tie_break: str, m_in: int) -> int:
+def _pick_port(L, Lmax, exact: bool, tie_break: str, m_in: int | None) -> int:
+    """The bottleneck among the resources of largest load ``L``; ``m_in`` is the number of
+    ingress ports on a big switch, None on resources (no ingress side: the "paper" rule then
+    takes the largest index)."""
     cand = np.flatnonzero(L == Lmax) if exact else np.flatnonzero(L >= Lmax * (1.0 - TIE_RTOL))
     if tie_break == "first":
         return int(cand[0])
+    if m_in is None:
+        return int(cand[-1])
     # Table 2: "we break ties in favor of ingress port with the largest index"; with no
     # ingress port among the tied ones, the egress port with the largest index.
     ing = cand[cand < m_in]
@@ -354,7 +376,8 @@ def _pick_coflow(rows, ratios, vals, exact: bool, tie_break: str) -> int:
 
 def _run(instance: Instance, *, tie_break: str, release: str, exact: bool, weighted: bool,
          record_weights: bool) -> BssiTrace:
-    K, P, m_in = instance.num_coflows, instance.num_ports, instance.num_ingress
+    K, P = instance.num_coflows, instance.num_ports
+    m_in = instance.num_ingress if instance.is_big_switch else None
     if exact:
         rows, cols, vals = _exact_matrices(instance)
         zero = Fraction(0)
@@ -512,8 +535,10 @@ def bssi_trace(instance: Instance, *, tie_break: str = "paper", release: str = "
           "offlinesim/primal_dual.cpp",
           guarantee="zero releases: with any work-conserving, order-preserving rates "
           "sum w C <= 4 OPT (Theorem 1), and sum_k w_k sum_{j<=k} p_j^{b_k} <= 2 OPT "
-          "(Lemma 5); with releases (Algorithm 3) <= 5 OPT (Lemmas 2, 3)",
-          tags=("big_switch_only", "weights", "release_dates", "heterogeneous_capacities", "certificate",
+          "(Lemma 5); with releases (Algorithm 3) <= 5 OPT (Lemmas 2, 3); on resources "
+          "with paths of at most L resources and zero releases, <= 2L OPT with greedy "
+          "(proofs/resource-model-guarantees.md)",
+          tags=("weights", "release_dates", "heterogeneous_capacities", "certificate",
                 "exact_arithmetic"),
           aliases=("sincronia", "primal-dual"))
 def bssi(instance: Instance, *, tie_break: str = "paper", release: str = "algorithm3",
@@ -531,6 +556,8 @@ def bssi(instance: Instance, *, tie_break: str = "paper", release: str = "algori
         Table 2 at epsilon = 0 too).  ``"first"``: the reference C++ (``primal_dual.cpp``),
         the first port attaining the maximum (ingress before egress) and the first coflow
         attaining the minimum.  Floats within a relative :data:`TIE_RTOL` count as tied.
+        On an instance over resources ``"paper"`` takes the tied resource with the largest
+        index (there is no ingress side).
     release : {"algorithm3", "ignore"}, default "algorithm3"
         ``"algorithm3"``: the tech report's Algorithm 3; a step where the latest release
         among the unplaced coflows exceeds half the bottleneck load places that coflow last
@@ -572,6 +599,12 @@ def bssi(instance: Instance, *, tie_break: str = "paper", release: str = "algori
     times ``d / c`` (see the module docstring), which makes the guarantee hold with
     heterogeneous capacities too.  Time O(K (P + c)) with ``c`` the largest column of the
     processing-time matrix: the 526-coflow Facebook trace orders in milliseconds.
+
+    On an instance over resources the machines are the resources (module docstring): each
+    coflow finishes under greedy by the sum over its path's resources of the ordered loads
+    there, at most ``L`` times the ordered load at its bottleneck for paths of ``L``
+    resources, so with zero releases the schedule is within ``2 L`` of OPT
+    (``proofs/resource-model-guarantees.md``).
 
     References
     ----------

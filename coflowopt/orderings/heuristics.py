@@ -41,7 +41,7 @@ def sort_by_key(key) -> np.ndarray:
 
 @register("ordering", "scf", summary="shortest coflow first: ascending length (size of the "
           "largest flow), ties in instance order", reference=_REF,
-          tags=("big_switch_only",))
+          tags=())
 def scf(instance: Instance) -> np.ndarray:
     """Shortest-Coflow-First: ascending *length*, the size of the coflow's largest flow.
 
@@ -87,7 +87,7 @@ def _width(instance: Instance, width: str) -> np.ndarray:
 
 @register("ordering", "ncf", summary="narrowest coflow first: ascending width (number of "
           "flows, or min(#senders, #receivers)), ties in instance order", reference=_REF,
-          tags=("big_switch_only", "non_clairvoyant",))
+          tags=("non_clairvoyant",))
 def ncf(instance: Instance, *, width: str = "flows") -> np.ndarray:
     """Narrowest-Coflow-First: ascending *width*.
 
@@ -97,7 +97,8 @@ def ncf(instance: Instance, *, width: str = "flows") -> np.ndarray:
     width : {"flows", "endpoints"}, default "flows"
         ``"flows"``: the number of flows (the dissertation's width, App. A.3.1).
         ``"endpoints"``: ``min(#senders, #receivers)``, the distinct ingress and egress ports
-        (coflowsim's ``NCFComparator`` and Sincronia's ``coflow.cpp``).
+        (coflowsim's ``NCFComparator`` and Sincronia's ``coflow.cpp``); on an instance over
+        resources, the distinct source and destination hosts.
 
     Returns
     -------
@@ -131,7 +132,7 @@ def ncf(instance: Instance, *, width: str = "flows") -> np.ndarray:
 
 
 @register("ordering", "tcf", summary="smallest total coflow first: ascending total size, ties "
-          "in instance order", reference=_REF, tags=("big_switch_only",))
+          "in instance order", reference=_REF, tags=())
 def tcf(instance: Instance) -> np.ndarray:
     """Smallest-Total-size-Coflow-First: ascending total size (sum of flow sizes).
 
@@ -182,6 +183,8 @@ def coflowsim_alpha(instance: Instance) -> np.ndarray:
     ----------
     coflowsim ``datastructures/Job.java``, ``calcAlphaDeadline``.
     """
+    # coflowsim's alpha charges senders and receivers, which exist on a big switch only
+    instance.require_big_switch("sebf with gamma='coflowsim' (coflowsim's alpha is per port)")
     send = instance.total_size / instance.num_senders
     m_in = instance.num_ingress
     loads = instance.port_loads_sparse.tocsc()[:, m_in:]
@@ -191,7 +194,7 @@ def coflowsim_alpha(instance: Instance) -> np.ndarray:
 
 @register("ordering", "sebf", summary="smallest effective bottleneck first: ascending isolated "
           "bottleneck Gamma = rho_k = max_p d_k^p / c_p, computed once",
-          reference=_REF, tags=("big_switch_only", "heterogeneous_capacities",))
+          reference=_REF, tags=("heterogeneous_capacities",))
 def sebf(instance: Instance, *, gamma: str = "rho") -> np.ndarray:
     """Smallest-Effective-Bottleneck-First with the bottleneck computed once, as coflowsim does.
 
@@ -200,7 +203,8 @@ def sebf(instance: Instance, *, gamma: str = "rho") -> np.ndarray:
     instance : Instance
     gamma : {"rho", "coflowsim"}, default "rho"
         ``"rho"``: ``Gamma_k = rho_k = max_p d_k^p / c_p``, the time coflow ``k`` needs alone
-        (Varys Eq. (1) in an empty fabric), capacity-aware.  ``"coflowsim"``: the static
+        (Varys Eq. (1) in an empty fabric), capacity-aware; on an instance over resources
+        ``p`` ranges over the resources of the coflow's paths.  ``"coflowsim"``: the static
         alpha of coflowsim (:func:`coflowsim_alpha`), in data units, with each sender charged
         an even share of the total.  The two orders agree with equal capacities and evenly
         split coflows (every ingress of a coflow sends ``total / #senders``), the
@@ -216,6 +220,8 @@ def sebf(instance: Instance, *, gamma: str = "rho") -> np.ndarray:
     ------
     InvalidParameterError
         For another ``gamma``.
+    NotSupportedError
+        ``gamma="coflowsim"`` on an instance over resources (coflowsim's alpha is per port).
 
     Examples
     --------

@@ -40,7 +40,7 @@ __all__ = ["mastrolilli"]
           guarantee="2-approximation for the concurrent open shop relaxation; as a coflow "
           "order with work-conserving order-preserving rates and zero releases <= 4 OPT "
           "(it is BSSI)",
-          tags=("big_switch_only", "weights", "heterogeneous_capacities", "zero_release_only"))
+          tags=("weights", "heterogeneous_capacities", "zero_release_only"))
 def mastrolilli(instance: Instance, *, weighted: bool = True) -> np.ndarray:
     """Order coflows by the concurrent open shop primal-dual algorithm on the ports.
 

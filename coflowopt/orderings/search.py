@@ -184,7 +184,7 @@ def best_order_search(instance: Instance, *, rates: str = "greedy",
           "is paired with; greedy alone) has the smallest verified objective; K <= 9",
           reference="(exhaustive search); Sincronia Theorem 2 for what it approximates",
           guarantee="optimal among orders for the given rate allocation",
-          tags=("big_switch_only", "exponential", "weights", "release_dates", "heterogeneous_capacities",
+          tags=("exponential", "weights", "release_dates", "heterogeneous_capacities",
                 "slow", "rate_aware"))
 def best_order(instance: Instance, *, rates: str = "greedy",
                rate_params: Mapping[str, Any] | None = None,

@@ -9,11 +9,21 @@ work-conserving and order-preserving (Definition 1: a flow of the k-th coflow is
 port busy with a flow of an earlier coflow), so by Theorem 1 of Sincronia, with the BSSI order and
 all releases at 0 it is within 4 of the optimal total weighted completion time.
 
+On an instance over resources (flows on the paths of a topology) a flow gets the smallest
+residual capacity over the resources of its path; the big switch is the case path =
+{ingress, egress}.  The argument of Lemma 3 carries over with the path length: while a flow of
+the k-th coflow is unfinished some resource of its path is saturated by flows of the first k
+coflows, so it finishes by the sum over its path's resources of their ordered loads, at most
+``L`` times the largest (``proofs/resource-model-guarantees.md``; with BSSI and zero releases,
+``<= 2 L OPT``).
+
 Two engines produce the same schedule:
 
 ``"kernel"``
     the compiled incremental event loop of :mod:`._greedy_kernel` (pair heads, dirty ports);
-    fast enough for the 706,397-flow Facebook trace.
+    fast enough for the 706,397-flow Facebook trace.  On resources its twin
+    ``greedy_simulate_paths`` runs over the distinct paths (:func:`distinct_paths`) with the
+    same operations in the same order, so a big switch written as paths gives the same bits.
 ``"python"``
     :class:`GreedyPolicy` in the generic simulator, recomputing the allocation from scratch at
     each event in plain Python: obviously correct, used as the reference in the tests.
@@ -82,8 +92,10 @@ class GreedyPolicy:
           "offlinesim/scheduler.cpp",
           guarantee="with the BSSI order and zero releases, <= 4 OPT (Sincronia Theorem 1); for "
           "any order, <= 2 OPT(A(sigma)) (Theorem 2); C_k <= r_k + 2 * ordered load at b_k "
-          "(Lemma 3)",
-          tags=("big_switch_only", "order_preserving", "work_conserving", "preemptive", "release_dates",
+          "(Lemma 3); on resources with paths of at most L resources and zero releases, "
+          "C_k <= L * ordered load at b_k, so <= 2L OPT with BSSI "
+          "(proofs/resource-model-guarantees.md)",
+          tags=("order_preserving", "work_conserving", "preemptive", "release_dates",
                 "heterogeneous_capacities"))
 def greedy(instance: Instance, order, *, engine: str = "auto") -> Schedule:
     """Greedy order-preserving rates for a given coflow order (Sincronia Algorithm 2).
@@ -124,6 +136,8 @@ def greedy(instance: Instance, order, *, engine: str = "auto") -> Schedule:
         res = simulate(instance, GreedyPolicy(order))
         return Schedule(res.schedule.flow, res.schedule.start, res.schedule.end,
                         res.schedule.rate, meta={**meta, "engine": "python"})
+    if not instance.is_big_switch:
+        return _greedy_kernel_paths(instance, order, meta={**meta, "engine": "kernel"})
     return _greedy_kernel(instance, order, meta={**meta, "engine": "kernel"})
 
 
@@ -162,6 +176,79 @@ def _greedy_kernel(instance: Instance, order: np.ndarray, meta: dict) -> Schedul
                         copy=False)
 
 
+def distinct_paths(instance: Instance) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Group the flows by path: ``(path_of_flow, path_ptr, path_resource)``.
+
+    Flow ``f`` runs over path ``path_of_flow[f]``, whose resources (in the flow's own order)
+    are ``path_resource[path_ptr[e]:path_ptr[e + 1]]``.  Paths are numbered in lexicographic
+    order of their resource sequences.
+
+    Why packed keys: ``np.unique(..., axis=0)`` on the padded ``F x L`` path matrix takes
+    1.1 s on the Facebook trace on a k=16 fat-tree (706,397 flows); packing as many resources
+    as fit into one int64 (base ``R + 1``, 5 per key there) and sorting those keys takes 0.07 s.
+    """
+    rptr = np.asarray(instance.flow_resource_ptr, dtype=np.int64)
+    rres = np.asarray(instance.flow_resource, dtype=np.int64)
+    F = instance.num_flows
+    length = np.diff(rptr)
+    L = int(length.max())
+    padded = np.full((F, L), -1, dtype=np.int64)
+    padded[np.repeat(np.arange(F), length), np.arange(rres.size) - np.repeat(rptr[:-1], length)] \
+        = rres
+    base = instance.num_resources + 1
+    per_key = max(1, int(63 // np.log2(base + 1)))     # (base)^per_key < 2^63
+    keys = []
+    for j0 in range(0, L, per_key):
+        k = np.zeros(F, dtype=np.int64)
+        for j in range(j0, min(L, j0 + per_key)):
+            k = k * base + (padded[:, j] + 1)
+        keys.append(k)
+    by_path = np.lexsort(keys[::-1]).astype(np.int64)   # first key most significant
+    new = np.zeros(F, dtype=bool)
+    new[0] = True
+    for k in keys:
+        ks = k[by_path]
+        new[1:] |= ks[1:] != ks[:-1]
+    path_sorted = np.cumsum(new) - 1
+    path_of_flow = np.empty(F, dtype=np.int64)
+    path_of_flow[by_path] = path_sorted
+    first = by_path[new]                                  # one flow per path
+    plen = length[first]
+    path_ptr = np.zeros(first.size + 1, dtype=np.int64)
+    np.cumsum(plen, out=path_ptr[1:])
+    entry = np.repeat(rptr[first] - path_ptr[:-1], plen) + np.arange(int(path_ptr[-1]))
+    return path_of_flow, path_ptr, rres[entry].copy()
+
+
+def _greedy_kernel_paths(instance: Instance, order: np.ndarray, meta: dict) -> Schedule:
+    """:func:`_greedy_kernel` on resources: a "pair" is a distinct path
+    (:func:`distinct_paths`), with one head list per resource."""
+    from ._greedy_kernel import greedy_simulate_paths
+
+    rank_to_flow = priority_flow_order(instance, order)
+    path_of_flow, pair_rptr, pair_rres = distinct_paths(instance)
+    pair_of_rank = path_of_flow[rank_to_flow]
+    E = pair_rptr.size - 1
+    pair_ranks = np.argsort(pair_of_rank, kind="stable").astype(np.int64)
+    pair_ptr = np.zeros(E + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pair_of_rank, minlength=E), out=pair_ptr[1:])
+    R = instance.num_resources
+    port_ptr = np.zeros(R + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pair_rres, minlength=R), out=port_ptr[1:])
+    cap = instance.capacity.astype(float)
+    rank_release = instance.release[instance.flow_coflow[rank_to_flow]].astype(float)
+    out_r, out_s, out_e, out_v, cct, events = greedy_simulate_paths(
+        instance.flow_size[rank_to_flow].astype(float), rank_release,
+        instance.flow_coflow[rank_to_flow].astype(np.int64), instance.num_coflows, cap,
+        pair_of_rank, pair_rptr, pair_rres, pair_ptr, pair_ranks, port_ptr, 1e-12 * cap,
+        COMPLETION_RTOL)
+    if events < 0:  # pragma: no cover - greedy is work-conserving, so this cannot happen
+        raise RuntimeError("greedy kernel stalled: no future event while coflows remain")
+    return settle_sizes(instance, Schedule(rank_to_flow[out_r], out_s, out_e, out_v,
+                                           meta={**meta, "events": int(events)}),
+                        copy=False)
+
+
 def fill_in_order(instance: Instance, flows, tol) -> tuple[np.ndarray, np.ndarray]:
     """Serve ``flows`` in the given order, each at ``min(residual ingress, residual egress)``
     (the inner step of Sincronia's Algorithm 2, and of per-flow priority); rates at most
@@ -169,11 +256,18 @@ def fill_in_order(instance: Instance, flows, tol) -> tuple[np.ndarray, np.ndarra
     to its capacity, so that capacities of any ratio are served).  The plain-Python reference
     of the compiled kernels.
 
+    On an instance on resources each flow gets the smallest residual over the resources of
+    its path, if that exceeds the smallest ``tol`` on the path (``tol``: one threshold per
+    resource); on a big switch the path is ``[ingress, m_in + egress]`` and this is the rule
+    above.
+
     Returns
     -------
     (flows, rates) : ndarray of int64, ndarray of float
     """
     res = instance.capacity.astype(float).copy()
+    if not instance.is_big_switch:
+        return _fill_in_order_paths(instance, flows, tol, res)
     src, dst = instance.flow_src, instance.flow_egress_port
     out_f, out_r = [], []
     for f in flows:
@@ -184,4 +278,23 @@ def fill_in_order(instance: Instance, flows, tol) -> tuple[np.ndarray, np.ndarra
             out_r.append(a)
             res[i] -= a
             res[j] -= a
+    return np.asarray(out_f, dtype=np.int64), np.asarray(out_r, dtype=float)
+
+
+def _fill_in_order_paths(instance: Instance, flows, tol, res: np.ndarray):
+    """:func:`fill_in_order` over paths (plain Python, the reference of the paths kernel)."""
+    ptr = instance.flow_resource_ptr.tolist()
+    path = instance.flow_resource.tolist()
+    res = res.tolist()
+    tol = np.asarray(tol, dtype=float).tolist()
+    out_f, out_r = [], []
+    for f in flows:
+        f = int(f)
+        ps = path[ptr[f]:ptr[f + 1]]
+        a = min(res[p] for p in ps)
+        if a > min(tol[p] for p in ps):
+            out_f.append(f)
+            out_r.append(a)
+            for p in ps:
+                res[p] -= a
     return np.asarray(out_f, dtype=np.int64), np.asarray(out_r, dtype=float)
