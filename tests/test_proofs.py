@@ -161,6 +161,66 @@ def test_release_version_within_five_of_opt():
             assert opt.kind == "optimal" and float(res.value) <= 5 * float(opt.value)
 
 
+def _topology_instances(n, *, releases=False, seed=0):
+    """Random host-to-host instances placed at random on fat_tree(4) or a 2x2 leaf-spine at
+    oversubscription 2 or 4 (ECMP), paths of 2 to 4 resources."""
+    from coflowopt import generators
+    from coflowopt.topology import fat_tree, leaf_spine, on_topology
+    topos = [fat_tree(4), leaf_spine(2, 2, 4, oversubscription=2),
+             leaf_spine(2, 2, 4, oversubscription=4)]
+    out = []
+    for i in range(n):
+        base = generators.uniform_random(8, 2 + i % 5, seed=seed * 1000 + i,
+                                         releases=(0, 5) if releases else None,
+                                         weights=(1, 5))
+        out.append(on_topology(base, topos[i % 3], seed=i, placement="random",
+                               placement_seed=i))
+    return out
+
+
+def test_resource_lemma3_sum_over_the_path():
+    """proofs/resource-model-guarantees.md, statement 1: greedy, random orders and releases,
+    every flow f of sigma(k): C_f <= r_k + sum over f's path of the ordered loads, exactly."""
+    from coflowopt.orderings.bssi import processing_times
+    rng = np.random.default_rng(7)
+    greedy = get_algorithm("rates", "greedy").func
+    for inst in _topology_instances(40, releases=True, seed=7):
+        order = rng.permutation(inst.num_coflows)
+        rep = verify_schedule(inst, greedy(inst, order))
+        assert rep.ok
+        K, R = inst.num_coflows, inst.num_resources
+        pos = np.empty(K, dtype=np.int64)
+        pos[order] = np.arange(K)
+        prefix = [[Fraction(0)] * R for _ in range(K)]
+        for (k, r), v in processing_times(inst, exact=True).items():
+            prefix[pos[k]][r] += v
+        for k in range(1, K):
+            prefix[k] = [a + b for a, b in zip(prefix[k - 1], prefix[k])]
+        ptr, res = inst.flow_resource_ptr, inst.flow_resource
+        for f in range(inst.num_flows):
+            k = int(inst.flow_coflow[f])
+            bound = Fraction(inst.release[k]) + sum(prefix[pos[k]][r]
+                                                    for r in res[ptr[f]:ptr[f + 1]].tolist())
+            assert rep.flow_completion[f] <= float(bound) * (1 + 1e-9) + 1e-12
+
+
+def test_resource_release_version_within_its_factor():
+    """proofs/resource-model-guarantees.md, statements 2 and 3: BSSI (Algorithm 3) + greedy
+    within 2L LB_BSSI without releases and 5 max(1, L/2) LB_BSSI with them; Lemma 2 holds on
+    the resources (machine-agnostic)."""
+    for releases in (False, True):
+        for inst in _topology_instances(30, releases=releases, seed=8):
+            L = inst.max_path_length
+            lb = bssi_dual_bound(inst)
+            r = np.maximum.accumulate(inst.release[lb.order])
+            lhs = float(np.sum(inst.weight[lb.order] * (r + 2 * lb.load)))
+            assert lhs <= 5 * float(lb.value_exact) * (1 + 1e-9) + 1e-12
+            res = run_schedule(inst, "bssi", "greedy")
+            assert res.kind == "feasible"
+            factor = 5 * max(1, L / 2) if releases else 2 * L
+            assert float(res.value) <= factor * float(lb.value_exact) * (1 + 1e-9)
+
+
 def test_theorem2_upper_bound_on_random_orders():
     """proofs/theorem2-order-preserving-tight.md: C_{sigma(k)} <= 2 L_k (zero releases), so
     every prefix-maximal schedule is within 2 of OPT(A(sigma)) >= sum w_k L_k."""
