@@ -7,6 +7,10 @@ inequalities, ``formulations/ordering_lp.md``) is written as its exact multiplie
 instance and confirms or rejects the claim in exact arithmetic.  The file format is documented
 there; :func:`lower_bound_certificate` writes it.
 
+Both instance formats are covered: a big switch (version 1, cuts on ports in the unified
+numbering) and an instance over resources (version 2, a topology: cuts on resources, each
+coflow's data at a resource summed over the flows whose path contains it).
+
 Bounds of the other LPs (time-indexed, interval, LP-OV) are certified inside coflowopt
 (``proofs/lp_certificates.md``) but have no standalone file form yet: asking for one is an
 error that says so.
@@ -31,7 +35,7 @@ import numpy as np
 
 from .exceptions import InvalidParameterError
 from .formulations.certificates import check_certificate, fraction_str
-from .formulations.ordering_lp import OrderingCuts
+from .formulations.ordering_lp import OrderingCuts, port_loads
 
 __all__ = ["CERTIFICATE_FORMAT", "FILE_BOUNDS", "lower_bound_certificate", "instance_digest"]
 
@@ -42,9 +46,16 @@ FILE_BOUNDS = ("isolated", "port", "bssi-dual", "ordering-lp")
 
 def instance_digest(instance) -> str:
     """sha256 of the instance's exact content (capacities; per coflow: weight, release, data
-    per port), computed as ``tools/check_certificate.py`` computes it from the instance file."""
+    per port), computed as ``tools/check_certificate.py`` computes it from the instance file.
+
+    On an instance over resources (format version 2) the header is ``"resources"`` instead
+    of the number of ingress ports, and the data per resource sums the sizes of the coflow's
+    flows whose path contains it (the same data a big switch has per port; only the header
+    tells the two kinds of file apart)."""
     cap = [Fraction(float(c)) for c in instance.capacity.tolist()]
     h = hashlib.sha256()
+    if not instance.is_big_switch:
+        return _resource_digest(instance, cap, h)
     h.update(repr([int(instance.num_ingress)] + [str(c) for c in cap]).encode())
     m_in = instance.num_ingress
     for k in range(instance.num_coflows):
@@ -57,6 +68,22 @@ def instance_digest(instance) -> str:
         h.update(repr([str(Fraction(float(instance.weight[k]))),
                        str(Fraction(float(instance.release[k]))),
                        sorted((q, str(v)) for q, v in d.items())]).encode())
+    return h.hexdigest()
+
+
+def _resource_digest(instance, cap: list[Fraction], h) -> str:
+    """:func:`instance_digest` of an instance over resources (exact loads from
+    :func:`~coflowopt.formulations.ordering_lp.port_loads`, one pass over the incidence)."""
+    loads = port_loads(instance)
+    h.update(repr(["resources"] + [str(c) for c in cap]).encode())
+    # entries are sorted by (resource, coflow): regroup them by coflow, resources ascending
+    by_coflow = np.lexsort((loads.port, loads.coflow))
+    starts = np.searchsorted(loads.coflow[by_coflow], np.arange(instance.num_coflows + 1))
+    for k in range(instance.num_coflows):
+        ent = by_coflow[starts[k]:starts[k + 1]].tolist()
+        h.update(repr([str(Fraction(float(instance.weight[k]))),
+                       str(Fraction(float(instance.release[k]))),
+                       [(int(loads.port[i]), str(loads.exact_load(i))) for i in ent]]).encode())
     return h.hexdigest()
 
 
@@ -76,7 +103,9 @@ def lower_bound_certificate(instance, result) -> dict[str, Any]:
     dict
         ``format``, ``version``, ``claim`` (kind, objective, exact value), ``instance`` (digest,
         counts), ``proof`` (``ordering-lp-dual``: one entry per cut with a nonzero multiplier:
-        port in the unified numbering, threshold, set of coflow indices, multiplier, all exact).
+        ``port`` in the unified numbering on a big switch, ``resource`` (an index into the
+        version-2 file's ``resources``) on an instance over resources, threshold, set of
+        coflow indices, multiplier, all exact).
 
     Raises
     ------
@@ -114,10 +143,11 @@ def lower_bound_certificate(instance, result) -> dict[str, Any]:
     a, b, e = (int(unit.get(k, 0)) for k in ("data_exp", "capacity_exp", "weight_exp"))
     y_scale, t_scale = Fraction(2) ** (e - a), Fraction(2) ** (a - b)
     y = chk.multipliers
+    where = "port" if instance.is_big_switch else "resource"
     entries = []
     for i in np.flatnonzero(np.asarray([v != 0 for v in y], dtype=bool)).tolist():
         members = cuts.members[cuts.ptr[i]:cuts.ptr[i + 1]].tolist()
-        entries.append({"port": int(cuts.port[i]),
+        entries.append({where: int(cuts.port[i]),
                         "theta": fraction_str(Fraction(float(cuts.theta[i])) * t_scale),
                         "set": [int(k) for k in members],
                         "multiplier": fraction_str(Fraction(y[i]) * y_scale)})

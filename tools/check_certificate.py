@@ -9,26 +9,33 @@ arithmetic after reading.  Usage::
 Exit 0 and ``CONFIRMED: ...`` when the certificate proves its claim; exit 1 and
 ``REJECTED: <reason>`` when it does not; exit 2 for a file that cannot be read.
 
-The instance is a ``coflowopt-instance`` JSON file (version 1: a big switch with ``ingress``
-and ``egress`` capacities and coflows of flows ``[ingress, egress, size]``); ``coflowopt convert``
-writes one from any format coflowopt reads.  Numbers mean what coflowopt means by them: the
-IEEE double nearest the literal (so ``0.1`` is the double 0.1000000000000000055...), taken as
-an exact rational.
+The instance is a ``coflowopt-instance`` JSON file: version 1, a big switch with ``ingress``
+and ``egress`` capacities and coflows of flows ``[ingress, egress, size]``, whose resources are
+its ports (ingress ``i`` is resource ``i``, egress ``j`` is resource ``m_in + j``); or version 2,
+flows over shared resources (a topology): ``resources`` with capacities and coflows of flows
+``{"src", "dst", "size", "path"}``, the path a list of distinct resource indices whose every
+resource carries the flow.  ``coflowopt convert`` writes one from any format coflowopt reads.
+Numbers mean what coflowopt means by them: the IEEE double nearest the literal (so ``0.1`` is
+the double 0.1000000000000000055...), taken as an exact rational.
 
 Certificates (``format: coflowopt-certificate``, ``version: 1``):
 
 ``lower_bound`` by an ``ordering-lp-dual`` proof
     The claim: every feasible fluid schedule has ``sum_k w_k C_k >= value`` (or
     ``sum_k w_k (C_k - r_k) >= value`` for the weighted CCT).  The proof: multipliers
-    ``y >= 0`` on parallel inequalities ("cuts"), each a port ``q`` (ingress ``i`` is ``q = i``,
-    egress ``j`` is ``q = m_in + j``), a threshold ``theta`` and a set ``S`` of coflows.  Every
-    schedule's completion times satisfy (``proofs/ordering_lp_bound.md``)
+    ``y >= 0`` on parallel inequalities ("cuts"), each a resource ``q`` (key ``"port"`` on a
+    big switch, where ingress ``i`` is ``q = i`` and egress ``j`` is ``q = m_in + j``; key
+    ``"resource"``, an index into ``resources``, on a version-2 instance; either key is read,
+    not both), a threshold ``theta`` and a set ``S`` of coflows.  Every schedule's completion
+    times satisfy (``proofs/ordering_lp_bound.md``; a resource of capacity ``c_q`` sends at
+    most ``c_q dt`` in ``dt`` whatever the paths, so the port argument holds per resource)
 
         C_k >= r_k + rho_k,                 rho_k = max_q d_k^q / c_q               (I)
         sum_{k in S} d_k^q C_k >= theta d^q(S) + [sum_{k in S} (d_k^q)^2 + d^q(S)^2] / (2 c_q)
                                             for 0 <= theta <= min_{k in S} r_k      (P)
 
-    (``d_k^q``: the data of coflow ``k`` through port ``q``; ``d^q(S)`` its sum over ``S``).
+    (``d_k^q``: the data of coflow ``k`` through resource ``q``, the sizes of its flows whose
+    path contains ``q``; ``d^q(S)`` its sum over ``S``).
     With ``z_k = w_k - sum_{cuts containing k} y d_k^q >= 0``, weak duality gives
     ``sum_k w_k C_k >= sum_cuts y rhs(P) + sum_k z_k (r_k + rho_k)``.  The checker rebuilds
     ``d``, ``rho`` and every right-hand side from the instance, checks ``y >= 0``,
@@ -87,13 +94,79 @@ def instance_number(x, where: str) -> Fraction:
 
 # ------------------------------------------------------------------------------ instance
 class Instance:
-    """The big switch as the checker reads it: exact rationals, unified port numbering."""
+    """The instance as the checker reads it: exact rationals, capacities per resource (the
+    ports of a big switch in the unified numbering) and data per coflow and resource."""
 
     def __init__(self, doc):
         if not isinstance(doc, dict) or doc.get("format") != "coflowopt-instance":
             raise Unreadable("instance: not a coflowopt-instance JSON document")
-        if doc.get("version") != 1:
-            raise Unreadable(f"instance: version {doc.get('version')!r} (this checker reads 1)")
+        version = doc.get("version")
+        if isinstance(version, bool) or version not in (1, 2):
+            raise Unreadable(f"instance: version {version!r} (this checker reads 1 and 2)")
+        self.version = version
+        if version == 2:
+            self._read_resources(doc)
+        else:
+            self._read_big_switch(doc)
+        self.K = len(self.load)
+        if self.K == 0:
+            raise Unreadable("instance: no coflow")
+        self.rho = [max(v / self.cap[q] for q, v in d.items()) for d in self.load]
+
+    def _coflow(self, k, c) -> str:
+        """Read a coflow's id, weight and release; return where it is (for messages)."""
+        where = f"instance coflows[{k}]"
+        if not isinstance(c, dict) or not isinstance(c.get("flows"), list) or not c["flows"]:
+            raise Unreadable(f"{where}: needs a non-empty list of flows")
+        self.ids.append(str(c.get("id", k)))
+        self.weight.append(instance_number(c.get("weight", 1), f"{where}.weight"))
+        self.release.append(instance_number(c.get("release", 0), f"{where}.release"))
+        return where
+
+    def _read_resources(self, doc):
+        """Version 2: resources with capacities; a flow's size counts at every resource of
+        its path."""
+        self.m_in = None
+        try:
+            res = doc["resources"]
+            self.cap = [instance_number(r["capacity"], f"instance resources[{q}].capacity")
+                        for q, r in enumerate(res)]
+            coflows = doc["coflows"]
+        except (KeyError, TypeError) as e:
+            raise Unreadable(f"instance: missing or malformed field {e}") from None
+        if not self.cap:
+            raise Unreadable("instance: no resource")
+        if any(c <= 0 for c in self.cap):
+            raise Unreadable("instance: a capacity is not positive")
+        if not isinstance(coflows, list):
+            raise Unreadable("instance: coflows must be a list")
+        self.ids, self.weight, self.release = [], [], []
+        self.load = []
+        for k, c in enumerate(coflows):
+            where = self._coflow(k, c)
+            d: dict[int, Fraction] = {}
+            for n, fl in enumerate(c["flows"]):
+                fw = f"{where}.flows[{n}]"
+                if not isinstance(fl, dict) or "size" not in fl or "path" not in fl:
+                    raise Unreadable(f"{fw}: a flow is {{\"src\", \"dst\", \"size\", "
+                                     "\"path\"}")
+                path = fl["path"]
+                if not isinstance(path, list) or not path or not all(
+                        isinstance(q, int) and not isinstance(q, bool) and
+                        0 <= q < len(self.cap) for q in path):
+                    raise Unreadable(f"{fw}.path: a non-empty list of resource indices in "
+                                     f"0..{len(self.cap) - 1}")
+                if len(set(path)) != len(path):
+                    raise Unreadable(f"{fw}.path: a resource appears twice")
+                z = instance_number(fl["size"], f"{fw}.size")
+                if z <= 0:
+                    raise Unreadable(f"{fw}: size must be > 0")
+                for q in path:
+                    d[q] = d.get(q, Fraction(0)) + z
+            self.load.append(d)
+
+    def _read_big_switch(self, doc):
+        """Version 1: ingress and egress ports; a flow loads its two ports."""
         try:
             self.cap = [instance_number(c, f"instance ingress[{i}]")
                         for i, c in enumerate(doc["ingress"])]
@@ -105,15 +178,12 @@ class Instance:
             raise Unreadable(f"instance: missing or malformed field {e}") from None
         if any(c <= 0 for c in self.cap):
             raise Unreadable("instance: a capacity is not positive")
+        if not isinstance(coflows, list):
+            raise Unreadable("instance: coflows must be a list")
         self.ids, self.weight, self.release = [], [], []
         self.load: list[dict[int, Fraction]] = []   # d_k^q
         for k, c in enumerate(coflows):
-            where = f"instance coflows[{k}]"
-            if not isinstance(c, dict) or not isinstance(c.get("flows"), list) or not c["flows"]:
-                raise Unreadable(f"{where}: needs a non-empty list of flows")
-            self.ids.append(str(c.get("id", k)))
-            self.weight.append(instance_number(c.get("weight", 1), f"{where}.weight"))
-            self.release.append(instance_number(c.get("release", 0), f"{where}.release"))
+            where = self._coflow(k, c)
             d: dict[int, Fraction] = {}
             for n, fl in enumerate(c["flows"]):
                 fw = f"{where}.flows[{n}]"
@@ -129,16 +199,14 @@ class Instance:
                 for q in (i, self.m_in + j):
                     d[q] = d.get(q, Fraction(0)) + z
             self.load.append(d)
-        self.K = len(self.load)
-        if self.K == 0:
-            raise Unreadable("instance: no coflow")
-        self.rho = [max(v / self.cap[q] for q, v in d.items()) for d in self.load]
 
     def digest(self) -> str:
         """sha256 of the instance's exact content (capacities; per coflow: weight, release,
-        loads per port), the same whatever the file's layout; certificates record it."""
+        loads per resource), the same whatever the file's layout; certificates record it.  The
+        header is the number of ingress ports (version 1) or ``"resources"`` (version 2)."""
         h = hashlib.sha256()
-        h.update(repr([self.m_in] + [str(c) for c in self.cap]).encode())
+        head = [self.m_in] if self.version == 1 else ["resources"]
+        h.update(repr(head + [str(c) for c in self.cap]).encode())
         for k in range(self.K):
             h.update(repr([str(self.weight[k]), str(self.release[k]),
                            sorted((q, str(v)) for q, v in self.load[k].items())]).encode())
@@ -157,9 +225,12 @@ def check_ordering_lp_dual(inst: Instance, proof: dict, objective: str) -> Fract
         where = f"proof.cuts[{n}]"
         if not isinstance(cut, dict):
             raise Unreadable(f"{where}: expected an object")
-        q = cut.get("port")
+        if "port" in cut and "resource" in cut:
+            raise Unreadable(f"{where}: names both a port and a resource")
+        key = "resource" if "resource" in cut else "port"
+        q = cut.get(key)
         if not isinstance(q, int) or isinstance(q, bool) or not 0 <= q < len(inst.cap):
-            raise Rejected(f"{where}: port {q!r} is not a port of the instance")
+            raise Rejected(f"{where}: {key} {q!r} is not a {key} of the instance")
         members = cut.get("set")
         if not isinstance(members, list) or not members or \
                 not all(isinstance(k, int) and not isinstance(k, bool) for k in members):

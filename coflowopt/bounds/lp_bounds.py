@@ -85,12 +85,14 @@ def solve_and_certify(instance: Instance, lp, *, algorithm_name: str, formulatio
 
 # ----------------------------------------------------------------------------- ordering LP
 @register("bound", "ordering-lp", summary="ordering LP with the parallel inequalities of every "
-          "port (and release thresholds), cutting planes with the exact greedy oracle",
+          "resource (port of a big switch, link of a topology; and release thresholds), cutting "
+          "planes with the exact greedy oracle",
           reference="Queyranne (1993); Sincronia tech report section 9 LP-primal (1)-(3), "
           "Lemma 1; formulations/ordering_lp.md",
-          guarantee="valid lower bound on the fluid optimum; >= bssi-dual, port, isolated "
-                    "(proved); OPT <= 4 x (zero releases) / 5 x this bound (Sincronia)",
-          tags=("big_switch_only",) + _LP_TAGS)
+          guarantee="valid lower bound on the fluid optimum (per resource, any paths); >= "
+                    "bssi-dual, port, isolated (proved); on the big switch OPT <= 4 x (zero "
+                    "releases) / 5 x this bound (Sincronia)",
+          tags=_LP_TAGS)
 def ordering_lp_bound(instance: Instance, *, objective: str = "weighted_completion_time",
                       release_cuts: bool = True, tol: float = 1e-7, max_rounds: int = 500,
                       initial: str = "bssi", time_limit: float | None = None,
@@ -174,7 +176,7 @@ def ordering_lp_bound(instance: Instance, *, objective: str = "weighted_completi
           "App. B.1; formulations/time_indexed.md",
           guarantee="model='fluid' (default): valid lower bound on the fluid optimum for every "
                     "slot and horizon; model='slotted': lower bound on the slotted optimum only",
-          tags=("big_switch_only",) + _LP_TAGS + ("slow",))
+          tags=_LP_TAGS + ("slow",))
 def time_indexed_lp_bound(instance: Instance, *, objective: str = "weighted_completion_time",
                           slot: float | None = None, horizon: float | str | None = None,
                           model: str = "fluid", overflow: bool = True,
@@ -214,11 +216,14 @@ def time_indexed_lp_bound(instance: Instance, *, objective: str = "weighted_comp
     inst_u, unit = normalised(instance)
     tf = time_factor(unit)
     G = flow_groups(instance).num_groups
+    # non-zeros per flow group and slot: 7 on a big switch (two capacity entries, three
+    # cumulative, two linking); over resources one capacity entry per resource of the path
+    per = 7 if instance.is_big_switch else 5 + int(np.ceil(instance.path_length.mean()))
     if slot is None:
         # the default slot, a power of two within sqrt(2) of horizon / 48, gives at least 34
         # slots: refuse an LP that is too large before the default horizon's greedy run (15 s
         # on a 200,000-flow coflow, not interruptible by time_limit)
-        est = 7 * G * 35 + instance.num_coflows * 34
+        est = per * G * 35 + instance.num_coflows * 34
         if est > max_nonzeros:
             raise NotSupportedError(
                 f"time-indexed LP too large: at least {est} non-zeros ({G} flow groups x 34 "
@@ -229,7 +234,7 @@ def time_indexed_lp_bound(instance: Instance, *, objective: str = "weighted_comp
     elif horizon is not None:
         horizon = horizon / tf
     grid = default_grid(inst_u, slot=None if slot is None else slot / tf, horizon=horizon)
-    est = 7 * G * (grid.T + 1) + instance.num_coflows * grid.T
+    est = per * G * (grid.T + 1) + instance.num_coflows * grid.T
     if est > max_nonzeros:
         raise NotSupportedError(
             f"time-indexed LP too large: about {est} non-zeros ({G} flow groups x {grid.T} "
@@ -264,7 +269,7 @@ def time_indexed_lp_bound(instance: Instance, *, objective: str = "weighted_comp
           "(1+eps)^l with an overflow interval",
           reference="Qiu, Stein, Zhong (SPAA 2015); formulations/interval_lp.md",
           guarantee="valid lower bound on the fluid optimum for every grid",
-          tags=("big_switch_only",) + _LP_TAGS)
+          tags=_LP_TAGS)
 def interval_lp_bound(instance: Instance, *, objective: str = "weighted_completion_time",
                       epsilon: float = 0.25, first: float | None = None,
                       last: float | None = None, backend: str = "highs",
@@ -293,12 +298,12 @@ def interval_lp_bound(instance: Instance, *, objective: str = "weighted_completi
 
 # ----------------------------------------------------------------------------- LP-OV
 @register("bound", "lp-ov", summary="ordering-variable LP (pairwise order variables, one row "
-          "per coflow and port)",
+          "per coflow and resource)",
           reference="Shafiee, Ghaderi (IEEE/ACM ToN 2018); Luu's lpovls.m; "
           "formulations/lp_ov.md",
           guarantee="valid lower bound on the fluid optimum; >= ordering-lp without release "
                     "rows (proved)",
-          tags=("big_switch_only",) + _LP_TAGS + ("slow",))
+          tags=_LP_TAGS + ("slow",))
 def lp_ov_bound(instance: Instance, *, objective: str = "weighted_completion_time",
                 ports: str = "used", backend: str = "highs", algorithm: str | None = "ipm",
                 crossover: bool | str = "auto", time_limit: float | None = None,

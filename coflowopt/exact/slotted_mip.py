@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import CoflowOptError, InvalidParameterError, SolverNotAvailableError
+from ..exceptions import InvalidParameterError, SolverNotAvailableError
 from ..formulations.certificates import normalised, time_factor, unit_factor
 from ..formulations.highs import HighsModel, highs_version
 from ..formulations.time_indexed import TimeGrid, build_time_indexed, slotted_schedule
@@ -124,7 +124,7 @@ def slotted_horizon(instance: Instance, delta: float) -> dict[str, Any]:
                     "solver-interfaces.md section 3",
           guarantee="slotted optimum (MIP status optimal) with a provably safe horizon; the "
                     "fluid schedule it yields is verified and costs at most that optimum",
-          tags=("big_switch_only", "exponential", "needs_solver", "release_dates", "weights",
+          tags=("exponential", "needs_solver", "release_dates", "weights",
                 "heterogeneous_capacities", "slow"))
 def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = "safe",
                 time_limit: float = 60.0, mip_rel_gap: float = 0.0,
@@ -157,7 +157,8 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
         it is proven safe.  ``bound`` is the best certified bound on the *fluid* optimum of
         :mod:`coflowopt.bounds` (computed within 20 % of ``time_limit``) and ``gap`` the
         verified schedule's distance to it.  When HiGHS finds no slotted schedule in time, the
-        result is the verified greedy SEBF schedule with status ``time_limit`` (``extra``
+        result is the verified greedy SEBF schedule (MADD SEBF on resources while greedy
+        is big-switch only) with status ``time_limit`` (``extra``
         ``incumbent_source``).
 
     Examples
@@ -209,17 +210,16 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
     if sol.x is None:
         # no slotted schedule within the limit: the incumbent is a verified greedy schedule
         # (an anytime answer, as every exact method gives on its limit), never "no result"
-        from ..orderings.heuristics import sebf
-        from ..rates.greedy import greedy
-        extra["incumbent_source"] = "greedy SEBF (the MIP found no slotted schedule)"
-        res = schedule_result(instance, greedy(instance, sebf(instance)),
+        fallback, label = _fallback_schedule(instance)
+        extra["incumbent_source"] = f"{label} (the MIP found no slotted schedule)"
+        res = schedule_result(instance, fallback,
                               algorithm="slotted-mip", params=params, timings=timings,
                               extra=extra)
         res.solver = solver
         if res.kind is not None:
             res.status = sol.status if sol.status != "optimal" else "no_slotted_schedule"
             res.message = (f"HiGHS found no slotted schedule (status {sol.status}) within {T} "
-                           f"slots; the verified greedy SEBF schedule costs "
+                           f"slots; the verified {label} schedule costs "
                            f"{float(res.value):.10g}")
         return _with_fluid_bound(res, seed)
     sched = _schedule_in_instance_units(slotted_schedule(inst_u, lp, sol.x), unit)
@@ -245,17 +245,27 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
 
 
 def _normalised(instance: Instance):
-    """:func:`~coflowopt.formulations.certificates.normalised`, with the capacities of an
-    instance over resources scaled too (its capacities are ``resource_capacity``, not the
-    big-switch port arrays); the instance itself with units 0 if the copy leaves the ranges."""
-    inst_u, unit = normalised(instance)
-    b = unit["capacity_exp"]
-    if instance.is_big_switch or not b:
-        return inst_u, unit
-    try:
-        return inst_u.replace(resource_capacity=np.ldexp(instance.resource_capacity, -b)), unit
-    except CoflowOptError:
-        return instance, {k: 0 for k in unit}
+    """:func:`~coflowopt.formulations.certificates.normalised` (which scales the resource
+    capacities of an instance over resources too); the instance itself with units 0 if the
+    copy leaves the ranges."""
+    return normalised(instance)
+
+
+def _fallback_schedule(instance: Instance) -> tuple[Schedule, str]:
+    """The incumbent when the MIP finds no slotted schedule, and its label: greedy rates in
+    SEBF order (smallest isolated time ``rho_k`` first).  On resources, where SEBF or greedy
+    may still be ``big_switch_only``, the SEBF key is sorted here and MADD replaces greedy (any
+    verified schedule is a valid incumbent)."""
+    from ..orderings.heuristics import sebf
+    from ..rates.greedy import greedy
+    from ..rates.madd import madd
+    if instance.is_big_switch:
+        return greedy(instance, sebf(instance)), "greedy SEBF"
+    order = sebf(instance) if not getattr(sebf, "big_switch_only", False) else \
+        np.lexsort((np.arange(instance.num_coflows), instance.rho)).astype(np.int64)
+    if not getattr(greedy, "big_switch_only", False):
+        return greedy(instance, order), "greedy SEBF"
+    return madd(instance, order), "MADD SEBF"
 
 
 def _in_instance_units(v, unit):

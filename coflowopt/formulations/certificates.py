@@ -551,16 +551,24 @@ def unit_scaling(instance) -> dict[str, int]:
 def in_units(instance, unit: dict[str, int] | None):
     """``instance`` written in ``unit`` (:func:`unit_scaling`): sizes x 2^-data_exp,
     capacities x 2^-capacity_exp, weights x 2^-weight_exp, times x 2^(capacity_exp -
-    data_exp); every product exact.  ``None`` or all-zero exponents: the instance itself."""
+    data_exp); every product exact.  ``None`` or all-zero exponents: the instance itself.
+
+    The capacities scaled are those of the instance's resources: the ingress and egress
+    ports on a big switch, ``resource_capacity`` on an instance over resources (a topology,
+    whose port arrays are empty); paths are unchanged."""
     if not unit or not any(unit.values()):
         return instance
     a, b, e = unit["data_exp"], unit["capacity_exp"], unit["weight_exp"]
     t = np.ldexp(1.0, b - a)
+    changes = {}
+    if not instance.is_big_switch:
+        changes["resource_capacity"] = np.ldexp(instance.resource_capacity, -b)
     return instance.replace(flow_size=np.ldexp(instance.flow_size, -a),
                             ingress_capacity=np.ldexp(instance.ingress_capacity, -b),
                             egress_capacity=np.ldexp(instance.egress_capacity, -b),
                             weight=np.ldexp(instance.weight, -e),
-                            release=instance.release * t, deadline=instance.deadline * t)
+                            release=instance.release * t, deadline=instance.deadline * t,
+                            **changes)
 
 
 def unit_factor(unit: dict[str, int] | None) -> Fraction:

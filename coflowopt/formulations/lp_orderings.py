@@ -53,10 +53,10 @@ def _order_by(instance: Instance, C: np.ndarray) -> np.ndarray:
 
 
 @register("ordering", "ordering-lp", summary="by completion time in the ordering LP (parallel "
-          "inequalities per port, cutting planes)",
+          "inequalities per resource, cutting planes)",
           reference="Queyranne (1993); Sincronia tech report section 9; Qiu-Stein-Zhong "
           "(SPAA 2015) LP ordering; formulations/ordering_lp.md",
-          tags=("big_switch_only", "weights", "release_dates", "heterogeneous_capacities", "needs_solver"))
+          tags=("weights", "release_dates", "heterogeneous_capacities", "needs_solver"))
 def ordering_lp_order(instance: Instance, *, release_cuts: bool = True,
                       time_limit: float | None = None) -> np.ndarray:
     """Coflows in order of their ordering-LP completion times.
@@ -90,10 +90,10 @@ def ordering_lp_order(instance: Instance, *, release_cuts: bool = True,
           "greedy rates this is LP-OV-LS",
           reference="Shafiee, Ghaderi (IEEE/ACM ToN 2018); Luu's lpovls.m; "
           "formulations/lp_ov.md",
-          guarantee="with greedy order-preserving rates: <= 4 OPT (zero releases), <= 5 OPT "
-                    "with releases (Shafiee-Ghaderi)",
-          tags=("big_switch_only", "weights", "release_dates", "heterogeneous_capacities", "needs_solver",
-                "slow"))
+          guarantee="on the big switch, with greedy order-preserving rates: <= 4 OPT (zero "
+                    "releases), <= 5 OPT with releases (Shafiee-Ghaderi); over resources no "
+                    "ratio is claimed",
+          tags=("weights", "release_dates", "heterogeneous_capacities", "needs_solver", "slow"))
 def lp_ov_order(instance: Instance, *, ports: str = "used", time_limit: float | None = None
                 ) -> np.ndarray:
     """Coflows in order of their LP-OV completion times ``f_k``."""

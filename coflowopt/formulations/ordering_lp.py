@@ -1,9 +1,11 @@
-"""The ordering LP with parallel inequalities per port, solved by cutting planes.
+"""The ordering LP with parallel inequalities per resource, solved by cutting planes.
 
 Formulation (``formulations/ordering_lp.md`` has the proofs)
 -------------------------------------------------------------
 Variables ``C_k`` (completion time of coflow k).  With ``p_k^q = d_k^q / c_q`` the processing
-time of coflow k on port q (unified port numbering)::
+time of coflow k on resource q, ``d_k^q`` the data of k's flows whose path contains ``q``
+(:func:`port_loads`; on a big switch the resources are the ports in the unified numbering and
+every path is ``[i, m_in + j]``, so ``d_k^q`` is the port load of Sincronia)::
 
     min  sum_k w_k C_k
     s.t. C_k >= r_k + rho_k                                         (isolation, column bound)
@@ -15,7 +17,10 @@ The ``theta = 0`` rows are Queyranne's parallel inequalities, i.e. constraint (3
 LP-primal (tech report section 9) with the port variables ``C_k^q`` merged into ``C_k`` (an
 equivalent LP, see the document).  ``theta = r_min(S) > 0`` adds the release date to the
 inequality (every port-q unit of S is processed after ``r_min(S)``); with all releases 0 only
-``theta = 0`` exists.  Rows are scaled by ``c_q`` so that the coefficients are the port loads
+``theta = 0`` exists.  Each resource is a unit-capacity machine in time units ``1 / c_q``: a
+fluid schedule sends at most ``c_q dt`` of data through ``q`` in ``dt``, whatever the path
+lengths (a flow's rate counts at every resource of its path), so every argument per port holds
+per resource word for word.  Rows are scaled by ``c_q`` so that the coefficients are the loads
 ``d_k^q`` (exact floats or exact dyadic sums)::
 
     sum_{k in S} d_k^q C_k >= theta d^q(S) + [ sum d^2 + (sum d)^2 ] / (2 c_q).
@@ -58,7 +63,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..exceptions import InvalidParameterError
+from ..exceptions import InvalidParameterError, NotSupportedError
 from ..instance import Instance
 from .certificates import LPCertificate, _Dyadic, register_rebuilder
 from .highs import HighsModel
@@ -73,6 +78,9 @@ __all__ = ["OrderingCuts", "PortLoads", "port_loads", "build_ordering_lp", "most
 @dataclass
 class PortLoads:
     """Port loads ``d_k^q`` by port (CSC layout), with their exact values.
+
+    A *port* here is a resource (:attr:`Instance.capacity` numbering): a port of the big
+    switch, a link of a topology.
 
     ``indptr[q]:indptr[q+1]`` are the coflows with a positive load at port ``q`` (sorted by
     coflow index), ``coflow`` their indices, ``load`` the float loads, ``exact`` the exact
@@ -106,11 +114,37 @@ class PortLoads:
 
 
 def port_loads(instance: Instance) -> PortLoads:
-    """The port loads of ``instance`` with exact values (sums of flow sizes)."""
+    """The loads ``d_k^q`` of every coflow at every resource of ``instance``, with exact
+    values (sums of flow sizes).
+
+    On a big switch the resources are the ports (ingress ``i`` is ``i``, egress ``j`` is
+    ``m_in + j``) and a flow loads its two ports.  On an instance over resources a flow's size
+    counts at every resource of its path (the flow-to-resource incidence), so ``d_k^q`` is the
+    data of coflow k whose path crosses ``q``; the big switch is the case ``path = [i, m_in +
+    j]`` (and gives the same loads).
+
+    Examples
+    --------
+    A line ``a -> s -> b`` (resources 0 and 1) and ``a -> s -> c`` (resources 0 and 2):
+
+    >>> inst = Instance.from_paths(resource_capacity=[2.0, 1.0, 1.0], coflow_ids=["A"],
+    ...     flow_coflow=[0, 0], flow_src=[0, 0], flow_dst=[1, 2], flow_size=[3.0, 1.0],
+    ...     path_ptr=[0, 2, 4], path_resource=[0, 1, 0, 2], host_ids=["a", "b", "c"])
+    >>> pl = port_loads(inst)
+    >>> pl.port.tolist(), pl.load.tolist(), pl.ptime.tolist()
+    ([0, 1, 2], [4.0, 3.0, 1.0], [2.0, 3.0, 1.0])
+    """
     K, P = instance.num_coflows, instance.num_ports
-    fk = np.concatenate([instance.flow_coflow, instance.flow_coflow])
-    fp = np.concatenate([instance.flow_src, instance.flow_egress_port])
-    sz = np.concatenate([instance.flow_size, instance.flow_size])
+    if instance.is_big_switch:
+        fk = np.concatenate([instance.flow_coflow, instance.flow_coflow])
+        fp = np.concatenate([instance.flow_src, instance.flow_egress_port])
+        sz = np.concatenate([instance.flow_size, instance.flow_size])
+    else:
+        # one entry per (flow, resource of its path): the flow occupies each at its rate
+        n = instance.path_length
+        fk = np.repeat(instance.flow_coflow, n)
+        fp = instance.flow_resource
+        sz = np.repeat(instance.flow_size, n)
     key = fp * K + fk
     uniq, inv = np.unique(key, return_inverse=True)
     sums, exact = exact_group_sums(sz, inv, uniq.size)
@@ -154,8 +188,8 @@ def isolation_lower_bounds(instance: Instance, loads: PortLoads | None = None
 # ----------------------------------------------------------------------------- cuts
 @dataclass
 class OrderingCuts:
-    """Parallel inequalities: cut ``i`` is on port ``port[i]`` with threshold ``theta[i]`` over
-    the coflows ``members[ptr[i]:ptr[i+1]]``."""
+    """Parallel inequalities: cut ``i`` is on port ``port[i]`` (a resource index) with
+    threshold ``theta[i]`` over the coflows ``members[ptr[i]:ptr[i+1]]``."""
 
     port: np.ndarray
     theta: np.ndarray
@@ -579,7 +613,13 @@ def _solve_ordering_lp_in_units(instance: Instance, *, release_cuts: bool, tol: 
     cuts = _full_set_cuts(loads, rel if release_cuts else np.zeros_like(rel))
     if initial == "bssi":
         from ..orderings.bssi import bssi_trace
-        cuts = cuts.concat(bssi_cuts(bssi_trace(instance, record_weights=False)).cuts)
+        try:
+            cuts = cuts.concat(bssi_cuts(bssi_trace(instance, record_weights=False)).cuts)
+        except NotSupportedError:
+            # BSSI not (yet) defined on this instance's resources: the warm start is only a
+            # warm start, the full sets alone give the same LP optimum after more rounds
+            if instance.is_big_switch:
+                raise
     elif initial != "full":
         raise InvalidParameterError(f"initial must be 'bssi' or 'full', got {initial!r}")
     keys = set()

@@ -15,6 +15,13 @@ Two models share this builder (``formulations/time_indexed.md`` has the proofs):
       with ``d = d_k^q``, ``x_kt^q`` the data of k sent through q in slot t and
       ``s_kt = max(b_{t-1}, r_k)`` the earliest time that data can be sent in slot t.
 
+Resources.  Every row "per port" is a row per resource ``q`` (:attr:`Instance.capacity`): the
+capacity row of ``(q, t)`` sums the amounts of every flow group whose path contains ``q``
+(``c_q Delta_t``: a flow's rate counts at every resource of its path), ``d_k^q`` is the data of
+k's flows whose path contains ``q``, and the safe horizon uses each flow's bottleneck capacity
+(the smallest on its path).  The big switch is the case ``path = [i, m_in + j]``, whose
+matrices are built by the original per-port code (the same entries).
+
 ``model="slotted"``: the slotted model of the Varys appendix: rates constant in each slot, a
     coflow's completion time is the end of the slot in which its last flow finishes, a flow may
     only use slots that start at or after its release.  ``mip=True`` gives the exact slotted
@@ -22,8 +29,8 @@ Two models share this builder (``formulations/time_indexed.md`` has the proofs):
     a feasible fluid schedule: :func:`slotted_schedule`); the LP relaxation is a lower bound on
     the slotted optimum only (not on the fluid one).
 
-Flows of one coflow with the same ingress and egress are merged (``flow groups``): both models
-are unchanged by the merge (a merged schedule splits back proportionally, and a fluid schedule's
+Flows of one coflow with the same ingress and egress (the same path, over resources) are merged
+(``flow groups``): both models are unchanged by the merge (a merged schedule splits back proportionally, and a fluid schedule's
 fraction of the merged flow is at least the smallest fraction of its parts).
 
 The cumulative variables ``X`` keep the matrix at ``O(F T)`` non-zeros
@@ -63,7 +70,12 @@ class FlowGroups:
     """Flows merged by (coflow, ingress, egress): group ``g`` has coflow ``coflow[g]``, ports
     ``src[g]`` / ``dst[g]`` (unified numbering for egress), size ``size[g]`` (exact:
     ``size_exact``, ``None`` when the float sums are exact) and member flows
-    ``flows[ptr[g]:ptr[g+1]]``."""
+    ``flows[ptr[g]:ptr[g+1]]``.
+
+    On an instance over resources the flows are merged by (coflow, path): ``src`` / ``dst``
+    are ``-1`` and group ``g`` occupies the resources ``res[res_ptr[g]:res_ptr[g+1]]`` (its
+    path); on a big switch ``res_ptr`` / ``res`` are ``None`` (the path is ``[src, dst]``).
+    """
 
     coflow: np.ndarray
     src: np.ndarray
@@ -72,14 +84,40 @@ class FlowGroups:
     size_exact: np.ndarray | None
     ptr: np.ndarray
     flows: np.ndarray
+    res_ptr: np.ndarray | None = None
+    res: np.ndarray | None = None
 
     @property
     def num_groups(self) -> int:
         return int(self.coflow.shape[0])
 
+    def resource_entries(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(group, resource)`` for every resource of every group's path (one entry per
+        pair; on a big switch every ingress entry, then every egress entry)."""
+        if self.res_ptr is None:
+            g = np.arange(self.num_groups, dtype=np.int64)
+            return np.r_[g, g], np.r_[self.src, self.dst]
+        return (np.repeat(np.arange(self.num_groups, dtype=np.int64), np.diff(self.res_ptr)),
+                self.res)
+
 
 def flow_groups(instance: Instance) -> FlowGroups:
-    """Merge the flows of every coflow by (ingress, egress) pair."""
+    """Merge the flows of every coflow by (ingress, egress) pair, by path on an instance over
+    resources (flows of one coflow on the same path are interchangeable: a merged schedule
+    splits back in proportion to the sizes).
+
+    Examples
+    --------
+    >>> inst = Instance.from_paths(resource_capacity=[1.0, 1.0, 1.0], coflow_ids=["A"],
+    ...     flow_coflow=[0, 0, 0], flow_src=[0, 0, 0], flow_dst=[1, 2, 1],
+    ...     flow_size=[1.0, 2.0, 3.0], path_ptr=[0, 2, 4, 6],
+    ...     path_resource=[0, 1, 0, 2, 0, 1], host_ids=["a", "b", "c"])
+    >>> g = flow_groups(inst)
+    >>> g.size.tolist(), g.res_ptr.tolist(), g.res.tolist()
+    ([4.0, 2.0], [0, 2, 4], [0, 1, 0, 2])
+    """
+    if not instance.is_big_switch:
+        return _path_groups(instance)
     m_in = instance.num_ingress
     key = (instance.flow_coflow * instance.num_ingress + instance.flow_src) * \
         instance.num_egress + instance.flow_dst
@@ -97,17 +135,51 @@ def flow_groups(instance: Instance) -> FlowGroups:
                       flows=order.astype(np.int64))
 
 
+def _path_groups(instance: Instance) -> FlowGroups:
+    """:func:`flow_groups` on an instance over resources: merge by (coflow, path)."""
+    ptr, fres = instance.flow_resource_ptr, instance.flow_resource
+    plen = np.diff(ptr)
+    L = int(plen.max())
+    F = instance.num_flows
+    # one row per flow: (coflow, path length, resources padded with -1); equal rows = same
+    # coflow and same path (as routed, a sequence), the rule of exact.order_lp.pair_groups
+    key = np.full((F, L + 2), -1, dtype=np.int64)
+    key[:, 0] = instance.flow_coflow
+    key[:, 1] = plen
+    col = np.arange(fres.size) - np.repeat(ptr[:-1], plen)
+    key[np.repeat(np.arange(F), plen), 2 + col] = fres
+    uniq, inv = np.unique(key, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    J = uniq.shape[0]
+    size, exact = exact_group_sums(instance.flow_size, inv, J)
+    order = np.argsort(inv, kind="stable")
+    gptr = np.zeros(J + 1, dtype=np.int64)
+    np.cumsum(np.bincount(inv, minlength=J), out=gptr[1:])
+    glen = uniq[:, 1]
+    res_ptr = np.zeros(J + 1, dtype=np.int64)
+    np.cumsum(glen, out=res_ptr[1:])
+    res = uniq[:, 2:][np.arange(L)[None, :] < glen[:, None]]
+    return FlowGroups(coflow=uniq[:, 0].astype(np.int64), src=np.full(J, -1, dtype=np.int64),
+                      dst=np.full(J, -1, dtype=np.int64), size=size, size_exact=exact,
+                      ptr=gptr, flows=order.astype(np.int64), res_ptr=res_ptr,
+                      res=res.astype(np.int64))
+
+
 def safe_horizon(instance: Instance) -> float:
     """A time by which *some optimal* fluid schedule has finished every coflow.
 
-    ``H = max_k r_k + sum_f d_f / min(c_src(f), c_dst(f))`` (rounded up to a float).  Proof
+    ``H = max_k r_k + sum_f d_f / b_f`` (rounded up to a float), ``b_f`` the smallest
+    capacity on flow ``f``'s path: ``min(c_src(f), c_dst(f))`` on a big switch.  Proof
     (``formulations/time_indexed.md``): compress an optimal schedule phase by phase between
     consecutive events (releases and completions); no completion moves later, and after the
-    last release the phases run back to back, each no longer than its data over the smaller
-    capacity of each flow.
+    last release the phases run back to back, each no longer than sending its flows one after
+    another, each alone at its bottleneck capacity.
     """
-    cmin = np.minimum(instance.capacity[instance.flow_src],
-                      instance.capacity[instance.flow_egress_port])
+    if instance.is_big_switch:
+        cmin = np.minimum(instance.capacity[instance.flow_src],
+                          instance.capacity[instance.flow_egress_port])
+    else:
+        cmin = instance.flow_bottleneck_capacity
     # exact sums of the sizes per distinct capacity, then one division each: the same exact
     # total as flow by flow, without a Fraction per flow (seconds on a million flows)
     caps, inv = np.unique(cmin, return_inverse=True)
@@ -160,9 +232,14 @@ def default_grid(instance: Instance, *, slot: float | None = None,
 
 def _greedy_makespan(instance: Instance) -> float:
     from ..rates.greedy import greedy
+    from ..rates.madd import madd
     from ..verify import verify_schedule
     order = np.lexsort((np.arange(instance.num_coflows), instance.release))
-    rep = verify_schedule(instance, greedy(instance, order))
+    # greedy where it runs (on resources it may still be big_switch_only), else MADD: any
+    # feasible schedule's makespan is a valid horizon (the overflow slot covers the rest)
+    alloc = greedy if instance.is_big_switch or not getattr(greedy, "big_switch_only", False) \
+        else madd
+    rep = verify_schedule(instance, alloc(instance, order))
     return float(np.max(rep.coflow_completion))
 
 
@@ -269,9 +346,15 @@ def build_time_indexed(instance: Instance, grid: TimeGrid, *, model: str = "flui
     # capacity (q, t): sum over groups through q of x[g, t] <= c_q Delta_t
     g_idx = np.arange(G)
     t_idx = np.arange(T)
-    for ports in (groups.src, groups.dst):
-        rr = r0 + ports[:, None] * T + t_idx[None, :]
-        asm.add(rr, ox + g_idx[:, None] * S + t_idx[None, :], 1.0)
+    if instance.is_big_switch:
+        for ports in (groups.src, groups.dst):
+            rr = r0 + ports[:, None] * T + t_idx[None, :]
+            asm.add(rr, ox + g_idx[:, None] * S + t_idx[None, :], 1.0)
+    else:
+        # a group's amount enters the row of every resource of its path
+        eg, er = groups.resource_entries()
+        asm.add(r0 + er[:, None] * T + t_idx[None, :], ox + eg[:, None] * S + t_idx[None, :],
+                1.0)
     cap = np.asarray(instance.capacity, dtype=float)
     cap_rhs = (cap[:, None] * delta_t[None, :]).ravel()
     cap_ex = np.empty(P * T, dtype=object)
@@ -333,12 +416,20 @@ def build_time_indexed(instance: Instance, grid: TimeGrid, *, model: str = "flui
         else:
             asm.add(rows_e, oC + kq, loads.load,
                     exact=np.asarray([loads.exact_load(i) for i in range(E)], dtype=object))
-        # each group sits at two ports: its src entry and its dst entry
-        for ports in (groups.src, groups.dst):
-            ent = loads.positions(ports, gk)
-            start = np.maximum(slot_start[None, :], rel[gk][:, None])     # s_ks
+        if instance.is_big_switch:
+            # each group sits at two ports: its src entry and its dst entry
+            for ports in (groups.src, groups.dst):
+                ent = loads.positions(ports, gk)
+                start = np.maximum(slot_start[None, :], rel[gk][:, None])     # s_ks
+                asm.add(r0 + ent[:, None] + 0 * s_idx[None, :],
+                        ox + g_idx[:, None] * S + s_idx[None, :], -start)
+        else:
+            # each group sits at every resource of its path: the (k, q) entry of each
+            eg, er = groups.resource_entries()
+            ent = loads.positions(er, gk[eg])
+            start = np.maximum(slot_start[None, :], rel[gk[eg]][:, None])     # s_ks
             asm.add(r0 + ent[:, None] + 0 * s_idx[None, :],
-                    ox + g_idx[:, None] * S + s_idx[None, :], -start)
+                    ox + eg[:, None] * S + s_idx[None, :], -start)
         rhs_ex = np.empty(E, dtype=object)
         rhs_ex[:] = [loads.exact_load(i) ** 2 / (2 * Fraction(float(cap[int(q[i])])))
                      for i in range(E)]
