@@ -39,7 +39,7 @@ from coflowopt.formats import write_instance
 from coflowopt.formulations.certificates import (check_certificate, in_units, normalised,
                                                  unit_scaling)
 from coflowopt.formulations.interval_lp import build_interval_lp, interval_grid
-from coflowopt.formulations.lp_orderings import lp_ov_order, ordering_lp_order
+from coflowopt.formulations.lp_orderings import lp_ov_order, ordering_lp_order, qsz
 from coflowopt.formulations.lp_ov import build_lp_ov
 from coflowopt.formulations.ordering_lp import build_ordering_lp, port_loads, solve_ordering_lp
 from coflowopt.formulations.time_indexed import (TimeGrid, build_time_indexed, flow_groups,
@@ -288,8 +288,12 @@ IDS = [f"{n}-s{s}-K{k}{'-rel' if r else ''}" for s, n, k, r in CASES]
 
 def _schedules(inst: Instance):
     """``[(label, verified value)]`` of the LP orderings with MADD, and with greedy where it
-    runs on resources."""
-    out = []
+    runs on resources, and of the QSZ policy (interval LP, MADD on each group)."""
+    sched = qsz(inst)
+    assert sched.meta["engine"] == "madd"
+    rep = verify_schedule(inst, sched)
+    assert rep.ok, f"qsz: {rep.summary()}"
+    out = [("qsz", rep.weighted_completion_time)]
     for oname, order_fn in (("ordering-lp", ordering_lp_order), ("lp-ov", lp_ov_order)):
         order = order_fn(inst)
         assert sorted(order.tolist()) == list(range(inst.num_coflows))
@@ -315,8 +319,14 @@ def test_bounds_below_the_optimum_and_schedules_above(case):
     if not rel:
         # LP-OV implies every parallel inequality without thresholds (formulations/lp_ov.md)
         assert _le(values["ordering-lp"], values["lp-ov"])
+    L = inst.max_path_length
     for label, v in _schedules(inst):
         assert _le(opt.value, v), (label, v, float(opt.value))
+        if label.endswith("+greedy"):
+            # proofs/resource-model-guarantees.md, statement 4: an LP ordering with greedy
+            # rates is within 2L (zero releases) or 2L + 1 of the LP whose order it follows
+            lp = values["ordering-lp" if label.startswith("ordering-lp") else "lp-ov"]
+            assert _le(v, (2 * L + (1 if rel else 0)) * lp), (label, v, float(lp), L)
 
 
 @settings(max_examples=6, deadline=None, derandomize=True,
@@ -335,8 +345,18 @@ def test_property_bound_le_every_verified_lp_schedule(seed, topo, K, rel):
 def test_registry_no_longer_refuses_resources():
     for kind, name in (("bound", "ordering-lp"), ("bound", "lp-ov"), ("bound", "interval-lp"),
                        ("bound", "time-indexed-lp"), ("ordering", "ordering-lp"),
-                       ("ordering", "lp-ov"), ("exact", "slotted-mip")):
+                       ("ordering", "lp-ov"), ("exact", "slotted-mip"), ("policy", "qsz")):
         assert "big_switch_only" not in get_algorithm(kind, name).tags, (kind, name)
+
+
+def test_qsz_bvn_engine_is_refused_on_resources():
+    with pytest.raises(NotSupportedError, match="big switch only"):
+        qsz(line(), engine="bvn")
+    # shared core: the interval LP's completion times put all three unit coflows in
+    # geometric groups run back to back, each group's block as long as its core load
+    sched = qsz(shared_core(), engine="madd")
+    rep = verify_schedule(shared_core(), sched)
+    assert rep.ok and rep.weighted_completion_time >= 6
 
 
 # ----------------------------------------------------------------------------- units, files

@@ -91,7 +91,8 @@ def solve_and_certify(instance: Instance, lp, *, algorithm_name: str, formulatio
           "Lemma 1; formulations/ordering_lp.md",
           guarantee="valid lower bound on the fluid optimum (per resource, any paths); >= "
                     "bssi-dual, port, isolated (proved); on the big switch OPT <= 4 x (zero "
-                    "releases) / 5 x this bound (Sincronia)",
+                    "releases) / 5 x this bound (Sincronia), on paths of at most L resources "
+                    "2L x / (2L+1) x (proofs/resource-model-guarantees.md)",
           tags=_LP_TAGS)
 def ordering_lp_bound(instance: Instance, *, objective: str = "weighted_completion_time",
                       release_cuts: bool = True, tol: float = 1e-7, max_rounds: int = 500,

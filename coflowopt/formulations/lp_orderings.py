@@ -11,8 +11,10 @@
   after group.
 
 A group with aggregated loads ``D^q`` finishes in exactly ``L = max_q D^q / c_q`` after it
-starts: in the fluid model by serving every flow at the constant rate ``d_f / L`` (MADD on the
-aggregate, the ``madd`` engine here), in a crossbar by a Birkhoff-von Neumann decomposition
+starts (``q`` over the resources: the ports of a big switch, the links of a topology, ``D^q`` the
+group's data on flows whose path contains ``q``): in the fluid model by serving every flow at the
+constant rate ``d_f / L`` (MADD on the aggregate, the ``madd`` engine here, which loads every
+resource with ``D^q / L <= c_q``), in a crossbar by a Birkhoff-von Neumann decomposition
 (anchors-algorithms.md section 3.8; ``coflowopt.rates.bvn.bvn_group_schedule``, used when
 installed, engine ``bvn``).  Both give every coflow of the group the completion time ``start +
 L``; a group starts when the previous one has finished and all its coflows are released.
@@ -34,7 +36,7 @@ import math
 
 import numpy as np
 
-from ..exceptions import InvalidParameterError, SolverError
+from ..exceptions import InvalidParameterError, NotSupportedError, SolverError
 from ..instance import Instance
 from ..registry import register
 from ..schedule import Schedule
@@ -90,9 +92,10 @@ def ordering_lp_order(instance: Instance, *, release_cuts: bool = True,
           "greedy rates this is LP-OV-LS",
           reference="Shafiee, Ghaderi (IEEE/ACM ToN 2018); Luu's lpovls.m; "
           "formulations/lp_ov.md",
-          guarantee="on the big switch, with greedy order-preserving rates: <= 4 OPT (zero "
-                    "releases), <= 5 OPT with releases (Shafiee-Ghaderi); over resources no "
-                    "ratio is claimed",
+          guarantee="with greedy order-preserving rates: <= 4 OPT (zero releases), <= 5 OPT "
+                    "with releases on the big switch (Shafiee-Ghaderi); on paths of at most L "
+                    "resources <= 2L OPT / (2L+1) OPT (proofs/resource-model-guarantees.md, "
+                    "statement 4)",
           tags=("weights", "release_dates", "heterogeneous_capacities", "needs_solver", "slow"))
 def lp_ov_order(instance: Instance, *, ports: str = "used", time_limit: float | None = None
                 ) -> np.ndarray:
@@ -152,7 +155,7 @@ def group_schedule(instance: Instance, groups: list[np.ndarray]) -> Schedule:
                     "details reconstructed, [R]); formulations/interval_lp.md",
           guarantee="QSZ prove 64/3 (67/3 with releases, after correction) for their LP and "
                     "grouping; this reconstruction carries no proven ratio",
-          tags=("big_switch_only", "weights", "release_dates", "heterogeneous_capacities", "needs_solver"))
+          tags=("weights", "release_dates", "heterogeneous_capacities", "needs_solver"))
 def qsz(instance: Instance, *, epsilon: float = 0.25, group_ratio: float = 2.0,
         engine: str = "auto", time_limit: float | None = None) -> Schedule:
     """The QSZ policy (module docstring).
@@ -166,7 +169,10 @@ def qsz(instance: Instance, *, epsilon: float = 0.25, group_ratio: float = 2.0,
         Groups are the coflows whose LP completion time lies in ``(C_min r^(j-1), C_min r^j]``.
     engine : {"auto", "madd", "bvn"}
         How a group's aggregated demand is served (same completion times); ``auto`` uses
-        ``coflowopt.rates.bvn.bvn_group_schedule`` when it exists, else ``madd``.
+        ``coflowopt.rates.bvn.bvn_group_schedule`` when it exists, else ``madd``.  On an
+        instance over resources ``auto`` is ``madd`` (every flow of a group at ``d_f / L_g``
+        loads resource ``q`` with ``D_g^q / L_g <= c_q``); a Birkhoff-von Neumann
+        decomposition is a big-switch (crossbar) notion, so ``bvn`` is refused there.
     time_limit : float, optional
         For the LP.
 
@@ -177,6 +183,10 @@ def qsz(instance: Instance, *, epsilon: float = 0.25, group_ratio: float = 2.0,
     """
     if engine not in ("auto", "madd", "bvn"):
         raise InvalidParameterError(f"engine must be 'auto', 'madd' or 'bvn', got {engine!r}")
+    if engine == "bvn" and not instance.is_big_switch:
+        raise NotSupportedError("qsz engine='bvn' (a Birkhoff-von Neumann decomposition of a "
+                                "crossbar) is defined on the big switch only; use "
+                                "engine='madd' (or 'auto') on an instance over resources")
     inst_u, unit = normalised(instance)   # the LP in its units, C back in the instance's
     lp = build_interval_lp(inst_u, interval_grid(inst_u, epsilon=epsilon))
     sol = solve_lp(lp, "highs", algorithm="ipm", crossover=False, time_limit=time_limit)
@@ -186,7 +196,7 @@ def qsz(instance: Instance, *, epsilon: float = 0.25, group_ratio: float = 2.0,
     order = _order_by(inst_u, C / time_factor(unit))
     groups = qsz_groups(C, order, group_ratio)
     bvn = None
-    if engine in ("auto", "bvn"):
+    if engine in ("auto", "bvn") and instance.is_big_switch:
         try:
             from ..rates.bvn import bvn_group_schedule as bvn
         except ImportError:
