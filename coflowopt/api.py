@@ -102,10 +102,20 @@ def run_schedule(instance: Instance, order: str | None = "fifo", rates: str | No
 def _streamed_result(instance: Instance, policy: str, objective: str) -> Result:
     """``run_schedule(..., keep_schedule=False)`` for a policy with a windowed form: the kernel's
     windows go straight to the windowed float verifier (the same rules and verdict as
-    :func:`~coflowopt.verify.verify_schedule`); the time spent verifying is reported apart."""
+    :func:`~coflowopt.verify.verify_schedule`); the time spent verifying is reported apart.
+
+    The registered policy is looked up first, so that the windowed form refuses what the
+    policy refuses: one tagged ``big_switch_only`` raises
+    :class:`~coflowopt.exceptions.NotSupportedError` on an instance over resources, exactly as
+    calling it would (:meth:`Instance.require_big_switch`).  ``fair``, ``per-flow-maxmin`` and
+    ``wss`` run on resources: :func:`~coflowopt.policies.flow_level.maxmin_windows` picks the
+    kernel of the instance's model (pairs of ports, or distinct paths)."""
     from .policies.flow_level import WINDOWED_POLICIES, maxmin_windows
     from .verify import WindowedVerifier
 
+    alg = get_algorithm("policy", policy)
+    if "big_switch_only" in alg.tags:
+        instance.require_big_switch(f"policy {alg.name!r}")
     ver = WindowedVerifier(instance)
     t0 = time.perf_counter()
     stats = maxmin_windows(instance, lambda s, a, b: ver.add(a, b, s),

@@ -10,6 +10,11 @@ max-min fairness (Chowdhury's dissertation, Ch. 7 and App. D).
 * :mod:`.strategy` -- misreports and the payoff matrix (Fig. 7.5), strategy-proofness checks;
 * :mod:`.simulation` -- HUG/DRF/PS-P/per-flow as rate policies of the fluid simulator
   (registered as policies ``hug``, ``hug-cooperative``, ``drf``, ``ps-p``, ``per-flow-maxmin``).
+
+Every function that takes an instance works on a big switch (links = its ``m_in + m_out``
+ports) and on an instance over resources (links = the resources of the flows' paths; HUG is
+defined per link, Sec. 7.3.1).  The one exception: exact (Fraction) per-flow max-min on
+resources, which raises ``NotSupportedError`` (the float one is the ``fair`` policy's).
 """
 
 from .allocations import (METHODS, SPARE_POLICIES, FairAllocation, allocate, allocate_all,

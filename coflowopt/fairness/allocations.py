@@ -29,7 +29,8 @@ Methods (:data:`METHODS`)
     with unmet demand": max-min with demand caps).
 ``per-flow``
     Per-flow max-min fairness.  On an instance: progressive filling over the flows of the big
-    switch (each flow uses its ingress and egress port).  For vectors given directly there are
+    switch (each flow uses its ingress and egress port), or over the resources of the flows'
+    paths on a topology.  For vectors given directly there are
     no flows: one flow per coflow per link with ``d_k^i > 0``, i.e. the per-link max-min of
     Fig. 7.1b (the same numbers as ``ps-p`` for elastic coflows).
 ``naive-wc``
@@ -408,7 +409,23 @@ def _per_link_share(rep: CorrelationVectors) -> np.ndarray:
 
 
 def _per_flow_instance(instance: Instance, exact: bool):
-    """Per-flow max-min on the big switch: ``(rates, per-link coflow allocation)``."""
+    """Per-flow max-min on the big switch: ``(rates, per-link coflow allocation)``; on
+    resources the progressive filling over the flows' paths of the ``fair`` policy
+    (:func:`coflowopt.policies.flow_level.max_min_rates`, float only)."""
+    if not instance.is_big_switch:
+        if exact:
+            raise NotSupportedError(
+                "per-flow max-min on an instance over resources is computed in float "
+                "(coflowopt.policies.flow_level.max_min_rates, the fair policy's progressive "
+                "filling); use exact=False")
+        from ..policies.flow_level import max_min_rates
+        cap = instance.capacity.astype(float)
+        rates = max_min_rates(instance, np.arange(instance.num_flows))
+        K, P = instance.num_coflows, instance.num_ports
+        length = instance.path_length
+        alloc = np.bincount(np.repeat(instance.flow_coflow, length) * P + instance.flow_resource,
+                            weights=np.repeat(rates, length), minlength=K * P).reshape(K, P)
+        return rates, alloc / cap[None, :]
     cap = to_exact(instance.capacity) if exact else instance.capacity.astype(float)
     src = instance.flow_src
     dst = instance.flow_egress_port
@@ -428,8 +445,8 @@ def allocate(source, method: str = "hug", *, weighted: bool = False, exact: bool
     Parameters
     ----------
     source : Instance, CorrelationVectors or array_like (K, L)
-        An instance (its MADD correlation vectors on the ``m_in + m_out`` ports) or vectors
-        given directly.
+        An instance (its MADD correlation vectors on the ``m_in + m_out`` ports of a big
+        switch, on the resources of a topology) or vectors given directly.
     method : str
         One of :data:`METHODS`.
     weighted : bool
@@ -451,7 +468,8 @@ def allocate(source, method: str = "hug", *, weighted: bool = False, exact: bool
     InvalidParameterError
         Unknown method, or mismatched reported vectors.
     NotSupportedError
-        ``naive-wc`` with bounded demands; ``per-flow`` with a misreport on an instance.
+        ``naive-wc`` with bounded demands; ``per-flow`` with a misreport on an instance;
+        ``per-flow`` with ``exact=True`` on an instance over resources.
 
     Examples
     --------

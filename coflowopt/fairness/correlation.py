@@ -15,6 +15,12 @@ that is
 
 Links use coflowopt's unified port numbering: ingress port ``i`` is link ``i`` and egress port
 ``j`` is link ``m_in + j`` (the dissertation's uplinks ``1..P`` then downlinks ``P+1..2P``).
+On an instance over resources (a topology) the links are the resources, ``L_k^i`` is the data
+of the coflow's flows whose path crosses resource ``i`` (:attr:`Instance.port_loads`), and
+``Gamma_k = max_j L_k^j / C_j`` is MADD's duration over resources (:attr:`Instance.rho`): HUG
+is defined per link in the dissertation (Sec. 7.3.1: a coflow's demand on every link of the
+network), so the formula is the same; the big switch is the case of the ``2P`` edge links of a
+full-bisection fabric.
 
 Vectors can also be given directly (the dissertation's toy examples are two independent links,
 not a big switch), as floats or, for exact arithmetic, as ints / :class:`fractions.Fraction`.
@@ -113,12 +119,16 @@ class CorrelationVectors:
         can never use more than ``demand[k, i]`` of link ``i``.  ``None`` means elastic coflows
         (the default and the setting of Eq. 7.2).  When given, ``d = demand / max(demand)``.
     num_ingress : int or None
-        For vectors computed from an instance: ``m_in`` (links ``0..m_in-1`` are ingress ports,
-        the rest egress ports).  ``None`` for abstract links given directly.
+        For vectors computed from a big-switch instance: ``m_in`` (links ``0..m_in-1`` are
+        ingress ports, the rest egress ports).  ``None`` for abstract links given directly and
+        for resources.
     capacity : ndarray (L,) or None
         Link capacities (data units per time unit) when computed from an instance.
     meta : dict
         Provenance (source, whether computed from remaining sizes, ...).
+    link_ids : tuple of str or None
+        Names of the links when they are the resources of an instance on a topology
+        (:attr:`Instance.resource_names`); ``None`` otherwise (names from ``num_ingress``).
     """
 
     d: np.ndarray
@@ -129,6 +139,7 @@ class CorrelationVectors:
     num_ingress: int | None = None
     capacity: np.ndarray | None = None
     meta: dict = field(default_factory=dict)
+    link_ids: tuple | None = None
 
     @property
     def num_coflows(self) -> int:
@@ -148,6 +159,8 @@ class CorrelationVectors:
 
     @property
     def links(self) -> list[str]:
+        if self.link_ids is not None:
+            return list(self.link_ids)
         return link_names(self.num_links, self.num_ingress)
 
     def scaled(self) -> np.ndarray:
@@ -212,7 +225,8 @@ def correlation_vectors(instance: Instance, *, weighted: bool = False, exact: bo
     Returns
     -------
     CorrelationVectors
-        ``d_k^i = (L_k^i / C_i) / max_j (L_k^j / C_j)`` on the ``m_in + m_out`` ports.
+        ``d_k^i = (L_k^i / C_i) / max_j (L_k^j / C_j)`` on the ``m_in + m_out`` ports of a big
+        switch, on the resources (links) of a topology.
 
     Raises
     ------
@@ -231,6 +245,17 @@ def correlation_vectors(instance: Instance, *, weighted: bool = False, exact: bo
     >>> cv = correlation_vectors(inst, exact=True)
     >>> [str(x) for x in cv.d[0]], [str(x) for x in cv.d[1]]
     (['1/2', '1', '0', '1', '1/2', '0'], ['1', '1/6', '0', '0', '1', '1/6'])
+
+    On a line ``a -(1)- s -(2)- b``: a coflow with flows a->b (2 units, links 0 and 1) and
+    s->b (3 units, link 1) has loads 2 and 5, i.e. 2/1 and 5/2 per capacity:
+
+    >>> line = Instance.from_paths(resource_capacity=[1.0, 2.0], coflow_ids=["A"],
+    ...     flow_coflow=[0, 0], flow_src=[0, 1], flow_dst=[2, 2], flow_size=[2.0, 3.0],
+    ...     path_ptr=[0, 2, 3], path_resource=[0, 1, 1], host_ids=["a", "s", "b"],
+    ...     resource_ids=["a-s", "s-b"])
+    >>> cv = correlation_vectors(line, exact=True)
+    >>> [str(x) for x in cv.d[0]], cv.links
+    (['4/5', '1'], ['a-s', 's-b'])
     """
     K = instance.num_coflows
     idx = np.arange(K) if coflows is None else np.asarray(coflows, dtype=np.int64)
@@ -258,24 +283,35 @@ def correlation_vectors(instance: Instance, *, weighted: bool = False, exact: bo
             "no correlation vector (remaining)")
     d = _normalise_rows(norm)
     w = instance.weight[idx]
+    big = instance.is_big_switch
     return CorrelationVectors(d=d, ids=tuple(instance.coflow_ids[i] for i in idx),
                               weight=to_exact(w) if exact else np.array(w, dtype=float),
-                              weighted=weighted, num_ingress=instance.num_ingress,
+                              weighted=weighted,
+                              num_ingress=instance.num_ingress if big else None,
                               capacity=np.array(cap),
                               meta={"source": "instance (MADD)", "coflows": idx.tolist(),
-                                    "remaining": remaining is not None})
+                                    "remaining": remaining is not None},
+                              link_ids=None if big else tuple(instance.resource_names))
 
 
 def _loads(instance: Instance, idx: np.ndarray, rem: np.ndarray) -> np.ndarray:
-    """Bytes left of coflows ``idx`` on every port, shape (len(idx), P) (vectorised)."""
+    """Bytes left of coflows ``idx`` on every port (every resource of their flows' paths on
+    a topology), shape (len(idx), P) (vectorised)."""
     P = instance.num_ports
     pos = np.full(instance.num_coflows, -1, dtype=np.int64)
     pos[idx] = np.arange(idx.size)
     row = pos[instance.flow_coflow]
     sel = row >= 0
-    rows = np.concatenate([row[sel], row[sel]])
-    cols = np.concatenate([instance.flow_src[sel], instance.flow_egress_port[sel]])
-    vals = np.concatenate([rem[sel], rem[sel]])
+    if instance.is_big_switch:
+        rows = np.concatenate([row[sel], row[sel]])
+        cols = np.concatenate([instance.flow_src[sel], instance.flow_egress_port[sel]])
+        vals = np.concatenate([rem[sel], rem[sel]])
+    else:
+        length = instance.path_length
+        on = np.repeat(sel, length)
+        rows = np.repeat(row, length)[on]
+        cols = instance.flow_resource[on]
+        vals = np.repeat(rem, length)[on]
     return np.bincount(rows * P + cols, weights=vals, minlength=idx.size * P).reshape(idx.size, P)
 
 

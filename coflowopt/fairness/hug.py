@@ -14,6 +14,11 @@ LP whose optimum it equals in ``formulations/hug-maxmin-lp.md`` (:mod:`.lp` buil
 With *bounded* demands the closed form does not apply (Sec. 7.6.3); use
 :func:`coflowopt.fairness.drf.multi_round_drf`.
 
+Links are whatever the vectors are over: the ``m_in + m_out`` ports of a big switch, or the
+resources (links) of a topology (:func:`~coflowopt.fairness.correlation.correlation_vectors`).
+HUG is stated per link of a network in the dissertation (Sec. 7.3.1), so Eq. (7.2), Stage 1 and
+Stage 2 apply to resources unchanged.
+
 References
 ----------
 Chowdhury's dissertation, Sec. 7.5.2 (Algorithm 6), 7.6.1 (Eq. 7.2), 7.6.3 (weights, bounded

@@ -12,7 +12,11 @@ versions, both documented in ``formulations/hug-maxmin-lp.md``:
     ``sum_{f of k at p} r_f >= t w_k L_k^p / rho_k`` per coflow and port it uses; maximise ``t``.
     Its optimum is the isolation guarantee achievable by *flow rates* on the big switch, and it
     equals P* because MADD rates realise ``a_k = P* d_k`` exactly
-    (``proofs/hug-pstar-optimal.md``).
+    (``proofs/hug-pstar-optimal.md``).  On an instance over resources (a topology) "port" is
+    "resource": a flow's rate enters the capacity row of every resource of its path and the
+    progress row of its coflow at each of them; MADD rates over resources still realise
+    ``P* d_k`` (each resource of a coflow's paths carries ``L_k^p / Gamma_k``), so the optimum is
+    again P* of the vectors over resources.
 
 References
 ----------
@@ -165,21 +169,30 @@ def _link_lp(cv: CorrelationVectors) -> MaxMinLPResult:
 def _flow_lp(inst: Instance, weighted: bool) -> MaxMinLPResult:
     F, P = inst.num_flows, inst.num_ports
     k_of = inst.flow_coflow
-    src, dst = inst.flow_src, inst.flow_egress_port
     w = inst.weight if weighted else np.ones(inst.num_coflows)
     cols = 1 + np.arange(F)
+    if inst.is_big_switch:
+        src, dst = inst.flow_src, inst.flow_egress_port
+        ent_port = np.concatenate([src, dst])
+        ent_col = np.concatenate([cols, cols])
+        key = np.concatenate([k_of * P + src, k_of * P + dst])
+    else:
+        # one entry per (flow, resource of its path)
+        length = inst.path_length
+        ent_port = inst.flow_resource
+        ent_col = np.repeat(cols, length)
+        key = np.repeat(k_of, length) * P + ent_port
+    NE = ent_port.size
     # capacity rows: sum_{f at p} r_f <= C_p
-    cap = sp.csr_matrix((np.ones(2 * F), (np.concatenate([src, dst]), np.concatenate([cols, cols]))),
-                        shape=(P, 1 + F))
+    cap = sp.csr_matrix((np.ones(NE), (ent_port, ent_col)), shape=(P, 1 + F))
     # progress rows, one per (coflow, port) with load: sum r_f - t w_k L_k^p / rho_k >= 0
-    key = np.concatenate([k_of * P + src, k_of * P + dst])
     uniq, row_of = np.unique(key, return_inverse=True)
     n = uniq.size
     kk, pp = uniq // P, uniq % P
     need = w[kk] * inst.port_loads[kk, pp] / inst.rho[kk]
-    prog = sp.csr_matrix((np.concatenate([np.ones(2 * F), -need]),
+    prog = sp.csr_matrix((np.concatenate([np.ones(NE), -need]),
                           (np.concatenate([row_of, np.arange(n)]),
-                           np.concatenate([cols, cols, np.zeros(n, int)]))), shape=(n, 1 + F))
+                           np.concatenate([ent_col, np.zeros(n, int)]))), shape=(n, 1 + F))
     rows = sp.vstack([cap, prog]).tocsr()
     rows.sum_duplicates()
     lo = np.concatenate([np.full(P, -np.inf), np.zeros(n)])

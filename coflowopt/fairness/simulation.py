@@ -13,12 +13,17 @@ as HUG recomputes "upon coflow arrival or departure", Sec. 7.7.2) the policy
        r_f = min( c_k^i C_i rem_f / L_k^i ,  c_k^j C_j rem_f / L_k^j ),
 
    i.e. on each of its two ports the coflow's share is split in proportion to bytes left, and the
-   flow takes the smaller of its two portions (a rate must fit on both ports).
+   flow takes the smaller of its two portions (a rate must fit on both ports).  On an instance
+   over resources (a topology) the same rule runs over every resource of the flow's path:
+   ``r_f = min_{p on the path of f} c_k^p C_p rem_f / L_k^p``, with ``L_k^p`` the coflow's bytes
+   left through resource ``p``; the correlation vectors and the allocations of step 2 are per
+   resource (HUG is defined per link, Sec. 7.3.1, so nothing else changes).
 
 Properties of the conversion (checked by the tests):
 
-* **feasible**: on port ``p`` coflow ``k``'s flows sum to at most ``c_k^p C_p``, so a feasible
-  link allocation (``sum_k c_k^p <= 1``) gives feasible rates;
+* **feasible**: on port (resource) ``p`` coflow ``k``'s flows sum to at most ``c_k^p C_p``
+  (each takes at most ``c_k^p C_p rem_f / L_k^p`` there, and ``L_k^p`` is the sum of their
+  ``rem_f``), so a feasible link allocation (``sum_k c_k^p <= 1``) gives feasible rates;
 * **exact for the guarantees**: with ``c_k = P d_k`` (DRF) both terms equal
   ``P rem_f / Gamma_k`` -- MADD at progress ``P`` -- so every flow of the coflow finishes at
   ``Gamma_k / P`` and the coflow's remaining isolated time ``Gamma_k`` shrinks at rate ``P``;
@@ -26,12 +31,17 @@ Properties of the conversion (checked by the tests):
   ``r_f >= P_k rem_f / Gamma_k``, so the coflow completes within ``Gamma_k / P_k`` if nothing
   changes.  For DRF and HUG ``P_k >= P* >= 1/n`` with ``n`` active unweighted coflows (every
   ``d_k^p <= 1``), hence with all releases at 0 every coflow's slowdown is at most ``K``.
-* extra (Stage 2) bandwidth on one port is used only where the flow's other port has extra too;
-  the rest idles: the link-level model of Ch. 7 treats links independently, the big switch does
-  not.
+* extra (Stage 2) bandwidth on one port is used only where the flow's other port has extra too
+  (on resources: every other resource of its path); the rest idles: the link-level model of
+  Ch. 7 treats links independently, the big switch (and a path) does not.
 
-``per-flow`` is computed on the flows directly (progressive filling) and recomputed at every flow
-completion as well (per-flow fairness reacts to flows, not coflows).
+The three properties hold over resources with the same proofs (MADD's ``Gamma_k`` and the
+progress are taken over the resources of the coflow's paths; ``d_k^p <= 1`` still gives
+``P* >= 1/n``).
+
+``per-flow`` is computed on the flows directly (progressive filling over the ports, or over the
+resources of the flows' paths with :func:`coflowopt.policies.flow_level.max_min_rates`) and
+recomputed at every flow completion as well (per-flow fairness reacts to flows, not coflows).
 
 The slowdown of coflow ``k`` is ``(C_k - r_k) / rho_k`` with ``rho_k`` its isolated minimum CCT
 (Sec. 7.7.4: "CCT due to a scheme normalized by the minimum CCT if it were running alone").
@@ -90,7 +100,8 @@ def link_allocation_rates(instance: Instance, coflows: np.ndarray, flows: np.nda
     Returns
     -------
     ndarray (F',)
-        ``r_f = min_{p in {i, j}} c_k^p C_p rem_f / L_k^p``.
+        ``r_f = min_{p in {i, j}} c_k^p C_p rem_f / L_k^p`` (``p`` over the resources of the
+        flow's path on a topology).
     """
     pos = np.full(instance.num_coflows, -1, dtype=np.int64)
     pos[coflows] = np.arange(coflows.size)
@@ -100,11 +111,24 @@ def link_allocation_rates(instance: Instance, coflows: np.ndarray, flows: np.nda
     cap = instance.capacity
     rem = remaining[flows]
     out = np.full(flows.size, np.inf)
-    for port in (instance.flow_src[flows], instance.flow_egress_port[flows]):
-        share = allocation[row, port] * cap[port]
+    if instance.is_big_switch:
+        for port in (instance.flow_src[flows], instance.flow_egress_port[flows]):
+            share = allocation[row, port] * cap[port]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                r = np.where(loads[row, port] > 0, share * rem / loads[row, port], 0.0)
+            out = np.minimum(out, r)
+    else:
+        # one term per (flow, resource of its path), the smallest one per flow
+        ptr = instance.flow_resource_ptr
+        length = ptr[flows + 1] - ptr[flows]
+        x = np.repeat(np.arange(flows.size), length)
+        port = instance.flow_resource[np.repeat(ptr[flows] - np.cumsum(length) + length,
+                                                length) + np.arange(x.size)]
+        rx = row[x]
+        share = allocation[rx, port] * cap[port]
         with np.errstate(divide="ignore", invalid="ignore"):
-            r = np.where(loads[row, port] > 0, share * rem / loads[row, port], 0.0)
-        out = np.minimum(out, r)
+            r = np.where(loads[rx, port] > 0, share * rem[x] / loads[rx, port], 0.0)
+        np.minimum.at(out, x, r)
     return np.where(np.isfinite(out) & (out > 0), out, 0.0)
 
 
@@ -149,8 +173,13 @@ class FairnessPolicy:
         if act.size == 0 or flows.size == 0:
             return np.zeros(0, np.int64), np.zeros(0)
         if self.method == "per-flow":
-            rates = flow_max_min(inst.flow_src[flows], inst.flow_egress_port[flows],
-                                 inst.capacity.astype(float))
+            if inst.is_big_switch:
+                rates = flow_max_min(inst.flow_src[flows], inst.flow_egress_port[flows],
+                                     inst.capacity.astype(float))
+            else:
+                # the progressive filling over paths of the `fair` policy (one implementation)
+                from ..policies.flow_level import max_min_rates
+                rates = max_min_rates(inst, flows)
             self.trace.append({"time": state.time, "active": act.size})
             return flows, rates
         loads = _loads(inst, act, state.remaining)
@@ -158,9 +187,11 @@ class FairnessPolicy:
         d = norm / norm.max(axis=1)[:, None]
         w = inst.weight[act].astype(float)
         weighted = self.weighted and bool(np.any(w > 0))
+        big = inst.is_big_switch
         cv = CorrelationVectors(d=d, ids=tuple(inst.coflow_ids[k] for k in act), weight=w,
-                                weighted=weighted, num_ingress=inst.num_ingress,
-                                capacity=inst.capacity)
+                                weighted=weighted, num_ingress=inst.num_ingress if big else None,
+                                capacity=inst.capacity,
+                                link_ids=None if big else tuple(inst.resource_names))
         res = allocate(cv, self.method)
         self.trace.append({"time": state.time, "active": act.size,
                            "pstar": res.optimal_isolation_guarantee,
@@ -281,7 +312,7 @@ def _policy(name: str, method: str, *, summary: str, reference: str, tags: tuple
 
 _REF = ("Chowdhury's dissertation Ch. 7 (Algorithm 6, Eq. 7.2, Sec. 7.6.1, 7.7.4); rates "
         "MADD-style within each coflow (coflowopt.fairness.simulation)")
-_TAGS = ("big_switch_only", "release_dates", "online", "preemptive", "heterogeneous_capacities", "weights",
+_TAGS = ("release_dates", "online", "preemptive", "heterogeneous_capacities", "weights",
          "starvation_free")
 #: P*(t) >= 1/n for n active unweighted coflows (every d_k^p <= 1), and the rates never fall below
 #: MADD at the coflow's progress (module docstring)
@@ -313,8 +344,8 @@ ps_p_policy = _policy(
     "MADD-style within each coflow, recomputed at coflow events",
     reference="FairCloud (Popa et al., SIGCOMM 2012) as described in Chowdhury's dissertation "
     "Sec. 7.4.1 and App. D.2.1",
-    tags=("big_switch_only", "release_dates", "online", "preemptive",
-          "heterogeneous_capacities", "starvation_free"))
+    tags=("release_dates", "online", "preemptive", "heterogeneous_capacities",
+          "starvation_free"))
 
 
 @register("policy", "per-flow-maxmin", summary="per-flow max-min fairness (progressive filling "
@@ -322,10 +353,11 @@ ps_p_policy = _policy(
           "allocation and kernel, under the name of the fairness comparisons",
           reference="Jaffe's max-min fairness; Chowdhury's dissertation Sec. 7.1, 7.7 (per-flow "
           "fairness baseline)",
-          tags=("big_switch_only", "release_dates", "online", "preemptive", "heterogeneous_capacities",
+          tags=("release_dates", "online", "preemptive", "heterogeneous_capacities",
                 "work_conserving", "flow_level", "starvation_free", "non_clairvoyant"))
 def per_flow_policy(instance: Instance) -> Schedule:
-    """Per-flow max-min fairness over the ports, recomputed at every flow arrival and completion.
+    """Per-flow max-min fairness over the ports (over the resources of the flows' paths on a
+    topology), recomputed at every flow arrival and completion.
 
     One implementation: this is :func:`coflowopt.policies.flow_level.fair` (its numba kernel,
     and its windowed form when the command line does not keep the schedule).  The event-by-event

@@ -841,3 +841,628 @@ def priority_simulate(prim, tier, release, flow_ptr, size, c, pair_of_flow, pair
     _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
     state[0] = npieces
     return fc, cc, events, preempt
+
+
+# ==========================================================================================
+# general resources
+# The same event loops on an instance whose flows run over paths of shared resources
+# (``Instance.flow_resource_ptr`` / ``flow_resource``).  A *pair* is then a distinct path (the
+# flows with the same resources in the same order; on a big switch, an (ingress, egress) pair),
+# given as the CSR ``pair_rptr`` / ``pair_rres``.  Each function below is the big-switch
+# function of the same name without ``_paths``, with "the pair's two ports" read as "every
+# resource of its path" (in path order) and the floating-point operations kept in the same
+# order, so that a big switch written as paths [ingress, m_in + egress] gives the same bits
+# (tested).  The big-switch functions are kept untouched: their loops over two ports are what
+# the Facebook-trace benchmarks time.
+
+
+@njit(cache=True)
+def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pair_rptr,
+                          pair_rres, pair_ptr, completion_rtol, snap_rtol, max_events, store,
+                          window, lf, ls, le, lv, cf, cs, ce, cv, state):
+    """:func:`maxmin_simulate` over paths: pair ``e`` (a distinct path) uses the resources
+    ``pair_rres[pair_rptr[e]:pair_rptr[e+1]]``.
+
+    The per-resource lists hold incidence entries (one per (pair, resource of its path)), so
+    a pair leaves every list in O(1) per resource.  In the progressive filling a pair freezes
+    when the first resource of its path fills (every resource it crosses then stops counting
+    its weight), and its level is the smallest fill level over its path: Bertsekas &
+    Gallager's progressive filling with each user (a path) constrained by every link it
+    crosses.  Same arguments and returns as :func:`maxmin_simulate` otherwise; cost per
+    event O(active (pair, resource) entries + resources^2).
+    """
+    K = release.shape[0]
+    F = size.shape[0]
+    E = pair_rptr.shape[0] - 1
+    P = cap.shape[0]
+    NE = pair_rptr[E]
+    # per pair
+    V = np.zeros(E)            # the pair clock at time tv
+    tv = np.zeros(E)
+    lam = np.zeros(E)
+    W = np.zeros(E)
+    lo = pair_ptr[:-1].copy()
+    hi = pair_ptr[:-1].copy()
+    active = np.zeros(E, dtype=np.bool_)
+    mark = np.zeros(E, dtype=np.int64)       # "needs a new completion entry" stamp
+    frz = np.zeros(E, dtype=np.int64)        # "frozen in this event's filling" stamp
+    # per list slot (as in maxmin_simulate: by slot, so a pair's flows are contiguous)
+    thr = np.zeros(F)
+    slot_flow = np.zeros(F, dtype=np.int64)
+    slot_ps = np.zeros(F)
+    slot_w = np.zeros(F)
+    # per incidence entry: its pair, its position in its resource's list
+    epair = np.zeros(max(1, NE), dtype=np.int64)
+    epos = np.zeros(max(1, NE), dtype=np.int64)
+    for e in range(E):
+        for c in range(pair_rptr[e], pair_rptr[e + 1]):
+            epair[c] = e
+    # per resource: the entries of the active pairs (swap-remove lists), their total weight
+    deg = np.zeros(P + 1, dtype=np.int64)
+    for c in range(NE):
+        deg[pair_rres[c] + 1] += 1
+    for p in range(P):
+        deg[p + 1] += deg[p]
+    port_ptr = deg
+    plist = np.zeros(max(1, port_ptr[P]), dtype=np.int64)
+    plen = np.zeros(P, dtype=np.int64)
+    WT = np.zeros(P)
+    wsum = np.zeros(P)
+    live_ports = np.zeros(P, dtype=np.int64)
+    left = np.zeros(P, dtype=np.int64)   # unfrozen pairs per resource during a filling
+    ell = np.full(P, np.inf)       # fill level of every resource at this event
+    ell_old = np.full(P, np.inf)   # ... at the previous filling
+    seen = np.zeros(E, dtype=np.int64)
+    visit = np.zeros(E, dtype=np.int64)
+    frozen = np.zeros(P)
+    nact = 0
+
+    unfinished = np.zeros(K, dtype=np.int64)
+    coflow_of = np.zeros(F, dtype=np.int64)
+    for k in range(K):
+        unfinished[k] = flow_ptr[k + 1] - flow_ptr[k]
+        for f in range(flow_ptr[k], flow_ptr[k + 1]):
+            coflow_of[f] = k
+    fc = np.full(F, np.nan)
+    cc = np.full(K, np.nan)
+    n_done = 0
+
+    nc = 0
+    npieces = 0
+
+    hk = np.zeros(max(1, E))
+    he = np.zeros(max(1, E), dtype=np.int64)
+    hpos = -np.ones(E, dtype=np.int64)
+    hsize = np.zeros(1, dtype=np.int64)
+    touched = np.zeros(E, dtype=np.int64)
+
+    rel_order = np.argsort(release, kind="mergesort")
+    rel_ptr = 0
+    t = release[rel_order[0]]
+    events = 0
+    max_active = 0
+    changes = 0
+    while True:
+        events += 1
+        if events > max_events:
+            _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t)
+            state[0] = npieces
+            return fc, cc, -events, max_active, changes
+        ntouch = 0
+        refill = False
+        # 1. completions: pairs whose head flow finishes at t
+        while hsize[0] > 0 and hk[0] <= t:
+            e = he[0]
+            heap_remove(hk, he, hpos, hsize, e)
+            V[e] += lam[e] * (t - tv[e])
+            tv[e] = t
+            while lo[e] < hi[e]:
+                s = lo[e]
+                f = slot_flow[s]
+                if thr[s] <= V[e] or (thr[s] - V[e]) * weight[f] <= completion_rtol * size[f] \
+                        or t + (thr[s] - V[e]) / lam[e] <= t:
+                    lo[e] += 1
+                    fc[f] = t
+                    if t > slot_ps[s]:
+                        if store:
+                            if nc == cf.shape[0]:
+                                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                                nc = 0
+                            nc = _put(cf, cs, ce, cv, nc, f, slot_ps[s], t, slot_w[s] * lam[e])
+                        npieces += 1
+                    k = coflow_of[f]
+                    unfinished[k] -= 1
+                    if unfinished[k] == 0:
+                        cc[k] = t
+                        n_done += 1
+                else:
+                    break
+            refill = True
+            if lo[e] == hi[e]:
+                # empty pair: leave the resource lists, restart its clock
+                for c in range(pair_rptr[e], pair_rptr[e + 1]):
+                    p = pair_rres[c]
+                    pos = epos[c]
+                    last = port_ptr[p] + plen[p] - 1
+                    m = plist[last]
+                    plist[pos] = m
+                    epos[m] = pos
+                    plen[p] -= 1
+                    WT[p] -= W[e]
+                    if plen[p] == 0:
+                        WT[p] = 0.0
+                active[e] = False
+                nact -= 1
+                W[e] = 0.0
+                V[e] = 0.0
+                lam[e] = 0.0
+                lo[e] = pair_ptr[e]
+                hi[e] = pair_ptr[e]
+            else:
+                w = 0.0
+                for s in range(lo[e], hi[e]):
+                    w += slot_w[s]
+                for c in range(pair_rptr[e], pair_rptr[e + 1]):
+                    WT[pair_rres[c]] += w - W[e]
+                W[e] = w
+                if mark[e] != events:
+                    mark[e] = events
+                    touched[ntouch] = e
+                    ntouch += 1
+        # 2. releases at t
+        while rel_ptr < K and release[rel_order[rel_ptr]] <= t:
+            k = rel_order[rel_ptr]
+            rel_ptr += 1
+            for f in range(flow_ptr[k], flow_ptr[k + 1]):
+                e = pair_of_flow[f]
+                if not active[e]:
+                    active[e] = True
+                    nact += 1
+                    for c in range(pair_rptr[e], pair_rptr[e + 1]):
+                        p = pair_rres[c]
+                        epos[c] = port_ptr[p] + plen[p]
+                        plist[epos[c]] = c
+                        plen[p] += 1
+                    tv[e] = t
+                else:
+                    V[e] += lam[e] * (t - tv[e])
+                    tv[e] = t
+                x = V[e] + size[f] / weight[f]
+                s = hi[e]
+                while s > lo[e] and (thr[s - 1] > x or (thr[s - 1] == x and
+                                                         slot_flow[s - 1] > f)):
+                    thr[s] = thr[s - 1]
+                    slot_flow[s] = slot_flow[s - 1]
+                    slot_ps[s] = slot_ps[s - 1]
+                    slot_w[s] = slot_w[s - 1]
+                    s -= 1
+                thr[s] = x
+                slot_flow[s] = f
+                slot_ps[s] = t
+                slot_w[s] = weight[f]
+                hi[e] += 1
+                W[e] += weight[f]
+                for c in range(pair_rptr[e], pair_rptr[e + 1]):
+                    WT[pair_rres[c]] += weight[f]
+                refill = True
+                if mark[e] != events:
+                    mark[e] = events
+                    touched[ntouch] = e
+                    ntouch += 1
+        if n_done == K:
+            break
+        if nact > max_active:
+            max_active = nact
+        # 3. weighted max-min over the active pairs (progressive filling)
+        if refill:
+            # 3a. the level at which every resource fills; a pair freezes at the level of the
+            # first resource of its path to fill (stamp frz), and stops counting at the others
+            live = 0
+            for p in range(P):
+                ell[p] = np.inf
+                if plen[p] > 0:
+                    wsum[p] = WT[p]
+                    frozen[p] = 0.0
+                    left[p] = plen[p]
+                    live_ports[live] = p
+                    live += 1
+            while live > 0:
+                best = -1
+                cur = np.inf
+                u = 0
+                while u < live:
+                    p = live_ports[u]
+                    if left[p] == 0:
+                        live -= 1
+                        live_ports[u] = live_ports[live]
+                        continue
+                    x = (cap[p] - frozen[p]) / wsum[p]
+                    if x < cur:
+                        cur = x
+                        best = u
+                    u += 1
+                if best < 0:
+                    break
+                p = live_ports[best]
+                live -= 1
+                live_ports[best] = live_ports[live]
+                if cur < 0.0:
+                    cur = 0.0
+                ell[p] = cur
+                for a in range(port_ptr[p], port_ptr[p] + plen[p]):
+                    e = epair[plist[a]]
+                    if frz[e] == events:
+                        continue  # frozen when another resource of its path filled
+                    frz[e] = events
+                    for c in range(pair_rptr[e], pair_rptr[e + 1]):
+                        q = pair_rres[c]
+                        if q == p:
+                            continue
+                        wsum[q] -= W[e]
+                        frozen[q] += W[e] * cur
+                        left[q] -= 1
+                wsum[p] = 0.0
+                left[p] = 0
+            # 3b. only pairs at a resource whose level moved, and the touched pairs, can change
+            nvis = 0
+            for p in range(P):
+                a_ = ell[p]
+                b_ = ell_old[p]
+                same = a_ == b_ or (a_ < np.inf and b_ < np.inf
+                                    and abs(a_ - b_) <= snap_rtol * a_)
+                if plen[p] > 0 and not same:
+                    for a in range(port_ptr[p], port_ptr[p] + plen[p]):
+                        e = epair[plist[a]]
+                        if seen[e] != events:
+                            seen[e] = events
+                            visit[nvis] = e
+                            nvis += 1
+                ell_old[p] = ell[p]
+            for u in range(ntouch):
+                e = touched[u]
+                if active[e] and seen[e] != events:
+                    seen[e] = events
+                    visit[nvis] = e
+                    nvis += 1
+            for u in range(nvis):
+                e = visit[u]
+                cur = ell[pair_rres[pair_rptr[e]]]
+                for c in range(pair_rptr[e] + 1, pair_rptr[e + 1]):
+                    b_ = ell[pair_rres[c]]
+                    if b_ < cur:
+                        cur = b_
+                if abs(cur - lam[e]) > snap_rtol * cur:
+                    V[e] += lam[e] * (t - tv[e])
+                    tv[e] = t
+                    if lam[e] > 0.0:
+                        r = lam[e]
+                        for s in range(lo[e], hi[e]):
+                            if t > slot_ps[s]:
+                                if store:
+                                    if nc == cf.shape[0]:
+                                        _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                                        nc = 0
+                                    nc = _put(cf, cs, ce, cv, nc, slot_flow[s], slot_ps[s], t,
+                                              slot_w[s] * r)
+                                npieces += 1
+                            slot_ps[s] = t
+                    lam[e] = cur
+                    changes += 1
+                    if mark[e] != events:
+                        mark[e] = events
+                        touched[ntouch] = e
+                        ntouch += 1
+            for u in range(ntouch):
+                e = touched[u]
+                if not active[e] or lam[e] <= 0.0:
+                    continue
+                heap_set(hk, he, hpos, hsize, e, tv[e] + (thr[lo[e]] - V[e]) / lam[e])
+        # 3c. sink mode: cut a window at t once the buffer is full enough
+        if window > 0 and nc >= window:
+            for e in range(E):
+                if active[e] and lam[e] > 0.0:
+                    for s in range(lo[e], hi[e]):
+                        if t > slot_ps[s]:
+                            if nc == cf.shape[0]:
+                                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                                nc = 0
+                            nc = _put(cf, cs, ce, cv, nc, slot_flow[s], slot_ps[s], t,
+                                      slot_w[s] * lam[e])
+                            npieces += 1
+                            slot_ps[s] = t
+            flush_to_sink(cf, cs, ce, cv, nc, t)
+            nc = 0
+        # 4. next event
+        t_next = release[rel_order[rel_ptr]] if rel_ptr < K else np.inf
+        if hsize[0] > 0 and hk[0] < t_next:
+            t_next = hk[0]
+        if not np.isfinite(t_next):
+            _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t)
+            state[0] = npieces
+            return fc, cc, -events, max_active, changes
+        if t_next <= t:
+            t_next = t
+        t = t_next
+    _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t)
+    state[0] = npieces
+    return fc, cc, events, max_active, changes
+
+
+@njit(cache=True)
+def _on_path(rptr, rres, e, p):
+    """True when resource ``p`` is on the path of pair ``e``."""
+    for c in range(rptr[e], rptr[e + 1]):
+        if rres[c] == p:
+            return True
+    return False
+
+
+@njit(cache=True)
+def priority_simulate_paths(prim, tier, release, flow_ptr, size, c, pair_of_flow, pair_rptr,
+                            pair_rres, pair_ptr, completion_rtol, max_events, lf, ls, le, lv,
+                            cf, cs, ce, cv, state):
+    """:func:`priority_simulate` over paths (every resource of capacity ``c``): flows in order
+    of ``(prim, remaining size, tier)`` each take the full ``c`` if every resource of their
+    path is free, a greedy maximal packing of paths in priority order (with equal capacities
+    the greedy rule "each flow takes the smallest residual of its path" gives ``c`` or 0).
+
+    The same incremental repair: only the head of each pair (a distinct path) can be served; a
+    candidate is blocked when a resource of its path is held by a smaller key, otherwise it
+    takes its path and evicts the larger-key holders there; an evicted pair frees every
+    resource of its path, and the heads waiting at those resources (other than the ones the
+    new holder takes) after its key become candidates.  Returns ``fc, cc, events,
+    preemptions`` (events negative: stalled).
+    """
+    K = release.shape[0]
+    F = size.shape[0]
+    E = pair_rptr.shape[0] - 1
+    NE = pair_rptr[E]
+    P = 0
+    for x in range(NE):
+        if pair_rres[x] + 1 > P:
+            P = pair_rres[x] + 1
+    lo = pair_ptr[:-1].copy()
+    hi = pair_ptr[:-1].copy()
+    s_prim = np.zeros(F)
+    s_key = np.zeros(F)
+    s_tier = np.zeros(F, dtype=np.int64)
+    s_flow = np.zeros(F, dtype=np.int64)
+    matched = np.zeros(E, dtype=np.bool_)
+    ts = np.zeros(E)
+    rem_ts = np.zeros(E)
+    in_lists = np.zeros(E, dtype=np.bool_)
+    ekp = np.zeros(E)
+    ekk = np.zeros(E)
+    ekr = np.zeros(E, dtype=np.int64)
+    owner = -np.ones(P, dtype=np.int64)
+    deg = np.zeros(P + 1, dtype=np.int64)
+    for x in range(NE):
+        deg[pair_rres[x] + 1] += 1
+    for p in range(P):
+        deg[p + 1] += deg[p]
+    port_ptr = deg
+    n_slots = max(1, port_ptr[P])
+    lp = np.zeros(n_slots)
+    lk = np.zeros(n_slots)
+    lr = np.zeros(n_slots, dtype=np.int64)
+    le_ = np.zeros(n_slots, dtype=np.int64)
+    plen = np.zeros(P, dtype=np.int64)
+
+    hk = np.zeros(max(1, E))
+    he = np.zeros(max(1, E), dtype=np.int64)
+    hpos = -np.ones(E, dtype=np.int64)
+    hsize = np.zeros(1, dtype=np.int64)
+
+    unfinished = np.zeros(K, dtype=np.int64)
+    coflow_of = np.zeros(F, dtype=np.int64)
+    for k in range(K):
+        unfinished[k] = flow_ptr[k + 1] - flow_ptr[k]
+        for f in range(flow_ptr[k], flow_ptr[k + 1]):
+            coflow_of[f] = k
+    fc = np.full(F, np.nan)
+    cc = np.full(K, np.nan)
+    pstart = np.zeros(F)
+    n_done = 0
+    nc = 0
+    npieces = 0
+    preempt = 0
+
+    rel_order = np.argsort(release, kind="mergesort")
+    rel_ptr = 0
+    t = release[rel_order[0]]
+    events = 0
+    while True:
+        events += 1
+        if events > max_events:
+            _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+            state[0] = npieces
+            return fc, cc, -events, preempt
+        cand = [(0.0, 0.0, np.int64(0), np.int64(0), np.int64(0))]
+        cand.pop()
+        # 1. completions of matched heads
+        while hsize[0] > 0 and hk[0] <= t:
+            e = he[0]
+            heap_remove(hk, he, hpos, hsize, e)
+            s = lo[e]
+            f = s_flow[s]
+            rem = rem_ts[e] - c * (t - ts[e])
+            if not (rem <= completion_rtol * size[f] or t + rem / c <= t):
+                heap_set(hk, he, hpos, hsize, e, t + rem / c)
+                continue
+            if nc == cf.shape[0]:
+                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                nc = 0
+            nc = _put(cf, cs, ce, cv, nc, f, pstart[f], t, c)
+            npieces += 1
+            fc[f] = t
+            k = coflow_of[f]
+            unfinished[k] -= 1
+            if unfinished[k] == 0:
+                cc[k] = t
+                n_done += 1
+            lo[e] += 1
+            matched[e] = False
+            for x in range(pair_rptr[e], pair_rptr[e + 1]):
+                port = pair_rres[x]
+                owner[port] = -1
+                q = _plist_find(lp, lk, lr, port_ptr[port], plen[port], s_prim[s], 0.0,
+                                s_tier[s])
+                if q < port_ptr[port] + plen[port]:
+                    heapq.heappush(cand, (lp[q], lk[q], lr[q], le_[q], port))
+            if lo[e] < hi[e]:
+                s = lo[e]
+                ekp[e] = s_prim[s]
+                ekk[e] = s_key[s]
+                ekr[e] = s_tier[s]
+                for x in range(pair_rptr[e], pair_rptr[e + 1]):
+                    _plist_insert(lp, lk, lr, le_, port_ptr, plen, pair_rres[x], ekp[e],
+                                  ekk[e], ekr[e], e)
+                in_lists[e] = True
+                heapq.heappush(cand, (ekp[e], ekk[e], ekr[e], e, np.int64(-1)))
+            else:
+                lo[e] = pair_ptr[e]
+                hi[e] = pair_ptr[e]
+        # 2. releases
+        while rel_ptr < K and release[rel_order[rel_ptr]] <= t:
+            k = rel_order[rel_ptr]
+            rel_ptr += 1
+            for f in range(flow_ptr[k], flow_ptr[k + 1]):
+                e = pair_of_flow[f]
+                if matched[e]:
+                    s_key[lo[e]] = rem_ts[e] - c * (t - ts[e])
+                x_p = prim[f]
+                x_k = size[f]
+                x_r = tier[f]
+                s = hi[e]
+                while s > lo[e] and _less(x_p, x_k, x_r, s_prim[s - 1], s_key[s - 1],
+                                          s_tier[s - 1]):
+                    s_prim[s] = s_prim[s - 1]
+                    s_key[s] = s_key[s - 1]
+                    s_tier[s] = s_tier[s - 1]
+                    s_flow[s] = s_flow[s - 1]
+                    s -= 1
+                s_prim[s] = x_p
+                s_key[s] = x_k
+                s_tier[s] = x_r
+                s_flow[s] = f
+                hi[e] += 1
+                if s != lo[e]:
+                    continue
+                if hi[e] - lo[e] > 1:
+                    old = s_flow[s + 1]
+                    if matched[e]:
+                        preempt += 1
+                        if t > pstart[old]:
+                            if nc == cf.shape[0]:
+                                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                                nc = 0
+                            nc = _put(cf, cs, ce, cv, nc, old, pstart[old], t, c)
+                            npieces += 1
+                        matched[e] = False
+                        heap_remove(hk, he, hpos, hsize, e)
+                        for x in range(pair_rptr[e], pair_rptr[e + 1]):
+                            port = pair_rres[x]
+                            owner[port] = -1
+                            q = _plist_find(lp, lk, lr, port_ptr[port], plen[port],
+                                            s_prim[s + 1], s_key[s + 1], s_tier[s + 1])
+                            if q < port_ptr[port] + plen[port]:
+                                heapq.heappush(cand, (lp[q], lk[q], lr[q], le_[q], port))
+                    elif in_lists[e]:
+                        for x in range(pair_rptr[e], pair_rptr[e + 1]):
+                            _plist_remove(lp, lk, lr, le_, port_ptr, plen, pair_rres[x],
+                                          ekp[e], ekk[e], ekr[e])
+                        in_lists[e] = False
+                ekp[e] = x_p
+                ekk[e] = x_k
+                ekr[e] = x_r
+                for x in range(pair_rptr[e], pair_rptr[e + 1]):
+                    _plist_insert(lp, lk, lr, le_, port_ptr, plen, pair_rres[x], x_p, x_k,
+                                  x_r, e)
+                in_lists[e] = True
+                heapq.heappush(cand, (x_p, x_k, x_r, e, np.int64(-1)))
+        if n_done == K:
+            break
+        # 3. repair the greedy packing in key order
+        while len(cand) > 0:
+            kp, kk, kr, e, frm = heapq.heappop(cand)
+            if matched[e]:
+                continue
+            if not in_lists[e] or ekp[e] != kp or ekk[e] != kk or ekr[e] != kr:
+                if frm >= 0:
+                    q = _plist_find(lp, lk, lr, port_ptr[frm], plen[frm], kp, kk, kr)
+                    if q < port_ptr[frm] + plen[frm] and le_[q] == e and lp[q] == kp \
+                            and lk[q] == kk and lr[q] == kr:
+                        q += 1
+                    if q < port_ptr[frm] + plen[frm]:
+                        heapq.heappush(cand, (lp[q], lk[q], lr[q], le_[q], frm))
+                continue
+            blocked = False
+            for x in range(pair_rptr[e], pair_rptr[e + 1]):
+                o = owner[pair_rres[x]]
+                if o >= 0:
+                    so = lo[o]
+                    ok_ = rem_ts[o] - c * (t - ts[o])
+                    if _less(s_prim[so], ok_, s_tier[so], kp, kk, kr):
+                        blocked = True
+            if blocked:
+                if frm >= 0:
+                    q = _plist_find(lp, lk, lr, port_ptr[frm], plen[frm], kp, kk, kr) + 1
+                    if q < port_ptr[frm] + plen[frm]:
+                        heapq.heappush(cand, (lp[q], lk[q], lr[q], le_[q], frm))
+                continue
+            # serve e's head, evicting larger-key holders of its resources
+            for x in range(pair_rptr[e], pair_rptr[e + 1]):
+                port = pair_rres[x]
+                o = owner[port]
+                if o >= 0:
+                    so = lo[o]
+                    fo = s_flow[so]
+                    remo = rem_ts[o] - c * (t - ts[o])
+                    preempt += 1
+                    if t > pstart[fo]:
+                        if nc == cf.shape[0]:
+                            _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                            nc = 0
+                        nc = _put(cf, cs, ce, cv, nc, fo, pstart[fo], t, c)
+                        npieces += 1
+                    matched[o] = False
+                    heap_remove(hk, he, hpos, hsize, o)
+                    s_key[so] = remo
+                    ekp[o] = s_prim[so]
+                    ekk[o] = remo
+                    ekr[o] = s_tier[so]
+                    for y in range(pair_rptr[o], pair_rptr[o + 1]):
+                        _plist_insert(lp, lk, lr, le_, port_ptr, plen, pair_rres[y], ekp[o],
+                                      remo, ekr[o], o)
+                    in_lists[o] = True
+                    for y in range(pair_rptr[o], pair_rptr[o + 1]):
+                        other = pair_rres[y]
+                        owner[other] = -1
+                        if _on_path(pair_rptr, pair_rres, e, other):
+                            continue  # e takes it
+                        q = _plist_find(lp, lk, lr, port_ptr[other], plen[other], ekp[o],
+                                        remo, ekr[o]) + 1
+                        if q < port_ptr[other] + plen[other]:
+                            heapq.heappush(cand, (lp[q], lk[q], lr[q], le_[q], other))
+            for x in range(pair_rptr[e], pair_rptr[e + 1]):
+                _plist_remove(lp, lk, lr, le_, port_ptr, plen, pair_rres[x], kp, kk, kr)
+            in_lists[e] = False
+            matched[e] = True
+            for x in range(pair_rptr[e], pair_rptr[e + 1]):
+                owner[pair_rres[x]] = e
+            ts[e] = t
+            rem_ts[e] = kk
+            pstart[s_flow[lo[e]]] = t
+            heap_set(hk, he, hpos, hsize, e, t + kk / c)
+        # 4. next event
+        t_next = release[rel_order[rel_ptr]] if rel_ptr < K else np.inf
+        if hsize[0] > 0 and hk[0] < t_next:
+            t_next = hk[0]
+        if not np.isfinite(t_next):
+            _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+            state[0] = npieces
+            return fc, cc, -events, preempt
+        t = t_next
+    _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+    state[0] = npieces
+    return fc, cc, events, preempt

@@ -58,6 +58,20 @@ Defaults are the dissertation's: ``K = 10``, ``Q_1^hi = 10`` (MB: the instance's
 traces read by :mod:`coflowopt.formats`), ``E = 10``.  Thresholds are absolute data amounts, so
 scaling every size by a factor changes D-CLAS's decisions (scale ``first_threshold`` with it).
 
+On resources (a topology)
+-------------------------
+Every rule above is per port, and carries over per resource with "a flow's two ports" read as
+"every resource of its path": a queue's share is a budget on every resource (the residual of a
+resource split among the queues with a growable flow through it), a flow is limited by its
+queue's budget on each resource of its path, and max-min inside a coflow is progressive filling
+over the resources of its flows' paths (the flows of one path form one item).  The attained
+service and the queues do not depend on the network at all.  This is the natural reading of
+Pseudocode 4, whose fabric is a big switch; that it is *Aalo's* behaviour on a multi-hop
+network is our reconstruction (Aalo's daemons enforce rates at the end hosts, and the paper
+assumes a full-bisection fabric).  The big switch keeps its kernels; the kernels over paths do
+the same operations in the same order, so a big switch written as paths gives the same bits.
+CLAS likewise: its LPs have one capacity row per resource.
+
 CLAS (``clas``; Sec. 6.3, App. C.2)
 ----------------------------------
 The continuous limit: one queue per attained level.  Coflows are served in increasing order of
@@ -93,8 +107,9 @@ import scipy.sparse as sp
 from ..exceptions import InvalidParameterError, SolverError
 from ..instance import Instance
 from ..rates._fill_kernel import fill_scratch, weighted_fill
+from ..rates._madd_kernel import _path_blocked, weighted_fill_paths
 from ..rates.greedy import priority_flow_order
-from ..rates.madd import _pair_groups
+from ..rates.madd import _pair_groups, _path_groups
 from ..registry import register
 from ..schedule import Schedule
 from ..simulate import SimState, simulate
@@ -282,6 +297,124 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
     return n
 
 
+# The same two kernels on an instance over resources: a group is a coflow's flows with one
+# path (``_path_groups``: the CSR ``grp_rptr``/``grp_rres``), and "the group's two ports" is
+# read as "every resource of its path", in path order, with the floating-point operations in
+# the same order, so that a big switch written as paths [ingress, m_in + egress] gives the
+# same bits (tested).  The big-switch kernels above are kept untouched.
+@njit(cache=True)
+def _fill_coflow_paths(k, grp_ptr, grp_rptr, grp_rres, gcount, budget, tol, grate, used, it_w,
+                       it_g, it_lam, fbuf, ibuf, done, adj, counter):
+    """:func:`_fill_coflow` over paths: max-min fair fill of coflow ``k``'s unfinished flows
+    within ``budget`` (per resource, updated in place); a path group of ``c`` flows is one
+    item of weight ``c`` that freezes when the first resource of its path fills."""
+    n = 0
+    for g in range(grp_ptr[k], grp_ptr[k + 1]):
+        if gcount[g] > 0 and not _path_blocked(budget, tol, grp_rptr, grp_rres, g):
+            it_w[n] = gcount[g]
+            it_g[n] = g
+            n += 1
+    if n == 0:
+        return 0.0
+    weighted_fill_paths(n, it_w, it_g, grp_rptr, grp_rres, budget, it_lam, fbuf, ibuf, done,
+                        adj, counter)
+    added = 0.0
+    for t in range(n):
+        g = it_g[t]
+        a = it_w[t] * it_lam[t]
+        # the filling keeps every resource within budget up to rounding: clamp that rounding
+        for x in range(grp_rptr[g], grp_rptr[g + 1]):
+            if a > budget[grp_rres[x]]:
+                a = budget[grp_rres[x]]
+        if a <= 0.0:
+            continue
+        grate[g] += a / it_w[t]
+        for x in range(grp_rptr[g], grp_rptr[g + 1]):
+            p = grp_rres[x]
+            budget[p] -= a
+            if budget[p] < 0.0:
+                budget[p] = 0.0
+            used[p] += a
+        added += a
+    return added
+
+
+@njit(cache=True)
+def _dclas_allocate_paths(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_rptr,
+                          grp_rres, gflows, flow_done, cap, tol, gcount, grate, budget, has,
+                          used, res, it_w, it_g, it_lam, fbuf, ibuf, done, adj, counter, out_f,
+                          out_r):
+    """:func:`_dclas_allocate` over paths: each resource's residual is split among the queues
+    with a growable flow through it (every resource of the flow's path), by weight; each
+    queue fills its coflows (FIFO, max-min inside a coflow) within its budgets on every
+    resource; the excess is redistributed for ``rounds`` rounds, then a strict-priority pass."""
+    P = cap.shape[0]
+    nq = qweight.shape[0]
+    tmin = np.inf
+    for p in range(P):
+        if tol[p] < tmin:
+            tmin = tol[p]
+    for a in range(order.shape[0]):
+        k = order[a]
+        for g in range(grp_ptr[k], grp_ptr[k + 1]):
+            c = 0
+            for x in range(grp_lo[g], grp_hi[g]):
+                if not flow_done[gflows[x]]:
+                    c += 1
+            gcount[g] = c
+            grate[g] = 0.0
+    for p in range(P):
+        used[p] = 0.0
+        res[p] = cap[p]
+    for _ in range(rounds):
+        for q in range(nq):
+            for p in range(P):
+                has[q, p] = False
+        grow = False
+        for a in range(order.shape[0]):
+            k = order[a]
+            q = oq[a]
+            for g in range(grp_ptr[k], grp_ptr[k + 1]):
+                if gcount[g] > 0 and not _path_blocked(res, tol, grp_rptr, grp_rres, g):
+                    for x in range(grp_rptr[g], grp_rptr[g + 1]):
+                        has[q, grp_rres[x]] = True
+                    grow = True
+        if not grow:
+            break
+        for p in range(P):
+            W = 0.0
+            for q in range(nq):
+                if has[q, p]:
+                    W += qweight[q]
+            for q in range(nq):
+                budget[q, p] = res[p] * qweight[q] / W if has[q, p] else 0.0
+        added = 0.0
+        for a in range(order.shape[0]):
+            added += _fill_coflow_paths(order[a], grp_ptr, grp_rptr, grp_rres, gcount,
+                                        budget[oq[a]], tol, grate, used, it_w, it_g, it_lam,
+                                        fbuf, ibuf, done, adj, counter)
+        for p in range(P):
+            r = cap[p] - used[p]
+            res[p] = r if r > 0.0 else 0.0
+        if added <= tmin:
+            break
+    for a in range(order.shape[0]):
+        _fill_coflow_paths(order[a], grp_ptr, grp_rptr, grp_rres, gcount, res, tol, grate,
+                           used, it_w, it_g, it_lam, fbuf, ibuf, done, adj, counter)
+    n = 0
+    for a in range(order.shape[0]):
+        k = order[a]
+        for g in range(grp_ptr[k], grp_ptr[k + 1]):
+            if grate[g] > 0.0:
+                for x in range(grp_lo[g], grp_hi[g]):
+                    f = gflows[x]
+                    if not flow_done[f]:
+                        out_f[n] = f
+                        out_r[n] = grate[g]
+                        n += 1
+    return n
+
+
 # ---------------------------------------------------------------------------------- D-CLAS
 class AaloPolicy:
     """D-CLAS as a :class:`~coflowopt.simulate.RatePolicy` (module docstring).
@@ -350,18 +483,33 @@ class AaloPolicy:
     def reset(self, instance: Instance) -> None:
         self.inst = instance
         K, F, P = instance.num_coflows, instance.num_flows, instance.num_ports
-        (self._grp_ptr, self._grp_lo, self._grp_hi, self._grp_src, self._grp_dst,
-         self._gflows) = _pair_groups(instance)
-        G = self._grp_lo.size
-        self._cap = instance.capacity.astype(float)
-        self._tol = self.tol_rel * self._cap  # per port: relative to what it guards
         nq = self.num_queues
-        # grate, budget, has, used, res, it_w, it_p1, it_p2, it_g, it_lam
-        self._bufs = (np.zeros(G), np.zeros((nq, P)), np.zeros((nq, P), bool), np.zeros(P),
-                      np.zeros(P), np.zeros(G), np.zeros(G, np.int64), np.zeros(G, np.int64),
-                      np.zeros(G, np.int64), np.zeros(G))
+        self._general = not instance.is_big_switch
+        if self._general:
+            # groups by path; the group's "ports" are the CSR (grp_rptr, grp_rres)
+            (self._grp_ptr, self._grp_lo, self._grp_hi, self._grp_src, self._grp_dst,
+             self._gflows) = _path_groups(instance)
+            G = self._grp_lo.size
+            # grate, budget, has, used, res, it_w, it_g, it_lam
+            self._bufs = (np.zeros(G), np.zeros((nq, P)), np.zeros((nq, P), bool),
+                          np.zeros(P), np.zeros(P), np.zeros(G), np.zeros(G, np.int64),
+                          np.zeros(G))
+            fbuf, ibuf, done, _, counter = fill_scratch(P, G)
+            # adj: one entry per (group, resource of its path) incidence
+            self._fill = (fbuf, ibuf, done,
+                          np.zeros(max(2, int(self._grp_src[-1])), dtype=np.int64), counter)
+        else:
+            (self._grp_ptr, self._grp_lo, self._grp_hi, self._grp_src, self._grp_dst,
+             self._gflows) = _pair_groups(instance)
+            G = self._grp_lo.size
+            # grate, budget, has, used, res, it_w, it_p1, it_p2, it_g, it_lam
+            self._bufs = (np.zeros(G), np.zeros((nq, P)), np.zeros((nq, P), bool),
+                          np.zeros(P), np.zeros(P), np.zeros(G), np.zeros(G, np.int64),
+                          np.zeros(G, np.int64), np.zeros(G, np.int64), np.zeros(G))
+            self._fill = fill_scratch(P, G)
+        self._cap = instance.capacity.astype(float)
+        self._tol = self.tol_rel * self._cap  # per resource: relative to what it guards
         self._gcount = np.zeros(G, dtype=np.int64)
-        self._fill = fill_scratch(P, G)
         self._out_f = np.zeros(F, dtype=np.int64)
         self._out_r = np.zeros(F)
         # FIFO inside a queue: release, then index
@@ -375,7 +523,10 @@ class AaloPolicy:
 
     def _allocate_queues(self, state: SimState, act: np.ndarray, q: np.ndarray, cap=None):
         order = np.lexsort((self._fifo[act], q))
-        n = _dclas_allocate(
+        # on resources _grp_src / _grp_dst hold the groups' paths (CSR), and the kernel is
+        # the one over paths (same arguments otherwise)
+        kernel = _dclas_allocate_paths if self._general else _dclas_allocate
+        n = kernel(
             act[order], q[order], self.weights, self.max_rounds, self._grp_ptr, self._grp_lo,
             self._grp_hi, self._grp_src, self._grp_dst, self._gflows, state.flow_done,
             self._cap if cap is None else cap, self._tol, self._gcount, *self._bufs,
@@ -430,8 +581,16 @@ class AaloPolicy:
         f0, r0 = self._last
         alive = ~state.flow_done[f0]
         f0, r0 = f0[alive], r0[alive]
-        used = (np.bincount(inst.flow_src[f0], r0, minlength=inst.num_ports)
-                + np.bincount(inst.flow_egress_port[f0], r0, minlength=inst.num_ports))
+        if self._general:
+            ptr = inst.flow_resource_ptr
+            length = ptr[f0 + 1] - ptr[f0]
+            ent = np.repeat(ptr[f0] - np.cumsum(length) + length, length) + \
+                np.arange(int(length.sum()))
+            used = np.bincount(inst.flow_resource[ent], np.repeat(r0, length),
+                               minlength=inst.num_ports)
+        else:
+            used = (np.bincount(inst.flow_src[f0], r0, minlength=inst.num_ports)
+                    + np.bincount(inst.flow_egress_port[f0], r0, minlength=inst.num_ports))
         f1, r1 = self._allocate_queues(state, act, q, np.maximum(self._cap - used, 0.0))
         if f1.size == 0:
             return f0, r0
@@ -461,7 +620,7 @@ def _params_meta(pol: AaloPolicy) -> dict:
           guarantee="starvation-free with weighted sharing (every queue has a positive "
           "weight); work-conserving at every instant with on_flow_completion='backfill' or "
           "'reallocate'",
-          tags=("big_switch_only", "online", "non_clairvoyant", "release_dates", "starvation_free", "preemptive",
+          tags=("online", "non_clairvoyant", "release_dates", "starvation_free", "preemptive",
                 "heterogeneous_capacities"),
           aliases=("dclas",))
 def aalo(instance: Instance, *, num_queues: int = 10, first_threshold: float = 10.0,
@@ -551,11 +710,53 @@ def aalo(instance: Instance, *, num_queues: int = 10, first_threshold: float = 1
 
 
 # ---------------------------------------------------------------------------------- CLAS
-def _leximin(n_items, item, src, dst, res, lower_group=None, lower=None):
+class _Incidence:
+    """The resources of a list of flows as incidence entries: entry ``x`` says that variable
+    (listed flow) ``ev[x]`` uses resource ``er[x]``.
+
+    On a big switch the entries are every flow's ingress port, then every flow's egress port
+    (``ev = [0..n-1, 0..n-1]``), and the sums below are the big-switch formulas term for term
+    (``bincount(src, x) + bincount(dst, x)``), so CLAS keeps its bits there; on resources a
+    flow has one entry per resource of its path.
+    """
+
+    def __init__(self, instance: Instance, flows: np.ndarray):
+        n = flows.size
+        self.n = n
+        if instance.is_big_switch:
+            self.two = (instance.flow_src[flows], instance.flow_egress_port[flows])
+            self.ev = np.concatenate([np.arange(n), np.arange(n)])
+            self.er = np.concatenate(self.two)
+        else:
+            self.two = None
+            ptr = instance.flow_resource_ptr
+            length = ptr[flows + 1] - ptr[flows]
+            self.ev = np.repeat(np.arange(n), length)
+            self.er = instance.flow_resource[np.repeat(ptr[flows] - np.cumsum(length) + length,
+                                                       length) + np.arange(self.ev.size)]
+
+    def load(self, x: np.ndarray, size: int) -> np.ndarray:
+        """What rates ``x`` (one per variable) put on every resource."""
+        if self.two is not None:
+            return np.bincount(self.two[0], x, minlength=size) + \
+                np.bincount(self.two[1], x, minlength=size)
+        return np.bincount(self.er, x[self.ev], minlength=size)
+
+    def path_min(self, v: np.ndarray) -> np.ndarray:
+        """``min`` of the per-resource values ``v`` over every variable's resources."""
+        if self.two is not None:
+            return np.minimum(v[self.two[0]], v[self.two[1]])
+        out = np.full(self.n, np.inf)
+        np.minimum.at(out, self.ev, v[self.er])
+        return out
+
+
+def _leximin(n_items, item, ev, er, res, lower_group=None, lower=None):
     """Max-min fair (leximin) totals of ``n_items`` items by progressive filling with LPs.
 
-    Variable ``v`` (a flow) belongs to item ``item[v]`` and uses ports ``src[v]``, ``dst[v]``
-    whose capacities are ``res``.  Each round solves ``max t`` subject to every unfrozen item's
+    Variable ``v`` (a flow) belongs to item ``item[v]`` and uses the resources of its
+    incidence entries (:class:`_Incidence`: ``er[x]`` for every ``x`` with ``ev[x] == v``; its
+    ingress and egress ports on a big switch), whose capacities are ``res``.  Each round solves ``max t`` subject to every unfrozen item's
     total ``>= t``, every frozen item's total ``>=`` its level, the ports, and optionally
     ``sum_{v in group g} >= lower[g]``; the unfrozen items whose row has a positive dual cannot
     exceed ``t`` in any optimum (complementary slackness), and the duals of those rows sum to 1,
@@ -565,7 +766,7 @@ def _leximin(n_items, item, src, dst, res, lower_group=None, lower=None):
     from ..formulations.linear_program import LinearProgram
 
     nv = item.size
-    ports = np.unique(np.concatenate([src, dst]))
+    ports = np.unique(er)
     # HiGHS' tolerances are absolute: solve in units of the largest residual, so that the
     # allocation scales with the capacities (and sizes) instead of depending on their unit
     unit = float(res[ports].max()) if ports.size else 1.0
@@ -573,7 +774,7 @@ def _leximin(n_items, item, src, dst, res, lower_group=None, lower=None):
     res = np.asarray(res, dtype=float) / unit
     if lower is not None:
         lower = np.asarray(lower, dtype=float) / unit
-    prow = np.searchsorted(ports, src), np.searchsorted(ports, dst)
+    prow = np.searchsorted(ports, er)
     frozen = np.full(n_items, np.nan)
     alive = np.zeros(n_items, dtype=bool)
     alive[item] = True
@@ -588,9 +789,9 @@ def _leximin(n_items, item, src, dst, res, lower_group=None, lower=None):
         row_item[Fz] = U.size + np.arange(Fz.size)
         nr_items = U.size + Fz.size
         # rows: ports, item totals (unfrozen, frozen), lower groups; columns: x then t
-        r = np.concatenate([prow[0], prow[1], ports.size + row_item[item]])
-        c = np.concatenate([np.arange(nv)] * 3)
-        vals = np.ones(3 * nv)
+        r = np.concatenate([prow, ports.size + row_item[item]])
+        c = np.concatenate([ev, np.arange(nv)])
+        vals = np.ones(er.size + nv)
         if ng:
             r = np.concatenate([r, ports.size + nr_items + lower_group])
             c = np.concatenate([c, np.arange(nv)])
@@ -621,18 +822,18 @@ def _leximin(n_items, item, src, dst, res, lower_group=None, lower=None):
     return x * unit
 
 
-def _fit_ports(x, src, dst, res):
-    """Scale rates down where the LP's feasibility tolerance overloads a port, so the result
-    is feasible in float; rates are clipped at 0."""
+def _fit_ports(x, inc: _Incidence, res):
+    """Scale rates down where the LP's feasibility tolerance overloads a resource, so the
+    result is feasible in float; rates are clipped at 0."""
     x = np.maximum(x, 0.0)
     for _ in range(3):
-        load = np.bincount(src, x, minlength=res.size) + np.bincount(dst, x, minlength=res.size)
+        load = inc.load(x, res.size)
         over = load > res
         if not over.any():
             break
         f = np.ones(res.size)
         f[over] = res[over] / load[over]
-        x = x * np.minimum(f[src], f[dst])
+        x = x * inc.path_min(f)
     return x
 
 
@@ -689,20 +890,21 @@ class ClasPolicy:
             cof = act[grp]
             fl = priority_flow_order(inst, cof)
             item = np.repeat(np.arange(cof.size), np.diff(inst.flow_ptr)[cof])
-            src, dst = inst.flow_src[fl], inst.flow_egress_port[fl]
-            keep = ~state.flow_done[fl] & (res[src] > self._tol[src]) & \
-                (res[dst] > self._tol[dst])
+            # a flow can grow when every resource of its path has residual capacity
+            free = (res > self._tol).astype(float)
+            keep = ~state.flow_done[fl] & (_Incidence(inst, fl).path_min(free) > 0)
             if not keep.any():
                 continue
-            fl, item, src, dst = fl[keep], item[keep], src[keep], dst[keep]
+            fl, item = fl[keep], item[keep]
+            inc = _Incidence(inst, fl)
             # coflow totals max-min fair, then the flows max-min fair given those totals
-            x = _leximin(cof.size, item, src, dst, res)
+            x = _leximin(cof.size, item, inc.ev, inc.er, res)
             tot = np.bincount(item, x, minlength=cof.size)
-            x = _leximin(fl.size, np.arange(fl.size), src, dst, res, item, tot * (1 - 1e-12))
-            x = _fit_ports(x, src, dst, res)
-            x[x <= np.minimum(self._tol[src], self._tol[dst])] = 0.0
-            used = np.bincount(src, x, minlength=res.size) + np.bincount(dst, x,
-                                                                          minlength=res.size)
+            x = _leximin(fl.size, np.arange(fl.size), inc.ev, inc.er, res, item,
+                         tot * (1 - 1e-12))
+            x = _fit_ports(x, inc, res)
+            x[x <= inc.path_min(self._tol)] = 0.0
+            used = inc.load(x, res.size)
             res = np.maximum(res - used, 0.0)
             out_f.append(fl[x > 0])
             out_r.append(x[x > 0])
@@ -731,7 +933,7 @@ class ClasPolicy:
           "(coflow totals, then flows); non-clairvoyant; LP-based, small instances",
           reference="Chowdhury dissertation (2015) Sec. 6.3, Fig. 6.1, App. C.2; Aalo (SIGCOMM "
           "2015) Sec. 3",
-          tags=("big_switch_only", "online", "non_clairvoyant", "release_dates", "needs_solver", "slow",
+          tags=("online", "non_clairvoyant", "release_dates", "needs_solver", "slow",
                 "preemptive", "work_conserving", "heterogeneous_capacities"))
 def clas(instance: Instance, *, tie_rtol: float = 1e-9, tol_rel: float = 1e-12) -> Schedule:
     """Continuous CLAS: least attained service at the coflow level (Sec. 6.3).

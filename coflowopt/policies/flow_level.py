@@ -29,6 +29,16 @@ Definitions on the big switch (ingress and egress ports both constrain)
     With ``deadline_first=True`` flows of coflows with a deadline go first by earliest deadline
     (EDF across flows; coflowsim's PDQ deadline mode), then the rest by SRTF.
 
+On resources (a topology: every flow occupies each resource of its path at its rate) the
+definitions are the same with "its ingress and egress ports" read as "every resource of its
+path": ``fair`` and ``wss`` are (weighted) max-min fairness over the links of a network, the
+setting of Bertsekas & Gallager's progressive filling (a session's rate counts against every
+link it crosses, and a session freezes when the first link of its path fills); ``priority``
+serves the flows in key order, each taking the smallest residual capacity over its path (with
+equal capacities: the full capacity when its whole path is free, else nothing).  A big switch
+is the case where every path is ``[ingress, m_in + egress]``, and the general code gives the
+big switch's schedule bit for bit (tested); the big switch keeps its own kernels.
+
 All three are recomputed at every release and flow completion, so their schedules are exact
 fluid schedules of those definitions.  (For ``priority`` with unequal port capacities, the
 order is re-evaluated at events only; between events the remaining sizes of two served flows
@@ -36,8 +46,9 @@ can cross without a reallocation.  With equal capacities every served flow runs 
 port rate and the greedy allocation cannot change between events.)
 
 Engines: ``kernel`` (compiled event loops of :mod:`._flow_kernel`, fast enough for the
-706,397-flow Facebook trace) and ``python`` (a policy in the generic simulator that recomputes
-from scratch with independent code, used as the reference in the tests).
+706,397-flow Facebook trace; on resources the ``_paths`` kernels, whose "pairs" are distinct
+paths) and ``python`` (a policy in the generic simulator that recomputes from scratch with
+independent code, used as the reference in the tests).
 
 References
 ----------
@@ -92,6 +103,43 @@ def _pairs(instance: Instance):
     return pof.astype(np.int64).ravel(), psrc, pdst, pptr
 
 
+def _path_pairs(instance: Instance):
+    """:func:`_pairs` on resources: flows grouped by path.
+
+    Returns ``(pair of every flow, pair_rptr, pair_rres, pair_ptr by flow count)``: pair ``e``
+    is a distinct path (resources in path order), ``pair_rres[pair_rptr[e]:pair_rptr[e+1]]``.
+    Pairs are numbered in the lexicographic order of their paths, so a big switch written as
+    paths ``[i, m_in + j]`` has the pairs of :func:`_pairs` in the same order (its kernels then
+    give the same bits).  Flows of one path are alike for max-min fairness (the same
+    constraints), which is what lets the kernel treat them as one item of their total weight.
+    """
+    F = instance.num_flows
+    rptr = np.ascontiguousarray(instance.flow_resource_ptr, dtype=np.int64)
+    rres = np.ascontiguousarray(instance.flow_resource, dtype=np.int64)
+    length = np.diff(rptr)
+    L = int(length.max()) if F else 1
+    # paths padded with -1 to an (F, L) matrix: sorting its columns sorts the paths
+    # lexicographically (a shorter path before its extensions)
+    padded = np.full((F, L), -1, dtype=np.int64)
+    padded[np.repeat(np.arange(F), length), np.arange(rres.size) - np.repeat(rptr[:-1], length)] \
+        = rres
+    perm = np.lexsort(tuple(padded[:, c] for c in range(L - 1, -1, -1)))
+    pp = padded[perm]
+    new = np.ones(F, dtype=bool)
+    new[1:] = np.any(pp[1:] != pp[:-1], axis=1)
+    pof = np.empty(F, dtype=np.int64)
+    pof[perm] = np.cumsum(new) - 1
+    rep = perm[new]                       # each pair's first flow carries its path
+    E = rep.size
+    plen = length[rep]
+    prptr = np.zeros(E + 1, dtype=np.int64)
+    np.cumsum(plen, out=prptr[1:])
+    prres = rres[np.repeat(rptr[rep] - prptr[:-1], plen) + np.arange(int(prptr[-1]))]
+    pptr = np.zeros(E + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pof, minlength=E), out=pptr[1:])
+    return pof, prptr, prres, pptr
+
+
 def _max_events(instance: Instance) -> int:
     return 50 * (instance.num_flows + instance.num_coflows) + 1000
 
@@ -109,17 +157,20 @@ def max_min_rates(instance: Instance, flows, weights=None, capacity=None) -> np.
     ----------
     instance : Instance
     flows : array_like of int
-        Global flow indices (each uses its ingress and egress port).
+        Global flow indices (each uses every resource of its path: its ingress and egress port
+        on a big switch).
     weights : array_like of float, optional
         One positive weight per listed flow (default 1: per-flow max-min fairness).
     capacity : array_like of float, optional
-        Capacity of every port in the unified numbering (default: the instance's).
+        Capacity of every resource (ports in the unified numbering on a big switch; default:
+        the instance's).
 
     Returns
     -------
     ndarray of float
         The rate of each listed flow: all flows grow in proportion to their weights until one
-        of their ports is full (Bertsekas & Gallager, Sec. 6.5.2).
+        of their resources is full (Bertsekas & Gallager, Sec. 6.5.2: a flow is a session whose
+        rate counts against every link of its path).
 
     Examples
     --------
@@ -127,26 +178,51 @@ def max_min_rates(instance: Instance, flows, weights=None, capacity=None) -> np.
     >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1), (0, 1, 1), (1, 1, 1)])])
     >>> max_min_rates(inst, [0, 1, 2]).tolist()
     [0.5, 0.5, 0.5]
+
+    On a line ``a -(1)- s -(2)- b`` with flows a->b (links 0, 1) and s->b (link 1), the first
+    is held at 1 by link 0 and the second takes the rest of link 1:
+
+    >>> line = Instance.from_paths(resource_capacity=[1.0, 2.0], coflow_ids=["A"],
+    ...     flow_coflow=[0, 0], flow_src=[0, 1], flow_dst=[2, 2], flow_size=[1.0, 1.0],
+    ...     path_ptr=[0, 2, 3], path_resource=[0, 1, 1], host_ids=["a", "s", "b"])
+    >>> max_min_rates(line, [0, 1]).tolist()
+    [1.0, 1.0]
     """
     fl = np.asarray(flows, dtype=np.int64)
     w = np.ones(fl.size) if weights is None else np.asarray(weights, dtype=float)
     res = (instance.capacity if capacity is None else np.asarray(capacity, dtype=float)).copy()
     P = res.size
-    a = instance.flow_src[fl]
-    b = instance.flow_egress_port[fl]
+    big = instance.is_big_switch
+    if big:
+        a = instance.flow_src[fl]
+        b = instance.flow_egress_port[fl]
+    else:
+        # the incidence of the listed flows: entry x is (flow position row[x], resource col[x])
+        ptr = instance.flow_resource_ptr
+        length = ptr[fl + 1] - ptr[fl]
+        row = np.repeat(np.arange(fl.size), length)
+        col = instance.flow_resource[np.repeat(ptr[fl] - np.cumsum(length) + length, length)
+                                     + np.arange(row.size)]
     rate = np.zeros(fl.size)
     live = np.ones(fl.size, dtype=bool)
-    tol = 1e-12 * res  # per port: a port is full relative to its own capacity
+    tol = 1e-12 * res  # per resource: full relative to its own capacity
     while live.any():
-        wsum = (np.bincount(a[live], weights=w[live], minlength=P)
-                + np.bincount(b[live], weights=w[live], minlength=P))
+        if big:
+            wsum = (np.bincount(a[live], weights=w[live], minlength=P)
+                    + np.bincount(b[live], weights=w[live], minlength=P))
+        else:
+            on = live[row]
+            wsum = np.bincount(col[on], weights=w[row[on]], minlength=P)
         with np.errstate(divide="ignore", invalid="ignore"):
             step = np.where(wsum > 0, res / wsum, np.inf)
         d = float(step.min())
         rate[live] += w[live] * d
         res -= wsum * d
         full = (res <= tol) & (wsum > 0)
-        live &= ~(full[a] | full[b])
+        if big:
+            live &= ~(full[a] | full[b])
+        else:
+            live &= np.bincount(row, weights=full[col], minlength=fl.size) == 0
     return rate
 
 
@@ -185,21 +261,36 @@ def _maxmin(instance: Instance, weights: str, engine: str) -> Schedule:
     return _schedule_from_chunks(instance, chunks, {**meta, **stats})
 
 
+def _maxmin_call(instance: Instance, w, store: bool, window: int, chunks):
+    """Run the max-min kernel of the instance's model: :func:`._flow_kernel.maxmin_simulate`
+    over (ingress, egress) pairs on a big switch, :func:`._flow_kernel.maxmin_simulate_paths`
+    over distinct paths on resources.  Returns the kernel's tuple."""
+    if instance.is_big_switch:
+        pof, psrc, pdst, pptr = _pairs(instance)
+        return _fk.maxmin_simulate(
+            # a writable copy always: the instance's arrays are read-only, and numba compiles
+            # a separate kernel for read-only arguments (wss would have compiled a second one)
+            np.array(w, dtype=float), instance.release.astype(float),
+            np.ascontiguousarray(instance.flow_ptr, dtype=np.int64),
+            instance.flow_size.astype(float), instance.capacity.astype(float), pof, psrc, pdst,
+            pptr, COMPLETION_RTOL, SNAP_RTOL, _max_events(instance), store, window,
+            *chunks.args())
+    pof, prptr, prres, pptr = _path_pairs(instance)
+    return _fk.maxmin_simulate_paths(
+        np.array(w, dtype=float), instance.release.astype(float),
+        np.ascontiguousarray(instance.flow_ptr, dtype=np.int64),
+        instance.flow_size.astype(float), np.array(instance.capacity, dtype=float), pof, prptr,
+        prres, pptr, COMPLETION_RTOL, SNAP_RTOL, _max_events(instance), store, window,
+        *chunks.args())
+
+
 def _maxmin_kernel(instance: Instance, weights: str, store: bool = True):
     """Run the max-min kernel: ``(PieceChunks, stats, coflow completion times)``.
     ``store=False`` only counts the pieces (``stats["pieces"]``): for timing schedules too large
     to hold in memory (the completion times are then unverified)."""
     w = np.ones(instance.num_flows) if weights == "unit" else instance.flow_size
-    pof, psrc, pdst, pptr = _pairs(instance)
     chunks = _fk.PieceChunks()
-    fc, cc, events, max_active, changes = _fk.maxmin_simulate(
-        # a writable copy always: the instance's arrays are read-only, and numba compiles a
-        # separate kernel for read-only arguments (wss would have compiled a second one)
-        np.array(w, dtype=float), instance.release.astype(float),
-        np.ascontiguousarray(instance.flow_ptr, dtype=np.int64),
-        instance.flow_size.astype(float), instance.capacity.astype(float), pof, psrc, pdst,
-        pptr, COMPLETION_RTOL, SNAP_RTOL, _max_events(instance), bool(store), 0,
-        *chunks.args())
+    fc, cc, events, max_active, changes = _maxmin_call(instance, w, bool(store), 0, chunks)
     if events < 0:  # pragma: no cover - max-min gives every active flow a positive rate
         raise RuntimeError(f"max-min kernel stalled after {-events} events")
     return chunks, {"events": int(events), "max_active_pairs": int(max_active),
@@ -266,7 +357,6 @@ def maxmin_windows(instance: Instance, on_window, *, weights: str = "unit",
     if window < 1:
         raise InvalidParameterError(f"window must be a positive number of pieces, got {window}")
     w = np.ones(instance.num_flows) if weights == "unit" else instance.flow_size
-    pof, psrc, pdst, pptr = _pairs(instance)
     # an event and a cut each close at most one piece per flow (kernel docstring)
     chunks = _fk.PieceChunks(buffer=window + 2 * instance.num_flows + 16)
     seen = {"start": float(np.min(instance.release)) if instance.num_coflows else 0.0,
@@ -286,12 +376,7 @@ def maxmin_windows(instance: Instance, on_window, *, weights: str = "unit",
         raise RuntimeError("maxmin_windows is not re-entrant (one kernel sink at a time)")
     _pieces.SINK[0] = sink
     try:
-        fc, cc, events, max_active, changes = _fk.maxmin_simulate(
-            np.array(w, dtype=float), instance.release.astype(float),
-            np.ascontiguousarray(instance.flow_ptr, dtype=np.int64),
-            instance.flow_size.astype(float), instance.capacity.astype(float), pof, psrc, pdst,
-            pptr, COMPLETION_RTOL, SNAP_RTOL, _max_events(instance), True, window,
-            *chunks.args())
+        fc, cc, events, max_active, changes = _maxmin_call(instance, w, True, window, chunks)
     finally:
         _pieces.SINK[0] = None
     if events < 0:  # pragma: no cover - max-min gives every active flow a positive rate
@@ -310,10 +395,11 @@ def _run_python(instance: Instance, policy, meta: dict) -> Schedule:
 
 
 @register("policy", "fair", summary="per-flow max-min fairness (TCP-like) by progressive "
-          "filling over ingress and egress ports, recomputed at every flow arrival/completion",
+          "filling over the resources of the flows' paths (ingress and egress ports on a big "
+          "switch), recomputed at every flow arrival/completion",
           reference="Chowdhury dissertation (2015) Sec. 2.1, Fig. 3.2, Fig. 5.1; Bertsekas & "
           "Gallager, Data Networks, Sec. 6.5.2; coflowsim FlowSimulator (FAIR)",
-          tags=("big_switch_only", "flow_level", "work_conserving", "preemptive", "release_dates",
+          tags=("flow_level", "work_conserving", "preemptive", "release_dates",
                 "heterogeneous_capacities", "non_clairvoyant"))
 def fair(instance: Instance, *, engine: str = "auto") -> Schedule:
     """Per-flow max-min fair sharing, recomputed at every flow arrival and completion.
@@ -322,8 +408,9 @@ def fair(instance: Instance, *, engine: str = "auto") -> Schedule:
     ----------
     instance : Instance
     engine : {"auto", "kernel", "python"}
-        ``kernel`` (compiled; pairs with multiplicities) or ``python`` (from-scratch progressive
-        filling in the generic simulator).  ``auto`` uses the kernel.
+        ``kernel`` (compiled; pairs -- distinct paths on resources -- with multiplicities) or
+        ``python`` (from-scratch progressive filling in the generic simulator).  ``auto`` uses
+        the kernel.
 
     Returns
     -------
@@ -378,7 +465,7 @@ def fair(instance: Instance, *, engine: str = "auto") -> Schedule:
           "flow arrival/completion",
           reference="Orchestra (SIGCOMM 2011) Sec. 5; Chowdhury dissertation (2015) Sec. 5.3, "
           "Fig. 5.1",
-          tags=("big_switch_only", "flow_level", "work_conserving", "preemptive", "release_dates",
+          tags=("flow_level", "work_conserving", "preemptive", "release_dates",
                 "heterogeneous_capacities"))
 def wss(instance: Instance, *, engine: str = "auto") -> Schedule:
     """Weighted Shuffle Scheduling: weighted max-min fairness with weights = flow sizes.
@@ -479,7 +566,7 @@ class PriorityPolicy:
           "optional EDF across flows",
           reference="pFabric (SIGCOMM 2013); PDQ (SIGCOMM 2012); Chowdhury dissertation (2015) "
           "Sec. 2.1, Fig. 5.1; coflowsim FlowSimulator (PDQ)",
-          tags=("big_switch_only", "flow_level", "work_conserving", "preemptive", "release_dates",
+          tags=("flow_level", "work_conserving", "preemptive", "release_dates",
                 "heterogeneous_capacities", "deadlines"),
           aliases=("pfp", "srtf"))
 def priority(instance: Instance, *, deadline_first: bool = False, tie_order=None,
@@ -552,13 +639,21 @@ def priority(instance: Instance, *, deadline_first: bool = False, tie_order=None
             "engine": "kernel" if use_kernel else "python"}
     if not use_kernel:
         return _run_python(instance, PriorityPolicy(bool(deadline_first), tie_order), meta)
-    pof, psrc, pdst, pptr = _pairs(instance)
     chunks = _fk.PieceChunks()
-    fc, cc, events, preempt = _fk.priority_simulate(
-        prim, tier, instance.release.astype(float),
-        np.ascontiguousarray(instance.flow_ptr, dtype=np.int64),
-        instance.flow_size.astype(float), float(instance.capacity[0]), pof, psrc, pdst, pptr,
-        COMPLETION_RTOL, _max_events(instance), *chunks.args())
+    if instance.is_big_switch:
+        pof, psrc, pdst, pptr = _pairs(instance)
+        fc, cc, events, preempt = _fk.priority_simulate(
+            prim, tier, instance.release.astype(float),
+            np.ascontiguousarray(instance.flow_ptr, dtype=np.int64),
+            instance.flow_size.astype(float), float(instance.capacity[0]), pof, psrc, pdst,
+            pptr, COMPLETION_RTOL, _max_events(instance), *chunks.args())
+    else:
+        pof, prptr, prres, pptr = _path_pairs(instance)
+        fc, cc, events, preempt = _fk.priority_simulate_paths(
+            prim, tier, instance.release.astype(float),
+            np.ascontiguousarray(instance.flow_ptr, dtype=np.int64),
+            instance.flow_size.astype(float), float(instance.capacity[0]), pof, prptr, prres,
+            pptr, COMPLETION_RTOL, _max_events(instance), *chunks.args())
     if events < 0:  # pragma: no cover - the greedy matching always serves some flow
         raise RuntimeError(f"priority kernel stalled after {-events} events")
     return _schedule_from_chunks(instance, chunks, {**meta, "events": int(events),
