@@ -54,6 +54,19 @@ EXIT_CODES_HELP = """exit codes:
 #: the parser imports no numpy; a test keeps the two in step).
 INSTANCE_FORMAT_NAMES = ("json", "coflow-benchmark", "fb", "sincronia")
 
+#: ``--topology KIND:KEY=VALUE,...`` kinds, ``--routing`` and ``--placement`` values
+#: (coflowopt.topology's builders, ROUTINGS and PLACEMENTS; listed here so that building the
+#: parser imports no numpy; a test keeps them in step).
+TOPOLOGY_KINDS = ("fat-tree", "leaf-spine")
+ROUTING_NAMES = ("ecmp", "shortest")
+PLACEMENT_NAMES = ("modulo", "random")
+#: an example of each kind, for messages
+TOPOLOGY_EXAMPLES = {"fat-tree": "fat-tree:k=16",
+                     "leaf-spine": "leaf-spine:leaves=10,spines=4,hosts_per_leaf=15,"
+                                   "oversubscription=2"}
+#: instance formats that hold a big switch only (ports, no paths)
+BIG_SWITCH_FORMATS = ("coflow-benchmark", "fb", "sincronia")
+
 #: Above this many pieces the JSON segment form gets large (the FB greedy schedule: 1.8 M pieces,
 #: 56 M rate entries, ~1 GB); we then say so and suggest the columnar .npz form.
 JSON_PIECES_NOTE = 200_000
@@ -253,6 +266,33 @@ def lookup(kind: str, name: str, flag: str):
         raise UsageError(f"{flag} {name}: {e}") from None
 
 
+def refuse_big_switch_only(alg, inst, flag: str, what: str) -> None:
+    """A usage error naming ``flag`` when ``alg`` is tagged ``big_switch_only`` and ``inst``
+    runs over resources (a topology): the registry's guard would raise NotSupportedError from
+    inside the run; this says it before, with the flag and the names that do run."""
+    if inst.is_big_switch or "big_switch_only" not in alg.tags:
+        return
+    from .registry import algorithms
+    ok = sorted(a.name for a in algorithms(alg.kind) if "big_switch_only" not in a.tags)
+    raise UsageError(f"{flag} {alg.name}: {alg.kind} {alg.name!r} is defined on the big switch "
+                     f"only (tag big_switch_only), and {what} runs its flows over "
+                     f"{describe_resources(inst)}; {alg.kind} methods that run on resources: "
+                     f"{', '.join(ok) or 'none yet'}")
+
+
+def instance_words(args) -> str:
+    """``FILE`` or ``FILE placed by --topology SPEC``, for messages."""
+    spec = getattr(args, "topology", None)
+    return args.instance + (f" placed by --topology {spec}" if spec else "")
+
+
+def describe_resources(inst) -> str:
+    """``96 resources (the links of a fat-tree, paths of up to 6)``, for messages."""
+    kind = (inst.meta.get("topology") or {}).get("kind")
+    where = f"the links of a {kind}, " if isinstance(kind, str) else ""
+    return f"{inst.num_resources} resources ({where}paths of up to {inst.max_path_length})"
+
+
 def add_instance_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("instance reading")
     g.add_argument("--format", default="auto", choices=["auto", *INSTANCE_FORMAT_NAMES],
@@ -265,11 +305,111 @@ def add_instance_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--zero-release", action="store_true",
                    help="set every release time to 0 (the offline setting of Sincronia's "
                         "evaluation)")
+    g = p.add_argument_group("placing a host-to-host (big-switch) instance onto a topology")
+    g.add_argument("--topology", metavar="KIND:KEY=VALUE,...",
+                   help="place the instance's ports (hosts or racks) onto a topology and route "
+                        "every flow before running, e.g. fat-tree:k=16 or leaf-spine:leaves=10,"
+                        "spines=4,hosts_per_leaf=15,oversubscription=2 (the parameters of "
+                        "coflowopt.topology.fat_tree / leaf_spine)")
+    g.add_argument("--routing", choices=ROUTING_NAMES, default=None,
+                   help="with --topology: ecmp (default; a seeded hash of the flow picks one of "
+                        "the shortest paths) or shortest (the first shortest path)")
+    g.add_argument("--routing-seed", type=nonnegative_int, default=None, metavar="N",
+                   help="with --topology and ECMP: the hash seed (default 0)")
+    g.add_argument("--placement", choices=PLACEMENT_NAMES, default=None,
+                   help="with --topology: port p goes to host p mod hosts (modulo, default) or "
+                        "to a seeded random host (random)")
+    g.add_argument("--placement-seed", type=nonnegative_int, default=None, metavar="N",
+                   help="with --placement random: its seed (default 0)")
+
+
+def parse_topology(spec: str):
+    """The :class:`coflowopt.topology.Topology` of a ``--topology`` value
+    ``KIND:KEY=VALUE,...`` (``fat-tree:k=16``), or a usage error naming the flag, the key and
+    the rule."""
+    import inspect
+    from . import limits, topology
+    builders = {"fat-tree": topology.fat_tree, "leaf-spine": topology.leaf_spine}
+    kind, _, rest = spec.partition(":")
+    kind = kind.strip()
+    examples = " or ".join(TOPOLOGY_EXAMPLES.values())
+    if kind not in builders:
+        raise UsageError(f"--topology {spec}: unknown topology kind {kind!r}; valid: "
+                         f"{', '.join(TOPOLOGY_KINDS)} (e.g. {examples})")
+    items = rest.split(",") if rest.strip() else []
+    if any(not item.strip() for item in items):
+        raise UsageError(f"--topology {spec}: an empty KEY=VALUE between commas (write "
+                         f"KIND:KEY=VALUE,KEY=VALUE, e.g. {TOPOLOGY_EXAMPLES[kind]})")
+    params = parse_params([item.strip() for item in items], "--topology")
+    builder = builders[kind]
+    check_params(builder, params, "--topology", f"topology {kind}", skip=0)
+    missing = [q.name for q in inspect.signature(builder).parameters.values()
+               if q.default is q.empty and q.name not in params]
+    if missing:
+        raise UsageError(f"--topology {spec}: {kind} needs "
+                         f"{', '.join(m + '=VALUE' for m in missing)} (e.g. --topology "
+                         f"{TOPOLOGY_EXAMPLES[kind]})")
+    ints = {k: v for k, v in params.items() if isinstance(v, int) and not isinstance(v, bool)}
+    if kind == "fat-tree" and ints.get("k", 0) > 0:
+        links, key = 3 * ints["k"] ** 3 // 2, "k"
+    elif kind == "leaf-spine" and all(ints.get(k, 0) > 0 for k in
+                                      ("leaves", "spines", "hosts_per_leaf")):
+        links, key = 2 * ints["leaves"] * (ints["hosts_per_leaf"] + ints["spines"]), "leaves"
+    else:
+        links, key = 0, None
+    rule = limits.count_rule("links", links, limits.MAX_RESOURCES, "MAX_RESOURCES")
+    if rule:  # said before building: a k = 1000 fat-tree would allocate gigabytes
+        raise UsageError(f"--topology {key}: {spec}: {rule}")
+    try:
+        return builder(**params)
+    except (CoflowOptError, TypeError, ValueError) as e:
+        raise blame("--topology", params, f"topology {kind}", e) from None
+
+
+def topology_from_args(args):
+    """The topology of ``--topology`` (checked with ``--routing``, ``--routing-seed``,
+    ``--placement``, ``--placement-seed`` before any file is read), or None; without
+    ``--topology`` the other four flags are refused (they would be ignored)."""
+    spec = getattr(args, "topology", None)
+    given = [flag for flag, dest in (("--routing", "routing"), ("--routing-seed", "routing_seed"),
+                                     ("--placement", "placement"),
+                                     ("--placement-seed", "placement_seed"))
+             if getattr(args, dest, None) is not None]
+    if spec is None:
+        if given:
+            raise UsageError(f"{given[0]}: applies with --topology only (it places a "
+                             "host-to-host instance onto a topology)")
+        return None
+    if args.routing_seed is not None and (args.routing or "ecmp") != "ecmp":
+        raise UsageError(f"--routing-seed: seeds ECMP's hash; --routing {args.routing} has no "
+                         "seed")
+    if args.placement_seed is not None and args.placement != "random":
+        raise UsageError("--placement-seed: seeds --placement random only")
+    if getattr(args, "capacity", None) is not None:
+        raise UsageError("--capacity: with --topology the links' capacities replace the ports' "
+                         "(set them in the spec, e.g. fat-tree:k=4,capacity=2)")
+    return parse_topology(spec)
+
+
+def place_on_topology(inst, topo, args, path: str):
+    """``inst`` placed on ``topo`` (:func:`topology_from_args`) and routed; ``inst`` itself
+    when ``topo`` is None.  An instance already on a topology is refused."""
+    if topo is None:
+        return inst
+    if not inst.is_big_switch:
+        raise UsageError(f"--topology {args.topology}: {path} is already on a topology (it runs "
+                         f"its flows over {describe_resources(inst)}); --topology places a "
+                         "host-to-host (big-switch) instance")
+    from .topology import on_topology
+    return on_topology(inst, topo, routing=args.routing or "ecmp", seed=args.routing_seed or 0,
+                       placement=args.placement or "modulo",
+                       placement_seed=args.placement_seed or 0)
 
 
 def load_instance(args, path: str | None = None):
     from .formats import read_instance
     path = path or args.instance
+    topo = topology_from_args(args)
     if not Path(path).exists():
         raise UsageError(f"{path}: no such file")
     fmt = args.format if args.format != "auto" else _detect_format(path)
@@ -284,7 +424,7 @@ def load_instance(args, path: str | None = None):
     inst = read_instance(path, format=fmt, **opts)
     if args.zero_release:
         inst = inst.with_releases(0.0).without_deadlines()
-    return inst
+    return place_on_topology(inst, topo, args, path)
 
 
 def _detect_format(path: str) -> str:
@@ -316,25 +456,73 @@ def cmd_info(args) -> int:
     s = inst.summary()
     s["file"] = args.instance
     s["format"] = inst.meta.get("source_format")
-    lines = [f"{args.instance}: {s['coflows']} coflows, {s['flows']} flows, "
-             f"{s['ingress_ports']} ingress x {s['egress_ports']} egress ports "
-             f"({s['ports_used']['ingress']} / {s['ports_used']['egress']} used)",
-             f"total size {s['total_size']} {s['size_unit'] or 'units'}; releases "
-             f"{s['release_span'][0]} .. {s['release_span'][1]}"
-             f"{' (time unit ' + s['time_unit'] + ')' if s['time_unit'] else ''}; "
-             f"{'uniform' if s['uniform_capacity'] else 'heterogeneous'} capacities",
-             f"sum of weights {s['sum_weight']}; isolated bound sum w (r + rho) = "
-             f"{s['isolated_bound']} (lower_bound)",
-             "bins (short: longest flow < 5, narrow: <= 50 flows): " +
-             ", ".join(f"{b} {n}" for b, n in s["bins"].items())]
+    if inst.is_big_switch:
+        head = [f"{args.instance}: {s['coflows']} coflows, {s['flows']} flows, "
+                f"{s['ingress_ports']} ingress x {s['egress_ports']} egress ports "
+                f"({s['ports_used']['ingress']} / {s['ports_used']['egress']} used)"]
+    else:
+        head = _resources_info(inst, s, args.instance)
+    lines = head + [
+        f"total size {s['total_size']} {s['size_unit'] or 'units'}; releases "
+        f"{s['release_span'][0]} .. {s['release_span'][1]}"
+        f"{' (time unit ' + s['time_unit'] + ')' if s['time_unit'] else ''}; "
+        f"{'uniform' if s['uniform_capacity'] else 'heterogeneous'} capacities",
+        f"sum of weights {s['sum_weight']}; isolated bound sum w (r + rho) = "
+        f"{s['isolated_bound']} (lower_bound)",
+        "bins (short: longest flow < 5, narrow: <= 50 flows): " +
+        ", ".join(f"{b} {n}" for b, n in s["bins"].items())]
     emit(args, s, "\n".join(lines))
     return EXIT_OK
+
+
+def _resources_info(inst, s: dict, name: str) -> list[str]:
+    """The head of ``info`` on an instance over resources (a topology); fills ``switches`` in
+    ``s`` when the topology record gives a builder's kind and parameters but no node list."""
+    topo = inst.meta.get("topology") or {}
+    if s.get("switches") is None and topo.get("kind") in TOPOLOGY_KINDS and \
+            "nodes" not in topo:
+        from .topology import Topology
+        try:
+            built = Topology.from_dict(topo)
+        except (CoflowOptError, TypeError, ValueError):
+            built = None  # a record that does not rebuild: the count stays unknown (null)
+        # only when the record's topology is this instance's (same links); otherwise null
+        if built is not None and built.num_links == inst.num_resources and \
+                built.link_names == inst.resource_names:
+            s["switches"] = built.num_switches
+    t = s.get("topology") or {}
+    params = ",".join(f"{k}={v}" for k, v in (t.get("params") or {}).items())
+    on = f"on a {t['kind']}{' (' + params + ')' if params else ''}: " if t.get("kind") else \
+        "on resources: "
+    route = ""
+    if t.get("routing"):
+        route = f"; routing {t['routing']}" + (f" (seed {t['seed']})" if t.get("seed") is not
+                                                None else "")
+        route += f", placement {t['placement']}" if t.get("placement") else ""
+    m = s["most_loaded_resource"]
+    return [f"{name}: {s['coflows']} coflows, {s['flows']} flows {on}{s['hosts']} hosts, "
+            f"{'?' if s['switches'] is None else s['switches']} switches, {s['links']} links "
+            f"(resources){route}",
+            f"paths: {s['max_path_length']} resources at most, {s['mean_path_length']:.4g} on "
+            f"average; hosts used: {s['hosts_used']['source']} sources, "
+            f"{s['hosts_used']['destination']} destinations",
+            f"most loaded resource: {m['id']} (resource {m['resource']}, capacity "
+            f"{m['capacity']}): load {m['load_over_capacity']} (data / capacity), crossed by "
+            f"{m['flows']} flows"]
 
 
 @command("convert")
 def cmd_convert(args) -> int:
     from .formats import write_instance
+    if args.to in BIG_SWITCH_FORMATS and getattr(args, "topology", None):
+        raise UsageError(f"--to {args.to}: the {args.to} format holds a big switch only (ports, "
+                         "no paths), and --topology places the instance on a topology; write "
+                         "--to json (version 2)")
     inst = load_instance(args)
+    if args.to in BIG_SWITCH_FORMATS and not inst.is_big_switch:
+        raise UsageError(f"--to {args.to}: the {args.to} format holds a big switch only (ports, "
+                         f"no paths), and {args.instance} runs its flows over "
+                         f"{describe_resources(inst)}; write --to json (version 2)")
     opts = {}
     if args.to not in ("auto", "json") and args.time_unit_ms is not None:
         opts["time_unit_ms"] = args.time_unit_ms
@@ -342,9 +530,15 @@ def cmd_convert(args) -> int:
         raise UsageError(f"--to: cannot tell which format to write {args.output} in from its "
                          f"name; give --to one of {', '.join(INSTANCE_FORMAT_NAMES)}")
     write_instance(inst, args.output, format=args.to, **opts)
-    emit(args, {"input": args.instance, "output": args.output, "coflows": inst.num_coflows,
-                 "flows": inst.num_flows},
-          f"wrote {args.output} ({inst.num_coflows} coflows, {inst.num_flows} flows)")
+    payload = {"input": args.instance, "output": args.output, "coflows": inst.num_coflows,
+               "flows": inst.num_flows}
+    text = f"wrote {args.output} ({inst.num_coflows} coflows, {inst.num_flows} flows"
+    if not inst.is_big_switch:
+        payload.update({"model": "resources", "hosts": inst.num_hosts,
+                        "resources": inst.num_resources,
+                        "topology": (inst.meta.get("topology") or {}).get("kind")})
+        text += f" over {describe_resources(inst)}; format version 2"
+    emit(args, payload, text + ")")
     return EXIT_OK
 
 
@@ -353,8 +547,13 @@ def cmd_generate(args) -> int:
     from . import generators
     from .formats import write_instance
     table = generators.GENERATORS
-    if args.generator not in table:
+    name = args.generator
+    if name not in table:  # fat_tree for fat-tree, uniform-random for uniform_random
+        name = next((n for n in (name.replace("_", "-"), name.replace("-", "_")) if n in table),
+                    name)
+    if name not in table:
         raise UsageError(f"unknown generator {args.generator!r}; valid: {', '.join(sorted(table))}")
+    args.generator = name
     flag = param_flag(args, "param", "-p")
     params = parse_params(args.param, flag)
     gen = table[args.generator]
@@ -368,10 +567,22 @@ def cmd_generate(args) -> int:
         # a value the generator refused (or met with the wrong type deep inside, where numpy's
         # message says what): the user's parameter, not a bug
         raise blame(flag, params, f"generator {args.generator}", e) from None
+    if not inst.is_big_switch and not args.out.lower().endswith(".json"):
+        raise UsageError(f"--out {args.out}: generator {args.generator} makes an instance on a "
+                         "topology, written as coflowopt-instance JSON version 2 (a .json file)")
     write_instance(inst, args.out)
-    emit(args, {"generator": args.generator, "params": params, "seed": args.seed,
-                 "output": args.out, "coflows": inst.num_coflows, "flows": inst.num_flows},
-          f"wrote {args.out}: {inst!r} from {args.generator} (seed {args.seed})")
+    payload = {"generator": args.generator, "params": params, "seed": args.seed,
+               "output": args.out, "coflows": inst.num_coflows, "flows": inst.num_flows}
+    text = f"wrote {args.out}: {inst!r} from {args.generator} (seed {args.seed})"
+    if not inst.is_big_switch:
+        topo = inst.meta.get("topology") or {}
+        switches = sum(1 for n in topo.get("nodes") or () if not n.get("host"))
+        payload.update({"model": "resources", "hosts": inst.num_hosts, "switches": switches,
+                        "links": inst.num_resources, "topology": topo.get("kind"),
+                        "routing": topo.get("routing"), "routing_seed": topo.get("seed")})
+        text += (f"; {topo.get('kind')}: {inst.num_hosts} hosts, {switches} switches, "
+                 f"{inst.num_resources} links, routing {topo.get('routing')}")
+    emit(args, payload, text)
     return EXIT_OK
 
 
@@ -425,6 +636,11 @@ def cmd_schedule(args) -> int:
     if args.out and not args.out.lower().endswith((".json", ".npz")):
         raise UsageError(f"--out {args.out}: a schedule file ends in .json or .npz")
     inst = load_instance(args)
+    if args.policy is not None:
+        refuse_big_switch_only(alg, inst, "--policy", instance_words(args))
+    else:
+        refuse_big_switch_only(oalg, inst, "--order", instance_words(args))
+        refuse_big_switch_only(ralg, inst, "--rates", instance_words(args))
     try:
         res = run_schedule(inst, order=args.order, rates=args.rates, policy=args.policy,
                            order_params=order_params, rate_params=rate_params,
@@ -509,8 +725,10 @@ def cmd_demo(args) -> int:
 # --------------------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     p = Parser(prog="coflowopt", description=(
-        "Offline coflow scheduling on the big-switch model: verified schedules, certified "
-        "lower bounds and proven optima."), epilog=EXIT_CODES_HELP,
+        "Offline coflow scheduling on the big switch and on topologies (flows over shared "
+        "resources: generate fat-tree / leaf-spine, or --topology on any command that reads an "
+        "instance): verified schedules, certified lower bounds and proven optima."),
+        epilog=EXIT_CODES_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"coflowopt {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")

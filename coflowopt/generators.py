@@ -33,12 +33,14 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from . import limits
 from .exceptions import InvalidParameterError
 from .instance import Instance
 
 __all__ = ["uniform_random", "one_to_one", "many_to_one", "one_to_many", "all_to_all",
            "shuffle_mix", "facebook_like", "with_deadlines", "sincronia_fig4",
-           "madd_fair_family", "PATTERNS", "GENERATORS"]
+           "madd_fair_family", "fat_tree_coflows", "leaf_spine_coflows", "PATTERNS",
+           "TOPOLOGY_PATTERNS", "GENERATORS"]
 
 #: The structured patterns of Table 3.1 of the dissertation that :func:`shuffle_mix` mixes.
 PATTERNS = ("one_to_one", "many_to_one", "one_to_many", "all_to_all")
@@ -951,8 +953,216 @@ def madd_fair_family(N: int) -> Instance:
     return inst.replace(coflow_ids=("C1",))
 
 
+# ------------------------------------------------------------------------------ topologies
+#: The host-to-host patterns :func:`fat_tree_coflows` and :func:`leaf_spine_coflows` draw
+#: coflows from, and the pattern-specific parameters each takes.
+TOPOLOGY_PATTERNS = {"uniform_random": ("flows_per_coflow",), "one_to_one": ("width",),
+                     "many_to_one": ("width",), "one_to_many": ("width",),
+                     "all_to_all": ("mappers", "reducers"), "shuffle_mix": ("width",)}
+
+
+def _on_topology(f: str, build, topo_params: dict, *, num_coflows, pattern, shape: dict, size,
+                 integer_sizes, weights, releases, routing, routing_seed, seed) -> Instance:
+    """Random host-to-host coflows (a pattern generator over the topology's hosts, one port
+    per host), weights and releases, placed on the topology ``build()`` and routed.
+
+    The coflows are exactly those of ``pattern(num_hosts, num_coflows, seed=seed)``; weights
+    and releases come from a second stream (``default_rng([seed, 1])``), so asking for them
+    does not change the flows.  Hosts keep their numbers (placement ``modulo`` with as many
+    ports as hosts is the identity)."""
+    from .topology import ROUTINGS, on_topology
+    K = _count(f, "num_coflows", num_coflows)
+    if not isinstance(pattern, str) or pattern not in TOPOLOGY_PATTERNS:
+        raise _bad(f, "pattern", f"one of {', '.join(TOPOLOGY_PATTERNS)}", pattern)
+    for key, value in shape.items():
+        if value is not None and key not in TOPOLOGY_PATTERNS[pattern]:
+            users = [p for p, keys in TOPOLOGY_PATTERNS.items() if key in keys]
+            raise InvalidParameterError(f"{f}: {key} applies to pattern {' / '.join(users)}, "
+                                        f"not to {pattern!r}")
+    if not isinstance(routing, str) or routing not in ROUTINGS:
+        raise _bad(f, "routing", f"one of {', '.join(ROUTINGS)}", routing)
+    if not _is_int(routing_seed) or routing_seed < 0:
+        raise _bad(f, "routing_seed", "an integer >= 0", routing_seed)
+    links = topo_params.pop("_links", None)
+    if links is not None:  # before building: a k = 1000 fat-tree would allocate gigabytes
+        rule = limits.count_rule("links", links, limits.MAX_RESOURCES, "MAX_RESOURCES")
+        if rule:
+            shape_of = ", ".join(f"{k}={v}" for k, v in topo_params.items()
+                                 if k in ("k", "leaves", "spines", "hosts_per_leaf"))
+            raise InvalidParameterError(f"{f}: {shape_of}: {rule}")
+    rng, s = _seed(f, seed)
+    try:
+        topo = build()
+    except InvalidParameterError as e:
+        raise InvalidParameterError(f"{f}: {e}") from None
+    kw = {k: v for k, v in shape.items() if v is not None}
+    try:
+        base = GENERATORS[pattern](topo.num_hosts, K, size=size, integer_sizes=integer_sizes,
+                                   seed=s, **kw)
+    except InvalidParameterError as e:
+        msg = str(e)
+        msg = msg[len(pattern) + 2:] if msg.startswith(f"{pattern}: ") else msg
+        raise InvalidParameterError(f"{f}: {msg} (pattern {pattern}, {topo.num_hosts} "
+                                    "hosts)") from None
+    wr = np.random.default_rng([s, 1])
+    w = _weights(f, wr, weights, K)
+    r = _releases(f, wr, releases, K)
+    params = {**topo_params, "num_coflows": K, "pattern": pattern,
+              **{k: v for k, v in shape.items() if v is not None}, "size": size,
+              "integer_sizes": bool(integer_sizes), "weights": weights, "releases": releases,
+              "routing": routing, "routing_seed": int(routing_seed)}
+    meta = _meta(f, params, s)
+    meta["generator"].update({k: v for k, v in base.meta["generator"].items()
+                              if k not in ("name", "params", "seed")})  # shuffle_mix's patterns
+    base = base.replace(weight=w, release=r, meta=meta)
+    return on_topology(base, topo, routing=routing, seed=int(routing_seed))
+
+
+def fat_tree_coflows(k: int = 4, num_coflows: int = 10, *, pattern: str = "uniform_random",
+                     flows_per_coflow=None, width=None, mappers=None, reducers=None,
+                     size=(1, 10), integer_sizes: bool = True, weights=None, releases=None,
+                     capacity: float = 1.0, core_oversubscription: float = 1.0,
+                     routing: str = "ecmp", routing_seed: int = 0,
+                     seed: int | None = None) -> Instance:
+    """Random coflows between the hosts of a k-ary fat-tree, routed over its links
+    (``coflowopt generate fat-tree``).
+
+    The topology is :func:`coflowopt.topology.fat_tree` (``k^3/4`` hosts, ``5k^2/4``
+    switches, ``k^3`` directed links); the coflows are drawn by the host-to-host generator
+    ``pattern`` over ``k^3/4`` ports, port ``h`` being host ``h``, and every flow is routed by
+    :func:`coflowopt.topology.route` (ECMP by default).
+
+    Parameters
+    ----------
+    k : even int >= 2, default 4
+    num_coflows : int >= 1, default 10
+    pattern : str, default "uniform_random"
+        One of :data:`TOPOLOGY_PATTERNS`: ``uniform_random``, ``one_to_one``,
+        ``many_to_one``, ``one_to_many``, ``all_to_all``, ``shuffle_mix``.
+    flows_per_coflow, width, mappers, reducers : (int, int), optional
+        The pattern's shape parameter (``flows_per_coflow`` for ``uniform_random``; ``width``
+        for the one-to-one, many-to-one, one-to-many and mixed patterns; ``mappers`` and
+        ``reducers`` for ``all_to_all``); default: the pattern's default.
+    size, integer_sizes
+        As in :func:`uniform_random`.
+    weights, releases
+        As in :func:`uniform_random`, drawn from a second stream ``default_rng([seed, 1])``
+        (so they do not change the flows).
+    capacity, core_oversubscription : float
+        Link capacity, and the factor by which aggregation-core links are slower
+        (:func:`coflowopt.topology.fat_tree`).
+    routing : {"ecmp", "shortest"}, default "ecmp"
+    routing_seed : int >= 0, default 0
+        ECMP's hash seed (:func:`coflowopt.topology.ecmp_hash`), independent of ``seed``: the
+        same coflows can be routed differently.
+    seed : int or None
+
+    Returns
+    -------
+    Instance
+        On resources (the fat-tree's links); ``meta["topology"]`` is the topology record of the
+        instance format (version 2), ``meta["generator"]`` the parameters and seed.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the parameter and the rule (``k`` odd, a shape parameter the pattern does not
+        take, a width beyond the number of hosts...).
+
+    Examples
+    --------
+    >>> inst = fat_tree_coflows(4, 6, seed=1)
+    >>> inst.num_hosts, inst.num_resources, inst.meta["topology"]["kind"]
+    (16, 96, 'fat-tree')
+    >>> int(inst.max_path_length) <= 6
+    True
+
+    References
+    ----------
+    Al-Fares, Loukissas, Vahdat, SIGCOMM 2008 (the k-ary fat-tree); seed 001 (Creek) evaluates
+    on fat-trees with ECMP (k = 4: 16 hosts, 20 switches; k = 24: 3,456 hosts, 720 switches).
+    """
+    from .topology import fat_tree
+    f = "fat-tree"
+    topo_params = {"k": k, "capacity": capacity, "core_oversubscription": core_oversubscription,
+                   "_links": 3 * k ** 3 // 2 if _is_int(k) and k > 0 else None}
+    return _on_topology(
+        f, lambda: fat_tree(k, capacity=capacity, core_oversubscription=core_oversubscription),
+        topo_params, num_coflows=num_coflows, pattern=pattern,
+        shape={"flows_per_coflow": flows_per_coflow, "width": width, "mappers": mappers,
+               "reducers": reducers}, size=size, integer_sizes=integer_sizes, weights=weights,
+        releases=releases, routing=routing, routing_seed=routing_seed, seed=seed)
+
+
+def leaf_spine_coflows(leaves: int = 4, spines: int = 2, hosts_per_leaf: int = 4,
+                       num_coflows: int = 10, *, oversubscription: float = 1.0,
+                       host_capacity: float = 1.0, uplink_capacity: float | None = None,
+                       unit_links: bool = False, pattern: str = "uniform_random",
+                       flows_per_coflow=None, width=None, mappers=None, reducers=None,
+                       size=(1, 10), integer_sizes: bool = True, weights=None, releases=None,
+                       routing: str = "ecmp", routing_seed: int = 0,
+                       seed: int | None = None) -> Instance:
+    """Random coflows between the hosts of a leaf-spine fabric, routed over its links
+    (``coflowopt generate leaf-spine``).
+
+    The topology is :func:`coflowopt.topology.leaf_spine` (``leaves * hosts_per_leaf`` hosts,
+    ``leaves + spines`` switches; uplinks at ``hosts_per_leaf * host_capacity / (spines *
+    oversubscription)`` unless ``uplink_capacity`` is given; ``unit_links`` is seed 002's
+    equivalent-topology transform).  Coflows and routing as in :func:`fat_tree_coflows`.
+
+    Parameters
+    ----------
+    leaves, spines, hosts_per_leaf : int >= 1, defaults 4, 2, 4
+    num_coflows : int >= 1, default 10
+    oversubscription, host_capacity, uplink_capacity, unit_links
+        As in :func:`coflowopt.topology.leaf_spine`.
+    pattern, flows_per_coflow, width, mappers, reducers, size, integer_sizes, weights, \
+releases, routing, routing_seed, seed
+        As in :func:`fat_tree_coflows`.
+
+    Returns
+    -------
+    Instance
+        On resources (the fabric's links), with ``meta["topology"]`` and ``meta["generator"]``.
+
+    Raises
+    ------
+    InvalidParameterError
+
+    Examples
+    --------
+    >>> inst = leaf_spine_coflows(2, 2, 2, 4, oversubscription=2, seed=0)
+    >>> inst.num_hosts, inst.num_resources, sorted(set(inst.capacity.tolist()))
+    (4, 16, [0.5, 1.0])
+
+    References
+    ----------
+    Seed 002 ("To sync or not to sync", Globecom 2018): a leaf-spine fabric with flow-by-flow
+    ECMP (4 leaves x 30 servers, 3 spines) and the equivalent-topology transform.
+    """
+    from .topology import leaf_spine
+    f = "leaf-spine"
+    topo_params = {"leaves": leaves, "spines": spines, "hosts_per_leaf": hosts_per_leaf,
+                   "oversubscription": oversubscription, "host_capacity": host_capacity,
+                   "uplink_capacity": uplink_capacity, "unit_links": unit_links,
+                   "_links": (2 * leaves * (hosts_per_leaf + spines) if all(
+                       _is_int(x) and x > 0 for x in (leaves, spines, hosts_per_leaf))
+                       else None)}
+    return _on_topology(
+        f, lambda: leaf_spine(leaves, spines, hosts_per_leaf, host_capacity=host_capacity,
+                              oversubscription=oversubscription,
+                              uplink_capacity=uplink_capacity, unit_links=bool(unit_links)),
+        topo_params, num_coflows=num_coflows, pattern=pattern,
+        shape={"flows_per_coflow": flows_per_coflow, "width": width, "mappers": mappers,
+               "reducers": reducers}, size=size, integer_sizes=integer_sizes, weights=weights,
+        releases=releases, routing=routing, routing_seed=routing_seed, seed=seed)
+
+
 #: The seeded generators by name, for ``coflowopt generate NAME -p key=value --seed S``: every
 #: one takes its parameters as keywords plus ``seed=``.  ``with_deadlines`` (which transforms an
-#: instance) and the deterministic constructions are not listed.
+#: instance) and the deterministic constructions are not listed.  ``fat-tree`` and
+#: ``leaf-spine`` give instances on resources (a topology's links; written as format version 2).
 GENERATORS = {f.__name__: f for f in (uniform_random, one_to_one, many_to_one, one_to_many,
                                       all_to_all, shuffle_mix, facebook_like)}
+GENERATORS["fat-tree"] = fat_tree_coflows
+GENERATORS["leaf-spine"] = leaf_spine_coflows

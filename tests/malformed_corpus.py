@@ -44,7 +44,8 @@ import numpy as np
 #: seconds a case may take (the slowest case takes well under one)
 TIMEOUT = 5.0
 
-READERS = ("instance-json", "coflow-benchmark", "sincronia", "schedule-json", "schedule-npz")
+READERS = ("instance-json", "instance-json-v2", "coflow-benchmark", "sincronia",
+           "schedule-json", "schedule-npz")
 
 # ------------------------------------------------------------------------------------ seeds
 SEED_INSTANCE = (
@@ -63,6 +64,25 @@ SEED_SCHEDULE = (
     '  {"start": 2, "end": 5, "rates": [[1, 0, 1]]}\n'
     ']}\n')
 SEED_VALUE = 12
+# version 2 (flows over resources): hosts h0, h1 around one switch s; A sends h0 -> h1 (2) and
+# h1 -> h0 (1), B sends h0 -> h1 (3), released at 1
+SEED_INSTANCE_V2 = (
+    '{"format": "coflowopt-instance", "version": 2, "resources": [{"id": "h0>s", "capacity": 1}, '
+    '{"id": "s>h1", "capacity": 2}, {"id": "h1>s", "capacity": 1}, {"id": "s>h0", "capacity": 1}'
+    '], "coflows": [\n'
+    '  {"id": "A", "weight": 1, "release": 0, "deadline": null, "flows": [{"src": "h0", '
+    '"dst": "h1", "size": 2, "path": [0, 1]}, {"src": "h1", "dst": "h0", "size": 1, '
+    '"path": [2, 3]}]},\n'
+    '  {"id": "B", "weight": 2, "release": 1, "deadline": null, "flows": [{"src": "h0", '
+    '"dst": "h1", "size": 3, "path": [0, 1]}]}\n'
+    '], "topology": {"kind": "graph", "params": {}, "routing": "given", "seed": null, '
+    '"placement": "modulo", "nodes": [\n'
+    '  {"id": "h0", "host": true},\n  {"id": "h1", "host": true},\n  {"id": "s", "host": false}'
+    '\n], "links": [\n'
+    '  {"id": "h0>s", "src": "h0", "dst": "s", "capacity": 1},\n'
+    '  {"id": "s>h1", "src": "s", "dst": "h1", "capacity": 2},\n'
+    '  {"id": "h1>s", "src": "h1", "dst": "s", "capacity": 1},\n'
+    '  {"id": "s>h0", "src": "s", "dst": "h0", "capacity": 1}\n]}}\n')
 # coflow 1: mappers 0 and 1 to reducer 2 (10 MB, 5 MB per flow), at 0 ms; coflow 2: mapper 2 to
 # reducers 0 and 1, at 100 ms
 SEED_COFLOW_BENCHMARK = "3 2\n1 0 2 0 1 1 2:10.0\n2 100 1 2 2 0:4.0 1:6.0\n"
@@ -132,7 +152,8 @@ class Cases:
         (exit 1), ``ok`` (exit 0), ``verdict`` (exit 0 or 1) or ``any`` (one of those, each
         under its contract); ``message`` are words the error must contain (besides the file's
         name)."""
-        ext = ext or {"instance-json": ".json", "coflow-benchmark": ".txt", "sincronia": ".txt",
+        ext = ext or {"instance-json": ".json", "instance-json-v2": ".json",
+                      "coflow-benchmark": ".txt", "sincronia": ".txt",
                       "schedule-json": ".json", "schedule-npz": ".npz"}[self.reader]
         slug = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
         fname = f"{self.reader}--{len(self.cases):03d}-{slug}{ext}"
@@ -232,6 +253,163 @@ def instance_json_cases(rng) -> Cases:
     c.add("schedule given as instance", SEED_SCHEDULE, message=("schedule",))
     c.add("trace given as instance", SEED_COFLOW_BENCHMARK, message=("text file",))
     return c
+
+
+def instance_json_v2_cases(rng) -> Cases:
+    """Version 2 (flows over resources): paths, resources, capacities, hosts and the topology
+    record.  Every error names the field (``coflows[0].flows[1].path[1]``, ``resources[1]
+    .capacity``, ``topology.links[0].src``) and the rule."""
+    c = Cases("instance-json-v2")
+    base = SEED_INSTANCE_V2
+    c.add("seed (control)", base, expect="ok")
+    _text_mutations(c, base, rng)
+
+    def edit(fn, name, expect="error", message=()):
+        d = doc(base)
+        fn(d)
+        c.add(name, dumps(d), expect=expect, message=message)
+
+    def flow(k, j, key, value):
+        return lambda d: d["coflows"][k]["flows"][j].__setitem__(key, value)
+
+    def cap(i, value):
+        return lambda d: (d["resources"][i].__setitem__("capacity", value),
+                          d["topology"]["links"][i].__setitem__("capacity", value))
+
+    F01, F00 = "coflows[0].flows[1]", "coflows[0].flows[0]"
+    # paths
+    edit(flow(0, 1, "path", [2, 4]), "path index out of range",
+         message=(f"{F01}.path[1]", "out of range"))
+    edit(flow(0, 1, "path", [-1, 3]), "path index -1", message=(f"{F01}.path[0]", "out of range"))
+    edit(flow(0, 1, "path", [2, 10 ** 30]), "path index 1e30",
+         message=(f"{F01}.path[1]", "out of range"))
+    edit(flow(0, 0, "path", []), "empty path", message=(f"{F00}.path", "non-empty"))
+    edit(flow(0, 0, "path", [0, 1, 0]), "repeated resource in a path",
+         message=(f"{F00}.path[2]", "twice"))
+    edit(flow(0, 0, "path", "0,1"), "path a string", message=(f"{F00}.path",))
+    edit(flow(0, 0, "path", None), "path null", message=(f"{F00}.path",))
+    edit(flow(0, 0, "path", [0, 1.0]), "path index a float",
+         message=(f"{F00}.path[1]", "integer"))
+    edit(flow(0, 0, "path", [True, 1]), "path index a boolean",
+         message=(f"{F00}.path[0]", "integer"))
+    edit(flow(0, 0, "path", ["0", 1]), "path index a string",
+         message=(f"{F00}.path[0]", "integer"))
+    edit(flow(0, 0, "path", [[0], 1]), "path index a list", message=(f"{F00}.path[0]",))
+    edit(lambda d: d["coflows"][1]["flows"][0].pop("path"), "path missing",
+         message=("coflows[1].flows[0]", "path"))
+    c.add("path nested 100,000 deep", base.replace('"path": [2, 3]', '"path": ' + "[" * 100_000 +
+                                                   "]" * 100_000), message=("nest",))
+    # capacities
+    edit(cap(1, 0), "capacity 0", message=("resources[1].capacity", "> 0"))
+    edit(cap(1, -2), "capacity negative", message=("resources[1].capacity", "> 0"))
+    c.add("capacity Infinity", base.replace('"s>h1", "capacity": 2}, {"id": "h1>s"',
+                                            '"s>h1", "capacity": Infinity}, {"id": "h1>s"'),
+          message=("Infinity",))
+    c.add("capacity 1e999", base.replace('"s>h1", "capacity": 2}, {"id": "h1>s"',
+                                         '"s>h1", "capacity": 1e999}, {"id": "h1>s"'),
+          message=("resources[1].capacity", "finite"))
+    c.add("capacity NaN", base.replace('"s>h1", "capacity": 2}, {"id": "h1>s"',
+                                       '"s>h1", "capacity": NaN}, {"id": "h1>s"'),
+          message=("NaN",))
+    edit(cap(1, "2"), "capacity a string", message=("resources[1].capacity", "number"))
+    edit(cap(1, None), "capacity null", message=("resources[1].capacity", "number"))
+    edit(cap(1, True), "capacity a boolean", message=("resources[1].capacity", "number"))
+    edit(cap(1, 1e13), "capacity 1e13",
+         message=("resources[1].capacity", "CAPACITY_MIN..CAPACITY_MAX"))
+    edit(cap(1, 5e-324), "capacity subnormal",
+         message=("resources[1].capacity", "CAPACITY_MIN..CAPACITY_MAX"))
+    edit(cap(1, 1e-9), "capacity at CAPACITY_MIN (control)", expect="ok")
+    edit(lambda d: d["resources"][2].pop("capacity"), "capacity missing",
+         message=("resources[2].capacity", "capacity"))
+    # resources
+    edit(lambda d: d.pop("resources"), "resources missing", message=("resources", "non-empty"))
+    edit(lambda d: d.__setitem__("resources", []), "resources empty",
+         message=("resources", "non-empty"))
+    edit(lambda d: d.__setitem__("resources", {"h0>s": 1}), "resources an object",
+         message=("resources",))
+    edit(lambda d: d["resources"].__setitem__(2, 1.0), "resource a number",
+         message=("resources[2]", "object"))
+    edit(lambda d: (d["resources"][1].__setitem__("id", "h0>s"),
+                    d["topology"]["links"][1].__setitem__("id", "h0>s")),
+         "duplicate resource id", message=("resources[1].id", "duplicate"))
+    edit(lambda d: d["resources"][0].__setitem__("id", ""), "resource id empty",
+         message=("resources[0].id", "non-empty"))
+    edit(lambda d: d["resources"][0].__setitem__("bandwidth", 1), "resource unknown key",
+         message=("resources[0]", "unknown"))
+    c.add("resource duplicate key", base.replace('"capacity": 2}', '"capacity": 2, '
+                                                 '"capacity": 3}', 1),
+          message=("duplicate key",))
+    # hosts (src / dst)
+    edit(flow(0, 0, "src", "h9"), "src an unknown host", message=(f"{F00}.src", "not a host"))
+    edit(flow(1, 0, "dst", "s"), "dst a switch", message=("coflows[1].flows[0].dst", "not a host"))
+    edit(flow(0, 1, "dst", ""), "dst empty", message=(f"{F01}.dst", "non-empty"))
+    edit(flow(0, 1, "src", None), "src null", message=(f"{F01}.src",))
+    edit(flow(0, 1, "src", ["h0"]), "src a list", message=(f"{F01}.src",))
+    # flows and coflows
+    edit(lambda d: d["coflows"][0]["flows"].__setitem__(0, [0, 1, 2]),
+         "flow a version-1 triple", message=(F00, "object"))
+    edit(flow(0, 0, "rate", 1), "flow unknown key", message=(F00, "unknown"))
+    edit(flow(0, 1, "size", 0), "size 0", message=(f"{F01}.size", "> 0"))
+    edit(flow(0, 1, "size", "1"), "size a string", message=(f"{F01}.size", "number"))
+    edit(flow(0, 1, "size", 1.5e308), "size 1.5e308",
+         message=(f"{F01}.size", "SIZE_MIN..SIZE_MAX"))
+    edit(lambda d: d["coflows"][1].__setitem__("deadline", 0.5), "deadline before release",
+         message=("coflows[1]", "deadline"))
+    edit(lambda d: d["coflows"][1].__setitem__("id", "A"), "duplicate coflow id",
+         message=("duplicate",))
+    edit(lambda d: d["coflows"][1].__setitem__("flows", []), "coflow without flows",
+         message=("coflows[1].flows",))
+    # the topology record
+    edit(lambda d: d["topology"]["links"].pop(), "topology: fewer links than resources",
+         message=("topology.links", "one link per resource"))
+    edit(lambda d: d["topology"]["links"][1].__setitem__("capacity", 1), "topology: link "
+         "capacity differs from its resource", message=("topology.links[1].capacity",
+                                                        "differs"))
+    edit(lambda d: d["topology"]["links"][0].__setitem__("id", "x"), "topology: link id differs "
+         "from its resource", message=("topology.links[0].id", "differs"))
+    edit(lambda d: d["topology"]["links"][0].__setitem__("src", "nowhere"),
+         "topology: link from an unknown node", message=("topology.links[0].src", "not a node"))
+    edit(lambda d: d["topology"]["nodes"][1].__setitem__("id", "h0"),
+         "topology: duplicate node", message=("topology.nodes[1].id", "duplicate"))
+    edit(lambda d: d["topology"]["nodes"][0].__setitem__("host", "yes"),
+         "topology: host flag a string", message=("topology.nodes[0]",))
+    edit(lambda d: d["topology"].__setitem__("nodes", {"h0": True}), "topology: nodes an object",
+         message=("topology.nodes",))
+    edit(lambda d: d["topology"]["links"].__setitem__(0, "h0>s"), "topology: link a string",
+         message=("topology.links[0]",))
+    edit(lambda d: d["topology"].__setitem__("wiring", 1), "topology: unknown key",
+         message=("topology", "unknown"))
+    edit(lambda d: d["topology"].__setitem__("params", [4]), "topology: params a list",
+         message=("topology.params",))
+    edit(lambda d: d.__setitem__("topology", "fat-tree"), "topology a string",
+         message=("topology",))
+    # versions and shapes
+    edit(lambda d: d.__setitem__("version", 3), "version 3", message=("version",))
+    edit(lambda d: d.__setitem__("version", "2"), "version a string", message=("version",))
+    edit(lambda d: (d.pop("resources"), d.__setitem__("ingress", [1, 1]),
+                    d.__setitem__("egress", [1, 1])), "version 2 with ingress and egress",
+         message=("version",))
+    edit(lambda d: d.__setitem__("ingress", [1, 1]), "version 2 with an ingress list",
+         message=("unknown",))
+    # a path of MAX_PATH_LENGTH resources, and one more (on 70 resources, no topology record)
+    long = doc(base)
+    long.pop("topology")
+    long["resources"] = [{"id": f"r{i}", "capacity": 1} for i in range(70)]
+    long["coflows"][0]["flows"][0]["path"] = list(range(64))
+    c.add("path of 64 resources (control)", dumps(long), expect="ok")
+    long["coflows"][0]["flows"][0]["path"] = list(range(65))
+    c.add("path of 65 resources", dumps(long), message=(f"{F00}.path", "MAX_PATH_LENGTH"))
+    # a file the writer made from a generated fat-tree instance (control)
+    c.add("generated fat-tree k=4 (control)", _generated_fat_tree(), expect="ok")
+    c.add("instance v1 given as v2 (control)", SEED_INSTANCE, expect="ok")
+    c.add("schedule given as instance", SEED_SCHEDULE, message=("schedule",))
+    return c
+
+
+def _generated_fat_tree() -> str:
+    from coflowopt.formats import dumps_instance
+    from coflowopt.generators import fat_tree_coflows
+    return dumps_instance(fat_tree_coflows(4, 3, seed=0))
 
 
 def trace_cases(reader: str, seed: str, rng) -> Cases:
@@ -453,7 +631,11 @@ def all_cases() -> list[Cases]:
     big_trace_cases(fb)
     sin = trace_cases("sincronia", SEED_SINCRONIA, rng)
     big_trace_cases(sin)
-    return [instance_json_cases(rng), fb, sin, schedule_json_cases(rng), schedule_npz_cases(rng)]
+    # the version-2 cases draw from their own stream, so that adding them left every other
+    # reader's files byte for byte as they were
+    v2 = instance_json_v2_cases(np.random.default_rng(20261125))
+    return [instance_json_cases(rng), v2, fb, sin, schedule_json_cases(rng),
+            schedule_npz_cases(rng)]
 
 
 # ------------------------------------------------------------------------------------ generate
@@ -461,7 +643,7 @@ def command(case: dict, directory: Path) -> list[str]:
     """The ``coflowopt`` arguments (without the program name) that read ``case``'s file."""
     path = str(directory / case["file"])
     reader = case["reader"]
-    if reader == "instance-json":
+    if reader in ("instance-json", "instance-json-v2"):
         args = ["info", path]
     elif reader in ("coflow-benchmark", "sincronia"):
         args = ["info", path, "--format", reader]

@@ -143,6 +143,8 @@ def run_bound(args, common) -> int:
             raise common.UsageError(f"{flag} {k}: no bound method "
                                     f"{'here ' if many else args.method + ' '}takes it")
     inst = common.load_instance(args)
+    if not many:  # one named method that cannot run here: bad usage; with 'all', a skipped row
+        common.refuse_big_switch_only(algs[0], inst, "--method", common.instance_words(args))
     rows, texts, failed, solver_failed = [], [], False, False
     for alg in algs:
         kw = {"objective": args.objective}

@@ -80,6 +80,7 @@ def run(args, common) -> int:
             raise common.UsageError(f"{flag} {k}: set it with {owner}")
     common.check_params(alg.func, params, flag, f"exact method {alg.name}")
     inst = common.load_instance(args)
+    common.refuse_big_switch_only(alg, inst, "--method", common.instance_words(args))
     if args.method != "slotted-mip":
         params.setdefault("verify_mode", "float" if args.float_verify else "exact")
     params["time_limit"] = args.time_limit  # every exact method honours it

@@ -49,15 +49,26 @@ def run(args, common) -> int:
     from ..fairness import METHODS, allocate, correlation_vectors
     from ..fairness.hug import optimal_isolation_guarantee, system_bottlenecks
 
+    from ..exceptions import NotSupportedError
     inst = common.load_instance(args)
-    cv = correlation_vectors(inst, weighted=args.weighted, exact=args.exact)
-    pstar = optimal_isolation_guarantee(cv)
-    guaranteed = pstar * cv.scaled()
-    names = cv.links
-    bottleneck = [names[i] for i in system_bottlenecks(cv)]
     methods = [m for m in METHODS if m != "naive-wc"] if args.method == "all" else [args.method]
-    results = {m: allocate(cv if m != "per-flow" else inst, m, weighted=args.weighted,
-                           exact=args.exact) for m in methods}
+    try:
+        cv = correlation_vectors(inst, weighted=args.weighted, exact=args.exact)
+        pstar = optimal_isolation_guarantee(cv)
+        guaranteed = pstar * cv.scaled()
+        names = cv.links
+        bottleneck = [names[i] for i in system_bottlenecks(cv)]
+        results = {m: allocate(cv if m != "per-flow" else inst, m, weighted=args.weighted,
+                               exact=args.exact) for m in methods}
+    except NotSupportedError as e:
+        if inst.is_big_switch:
+            raise
+        # a part of coflowopt.fairness that is defined on the big switch only: say which
+        # instance and why, with the library's reason
+        raise common.UsageError(
+            f"{common.instance_words(args)}: coflowopt fairness --method {args.method} cannot "
+            f"run on this instance, which runs its flows over "
+            f"{common.describe_resources(inst)}: {e}") from None
 
     def sparse(row) -> dict[str, Any]:
         return {names[i]: plain_number(v) for i, v in enumerate(row) if v != 0}
@@ -76,8 +87,10 @@ def run(args, common) -> int:
         "methods": {m: r.to_dict() for m, r in results.items()},
     }
 
+    where = (f"{inst.num_ingress} ingress + {inst.num_egress} egress" if inst.is_big_switch
+             else f"resources: {common.describe_resources(inst).split(' (', 1)[1][:-1]}")
     lines = [f"{args.instance}: {cv.num_coflows} coflows on {cv.num_links} links "
-             f"({inst.num_ingress} ingress + {inst.num_egress} egress); "
+             f"({where}); "
              f"{'weighted (w_k d_k)' if cv.weighted else 'unweighted'}, elastic demands",
              f"P* = {_fmt(pstar)}  (optimal isolation guarantee, Eq. 7.2); system bottleneck: "
              f"{', '.join(bottleneck)}"]
