@@ -270,6 +270,24 @@ def test_big_switch_as_paths_gives_the_same_matrices_and_values(seed):
     assert _le(a.value, b.value) and _le(b.value, a.value)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_lp_ov_exact_data_over_resources_equals_the_big_switch(seed):
+    # sizes whose sums are not exact floats: the exact matrix entries and right-hand sides of
+    # LP-OV over resources (suffix sums of dyadic integers) equal the big switch's (a
+    # Fraction per pair entry)
+    bs = random_instance(np.random.default_rng(500 + seed), max_ports=4, max_coflows=7,
+                         max_flows=4, weights=True, heterogeneous=True)
+    bs = bs.replace(flow_size=bs.flow_size * 0.1 + 1e-7)
+    gen = as_paths(bs)
+    for ports in ("used", "all"):
+        a, b = build_lp_ov(bs, ports=ports), build_lp_ov(gen, ports=ports)
+        assert "A_data" in a.exact
+        assert a.A.data.tobytes() == b.A.data.tobytes()
+        assert a.row_lo.tobytes() == b.row_lo.tobytes()
+        for k in a.exact:
+            assert list(a.exact[k]) == list(b.exact[k]), k
+
+
 def test_slotted_mip_big_switch_as_paths():
     bs = random_instance(np.random.default_rng(42), max_ports=2, max_coflows=3, max_flows=2,
                          releases=True, weights=True, integer_sizes=True)

@@ -105,21 +105,32 @@ def build_lp_ov(instance: Instance, *, ports: str = "used") -> LinearProgram:
     asm.add(np.arange(m), row_k, cap[row_q])
     if loads.exact_is_float:
         asm.add(rk, K + pair_col, sign * loads.load[ent])
-    else:
+    elif instance.is_big_switch:
         ex = np.asarray([(-1 if s < 0 else 1) * loads.exact_load(int(i))
                          for s, i in zip(sign.tolist(), ent.tolist())], dtype=object)
         asm.add(rk, K + pair_col, sign * loads.load[ent], exact=ex)
+    else:
+        # one Fraction per load entry, shared by every pair entry that uses it
+        ex_e = np.empty(loads.coflow.size, dtype=object)
+        ex_e[:] = [loads.exact_load(i) for i in range(loads.coflow.size)]
+        ex = ex_e[ent]
+        neg = sign < 0
+        ex[neg] = -ex[neg]
+        asm.add(rk, K + pair_col, sign * loads.load[ent], exact=ex)
     A, a_exact = asm.csr(m, n)
     # right-hand side: d_k^q + sum_{k' > k at q} d_k'^q   (exact)
-    rhs = np.empty(m, dtype=object)
-    rhs[:] = Fraction(0)
-    own = loads.positions(row_q, row_k)
-    for i in range(m):
-        if own[i] >= 0:
-            rhs[i] += loads.exact_load(int(own[i]))
-    later = kp > kr
-    for r, e in zip(rk[later].tolist(), ent[later].tolist()):
-        rhs[r] += loads.exact_load(e)
+    if instance.is_big_switch:
+        rhs = np.empty(m, dtype=object)
+        rhs[:] = Fraction(0)
+        own = loads.positions(row_q, row_k)
+        for i in range(m):
+            if own[i] >= 0:
+                rhs[i] += loads.exact_load(int(own[i]))
+        later = kp > kr
+        for r, e in zip(rk[later].tolist(), ent[later].tolist()):
+            rhs[r] += loads.exact_load(e)
+    else:
+        rhs = _rhs_by_suffix_sums(loads, row_k, row_q)
     row_lo = np.asarray([float_down(v) for v in rhs])
     col_lo = np.r_[iso_f, np.zeros(npairs)]
     col_hi = np.r_[np.full(K, np.inf), np.ones(npairs)]
@@ -134,6 +145,33 @@ def build_lp_ov(instance: Instance, *, ports: str = "used") -> LinearProgram:
         name="lp-ov", c=c, A=A, row_lo=row_lo, row_hi=np.full(m, np.inf), col_lo=col_lo,
         col_hi=col_hi, exact=exact, col_blocks={"f": (0, K, (K,)), "delta": (K, n, (npairs,))},
         meta={"ports": ports, "pairs": npairs, "rows": m})
+
+
+def _rhs_by_suffix_sums(loads, row_k: np.ndarray, row_q: np.ndarray) -> np.ndarray:
+    """The exact right-hand sides ``d_k^q + sum_{k' > k} d_k'^q`` of the rows ``(k, q)`` as
+    Fractions, from suffix sums of the exact loads within each resource (an instance over
+    resources has a row per coflow and resource of its paths: hundreds of thousands on a
+    fat-tree; one pass of integer sums instead of a Fraction per pair entry).
+
+    The loads of resource ``q`` are ``loads.indptr[q]:loads.indptr[q+1]``, sorted by coflow
+    index, as exact dyadic integers ``loads.exact.num * 2**loads.exact.exp``: the sum over
+    ``k' > k`` is the segment's total minus its prefix up to the last coflow ``<= k``."""
+    K = loads.num_coflows
+    num = loads.exact.num
+    cs = np.empty(num.size + 1, dtype=object)
+    cs[0] = 0
+    if num.size:
+        cs[1:] = np.cumsum(num)
+    keys = loads.port * K + loads.coflow
+    first_after = np.searchsorted(keys, row_q * K + row_k, side="right")
+    total = cs[loads.indptr[row_q + 1]] - cs[first_after]     # coflows k' > k at q
+    own = loads.positions(row_q, row_k)
+    total = total + np.where(own >= 0, num[np.maximum(own, 0)], 0)
+    e = loads.exact.exp
+    scale = Fraction(2) ** e
+    out = np.empty(row_k.size, dtype=object)
+    out[:] = [Fraction(int(v)) * scale for v in total.tolist()]
+    return out
 
 
 @register_rebuilder("lp-ov")
