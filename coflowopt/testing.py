@@ -47,6 +47,46 @@ The checks
     every heuristic and at least the BSSI dual bound.
 
 Tolerances are relative, 1e-9 for objectives and times and 1e-7 for port saturation.
+
+Instances over resources (topologies)
+-------------------------------------
+Every check runs on an instance over resources too (``instance.is_big_switch`` false), on the
+flow-to-resource incidence (``flow_resource_ptr`` / ``flow_resource``, ``capacity`` per
+resource) instead of the two ports of a flow; on a big switch each check keeps its original
+code path (a branch on ``is_big_switch``), so the big-switch suite is unchanged.  What the
+checks become (``proofs/resource-model-guarantees.md``, ``L`` the longest path):
+
+``check_refuses_resources`` (an algorithm tagged ``big_switch_only``)
+    Running it raises :class:`~coflowopt.exceptions.NotSupportedError`; it is then the only
+    check that applies (:func:`applicable_checks`).
+``check_port_relabelling``
+    Renumbering the resources (capacities, paths and names permuted consistently) and the
+    hosts keeps the objective.
+``check_work_conserving``
+    No released unfinished flow has spare capacity on every resource of its path.
+``check_order_preserving``
+    A released unfinished flow of ``sigma(k)`` with rate 0 has a saturated resource on its
+    path carrying a flow of a coflow at a position ``<= k``.
+``check_prefix_maximal`` (both tags; on resources only, see its docstring)
+    Every released unfinished flow of ``sigma(k)`` has a resource on its path whose capacity
+    is used entirely by flows of ``sigma(1..k)`` (the hypothesis of the lemma below).
+``check_ordered_load_bound``
+    Lemma 3 over paths (statement 1), per flow: ``C_f <= r_{sigma(k)} + sum_{r in P(f)}
+    sum_{j<=k} p_{sigma(j)}^r`` (``<= r_{sigma(k)} + L L_k``; the big switch is ``L = 2``).
+``check_bssi_guarantees``
+    Zero releases (statement 2): ``C_{sigma(k)} <= l_{sigma(k)} sum_{j<=k}
+    p_{sigma(j)}^{b_k}`` with ``l_{sigma(k)}`` the coflow's longest path and ``b_k`` BSSI's
+    bottleneck, and ``sum w C <= 2 L LB_BSSI`` (the big switch: 4); also, the load at ``b_k``
+    is the largest prefix load ``L_k`` (what the proof applies Lemma 5 to).
+``check_lp_ordering_guarantee``
+    Zero releases (statement 4): ``sum w C <= 2 L LP``.
+
+Nothing about release dates is checked on resources beyond the per-flow lemma (which holds
+with them); the statements with releases (3, and 4's ``2 L + 1``) are not checked here, as on
+the big switch, where the theorem checks also need zero releases.
+:func:`random_topology_instance` and :func:`topology_instances` draw small topology instances
+(fat-tree ``k = 4``, leaf-spine 2x2 with 2 hosts per leaf at oversubscription 2 or 4, a small
+random graph), run by ``tests/test_conformance_resources.py``.
 """
 
 from __future__ import annotations
@@ -73,6 +113,9 @@ __all__ = ["Scheduler", "RunResult", "as_scheduler", "schedulers", "load_all_alg
            "check_lp_ordering_guarantee", "LP_ORDERINGS",
            "check_lower_bound", "check_exact", "interval_rates", "instances",
            "sincronia_fig1", "digest_ts3", "digest_ts4",
+           "check_refuses_resources", "check_prefix_maximal", "relabel_resources",
+           "big_switch_as_paths", "random_topology_instance", "topology_instances",
+           "TOPOLOGIES",
            "THEOREM_ORDERINGS", "RTOL", "SATURATION_RTOL", "DEFAULT_SEED"]
 
 #: Relative tolerance for objectives and completion times.
@@ -133,6 +176,12 @@ class Scheduler:
             if restriction in self.ordering.tags:
                 t.add(restriction)
         return frozenset(t)
+
+    @property
+    def big_switch_only(self) -> bool:
+        """Whether some part is tagged ``big_switch_only`` (the scheduler then refuses an
+        instance over resources)."""
+        return any("big_switch_only" in a.tags for a in self.parts)
 
     @property
     def supports_releases(self) -> bool:
@@ -289,15 +338,23 @@ def check_same_seed_same_schedule(algorithm, instance: Instance, *,
 
 _ARRAYS = ("ingress_capacity", "egress_capacity", "weight", "release", "deadline", "flow_ptr",
            "flow_src", "flow_dst", "flow_size")
+#: The arrays of an instance over resources, checked in addition to :data:`_ARRAYS`.
+_RESOURCE_ARRAYS = ("resource_capacity", "path_ptr", "path_resource")
 
 
 def check_instance_not_mutated(algorithm, instance: Instance) -> None:
-    """Running the algorithm leaves the instance's arrays, ids and meta unchanged."""
+    """Running the algorithm leaves the instance's arrays, ids and meta unchanged (on
+    resources also the capacities, paths, resource and host ids)."""
     alg = as_scheduler(algorithm)
-    before = {n: np.array(getattr(instance, n), copy=True) for n in _ARRAYS}
+    arrays = _ARRAYS if instance.is_big_switch else _ARRAYS + _RESOURCE_ARRAYS
+    before = {n: np.array(getattr(instance, n), copy=True) for n in arrays}
     ids, meta = instance.coflow_ids, copy.deepcopy(instance.meta)
+    names = (instance.resource_ids, instance.host_ids)
     alg.run(instance)
-    for n in _ARRAYS:
+    if (instance.resource_ids, instance.host_ids) != names:
+        raise AssertionError(f"{_name(alg, instance)}: instance resource or host ids were "
+                             "modified")
+    for n in arrays:
         arr = getattr(instance, n)
         if arr.flags.writeable:
             raise AssertionError(f"{_name(alg, instance)}: instance.{n} was made writeable")
@@ -307,12 +364,75 @@ def check_instance_not_mutated(algorithm, instance: Instance) -> None:
         raise AssertionError(f"{_name(alg, instance)}: instance ids or meta were modified")
 
 
+def relabel_resources(instance: Instance, resource_perm, host_perm=None) -> Instance:
+    """An instance over resources with resource ``r`` renamed ``resource_perm[r]`` (and host
+    ``h`` renamed ``host_perm[h]``): capacities, paths (each path keeps its order, with new
+    numbers), resource and host names are permuted consistently, so the model is the same.
+
+    ``meta["topology"]`` (the record of the links in their old numbering) is dropped from the
+    copy's meta; every other key is kept.
+
+    Raises
+    ------
+    InvalidParameterError
+        On a big switch (use :meth:`Instance.relabel_ports`) or when a permutation is not one.
+
+    Examples
+    --------
+    >>> inst = Instance.from_paths(resource_capacity=[1.0, 2.0, 1.0], coflow_ids=["A"],
+    ...     flow_coflow=[0], flow_src=[0], flow_dst=[1], flow_size=[2.0], path_ptr=[0, 2],
+    ...     path_resource=[0, 1], host_ids=["a", "c"])
+    >>> other = relabel_resources(inst, [2, 0, 1])
+    >>> other.capacity.tolist(), other.flow_resource.tolist(), other.rho.tolist()
+    ([2.0, 1.0, 1.0], [2, 0], [2.0])
+    """
+    from .exceptions import InvalidParameterError
+    if instance.is_big_switch:
+        raise InvalidParameterError("relabel_resources takes an instance over resources; "
+                                    "relabel a big switch's ports with relabel_ports")
+    R, H = instance.num_resources, instance.num_hosts
+    rp = np.asarray(resource_perm, dtype=np.int64)
+    hp = np.arange(H) if host_perm is None else np.asarray(host_perm, dtype=np.int64)
+    if sorted(rp.tolist()) != list(range(R)) or sorted(hp.tolist()) != list(range(H)):
+        raise InvalidParameterError("resource_perm and host_perm must be permutations of "
+                                    "0..R-1 and 0..H-1")
+    cap = np.empty_like(instance.resource_capacity)
+    cap[rp] = instance.resource_capacity
+    rids = hids = None
+    if instance.resource_ids is not None:
+        rids = [""] * R
+        for r, name in enumerate(instance.resource_ids):
+            rids[rp[r]] = name
+    if instance.host_ids is not None:
+        hids = [""] * H
+        for h, name in enumerate(instance.host_ids):
+            hids[hp[h]] = name
+    meta = {k: v for k, v in instance.meta.items() if k != "topology"}
+    return instance.replace(resource_capacity=cap, path_resource=rp[instance.path_resource],
+                            resource_ids=None if rids is None else tuple(rids),
+                            host_ids=None if hids is None else tuple(hids),
+                            flow_src=hp[instance.flow_src], flow_dst=hp[instance.flow_dst],
+                            meta=meta)
+
+
 def check_port_relabelling(algorithm, instance: Instance, *, seed: int = 0) -> None:
     """Renaming the ports (a random permutation of ingress and of egress ports) keeps the
     objective.  Use tie-free instances: rules that break ties by port index may change the
-    schedule when loads tie."""
+    schedule when loads tie.
+
+    On an instance over resources, the resources and the hosts are renamed
+    (:func:`relabel_resources`): capacities, paths and names permuted consistently.  This
+    also catches code that reads ``flow_src`` / ``flow_dst`` (hosts there) as resources."""
     alg = as_scheduler(algorithm)
     rng = np.random.default_rng(seed)
+    if not instance.is_big_switch:
+        other = relabel_resources(instance, rng.permutation(instance.num_resources),
+                                  rng.permutation(instance.num_hosts))
+        a, b = _objective(alg, instance), _objective(alg, other)
+        if not _close(a, b):
+            raise AssertionError(f"{_name(alg, instance)}: renumbering the resources and hosts "
+                                 f"changed the objective from {a!r} to {b!r}")
+        return
     other = instance.relabel_ports(rng.permutation(instance.num_ingress),
                                    rng.permutation(instance.num_egress))
     a, b = _objective(alg, instance), _objective(alg, other)
@@ -371,7 +491,9 @@ def interval_rates(instance: Instance, schedule: Schedule, flow_completion,
     -------
     dict
         ``start``, ``end`` (T,), ``rate`` (F, T) summed rates, ``active`` (F, T) released and
-        unfinished flows, ``load`` (P, T) port loads (unified numbering), ``spare`` (P, T).
+        unfinished flows, ``load`` (P, T) port loads (unified numbering; on an instance over
+        resources, the load of every resource: the sum of the rates of the flows whose path
+        contains it), ``spare`` (P, T).
         Intervals shorter than ``time_rtol * max(|t|, H)`` (float slivers) are dropped, ``H``
         the length of the schedule: relative, so that rescaling time never changes a verdict.
     """
@@ -393,9 +515,14 @@ def interval_rates(instance: Instance, schedule: Schedule, flow_completion,
     horizon = float(times[-1] - t0) if times.size else 0.0
     slack = time_rtol * np.maximum(horizon, np.abs(a))
     active = (rel_f[:, None] <= a[None, :] + slack) & (fc[:, None] > a[None, :] + slack)
-    load = np.zeros((P, T))
-    np.add.at(load, instance.flow_src, R)
-    np.add.at(load, instance.flow_egress_port, R)
+    if instance.is_big_switch:
+        load = np.zeros((P, T))
+        np.add.at(load, instance.flow_src, R)
+        np.add.at(load, instance.flow_egress_port, R)
+    else:
+        # (R, F) incidence times (F, T) rates: every flow's rate counts on each resource of its
+        # path
+        load = np.asarray(instance.resource_flow_matrix.T @ R).reshape(P, T)
     spare = instance.capacity[:, None] - load
     keep = (b - a) > slack
     return {"start": a[keep], "end": b[keep], "rate": R[:, keep], "active": active[:, keep],
@@ -407,18 +534,41 @@ def _first(mask):
     return None if f.size == 0 else (int(f[0]), int(t[0]))
 
 
+def _on_path(instance: Instance, per_resource: np.ndarray, reduce: np.ufunc) -> np.ndarray:
+    """``reduce`` over every flow's path of ``per_resource`` (shape (R, T) or (R,)): shape
+    (F, T) or (F,).  Paths are non-empty, so ``reduceat`` never sees an empty segment."""
+    return reduce.reduceat(per_resource[instance.flow_resource],
+                           instance.flow_resource_ptr[:-1], axis=0)
+
+
+def _path_names(instance: Instance, f: int) -> list[str]:
+    ptr = instance.flow_resource_ptr
+    return [instance.resource_names[r] for r in instance.flow_resource[ptr[f]:ptr[f + 1]]]
+
+
+def _positions(instance: Instance, order: np.ndarray) -> np.ndarray:
+    """Position in ``order`` of every flow's coflow, shape (F,)."""
+    pos = np.empty(instance.num_coflows, dtype=np.int64)
+    pos[order] = np.arange(instance.num_coflows)
+    return pos[instance.flow_coflow]
+
+
 def check_work_conserving(algorithm, instance: Instance, *,
                           run: RunResult | None = None) -> None:
     """In every interval, no released unfinished flow has spare capacity on both its ports.
 
     Intervals are cut at every piece boundary and release (idle gaps included); spare means
-    more than ``SATURATION_RTOL`` of the port's capacity unused.
+    more than ``SATURATION_RTOL`` of the port's capacity unused.  On an instance over
+    resources: no such flow has spare capacity on every resource of its path.
     """
     alg = as_scheduler(algorithm)
     r = _ok_run(alg, instance, run)
     st = interval_rates(instance, r.schedule, r.report.flow_completion)
     tol = SATURATION_RTOL * instance.capacity
     free = st["spare"] > tol[:, None]
+    if not instance.is_big_switch:
+        _check_work_conserving_resources(alg, instance, st, free)
+        return
     bad = st["active"] & free[instance.flow_src] & free[instance.flow_egress_port]
     hit = _first(bad)
     if hit:
@@ -429,6 +579,23 @@ def check_work_conserving(algorithm, instance: Instance, *,
             f"unfinished, gets rate {st['rate'][f, t]!r}, and both its ports have spare "
             f"capacity ({st['spare'][instance.flow_src[f], t]!r}, "
             f"{st['spare'][instance.flow_egress_port[f], t]!r})")
+
+
+def _check_work_conserving_resources(alg, instance: Instance, st: dict,
+                                     free: np.ndarray) -> None:
+    """The resource form of :func:`check_work_conserving`: a released unfinished flow with
+    spare capacity on every resource of its path breaks it."""
+    bad = st["active"] & _on_path(instance, free, np.logical_and)
+    hit = _first(bad)
+    if hit:
+        f, t = hit
+        ptr = instance.flow_resource_ptr
+        spare = st["spare"][instance.flow_resource[ptr[f]:ptr[f + 1]], t]
+        raise AssertionError(
+            f"{_name(alg, instance)}: not work-conserving: on [{st['start'][t]}, "
+            f"{st['end'][t]}) flow {f} (coflow {int(instance.flow_coflow[f])}) is released and "
+            f"unfinished, gets rate {st['rate'][f, t]!r}, and every resource of its path "
+            f"{_path_names(instance, f)} has spare capacity ({spare.tolist()})")
 
 
 def check_order_preserving(algorithm, instance: Instance, *, run: RunResult | None = None,
@@ -443,7 +610,8 @@ def check_order_preserving(algorithm, instance: Instance, *, run: RunResult | No
     blocking port serves coflows ``<= k``.)
 
     ``order`` defaults to the order the scheduler used (the ordering's output, or a policy's
-    ``schedule.meta["order"]``).
+    ``schedule.meta["order"]``).  On an instance over resources, "port" reads "resource of
+    the flow's path"; :func:`check_prefix_maximal` is the stronger form the guarantees need.
     """
     alg = as_scheduler(algorithm)
     r = _ok_run(alg, instance, run)
@@ -452,6 +620,9 @@ def check_order_preserving(algorithm, instance: Instance, *, run: RunResult | No
         raise AssertionError(f"{_name(alg, instance)}: no order to check against (a policy "
                              "tagged order_preserving should record schedule.meta['order'])")
     st = interval_rates(instance, r.schedule, r.report.flow_completion)
+    if not instance.is_big_switch:
+        _check_order_preserving_resources(alg, instance, st, order)
+        return
     K = instance.num_coflows
     pos = np.empty(K, dtype=np.int64)
     pos[order] = np.arange(K)
@@ -482,6 +653,100 @@ def check_order_preserving(algorithm, instance: Instance, *, run: RunResult | No
             f"{st['spare'][src[f], t]!r}, {st['spare'][dst[f], t]!r})")
 
 
+def _sending(instance: Instance, rate: np.ndarray) -> np.ndarray:
+    """(F, T): a rate counts as sending relative to the smallest capacity of the flow's path."""
+    return rate > 1e-12 * instance.flow_bottleneck_capacity[:, None]
+
+
+def _check_order_preserving_resources(alg, instance: Instance, st: dict,
+                                      order: np.ndarray) -> None:
+    """The resource form of :func:`check_order_preserving`: a released unfinished flow of
+    ``sigma(k)`` with rate 0 has a saturated resource on its path that carries a sending flow
+    of a coflow at a position ``<= k``."""
+    fpos = _positions(instance, order)
+    sending = _sending(instance, st["rate"])
+    T = sending.shape[1]
+    big = np.iinfo(np.int64).max
+    # the smallest position sending through each resource in each interval
+    entry_flow = np.repeat(np.arange(instance.num_flows), instance.path_length)
+    minpos = np.full((instance.num_resources, T), big, dtype=np.int64)
+    np.minimum.at(minpos, instance.flow_resource,
+                  np.where(sending, fpos[:, None], big)[entry_flow])
+    sat = st["spare"] <= SATURATION_RTOL * instance.capacity[:, None]
+    # per path entry: its resource is saturated and carries a position <= the flow's
+    blocks = sat[instance.flow_resource] & \
+        (minpos[instance.flow_resource] <= fpos[entry_flow][:, None])
+    blocked_ok = np.logical_or.reduceat(blocks, instance.flow_resource_ptr[:-1], axis=0)
+    bad = st["active"] & ~sending & ~blocked_ok
+    hit = _first(bad)
+    if hit:
+        f, t = hit
+        ptr = instance.flow_resource_ptr
+        spare = st["spare"][instance.flow_resource[ptr[f]:ptr[f + 1]], t]
+        raise AssertionError(
+            f"{_name(alg, instance)}: not order-preserving: on [{st['start'][t]}, "
+            f"{st['end'][t]}) flow {f} of coflow {int(instance.flow_coflow[f])} (position "
+            f"{int(fpos[f])} in the order) has rate 0 but no resource of its path "
+            f"{_path_names(instance, f)} is saturated by a flow of a coflow at a position <= "
+            f"{int(fpos[f])} (spare {spare.tolist()})")
+
+
+def check_prefix_maximal(algorithm, instance: Instance, *, run: RunResult | None = None,
+                         order=None) -> None:
+    """Prefix-maximality for the order used: in every interval, every released unfinished
+    flow of ``sigma(k)`` has a resource on its path whose capacity is used entirely (up to
+    ``SATURATION_RTOL``) by flows of ``sigma(1..k)``.
+
+    This is the hypothesis of Lemma 3 (``proofs/ordered-load-lemma3.md``; over paths,
+    ``proofs/resource-model-guarantees.md`` statement 1), stronger than
+    :func:`check_order_preserving`: a flow that runs is covered too (with its own rate, since
+    it belongs to ``sigma(1..k)``), so one running at half rate on a resource shared with a
+    *later* coflow while the rest of its path idles breaks it.  Greedy has it by
+    construction: each flow in order takes the smallest residual on its path, leaving that
+    resource saturated by flows at positions ``<= k``.
+
+    Works on a big switch too (paths ``[i, m_in + j]``); :func:`applicable_checks` runs it on
+    instances over resources, where it guards the ``L``-factor guarantees.
+
+    Notes
+    -----
+    The load of every prefix at every resource is built as a (K, R, T) array: fine for the
+    suite's small instances, not meant for traces.
+    """
+    alg = as_scheduler(algorithm)
+    r = _ok_run(alg, instance, run)
+    order = r.order if order is None else np.asarray(order, dtype=np.int64)
+    if order is None:
+        raise AssertionError(f"{_name(alg, instance)}: no order to check prefix-maximality "
+                             "against")
+    st = interval_rates(instance, r.schedule, r.report.flow_completion)
+    K, R = instance.num_coflows, instance.num_resources
+    T = st["rate"].shape[1]
+    fpos = _positions(instance, order)
+    entry_flow = np.repeat(np.arange(instance.num_flows), instance.path_length)
+    by_pos = np.zeros((K, R, T))
+    np.add.at(by_pos, (fpos[entry_flow], instance.flow_resource), st["rate"][entry_flow])
+    prefix = np.cumsum(by_pos, axis=0)
+    full = prefix >= (instance.capacity * (1 - SATURATION_RTOL))[None, :, None]
+    # the first position whose prefix saturates each resource (K when none does)
+    first_full = np.where(full.any(axis=0), full.argmax(axis=0), K)
+    covered = _on_path(instance, first_full, np.minimum) <= fpos[:, None]
+    bad = st["active"] & ~covered
+    hit = _first(bad)
+    if hit:
+        f, t = hit
+        ptr = instance.flow_resource_ptr
+        res = instance.flow_resource[ptr[f]:ptr[f + 1]]
+        used = prefix[fpos[f], res, t]
+        raise AssertionError(
+            f"{_name(alg, instance)}: not prefix-maximal: on [{st['start'][t]}, "
+            f"{st['end'][t]}) flow {f} of coflow {int(instance.flow_coflow[f])} (position "
+            f"{int(fpos[f])}) is released and unfinished (rate {st['rate'][f, t]!r}) but no "
+            f"resource of its path {_path_names(instance, f)} is saturated by the coflows at "
+            f"positions <= {int(fpos[f])} (they use {used.tolist()} of capacities "
+            f"{instance.capacity[res].tolist()})")
+
+
 def _ordered_loads(instance: Instance, order: np.ndarray) -> np.ndarray:
     """``max_p sum_{j<=k} p_{sigma(j)}^p`` for k = 1..K (processing times ``d / c``)."""
     from .orderings.bssi import processing_times
@@ -497,12 +762,23 @@ def check_ordered_load_bound(algorithm, instance: Instance, *,
     Holds for any order and any work-conserving, order-preserving allocation: from the last
     release among the first ``k`` coflows until ``C_{sigma(k)}``, one port of the last flow of
     ``sigma(k)`` is saturated by coflows at positions ``<= k`` at every instant.
+
+    On an instance over resources, Lemma 3 over paths
+    (``proofs/resource-model-guarantees.md``, statement 1), per flow: ``C_f <= r_{sigma(k)} +
+    sum_{r in P(f)} sum_{j<=k} p_{sigma(j)}^r`` for a flow ``f`` of ``sigma(k)`` (hence
+    ``C_{sigma(k)} <= r_{sigma(k)} + L L_k``): while ``f`` waits, some resource of its path is
+    saturated by ``sigma(1..k)``, and resource ``r`` can be so for at most the prefix's
+    processing time at ``r``.  The release form holds per flow, so this is checked with
+    releases too.
     """
     alg = as_scheduler(algorithm)
     r = _ok_run(alg, instance, run)
     if r.order is None:
         raise AssertionError(f"{_name(alg, instance)}: no order recorded")
     order = r.order
+    if not instance.is_big_switch:
+        _check_path_lemma(alg, instance, r, order)
+        return
     cc = np.asarray(r.report.coflow_completion, dtype=float)[order]
     bound = np.maximum.accumulate(instance.release[order]) + 2 * _ordered_loads(instance, order)
     bad = np.flatnonzero(cc > bound + RTOL * np.maximum(bound, 1.0))
@@ -510,6 +786,36 @@ def check_ordered_load_bound(algorithm, instance: Instance, *,
         i = int(bad[0])
         raise AssertionError(f"{_name(alg, instance)}: coflow {int(order[i])} (position {i}) "
                              f"completes at {cc[i]!r} > Lemma 3's bound {bound[i]!r}")
+
+
+def _prefix_loads(instance: Instance, order: np.ndarray) -> np.ndarray:
+    """``prefix[k, r] = sum_{j<=k} p_{sigma(j)}^r`` (position-indexed), shape (K, R)."""
+    from .orderings.bssi import processing_times
+    return np.cumsum(processing_times(instance).tocsr()[order].toarray(), axis=0)
+
+
+def _path_lemma_bounds(instance: Instance, order: np.ndarray) -> np.ndarray:
+    """Per flow ``f`` of ``sigma(k)``: ``r_{sigma(k)} + sum_{r in P(f)} prefix[k, r]``."""
+    prefix = _prefix_loads(instance, order)
+    fpos = _positions(instance, order)
+    entry_flow = np.repeat(np.arange(instance.num_flows), instance.path_length)
+    path_sum = np.add.reduceat(prefix[fpos[entry_flow], instance.flow_resource],
+                               instance.flow_resource_ptr[:-1])
+    return instance.release[instance.flow_coflow] + path_sum
+
+
+def _check_path_lemma(alg, instance: Instance, r: RunResult, order: np.ndarray) -> None:
+    bound = _path_lemma_bounds(instance, order)
+    fc = np.asarray(r.report.flow_completion, dtype=float)
+    bad = np.flatnonzero(fc > bound + RTOL * np.maximum(bound, 1.0))
+    if bad.size:
+        f = int(bad[0])
+        k = int(instance.flow_coflow[f])
+        raise AssertionError(
+            f"{_name(alg, instance)}: flow {f} of coflow {k} (position "
+            f"{int(_positions(instance, order)[f])}) completes at {fc[f]!r} > release + the "
+            f"ordered loads summed over its path {_path_names(instance, f)} = {bound[f]!r} "
+            "(Lemma 3 over paths, proofs/resource-model-guarantees.md)")
 
 
 def _bssi_params(alg: Scheduler) -> dict:
@@ -539,6 +845,11 @@ def check_bssi_guarantees(algorithm, instance: Instance, *,
     order-preserving rate allocation: every coflow meets ``C_{sigma(k)} <= 2 sum_{j<=k}
     p_{sigma(j)}^{b_k}`` (Lemma 3 at BSSI's bottleneck ``b_k``) and ``sum_k w_k C_k <= 4 LB``
     with ``LB`` the BSSI dual bound (Lemma 5: ``sum_k w_k load_k <= 2 LB``).
+
+    On an instance over resources with paths of at most ``L`` resources
+    (``proofs/resource-model-guarantees.md``, statement 2): ``C_{sigma(k)} <= l_{sigma(k)}
+    sum_{j<=k} p_{sigma(j)}^{b_k}`` (``l`` the coflow's longest path) and ``sum w C <= 2 L
+    LB``; the big switch is ``L = 2``.
     """
     alg = as_scheduler(algorithm)
     if alg.ordering is None or alg.ordering.name not in THEOREM_ORDERINGS:
@@ -550,6 +861,9 @@ def check_bssi_guarantees(algorithm, instance: Instance, *,
     if not np.array_equal(lb.order, r.order):
         raise AssertionError(f"{_name(alg, instance)}: the order {r.order.tolist()} is not the "
                              f"BSSI order {lb.order.tolist()}")
+    if not instance.is_big_switch:
+        _check_bssi_guarantees_resources(alg, instance, r, lb)
+        return
     cc = np.asarray(r.report.coflow_completion, dtype=float)[lb.order]
     cap = 2 * np.asarray(lb.load, dtype=float)
     bad = np.flatnonzero(cc > cap + RTOL * np.maximum(cap, 1.0))
@@ -561,6 +875,36 @@ def check_bssi_guarantees(algorithm, instance: Instance, *,
     if obj > 4 * lb.value * (1 + RTOL) + RTOL:
         raise AssertionError(f"{_name(alg, instance)}: objective {obj!r} > 4 x the BSSI dual "
                              f"bound {lb.value!r} (Theorem 1)")
+
+
+def _check_bssi_guarantees_resources(alg, instance: Instance, r: RunResult, lb) -> None:
+    """Statement 2 of ``proofs/resource-model-guarantees.md`` (zero releases): with ``L_k`` the
+    load at BSSI's bottleneck ``b_k`` -- the largest prefix load, checked here since the proof
+    needs it -- ``C_{sigma(k)} <= l_{sigma(k)} L_k`` (``l`` the coflow's longest path) and
+    ``sum w C <= L sum w L_k <= 2 L LB``."""
+    order = lb.order
+    load = np.asarray(lb.load, dtype=float)
+    largest = _prefix_loads(instance, order).max(axis=1)
+    if not np.allclose(load, largest, rtol=1e-9, atol=0.0):
+        i = int(np.flatnonzero(~np.isclose(load, largest, rtol=1e-9, atol=0.0))[0])
+        raise AssertionError(f"{_name(alg, instance)}: BSSI's load at its bottleneck at "
+                             f"position {i} is {load[i]!r}, not the largest prefix load "
+                             f"{largest[i]!r}")
+    longest = np.maximum.reduceat(instance.path_length, instance.flow_ptr[:-1])[order]
+    cc = np.asarray(r.report.coflow_completion, dtype=float)[order]
+    cap = longest * load
+    bad = np.flatnonzero(cc > cap + RTOL * np.maximum(cap, 1.0))
+    if bad.size:
+        i = int(bad[0])
+        raise AssertionError(f"{_name(alg, instance)}: coflow {int(order[i])} completes at "
+                             f"{cc[i]!r} > its longest path ({int(longest[i])}) x its ordered "
+                             f"load at b_k = {cap[i]!r} (Lemma 3 over paths)")
+    L = instance.max_path_length
+    obj = float(r.report.weighted_completion_time)
+    if obj > 2 * L * lb.value * (1 + RTOL) + RTOL:
+        raise AssertionError(f"{_name(alg, instance)}: objective {obj!r} > 2L = {2 * L} x the "
+                             f"BSSI dual bound {lb.value!r} (proofs/resource-model-guarantees.md"
+                             ", statement 2)")
 
 
 #: Orderings that sort by the completion times of an LP with the parallel inequalities (or
@@ -578,6 +922,8 @@ def check_lp_ordering_guarantee(algorithm, instance: Instance, *,
     of the registered bound that solves the ordering's LP.
 
     Not ``4 x`` the BSSI dual bound: the LP value is at least that bound, not at most.
+    On an instance over resources ``2 L LP`` (``proofs/resource-model-guarantees.md``,
+    statement 4; it assumes the LP has the parallel inequalities of every resource).
     A missing solver is not a failure (:class:`~coflowopt.exceptions.SolverNotAvailableError`
     propagates for the caller to skip).
     """
@@ -592,6 +938,15 @@ def check_lp_ordering_guarantee(algorithm, instance: Instance, *,
         raise AssertionError(f"bound {LP_ORDERINGS[alg.ordering.name]}: no value "
                              f"({res.status}: {res.message})")
     obj, lp = float(r.report.weighted_completion_time), float(res.value)
+    if not instance.is_big_switch:
+        # statement 4 of proofs/resource-model-guarantees.md: L_k <= 2 C_k^LP from the
+        # parallel inequality of every resource, C_k <= L L_k (Lemma 3 over paths)
+        L = instance.max_path_length
+        if obj > 2 * L * lp * (1 + 1e-6) + 1e-9:
+            raise AssertionError(f"{_name(alg, instance)}: objective {obj!r} > 2L = {2 * L} x "
+                                 f"the LP value {lp!r} (proofs/resource-model-guarantees.md, "
+                                 "statement 4)")
+        return
     if obj > 4 * lp * (1 + 1e-6) + 1e-9:
         raise AssertionError(f"{_name(alg, instance)}: objective {obj!r} > 4 x the LP value "
                              f"{lp!r}")
@@ -701,6 +1056,53 @@ def _check_deadline_result(alg, instance: Instance, res) -> None:
                                  f"{label}+greedy")
 
 
+# ---------------------------------------------------------------------------------- refusal
+def _big_switch_only_parts(algorithm) -> list[Algorithm]:
+    if isinstance(algorithm, Algorithm) and algorithm.kind in ("bound", "exact"):
+        parts: tuple = (algorithm,)
+    else:
+        parts = as_scheduler(algorithm).parts
+    return [a for a in parts if "big_switch_only" in a.tags]
+
+
+def check_refuses_resources(algorithm, instance: Instance) -> None:
+    """An algorithm tagged ``big_switch_only`` (a scheduler with such a part, or a bound or
+    exact method) raises :class:`~coflowopt.exceptions.NotSupportedError` on an instance over
+    resources, with a message naming the rule (``"... defined on the big switch only"``).
+
+    Raises
+    ------
+    AssertionError
+        When it runs, raises something else, or is not tagged (there is nothing to check).
+    """
+    from .exceptions import NotSupportedError
+    if instance.is_big_switch:
+        raise AssertionError("check_refuses_resources needs an instance over resources")
+    tagged = _big_switch_only_parts(algorithm)
+    if isinstance(algorithm, Algorithm) and algorithm.kind in ("bound", "exact"):
+        label, call = f"{algorithm.kind} {algorithm.name}", lambda: algorithm.func(instance)
+    else:
+        alg = as_scheduler(algorithm)
+        label, call = alg.label, lambda: alg.run(instance)
+    if not tagged:
+        raise AssertionError(f"{label}: not tagged big_switch_only; it must run on resources")
+    iname = instance.meta.get("name") or repr(instance)
+    try:
+        call()
+    except NotSupportedError as e:
+        if "big switch" not in str(e):
+            raise AssertionError(f"{label} on {iname}: refused with a message that does not "
+                                 f"name the big-switch rule: {e}") from e
+        return
+    except Exception as e:
+        raise AssertionError(f"{label} on {iname}: tagged big_switch_only "
+                             f"({', '.join(a.name for a in tagged)}) but raised "
+                             f"{type(e).__name__} instead of NotSupportedError: {e}") from e
+    raise AssertionError(f"{label} on {iname}: tagged big_switch_only "
+                         f"({', '.join(a.name for a in tagged)}) but ran on an instance over "
+                         "resources")
+
+
 # ---------------------------------------------------------------------------------- driver
 def applicable_checks(algorithm, instance: Instance, *, tie_free: bool = False,
                       order_independent: bool = True,
@@ -718,9 +1120,15 @@ def applicable_checks(algorithm, instance: Instance, *, tie_free: bool = False,
         Whether the run has an order to check against.  Default: for an ordering with rates
         always; for a policy, pass whether its schedule recorded ``meta["order"]`` (online
         policies that reorder over time have no single order and are not checked against one).
+
+    On an instance over resources, an algorithm with a part tagged ``big_switch_only`` gets
+    only ``check_refuses_resources``; any other gets the big-switch list (each check in its
+    resource form) plus ``check_prefix_maximal`` where Lemma 3 is checked.
     """
     alg = as_scheduler(algorithm)
     tags = alg.tags
+    if not instance.is_big_switch and alg.big_switch_only:
+        return [("check_refuses_resources", check_refuses_resources)]
     out: list[tuple[str, Callable]] = [
         ("check_verified", check_verified),
         ("check_same_seed_same_schedule", check_same_seed_same_schedule),
@@ -739,6 +1147,10 @@ def applicable_checks(algorithm, instance: Instance, *, tie_free: bool = False,
     if "order_preserving" in tags and has_order:
         out.append(("check_order_preserving", check_order_preserving))
     if {"work_conserving", "order_preserving"} <= tags and has_order:
+        if not instance.is_big_switch:
+            # the L-factor guarantees below rest on it (on the big switch the suite checks
+            # Lemma 3's conclusion only, as it always has)
+            out.append(("check_prefix_maximal", check_prefix_maximal))
         out.append(("check_ordered_load_bound", check_ordered_load_bound))
         name = alg.ordering.name if alg.ordering is not None else None
         if name in THEOREM_ORDERINGS and not instance.has_releases:
@@ -751,7 +1163,7 @@ def applicable_checks(algorithm, instance: Instance, *, tie_free: bool = False,
 
 _TAKES_RUN = {"check_verified", "check_same_seed_same_schedule", "check_isolated_lower_bound",
               "check_work_conserving", "check_order_preserving", "check_ordered_load_bound",
-              "check_bssi_guarantees", "check_lp_ordering_guarantee"}
+              "check_bssi_guarantees", "check_lp_ordering_guarantee", "check_prefix_maximal"}
 
 
 def check_algorithm(algorithm, instance: Instance, *, tie_free: bool = False,
@@ -772,8 +1184,20 @@ def check_algorithm(algorithm, instance: Instance, *, tie_free: bool = False,
     """
     alg = as_scheduler(algorithm)
     skip = set(skip)
-    run = alg.run(instance)
     out: dict[str, str] = {}
+    if not instance.is_big_switch and alg.big_switch_only:
+        # nothing runs: the one check is that it refuses
+        for name, fn in applicable_checks(alg, instance):
+            if name in skip:
+                out[name] = "skipped"
+                continue
+            try:
+                fn(alg, instance)
+                out[name] = "passed"
+            except AssertionError as e:
+                out[name] = f"FAILED: {e}"
+        return out
+    run = alg.run(instance)
     for name, fn in applicable_checks(alg, instance, tie_free=tie_free,
                                       order_independent=order_independent,
                                       has_order=run.order is not None):
@@ -874,3 +1298,145 @@ def instances(*, max_ports: int = 3, max_coflows: int = 5, max_flows: int = 3,
                                name=f"random(seed={seed}, releases={rel}, weights={w}, "
                                     f"heterogeneous={het})")
     return build()
+
+
+# ---------------------------------------------------------------------------------- topologies
+def _random_graph(seed: int):
+    """A small random fabric: a ring of 3-5 switches with one random chord (two routes of
+    different lengths, or equal-cost ones for ECMP), link capacities 1 or 2 (both directions
+    alike), and 4 hosts on random switches with unit links."""
+    import networkx as nx
+
+    from .topology import from_graph
+    rng = np.random.default_rng(seed)
+    S = int(rng.integers(3, 6))
+    g = nx.Graph()
+    for i in range(S):
+        g.add_edge(f"s{i}", f"s{(i + 1) % S}", capacity=float(rng.choice([1.0, 2.0])))
+    if S > 3:
+        a = int(rng.integers(0, S))
+        g.add_edge(f"s{a}", f"s{(a + 2) % S}", capacity=float(rng.choice([1.0, 2.0])))
+    hosts = [f"h{h}" for h in range(4)]
+    for h in hosts:
+        g.add_edge(h, f"s{int(rng.integers(0, S))}", capacity=1.0)
+    return from_graph(g, hosts=hosts, kind="graph", params={"random_ring": S, "seed": seed})
+
+
+#: The topologies :func:`random_topology_instance` draws from: name -> builder(seed).  Small
+#: enough for the exact methods (paths of 1 to 6 resources).
+TOPOLOGIES: dict[str, Callable] = {
+    "fat-tree-k4": lambda seed: _topology("fat_tree", 4),
+    "leaf-spine-2x2-os2": lambda seed: _topology("leaf_spine", 2, 2, 2, oversubscription=2),
+    "leaf-spine-2x2-os4": lambda seed: _topology("leaf_spine", 2, 2, 2, oversubscription=4),
+    "random-graph": _random_graph,
+}
+
+
+def _topology(builder: str, *args, **kwargs):
+    from . import topology
+    return getattr(topology, builder)(*args, **kwargs)
+
+
+def random_topology_instance(rng: np.random.Generator, *, topology: str | None = None,
+                             min_coflows: int = 2, max_coflows: int = 5, max_flows: int = 3,
+                             releases: bool = False, weights: bool = False,
+                             name: str | None = None) -> Instance:
+    """A small random instance over resources: a host-to-host instance placed at random on
+    one of :data:`TOPOLOGIES` and routed by ECMP with a drawn seed.
+
+    Sizes (0.5..5), weights (0.2..3) and releases (0..3, on about 60 % of the coflows) come
+    from continuous distributions rounded to 6 digits, so the instance is tie-free for every
+    practical purpose; a flow's two hosts differ (the random placement is injective).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    topology : str, optional
+        A key of :data:`TOPOLOGIES` (default: drawn).
+    min_coflows, max_coflows, max_flows : int
+        Coflow count range and flows per coflow (1..max_flows).
+    releases, weights : bool
+        Whether to draw releases and weights (else 0 and 1).
+    name : str, optional
+        ``meta["name"]`` (default: topology and seeds).
+
+    Examples
+    --------
+    >>> inst = random_topology_instance(np.random.default_rng(0), topology="fat-tree-k4")
+    >>> inst.is_big_switch, inst.num_resources, 2 <= inst.num_coflows <= 5
+    (False, 96, True)
+    """
+    from .topology import on_topology
+    names = sorted(TOPOLOGIES)
+    topo_name = names[int(rng.integers(0, len(names)))] if topology is None else topology
+    topo_seed = int(rng.integers(0, 2 ** 31))
+    topo = TOPOLOGIES[topo_name](topo_seed)
+    H = topo.num_hosts
+    K = int(rng.integers(min_coflows, max_coflows + 1))
+    counts = rng.integers(1, max_flows + 1, size=K)
+    F = int(counts.sum())
+    src = rng.integers(0, H, F)
+    dst = (src + rng.integers(1, H, F)) % H              # never the source host
+    rel = (np.round(rng.uniform(0.0, 3.0, K), 6) * (rng.random(K) < 0.6) if releases
+           else np.zeros(K))
+    routing_seed = int(rng.integers(0, 2 ** 31))
+    placement_seed = int(rng.integers(0, 2 ** 31))
+    label = name or (f"{topo_name}(topology seed {topo_seed}, ecmp seed {routing_seed}, "
+                     f"placement seed {placement_seed}, releases={releases}, "
+                     f"weights={weights})")
+    hosts = Instance.from_arrays(
+        ingress_capacity=np.ones(H), egress_capacity=np.ones(H),
+        coflow_ids=[f"c{k}" for k in range(K)], flow_coflow=np.repeat(np.arange(K), counts),
+        flow_src=src, flow_dst=dst, flow_size=np.round(rng.uniform(0.5, 5.0, F), 6),
+        weight=np.round(rng.uniform(0.2, 3.0, K), 6) if weights else None, release=rel,
+        meta={"name": label})
+    return on_topology(hosts, topo, routing="ecmp", seed=routing_seed, placement="random",
+                       placement_seed=placement_seed)
+
+
+def topology_instances(*, topologies: Iterable[str] | None = None, min_coflows: int = 2,
+                       max_coflows: int = 5, max_flows: int = 3, releases: bool = False,
+                       weights: bool = True):
+    """A hypothesis strategy for small topology instances (:func:`random_topology_instance`
+    with a drawn seed and topology; releases and weights sometimes when allowed).
+
+    Requires ``hypothesis``.
+    """
+    from hypothesis import strategies as st
+    names = sorted(TOPOLOGIES if topologies is None else topologies)
+
+    @st.composite
+    def build(draw):
+        seed = draw(st.integers(0, 2 ** 32 - 1))
+        topo = draw(st.sampled_from(names))
+        rel = releases and draw(st.booleans())
+        w = weights and draw(st.booleans())
+        return random_topology_instance(np.random.default_rng(seed), topology=topo,
+                                        min_coflows=min_coflows, max_coflows=max_coflows,
+                                        max_flows=max_flows, releases=rel, weights=w,
+                                        name=f"{topo}(seed={seed}, releases={rel}, "
+                                             f"weights={w})")
+    return build()
+
+
+def big_switch_as_paths(instance: Instance) -> Instance:
+    """A big switch written as an instance over resources: resource ``i`` is ingress ``i``,
+    resource ``m_in + j`` egress ``j`` (the port capacities), flow ``(i, j)`` has the path
+    ``[i, m_in + j]``, hosts are the ports.  Every check must give the big switch's verdict.
+
+    Examples
+    --------
+    >>> gen = big_switch_as_paths(digest_ts4())
+    >>> gen.is_big_switch, gen.flow_resource.tolist()[:4], gen.rho.tolist()
+    (False, [0, 2, 1, 2], [6.0, 9.0, 11.0])
+    """
+    m_in, F = instance.num_ingress, instance.num_flows
+    return Instance.from_paths(
+        resource_capacity=instance.capacity, coflow_ids=instance.coflow_ids,
+        flow_coflow=instance.flow_coflow, flow_src=instance.flow_src,
+        flow_dst=m_in + instance.flow_dst, flow_size=instance.flow_size,
+        path_ptr=np.arange(0, 2 * F + 1, 2),
+        path_resource=np.stack([instance.flow_src, m_in + instance.flow_dst], axis=1).ravel(),
+        host_ids=instance.resource_names, resource_ids=instance.resource_names,
+        weight=instance.weight, release=instance.release, deadline=instance.deadline,
+        meta={**instance.meta, "name": f"{instance.meta.get('name', 'instance')} as paths"})
