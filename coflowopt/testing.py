@@ -712,6 +712,11 @@ def check_prefix_maximal(algorithm, instance: Instance, *, run: RunResult | None
     -----
     The load of every prefix at every resource is built as a (K, R, T) array: fine for the
     suite's small instances, not meant for traces.
+
+    Examples
+    --------
+    >>> inst = random_topology_instance(np.random.default_rng(1), topology="fat-tree-k4")
+    >>> check_prefix_maximal("bssi+greedy", inst)      # passes: returns None
     """
     alg = as_scheduler(algorithm)
     r = _ok_run(alg, instance, run)
@@ -1074,6 +1079,14 @@ def check_refuses_resources(algorithm, instance: Instance) -> None:
     ------
     AssertionError
         When it runs, raises something else, or is not tagged (there is nothing to check).
+
+    Examples
+    --------
+    >>> inst = random_topology_instance(np.random.default_rng(1), topology="fat-tree-k4")
+    >>> check_refuses_resources("bssi+greedy", inst)
+    Traceback (most recent call last):
+    ...
+    AssertionError: bssi+greedy: not tagged big_switch_only; it must run on resources
     """
     from .exceptions import NotSupportedError
     if instance.is_big_switch:

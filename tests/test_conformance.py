@@ -5,6 +5,9 @@ every rate allocation, every policy, every bound and exact method), so algorithm
 later are picked up without editing this file.  What an algorithm is checked for follows from
 its tags; exceptions go in :data:`KNOWN_FAILURES`, each with its reason.
 
+The same algorithms on instances over resources (topologies), with this file's
+:data:`KNOWN_FAILURES`, are in ``tests/test_conformance_resources.py``.
+
 Budget: about a minute for the whole file.  The number of random instances per algorithm
 shrinks as the registry grows (:data:`EXAMPLES_BUDGET`); ``exponential`` algorithms only see
 instances with at most 6 coflows (4 for the random ones).
@@ -238,6 +241,8 @@ def test_known_failures_are_current():
     labels = [s.label for s in SCHEDULERS] + [f"{a.kind}:{a.name}" for a in BOUND_LIKE]
     names = {n for s in SCHEDULERS for inst, tf in HANDMADE[:1]
              for n, _ in applicable_checks(s, inst, tie_free=True)}
+    # the checks that exist on instances over resources only (tests/test_conformance_resources)
+    names |= {"check_prefix_maximal", "check_refuses_resources"}
     for (check, pattern), reason in KNOWN_FAILURES.items():
         assert check in names | {"check_lower_bound", "check_exact"}, \
             f"KNOWN_FAILURES names an unknown check {check!r}"
