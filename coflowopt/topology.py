@@ -39,7 +39,8 @@ import numpy as np
 from .exceptions import InvalidInstanceError, InvalidParameterError
 
 __all__ = ["Topology", "big_switch", "leaf_spine", "fat_tree", "from_graph", "route",
-           "split_links", "place_hosts", "ecmp_hash", "on_topology", "ROUTINGS", "PLACEMENTS"]
+           "split_links", "place_hosts", "ecmp_hash", "on_topology", "ROUTINGS", "PLACEMENTS",
+           "BUILDERS", "build"]
 
 #: Routing methods of :func:`route`.
 ROUTINGS = ("shortest", "ecmp")
@@ -725,3 +726,28 @@ def on_topology(instance, topo: Topology, *, routing: str = "ecmp", seed: int = 
         flow_size=instance.flow_size, path_ptr=ptr, path_resource=links,
         host_ids=host_names, resource_ids=topo.link_names, weight=instance.weight,
         release=instance.release, deadline=instance.deadline, meta=meta)
+
+
+#: Topology kinds by name (the command line's ``--topology KIND:...`` and the experiment
+#: specs' ``topology = {kind = ...}``): the builders above.
+BUILDERS = {"fat-tree": fat_tree, "leaf-spine": leaf_spine, "big-switch": big_switch}
+
+
+def build(kind: str, **params) -> Topology:
+    """The topology ``BUILDERS[kind](**params)``.
+
+    Raises
+    ------
+    InvalidParameterError
+        For an unknown ``kind`` (the message lists the valid ones); the builder's own errors
+        for bad parameters.
+
+    Examples
+    --------
+    >>> build("fat-tree", k=4).num_hosts
+    16
+    """
+    if kind not in BUILDERS:
+        raise InvalidParameterError(f"unknown topology kind {kind!r}; valid: "
+                                    f"{', '.join(BUILDERS)}")
+    return BUILDERS[kind](**params)

@@ -235,12 +235,26 @@ def _greedy_kernel_paths(instance: Instance, order: np.ndarray, meta: dict) -> S
     R = instance.num_resources
     port_ptr = np.zeros(R + 1, dtype=np.int64)
     np.cumsum(np.bincount(pair_rres, minlength=R), out=port_ptr[1:])
+    # one slot per (rank, resource of its path), grouped by resource and in priority order
+    # inside a resource (greedy_simulate_paths' docstring says why)
+    plen = np.diff(pair_rptr)[pair_of_rank]
+    rank_off = np.zeros(plen.size + 1, dtype=np.int64)
+    np.cumsum(plen, out=rank_off[1:])
+    entry_rank = np.repeat(np.arange(plen.size, dtype=np.int64), plen)
+    entry_res = pair_rres[np.repeat(pair_rptr[pair_of_rank] - rank_off[:-1], plen)
+                          + np.arange(int(rank_off[-1]))]
+    by_slot = np.lexsort((entry_rank, entry_res))          # resource, then rank
+    rank_slot = np.empty(by_slot.size, dtype=np.int64)
+    rank_slot[by_slot] = np.arange(by_slot.size)
+    slot_rank = entry_rank[by_slot]
+    res_end = np.cumsum(np.bincount(entry_res, minlength=R)).astype(np.int64)
     cap = instance.capacity.astype(float)
     rank_release = instance.release[instance.flow_coflow[rank_to_flow]].astype(float)
     out_r, out_s, out_e, out_v, cct, events = greedy_simulate_paths(
         instance.flow_size[rank_to_flow].astype(float), rank_release,
         instance.flow_coflow[rank_to_flow].astype(np.int64), instance.num_coflows, cap,
-        pair_of_rank, pair_rptr, pair_rres, pair_ptr, pair_ranks, port_ptr, 1e-12 * cap,
+        pair_of_rank, pair_rptr, pair_rres, pair_ptr, pair_ranks, port_ptr, rank_off,
+        rank_slot, slot_rank, pair_of_rank[slot_rank], res_end, 1e-12 * cap,
         COMPLETION_RTOL)
     if events < 0:  # pragma: no cover - greedy is work-conserving, so this cannot happen
         raise RuntimeError("greedy kernel stalled: no future event while coflows remain")
