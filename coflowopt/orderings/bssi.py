@@ -36,7 +36,9 @@ those machines unchanged; the big switch is the case path = {ingress, egress}.  
 inequalities stay valid (a resource is one machine of unit speed in time units), so the dual
 bound is a lower bound there too; the factor of the *schedule* grows with the path length
 (``2 L`` with zero releases, ``proofs/resource-model-guarantees.md``).  The ``"paper"`` tie
-rule has no ingress side on resources: ties go to the resource with the largest index.
+rule's ingress side on resources is the set of *entry* resources (the first resource of some
+flow's path: a host's uplink on a topology, the ingress port of a big switch written as paths),
+so a big switch written as paths gets the big switch's order.
 
 Implementation
 --------------
@@ -344,18 +346,16 @@ class _Sparse:
 
 
 # ---------------------------------------------------------------------------------- the core
-def _pick_port(L, Lmax, exact: bool, tie_break: str, m_in: int | None) -> int:
-    """The bottleneck among the resources of largest load ``L``; ``m_in`` is the number of
-    ingress ports on a big switch, None on resources (no ingress side: the "paper" rule then
-    takes the largest index)."""
+def _pick_port(L, Lmax, exact: bool, tie_break: str, m_in) -> int:
+    """The bottleneck among the resources of largest load ``L``.  ``m_in``: the number of
+    ingress ports on a big switch; on resources a boolean mask of the *entry* resources (the
+    first resource of some flow's path), the ingress side of a topology."""
     cand = np.flatnonzero(L == Lmax) if exact else np.flatnonzero(L >= Lmax * (1.0 - TIE_RTOL))
     if tie_break == "first":
         return int(cand[0])
-    if m_in is None:
-        return int(cand[-1])
     # Table 2: "we break ties in favor of ingress port with the largest index"; with no
     # ingress port among the tied ones, the egress port with the largest index.
-    ing = cand[cand < m_in]
+    ing = cand[m_in[cand]] if isinstance(m_in, np.ndarray) else cand[cand < m_in]
     return int(ing[-1] if ing.size else cand[-1])
 
 
@@ -377,7 +377,11 @@ def _pick_coflow(rows, ratios, vals, exact: bool, tie_break: str) -> int:
 def _run(instance: Instance, *, tie_break: str, release: str, exact: bool, weighted: bool,
          record_weights: bool) -> BssiTrace:
     K, P = instance.num_coflows, instance.num_ports
-    m_in = instance.num_ingress if instance.is_big_switch else None
+    if instance.is_big_switch:
+        m_in = instance.num_ingress
+    else:           # Table 2's ingress side on resources: where flows enter (first hops)
+        m_in = np.zeros(instance.num_resources, dtype=bool)
+        m_in[instance.flow_resource[instance.flow_resource_ptr[:-1]]] = True
     if exact:
         rows, cols, vals = _exact_matrices(instance)
         zero = Fraction(0)
@@ -556,8 +560,8 @@ def bssi(instance: Instance, *, tie_break: str = "paper", release: str = "algori
         Table 2 at epsilon = 0 too).  ``"first"``: the reference C++ (``primal_dual.cpp``),
         the first port attaining the maximum (ingress before egress) and the first coflow
         attaining the minimum.  Floats within a relative :data:`TIE_RTOL` count as tied.
-        On an instance over resources ``"paper"`` takes the tied resource with the largest
-        index (there is no ingress side).
+        On an instance over resources the ingress ports are the entry resources (the first
+        resource of some flow's path).
     release : {"algorithm3", "ignore"}, default "algorithm3"
         ``"algorithm3"``: the tech report's Algorithm 3; a step where the latest release
         among the unplaced coflows exceeds half the bottleneck load places that coflow last
