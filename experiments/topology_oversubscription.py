@@ -1,186 +1,112 @@
 """The Facebook trace on real topologies: how far from the best certified bound do the seed
 algorithms land when the network core is oversubscribed?
 
-Spec (every knob is here; ``--quick`` only shrinks the instance):
+The experiment is the spec ``experiments/specs/topology-oversubscription.toml`` (instances,
+topologies, routing, placement, algorithms and bounds are all there), run by the standard
+runner::
 
-* **Instance**: FB2010-1Hr-150-0 (526 coflows, 150 racks; coflowsim's uniform reducer split,
-  1 MB per time unit per port), every release 0 and unit weights (Sincronia's offline setting,
-  where BSSI+greedy has its guarantee).
-* **Topologies**, each at core oversubscription 1:1, 2:1 and 4:1, plus the big switch as the
-  reference:
+    coflowopt bench experiments/specs/topology-oversubscription.toml --workers 2
+    python experiments/topology_oversubscription.py runs/topology-oversubscription
 
-  - ``fat-tree``: k = 16 (1,024 hosts, 320 switches, 6,144 links), aggregation-core links at
-    ``1/o`` of the host capacity; the 150 racks are placed on hosts by the seeded random
-    injective placement (seed 0) so that traffic spreads over all 16 pods (the identity
-    placement would fill only pods 0-2);
-  - ``leaf-spine``: 10 leaves x 15 hosts (the 150 racks, identity placement), 4 spines,
-    leaf-spine links at ``15 / (4 o)`` host capacities (full bisection at o = 1).
-
-  Routing: ECMP, hash seed 0 (:func:`coflowopt.topology.route`).
-* **Algorithms**: BSSI + greedy (Sincronia), SEBF + MADD (Varys' offline core), the Varys
-  policy (SEBF + MADD with work conservation), per-flow max-min fairness (``fair``).  Every
-  schedule goes through the verifier; its value is ``feasible``.
-* **Bounds**: ``isolated``, ``port`` (per resource), ``bssi-dual`` and ``ordering-lp``, each a
-  certified ``lower_bound``; the best of them is the base of every ratio (``ALG / best LB``,
-  an upper bound on ``ALG / OPT``).
-
-Output: ``experiments/results/topology_oversubscription.json`` (every number with its kind,
-the time each took, the instance summaries), ``.md`` (the table) and
-``experiments/results/plots/topology_oversubscription.{png,pdf}`` (ratio against
-oversubscription, one panel per topology).  Algorithms or bounds that do not run on resources
-(tag ``big_switch_only``) are recorded as such, never dropped silently.
-
-Run: ``python experiments/topology_oversubscription.py [--quick] [--out DIR]``
-(about 10 minutes on 2 cores for the full trace; ``--quick`` takes the first 60 coflows).
+This script is the analysis: it reads the run's rows (every schedule verified, every bound a
+certified ``lower_bound``), takes for each network the best certified bound as the base of
+every ratio (``ALG / best LB``, an upper bound on ``ALG / OPT``), and writes
+``experiments/results/topology_oversubscription.json`` (every number with its kind, the time
+it took), ``.md`` (the table) and ``experiments/results/plots/topology_oversubscription.{png,pdf}``
+(ratio against oversubscription, one panel per topology, the big switch dotted).  A task that
+did not give a number (``not_supported``, ``time_limit``, ``error``) is shown with its status,
+never dropped.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
-import os
+import re
 import sys
-import time
 from pathlib import Path
 
-import numpy as np
-
-from coflowopt.api import run_schedule
-from coflowopt.exceptions import NotSupportedError
-from coflowopt.formats.coflow_benchmark import read_coflow_benchmark
-from coflowopt.registry import get_algorithm
-from coflowopt.topology import fat_tree, leaf_spine, on_topology
-
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("COFLOWOPT_SHARED", REPO.parent / "shared"))
-TRACE = SHARED / "data" / "FB2010-1Hr-150-0.txt"
-
+SPEC = REPO / "experiments" / "specs" / "topology-oversubscription.toml"
 OVERSUBSCRIPTION = (1, 2, 4)
-SCHEDULES = (("bssi+greedy", dict(order="bssi", rates="greedy")),
-             ("sebf+madd", dict(order="sebf", rates="madd")),
-             ("varys", dict(order=None, rates=None, policy="varys")),
-             ("per-flow-fair", dict(order=None, rates=None, policy="fair")))
-BOUNDS = ("isolated", "port", "bssi-dual", "ordering-lp")
+GROUP = re.compile(r"^(?P<family>[\w-]+)(?:/o=(?P<o>[\d.]+))?$")
 
 
-def topologies(quick: bool):
-    """(family, oversubscription, builder, placement) for every network of the study."""
-    out = [("big-switch", None, None, None)]
-    for o in OVERSUBSCRIPTION:
-        out.append(("fat-tree", o, lambda o=o: fat_tree(16, core_oversubscription=float(o)),
-                    "random"))
-    for o in OVERSUBSCRIPTION:
-        out.append(("leaf-spine", o, lambda o=o: leaf_spine(10, 4, 15,
-                                                            oversubscription=float(o)),
-                    "modulo"))
-    return out
-
-
-def log(*a):
-    print(*a, file=sys.stderr, flush=True)
-
-
-def run_one(inst, label, kw) -> dict:
-    t = time.perf_counter()
-    try:
-        res = run_schedule(inst, kw.get("order"), kw.get("rates"), policy=kw.get("policy"),
-                           keep_schedule=False)
-    except NotSupportedError as e:
-        return {"algorithm": label, "status": "not_supported", "message": str(e)}
-    return {"algorithm": label, "kind": res.kind, "status": res.status,
-            "value": float(res.value) if res.value is not None else None,
-            "seconds": round(time.perf_counter() - t, 3)}
-
-
-def bound_one(inst, name) -> dict:
-    t = time.perf_counter()
-    try:
-        res = get_algorithm("bound", name)(inst)
-    except NotSupportedError as e:
-        return {"bound": name, "status": "not_supported", "message": str(e)}
-    return {"bound": name, "kind": res.kind, "status": res.status,
-            "value": float(res.value) if res.value is not None else None,
-            "seconds": round(time.perf_counter() - t, 3)}
+def collect(run_dir) -> tuple[list[dict], list[str]]:
+    """One row per network (instance group) with its bounds, best bound and schedules."""
+    from coflowopt.experiments.spec import load_spec
+    from coflowopt.experiments.store import load_rows
+    rows = load_rows(run_dir)
+    if not rows:
+        raise SystemExit(f"topology_oversubscription: error: {run_dir} holds no rows (run "
+                         f"coflowopt bench {SPEC.relative_to(REPO)} first)")
+    spec = load_spec(SPEC)
+    labels = [a.label for a in spec.algorithms if a.kind == "schedule"]
+    out = []
+    for group in dict.fromkeys(r["instance_group"] for r in rows):
+        m = GROUP.match(group)
+        if m is None:
+            raise SystemExit(f"topology_oversubscription: error: instance group {group!r} is "
+                             "not <network>[/o=<oversubscription>]")
+        mine = [r for r in rows if r["instance_group"] == group]
+        net = {"family": m["family"], "oversubscription": float(m["o"]) if m["o"] else None,
+               "instance": {k: mine[0][k] for k in ("coflows", "flows")},
+               "bounds": [], "schedules": []}
+        for r in mine:
+            item = {"algorithm": r["algorithm"], "kind": r["result_kind"],
+                    "status": r["status"], "value": r["value"],
+                    "value_exact": r.get("value_exact"), "seconds": r["seconds"]}
+            net["bounds" if r["algorithm_kind"] == "bound" else "schedules"].append(item)
+        certified = [b for b in net["bounds"] if b["kind"] == "lower_bound"]
+        best = max(certified, key=lambda b: b["value"]) if certified else None
+        net["best_bound"] = best["value"] if best else None
+        net["best_bound_name"] = best["algorithm"] if best else None
+        for s in net["schedules"]:
+            if s["kind"] == "feasible" and best:
+                s["ratio_to_best_bound"] = s["value"] / best["value"]
+        out.append(net)
+    return out, labels
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="the first 60 coflows only")
+    ap.add_argument("run_dir", nargs="?", default=str(REPO / "runs" / "topology-oversubscription"),
+                    help="the run folder of coflowopt bench (default runs/topology-oversubscription)")
     ap.add_argument("--out", default=str(REPO / "experiments" / "results"),
                     help="folder for the JSON, the table and plots/")
     args = ap.parse_args(argv)
-    if not TRACE.exists():
-        print(f"topology_oversubscription: error: {TRACE} not found (needs ../shared)",
-              file=sys.stderr)
-        return 2
-    bs = read_coflow_benchmark(TRACE).with_releases(0.0).with_weights(1.0)
-    if args.quick:
-        bs = bs.select_coflows(range(60))
-    rows = []
-    for family, o, build, placement in topologies(args.quick):
-        if build is None:
-            inst = bs
-        else:
-            inst = on_topology(bs, build(), routing="ecmp", seed=0, placement=placement)
-        summ = inst.summary()
-        log(f"{family} o={o}: {summ.get('resources', summ.get('ports'))} resources, most "
-            f"loaded {summ.get('most_loaded_resource')}")
-        row = {"family": family, "oversubscription": o, "placement": placement,
-               "instance": {k: summ[k] for k in ("coflows", "flows") if k in summ},
-               "schedules": [], "bounds": []}
-        if not inst.is_big_switch:
-            row["instance"].update({k: summ[k] for k in ("hosts", "switches", "links",
-                                                          "max_path_length",
-                                                          "most_loaded_resource")})
-        for name in BOUNDS:
-            b = bound_one(inst, name)
-            log(f"  bound {name}: {b}")
-            row["bounds"].append(b)
-        certified = [b["value"] for b in row["bounds"] if b.get("kind") == "lower_bound"]
-        best = max(certified) if certified else None
-        row["best_bound"] = best
-        for label, kw in SCHEDULES:
-            s = run_one(inst, label, kw)
-            if s.get("kind") == "feasible" and best:
-                s["ratio_to_best_bound"] = s["value"] / best
-            log(f"  {label}: {s}")
-            row["schedules"].append(s)
-        rows.append(row)
+    nets, labels = collect(args.run_dir)
     out = Path(args.out)
     (out / "plots").mkdir(parents=True, exist_ok=True)
-    stem = "topology_oversubscription" + ("_quick" if args.quick else "")
-    doc = {"experiment": "topology_oversubscription", "quick": args.quick,
-           "trace": TRACE.name, "releases": 0, "weights": 1, "routing": "ecmp", "seed": 0,
-           "ratio_base": "best certified lower bound of " + ", ".join(BOUNDS), "rows": rows}
+    stem = "topology_oversubscription"
+    doc = {"experiment": stem, "spec": str(SPEC.relative_to(REPO)), "run_dir": args.run_dir,
+           "objective": "weighted_completion_time", "releases": 0, "weights": 1,
+           "ratio_base": "best certified lower bound of the spec's bounds", "networks": nets}
     (out / f"{stem}.json").write_text(json.dumps(doc, indent=1) + "\n")
-    (out / f"{stem}.md").write_text(table(rows))
-    plot(rows, out / "plots" / stem)
-    print(table(rows))
+    (out / f"{stem}.md").write_text(table(nets, labels))
+    plot(nets, labels, out / "plots" / stem)
+    print(table(nets, labels))
     return 0
 
 
-def table(rows) -> str:
-    names = [label for label, _ in SCHEDULES]
-    head = ("| network | o | best LB (which) | " + " | ".join(f"{n} ALG/LB" for n in names)
-            + " |\n|---|---|---|" + "---|" * len(names) + "\n")
+def table(nets, labels) -> str:
+    """ALG / best LB per network; a task without a number shows its status."""
+    head = ("| network | o | best LB (which) | " + " | ".join(f"{n} ALG/LB" for n in labels)
+            + " |\n|---|---|---|" + "---|" * len(labels) + "\n")
     lines = []
-    for r in rows:
-        ok = [b for b in r["bounds"] if b.get("kind") == "lower_bound"]
-        which = max(ok, key=lambda b: b["value"])["bound"] if ok else "-"
+    for r in nets:
         cells = []
-        for s in r["schedules"]:
-            if "ratio_to_best_bound" in s:
-                cells.append(f"{s['ratio_to_best_bound']:.3f}")
-            else:
-                cells.append(s.get("status", "-"))
-        lb = f"{r['best_bound']:.6g} ({which})" if r["best_bound"] else "-"
-        lines.append(f"| {r['family']} | {r['oversubscription'] or '-'} | {lb} | "
-                     + " | ".join(cells) + " |")
+        for label in labels:
+            s = next((s for s in r["schedules"] if s["algorithm"] == label), None)
+            cells.append("-" if s is None else f"{s['ratio_to_best_bound']:.3f}"
+                         if "ratio_to_best_bound" in s else s["status"])
+        lb = f"{r['best_bound']:.6g} ({r['best_bound_name']})" if r["best_bound"] else "-"
+        o = f"{r['oversubscription']:g}:1" if r["oversubscription"] else "-"
+        lines.append(f"| {r['family']} | {o} | {lb} | " + " | ".join(cells) + " |")
     return head + "\n".join(lines) + "\n"
 
 
-def plot(rows, stem: Path) -> None:
+def plot(rows, labels, stem: Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
     matplotlib.rcParams["pdf.fonttype"] = 42  # TrueType, not Type 3 (camera-ready checks)
@@ -192,16 +118,16 @@ def plot(rows, stem: Path) -> None:
     ref = next((r for r in rows if r["family"] == "big-switch"), None)
     for ax, fam in zip(axes[0], fams):
         rs = [r for r in rows if r["family"] == fam]
-        for label, _ in SCHEDULES:
+        for label in labels:
             xs, ys = [], []
-            for r in rs:
-                s = next(s for s in r["schedules"] if s["algorithm"] == label)
+            for r in sorted(rs, key=lambda r: r["oversubscription"]):
+                s = next((s for s in r["schedules"] if s["algorithm"] == label), {})
                 if "ratio_to_best_bound" in s:
                     xs.append(r["oversubscription"])
                     ys.append(s["ratio_to_best_bound"])
             line, = ax.plot(xs, ys, marker="o", label=label)
             if ref is not None:
-                s = next(s for s in ref["schedules"] if s["algorithm"] == label)
+                s = next((s for s in ref["schedules"] if s["algorithm"] == label), {})
                 if "ratio_to_best_bound" in s:
                     ax.axhline(s["ratio_to_best_bound"], color=line.get_color(), ls=":",
                                lw=0.8)

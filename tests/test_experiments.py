@@ -115,6 +115,20 @@ def _with(**changes):
     (_with(limits={"task_seconds": 0}), "limits.task_seconds", "> 0"),
     (_with(algorithms={"schedules": [{"policy": "no_such_module:f"}]}),
      "algorithms.schedules[0].policy", "cannot import"),
+    (_with(instances=[gen_source() | {"topology": {"k": 4}}]), "instances[0].topology.kind",
+     "is required"),
+    (_with(instances=[gen_source() | {"topology": {"kind": "torus"}}]),
+     "instances[0].topology.kind", "unknown topology kind 'torus'"),
+    (_with(instances=[gen_source() | {"topology": {"kind": "fat-tree", "kk": 4}}]),
+     "instances[0].topology.kk", "has no parameter 'kk'"),
+    (_with(instances=[gen_source() | {"topology": {"kind": "fat-tree", "k": 5}}]),
+     "instances[0].topology", "topology fat-tree"),
+    (_with(instances=[gen_source() | {"topology": {"kind": "fat-tree", "k": 4,
+                                                   "routing": "random"}}]),
+     "instances[0].topology.routing", "must be one of"),
+    (_with(instances=[gen_source() | {"topology": {"kind": "fat-tree", "k": 4,
+                                                   "placement_seed": -1}}]),
+     "instances[0].topology.placement_seed", ">= 0"),
 ])
 def test_spec_errors_name_key_and_rule(raw, key, rule):
     with pytest.raises(SpecError) as ei:
@@ -123,6 +137,24 @@ def test_spec_errors_name_key_and_rule(raw, key, rule):
     assert msg.startswith("spec.toml"), msg
     assert ei.value.field == (key or None), msg
     assert rule in msg, msg
+
+
+def test_spec_topology_places_the_instances():
+    """A source's ``topology`` table places and routes each instance like on_topology."""
+    from coflowopt.topology import fat_tree, on_topology
+    raw = _with(instances=[gen_source(n=2, ports=6) | {"topology": {
+        "kind": "fat-tree", "k": 4, "routing": "ecmp", "routing_seed": 3,
+        "placement": "random", "placement_seed": 1}}])
+    spec = parse_spec(raw)
+    refs = list(spec.instances())
+    assert len(refs) == 2
+    inst = refs[1].load()
+    base = list(parse_spec(_with(instances=[gen_source(n=2, ports=6)])).instances())[1].load()
+    want = on_topology(base, fat_tree(4), routing="ecmp", seed=3, placement="random",
+                       placement_seed=1)
+    assert not inst.is_big_switch and inst.num_hosts == 16
+    assert inst.flow_resource.tolist() == want.flow_resource.tolist()
+    assert inst.meta["topology"]["placement_seed"] == 1
 
 
 def test_spec_toml_syntax_error_and_missing_file(tmp_path):

@@ -129,7 +129,19 @@ def load_recipe(recipe: Mapping[str, Any]) -> Instance:
         inst = inst.with_releases(0.0).without_deadlines()
     if recipe.get("unit_weights"):
         inst = inst.with_weights(1.0)
+    if recipe.get("topology"):
+        from ..topology import build, on_topology
+        t = dict(recipe["topology"])
+        place = {k: t.pop(k) for k in _PLACEMENT_KEYS if k in t}
+        if "routing_seed" in place:
+            place["seed"] = place.pop("routing_seed")
+        kind = t.pop("kind")
+        inst = on_topology(inst, build(kind, **t), **place)
     return inst
+
+
+#: Keys of a source's ``topology`` table that place and route rather than build.
+_PLACEMENT_KEYS = ("routing", "routing_seed", "placement", "placement_seed")
 
 
 # ------------------------------------------------------------------------------ data classes
@@ -385,7 +397,7 @@ def _import_callable(ck: _Checker, ref: str, key: str) -> Callable:
     return obj
 
 
-_SOURCE_COMMON = {"name", "zero_release", "unit_weights"}
+_SOURCE_COMMON = {"name", "zero_release", "unit_weights", "topology"}
 _SOURCE_KEYS = {
     "generator": _SOURCE_COMMON | {"generator", "params", "seeds"},
     "library": _SOURCE_COMMON | {"library"},
@@ -411,6 +423,38 @@ def _seeds(ck: _Checker, v, key: str) -> list[int]:
                        f"of seeds, got {v!r}")
 
 
+def _topology(ck: _Checker, t, key: str) -> dict:
+    """A source's ``topology`` table: ``kind`` (a :data:`coflowopt.topology.BUILDERS` name),
+    the builder's parameters, and ``routing`` / ``routing_seed`` / ``placement`` /
+    ``placement_seed`` for :func:`coflowopt.topology.on_topology`.  Built once here so that a
+    bad parameter is an error of the spec, not of a task."""
+    from ..exceptions import CoflowOptError
+    from ..topology import BUILDERS, PLACEMENTS, ROUTINGS, build
+    t = ck.table(t, key)
+    if "kind" not in t:
+        raise ck.fail(f"{key}.kind", f"is required; one of {', '.join(BUILDERS)}")
+    kind = ck.string(t["kind"], f"{key}.kind")
+    if kind not in BUILDERS:
+        raise ck.fail(f"{key}.kind", f"unknown topology kind {kind!r}; valid: "
+                                     f"{', '.join(BUILDERS)}")
+    if "routing" in t and ck.string(t["routing"], f"{key}.routing") not in ROUTINGS:
+        raise ck.fail(f"{key}.routing", f"must be one of {', '.join(ROUTINGS)}, got "
+                                        f"{t['routing']!r}")
+    if "placement" in t and ck.string(t["placement"], f"{key}.placement") not in PLACEMENTS:
+        raise ck.fail(f"{key}.placement", f"must be one of {', '.join(PLACEMENTS)}, got "
+                                          f"{t['placement']!r}")
+    for k in ("routing_seed", "placement_seed"):
+        if k in t:
+            ck.integer(t[k], f"{key}.{k}", 0)
+    params = {k: v for k, v in t.items() if k != "kind" and k not in _PLACEMENT_KEYS}
+    _check_params(ck, BUILDERS[kind], params, key, f"topology {kind}")
+    try:
+        build(kind, **params)
+    except (CoflowOptError, TypeError, ValueError) as e:
+        raise ck.fail(key, f"topology {kind}: {e}") from None
+    return dict(t)
+
+
 def _parse_sources(ck: _Checker, items, subs, spec_dir: Path | None) -> list[dict]:
     if not isinstance(items, list) or not items:
         raise ck.fail("instances", "must be a non-empty array of tables ([[instances]])")
@@ -428,6 +472,8 @@ def _parse_sources(ck: _Checker, items, subs, spec_dir: Path | None) -> list[dic
         s = _substitute(s, subs)
         common = {k: ck.boolean(s[k], f"{key}.{k}") for k in ("zero_release", "unit_weights")
                   if k in s}
+        if "topology" in s:
+            common["topology"] = _topology(ck, s["topology"], f"{key}.topology")
         refs: list[InstanceRef] = []
         if kind == "generator":
             from ..generators import GENERATORS
