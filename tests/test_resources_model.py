@@ -307,3 +307,43 @@ def test_verifier_agrees_on_a_big_switch_written_as_resources(case):
         assert [(v.port, v.interval) for v in a.violations] == \
             [(v.port, v.interval) for v in b.violations]
         assert a.coflow_completion.tolist() == b.coflow_completion.tolist()
+
+
+def test_big_switch_trace_writers_refuse_resources(tmp_path):
+    """sincronia and coflow-benchmark lines name ports: a topology instance is refused (never
+    written as a header of 0 ports)."""
+    from coflowopt.exceptions import NotSupportedError
+    from coflowopt.formats import write_instance
+    from coflowopt.generators import uniform_random
+    from coflowopt.topology import fat_tree, on_topology
+    inst = on_topology(uniform_random(4, 3, seed=1), fat_tree(4))
+    for fmt in ("sincronia", "coflow-benchmark"):
+        with pytest.raises(NotSupportedError, match=f"writing the {fmt} format.*big switch"):
+            write_instance(inst, tmp_path / f"x-{fmt}.txt", format=fmt)
+        assert not (tmp_path / f"x-{fmt}.txt").exists()
+
+
+def test_topology_record_without_links_is_rebuilt_and_checked(tmp_path):
+    """A v2 record with kind and params but no links: rebuilt and checked against the
+    resources (count, ids, capacities), the error naming topology.params."""
+    import json
+    from coflowopt.exceptions import InvalidInstanceError
+    from coflowopt.formats import read_instance, write_instance
+    from coflowopt.generators import uniform_random
+    from coflowopt.topology import fat_tree, on_topology
+    inst = on_topology(uniform_random(4, 3, seed=1), fat_tree(4, core_oversubscription=2))
+    p = tmp_path / "x.json"
+    write_instance(inst, p)
+    doc = json.loads(p.read_text())
+    del doc["topology"]["links"], doc["topology"]["nodes"]
+    p.write_text(json.dumps(doc))
+    assert read_instance(p).flow_resource.tolist() == inst.flow_resource.tolist()
+    for change, rule in (({"k": 6}, "has 324 links, but the instance has 96 resources"),
+                         ({"k": 5}, "cannot be built"),
+                         ({"core_oversubscription": 1.0}, "capacity 0.5")):
+        bad = json.loads(json.dumps(doc))
+        bad["topology"]["params"].update(change)
+        p.write_text(json.dumps(bad))
+        with pytest.raises(InvalidInstanceError, match="topology.params") as ei:
+            read_instance(p)
+        assert rule in str(ei.value)

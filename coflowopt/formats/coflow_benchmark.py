@@ -298,6 +298,8 @@ def _check_writable(instance: Instance, fmt: str, *, time_unit_ms: float) -> lis
     def refuse(rule: str) -> NoReturn:
         raise NotSupportedError(f"cannot write this instance as {fmt}: {rule}")
 
+    # a trace line names ports; flows on the paths of a topology have no place in it
+    instance.require_big_switch(f"writing the {fmt} format")
     if instance.num_ingress != instance.num_egress:
         refuse(f"the format has one port count for both sides, but the instance has "
                f"{instance.num_ingress} ingress and {instance.num_egress} egress ports")

@@ -363,6 +363,8 @@ def _check_topology(topo, rids, rcap, bad) -> None:
                 bad(f"duplicate node id {n['id']!r}", f"topology.nodes[{i}].id")
             names.add(n["id"])
     links = topo.get("links")
+    if links is None and isinstance(topo.get("kind"), str):
+        _check_rebuilt_links(topo, rids, rcap, bad)
     if links is not None:
         if not isinstance(links, list):
             bad("must be a list of links", "topology.links")
@@ -384,6 +386,31 @@ def _check_topology(topo, rids, rcap, bad) -> None:
                 for end in ("src", "dst"):
                     if e.get(end) not in names:
                         bad(f"{e.get(end)!r} is not a node", f"{fld}.{end}")
+
+
+def _check_rebuilt_links(topo, rids, rcap, bad) -> None:
+    """A record that names a known topology ``kind`` and its ``params`` but lists no links:
+    the topology is rebuilt (``coflowopt.topology.build``) and its links checked against the
+    resources, one per resource with the same id and capacity.  Kinds coflowopt does not
+    build are taken as they are."""
+    from ..exceptions import CoflowOptError
+    from ..topology import BUILDERS, build
+    kind = topo["kind"]
+    if kind not in BUILDERS:
+        return
+    try:
+        t = build(kind, **(topo.get("params") or {}))
+    except (CoflowOptError, TypeError, ValueError) as e:
+        bad(f"a {kind} with these parameters cannot be built ({e})", "topology.params")
+    ids, caps = list(t.link_names), np.asarray(t.link_capacity, dtype=float).tolist()
+    if len(ids) != len(rids):
+        bad(f"the {kind} these parameters build has {len(ids)} links, but the instance has "
+            f"{len(rids)} resources (one link per resource, in the same order)",
+            "topology.params")
+    for i, (a, c) in enumerate(zip(ids, caps)):
+        if str(a) != rids[i] or c != rcap[i]:
+            bad(f"link {i} of the {kind} these parameters build is {a!r} (capacity {c!r}), "
+                f"but resources[{i}] is {rids[i]!r} (capacity {rcap[i]!r})", "topology.params")
 
 
 def _instance_to_dict_v2(instance: Instance, include_meta: bool) -> dict[str, Any]:
