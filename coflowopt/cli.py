@@ -329,7 +329,7 @@ def parse_topology(spec: str):
     the rule."""
     import inspect
     from . import limits, topology
-    builders = {"fat-tree": topology.fat_tree, "leaf-spine": topology.leaf_spine}
+    builders = {k: topology.BUILDERS[k] for k in TOPOLOGY_KINDS}
     kind, _, rest = spec.partition(":")
     kind = kind.strip()
     examples = " or ".join(TOPOLOGY_EXAMPLES.values())

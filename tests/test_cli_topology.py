@@ -447,6 +447,7 @@ def test_parser_names_match_the_topology_module():
     from coflowopt import cli, topology
     assert set(cli.ROUTING_NAMES) == set(topology.ROUTINGS)
     assert set(cli.PLACEMENT_NAMES) == set(topology.PLACEMENTS)
+    assert set(cli.TOPOLOGY_KINDS) <= set(topology.BUILDERS)
     for kind in cli.TOPOLOGY_KINDS:
         assert cli.parse_topology(cli.TOPOLOGY_EXAMPLES[kind]).kind == kind
     from coflowopt.formats import INSTANCE_FORMATS
