@@ -217,7 +217,8 @@ def test_info_without_a_topology_record(tmp_path, capsys):
 
 def test_info_switches_from_a_record_without_nodes(tmp_path, capsys):
     """A record with the builder's kind and parameters but no node list: the switch count is
-    rebuilt when the record's links are the instance's resources, and null otherwise."""
+    rebuilt; a record whose topology is not this instance's is refused by the reader (exit 2,
+    naming topology.params)."""
     inst = fat_tree_coflows(4, 3, seed=0)
     doc = json.loads(__import__("coflowopt.formats", fromlist=["x"]).dumps_instance(inst))
     for key in ("nodes", "links"):
@@ -226,7 +227,8 @@ def test_info_switches_from_a_record_without_nodes(tmp_path, capsys):
     assert run_json(["info", tmp_path / "ok.json"], capsys)["switches"] == 20
     doc["topology"]["params"] = {"k": 6}           # a record that is not this instance's
     (tmp_path / "other.json").write_text(json.dumps(doc))
-    assert run_json(["info", tmp_path / "other.json"], capsys)["switches"] is None
+    code, out, err = run(["info", str(tmp_path / "other.json")], capsys)
+    one_line_error(code, out, err, "other.json", "topology.params", "324 links", "96 resources")
 
 
 # ------------------------------------------------------------------------------ --topology
