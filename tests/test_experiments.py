@@ -155,6 +155,12 @@ def test_spec_topology_places_the_instances():
     assert not inst.is_big_switch and inst.num_hosts == 16
     assert inst.flow_resource.tolist() == want.flow_resource.tolist()
     assert inst.meta["topology"]["placement_seed"] == 1
+    # the hash sees the topology: the same trace at another oversubscription is another task
+    from coflowopt.experiments.spec import instance_hash
+    other = on_topology(base, fat_tree(4, core_oversubscription=2), routing="ecmp", seed=3,
+                        placement="random", placement_seed=1)
+    assert instance_hash(inst) == instance_hash(want) != instance_hash(other)
+    assert instance_hash(inst) != instance_hash(base)
 
 
 def test_spec_toml_syntax_error_and_missing_file(tmp_path):

@@ -98,6 +98,16 @@ def instance_hash(instance: Instance) -> str:
     for name in ("flow_ptr", "flow_src", "flow_dst"):
         h.update(np.ascontiguousarray(getattr(instance, name), dtype="<i8").tobytes())
     h.update("\0".join(instance.coflow_ids).encode("utf-8"))
+    if not instance.is_big_switch:
+        # flows over resources: the paths, resource capacities and names are model data (the
+        # same trace on a fat-tree at 1:1 and 4:1 differs only there); a big switch hashes as
+        # before
+        h.update(b"\0resources\0")
+        h.update(np.ascontiguousarray(instance.resource_capacity, dtype="<f8").tobytes())
+        for name in ("path_ptr", "path_resource"):
+            h.update(np.ascontiguousarray(getattr(instance, name), dtype="<i8").tobytes())
+        h.update("\0".join(instance.resource_names).encode("utf-8"))
+        h.update(b"\0hosts\0" + "\0".join(map(str, instance.host_ids)).encode("utf-8"))
     return h.hexdigest()
 
 
