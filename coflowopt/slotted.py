@@ -106,16 +106,85 @@ class SlottedSchedule:
         """One more than the last slot index used (0 for an empty schedule)."""
         return int(self.slot_index.max()) + 1 if self.num_entries else 0
 
+    def canonical(self) -> "SlottedSchedule":
+        """The same schedule with one entry per (slot, flow) that sends: the units of a
+        repeated pair added, zero-unit entries dropped, sorted by (slot, flow).
+
+        Two schedules send the same units in the same slots iff their canonical forms are
+        equal (:meth:`same_as`).  Entries must already be well formed (slots and units
+        ``>= 0``); a malformed entry is kept as it is, so the verifier still sees it.
+
+        Examples
+        --------
+        >>> s = SlottedSchedule.from_entries([1, 0, 1, 0], [0, 1, 0, 0], [1, 2, 1, 0])
+        >>> c = s.canonical()
+        >>> c.slot_index.tolist(), c.flow.tolist(), c.units.tolist()
+        ([0, 1], [1, 0], [2, 2])
+        """
+        t, f, u = self.slot_index, self.flow, self.units
+        bad = (t < 0) | (f < 0) | (u < 0)
+        good = ~bad & (u > 0)
+        tg, fg, ug = t[good], f[good], u[good]
+        if tg.size:
+            order = np.lexsort((fg, tg))
+            tg, fg, ug = tg[order], fg[order], ug[order]
+            first = np.r_[True, (tg[1:] != tg[:-1]) | (fg[1:] != fg[:-1])]
+            starts = np.flatnonzero(first)
+            tg, fg, ug = tg[starts], fg[starts], np.add.reduceat(ug, starts)
+        return SlottedSchedule(self.slot, np.r_[tg, t[bad]], np.r_[fg, f[bad]],
+                               np.r_[ug, u[bad]], dict(self.meta))
+
+    def same_as(self, other: "SlottedSchedule") -> bool:
+        """Whether both send the same units in the same slots of the same length."""
+        a, b = self.canonical(), other.canonical()
+        return (a.slot == b.slot and np.array_equal(a.slot_index, b.slot_index)
+                and np.array_equal(a.flow, b.flow) and np.array_equal(a.units, b.units))
+
+    def to_schedule(self, *, exact: bool = False):
+        """The fluid form: flow ``f`` at rate ``units / slot`` during its slot ``[t slot, (t+1)
+        slot)``, consecutive slots at one rate merged into one piece.
+
+        An integral schedule is a fluid schedule: the rates through a resource in slot ``t``
+        sum to ``load / slot <= capacity``, and a flow's fluid completion is the end of its
+        last slot, so :func:`coflowopt.verify.verify_schedule` accepts it with the same
+        completion times and objective as :func:`verify_slotted` (a test checks this).
+
+        Parameters
+        ----------
+        exact : bool
+            Fractions (exact) instead of float64.
+
+        Examples
+        --------
+        >>> s = SlottedSchedule.from_entries([0, 1, 2], [0, 0, 0], [2, 2, 1], slot=0.5)
+        >>> p = s.to_schedule()
+        >>> p.start.tolist(), p.end.tolist(), p.rate.tolist()
+        ([0.0, 1.0], [1.0, 1.5], [4.0, 2.0])
+        """
+        from .schedule import Schedule
+        c = self.canonical()
+        meta = {**self.meta, "model": "integral", "slot": self.slot}
+        if exact:
+            slot = Fraction(self.slot)
+            start = np.array([t * slot for t in c.slot_index.tolist()], dtype=object)
+            end = np.array([(t + 1) * slot for t in c.slot_index.tolist()], dtype=object)
+            rate = np.array([Fraction(u) / slot for u in c.units.tolist()], dtype=object)
+            start, end, rate = (a.reshape(c.num_entries) for a in (start, end, rate))
+        else:
+            start = c.slot_index * self.slot
+            end = (c.slot_index + 1) * self.slot
+            rate = c.units / self.slot
+        return Schedule(c.flow, start, end, rate, meta=meta).merged()
+
     def to_dict(self, instance) -> dict[str, Any]:
-        """The JSON document (positions of coflow and flow, as schedules elsewhere)."""
+        """The JSON document (positions of coflow and flow, as schedules elsewhere), from the
+        :meth:`canonical` form: one entry per flow that sends in a slot, by flow index."""
+        c = self.canonical()
         k_of = instance.flow_coflow
         pos = instance.flow_position
-        slots: list[list] = [[] for _ in range(self.num_slots)]
-        order = np.lexsort((self.flow, self.slot_index))
-        for i in order.tolist():
-            f = int(self.flow[i])
-            slots[int(self.slot_index[i])].append([int(k_of[f]), int(pos[f]),
-                                                   int(self.units[i])])
+        slots: list[list] = [[] for _ in range(c.num_slots)]
+        for t, f, u in zip(c.slot_index.tolist(), c.flow.tolist(), c.units.tolist()):
+            slots[t].append([int(k_of[f]), int(pos[f]), u])
         return {"format": SLOTTED_FORMAT, "version": SLOTTED_VERSION,
                 "slot": _plain(self.slot), "slots": slots}
 
@@ -182,6 +251,33 @@ class SlottedReport:
         if name == "weighted_cct":
             return self.weighted_cct
         raise InvalidParameterError(f"unknown objective {name!r}")
+
+    @property
+    def total_completion_time(self):
+        """``sum_k C_k`` (None when a coflow never completes)."""
+        cc = self.coflow_completion
+        return None if any(c is None for c in cc) else sum(cc, Fraction(0))
+
+    def to_dict(self, per_coflow: bool = True) -> dict[str, Any]:
+        """The verdict as JSON-ready values (``model`` is ``"integral"``, ``mode`` ``"exact"``;
+        objectives as floats and, under ``exact``, as exact strings)."""
+        def num(x):
+            return None if x is None else float(x)
+        d = {"ok": self.ok, "model": "integral", "mode": "exact", "slot": self.slot,
+             "num_slots": self.num_slots,
+             "weighted_completion_time": num(self.weighted_completion_time),
+             "weighted_cct": num(self.weighted_cct),
+             "total_completion_time": num(self.total_completion_time),
+             "makespan": num(self.makespan),
+             "violation_counts": dict(self.counts),
+             "violations": [{"kind": k, "message": m} for k, m in self.violations],
+             "exact": {"weighted_completion_time": None if self.weighted_completion_time is None
+                       else str(self.weighted_completion_time),
+                       "weighted_cct": None if self.weighted_cct is None
+                       else str(self.weighted_cct)}}
+        if per_coflow:
+            d["coflow_completion"] = [num(c) for c in self.coflow_completion]
+        return d
 
     def summary(self) -> str:
         if self.ok:

@@ -2,9 +2,10 @@
 
 Every case is a file (or a directory) derived deterministically from three valid seeds -- a
 2-coflow instance in each of the three instance formats, and a valid schedule of it in both
-schedule formats -- plus the ``coflowopt`` command that reads it: ``coflowopt info`` for the
-instance readers (instance JSON, coflow-benchmark, Sincronia) and ``coflowopt verify SEED
-FILE`` for the schedule readers (schedule JSON, schedule ``.npz``).  The cases cover
+schedule formats and both slotted schedule formats (the integral model) -- plus the
+``coflowopt`` command that reads it: ``coflowopt info`` for the instance readers (instance JSON,
+coflow-benchmark, Sincronia) and ``coflowopt verify SEED FILE`` for the schedule readers
+(schedule JSON, schedule ``.npz``, slotted JSON, slotted ``.npz``).  The cases cover
 truncations, wrong types, NaN / infinities / -0 / 1e308 / subnormal / negative numbers, values
 just outside :mod:`coflowopt.limits`, huge declared counts and shapes, long fractions and
 integers, wrong kinds of file (directories, empty and binary files, ``.npy`` and ``.npz`` files,
@@ -45,7 +46,7 @@ import numpy as np
 TIMEOUT = 5.0
 
 READERS = ("instance-json", "instance-json-v2", "coflow-benchmark", "sincronia",
-           "schedule-json", "schedule-npz")
+           "schedule-json", "schedule-npz", "slotted-json", "slotted-npz")
 
 # ------------------------------------------------------------------------------------ seeds
 SEED_INSTANCE = (
@@ -83,6 +84,16 @@ SEED_INSTANCE_V2 = (
     '  {"id": "s>h1", "src": "s", "dst": "h1", "capacity": 2},\n'
     '  {"id": "h1>s", "src": "h1", "dst": "s", "capacity": 1},\n'
     '  {"id": "s>h0", "src": "s", "dst": "h0", "capacity": 1}\n]}}\n')
+# the integral model (unit slots): A's flows in slot 0, A's first flow again in slot 1, B's flow
+# (released at 1; egress 0 busy in slot 1) in slots 2-4.  sum w C = 1 * 2 + 2 * 5 = 12.
+SEED_SLOTTED = (
+    '{"format": "coflowopt-slotted-schedule", "version": 1, "slot": 1, "slots": [\n'
+    '  [[0, 0, 1], [0, 1, 1]],\n'
+    '  [[0, 0, 1]],\n'
+    '  [[1, 0, 1]],\n'
+    '  [[1, 0, 1]],\n'
+    '  [[1, 0, 1]]\n'
+    ']}\n')
 # coflow 1: mappers 0 and 1 to reducer 2 (10 MB, 5 MB per flow), at 0 ms; coflow 2: mapper 2 to
 # reducers 0 and 1, at 100 ms
 SEED_COFLOW_BENCHMARK = "3 2\n1 0 2 0 1 1 2:10.0\n2 100 1 2 2 0:4.0 1:6.0\n"
@@ -97,6 +108,15 @@ def seed_npz_arrays() -> dict[str, np.ndarray]:
             "flow": np.array([0, 1, 2]), "coflow": np.array([0, 0, 1]),
             "flow_position": np.array([0, 1, 0]), "start": np.array([0.0, 0.0, 2.0]),
             "end": np.array([2.0, 1.0, 5.0]), "rate": np.array([1.0, 1.0, 1.0])}
+
+
+def seed_slotted_arrays() -> dict[str, np.ndarray]:
+    """The seed slotted schedule as the ``.npz`` entry columns."""
+    return {"format": np.array("coflowopt-slotted-schedule-entries"), "version": np.array(1),
+            "slot": np.array(1.0), "num_flows": np.array(3), "num_coflows": np.array(2),
+            "slot_index": np.array([0, 0, 1, 2, 3, 4]), "flow": np.array([0, 1, 0, 2, 2, 2]),
+            "coflow": np.array([0, 0, 0, 1, 1, 1]), "flow_position": np.array([0, 1, 0, 0, 0, 0]),
+            "units": np.array([1, 1, 1, 1, 1, 1])}
 
 
 def npz_bytes(arrays: dict[str, np.ndarray], compress: bool = False) -> bytes:
@@ -154,7 +174,8 @@ class Cases:
         name)."""
         ext = ext or {"instance-json": ".json", "instance-json-v2": ".json",
                       "coflow-benchmark": ".txt", "sincronia": ".txt",
-                      "schedule-json": ".json", "schedule-npz": ".npz"}[self.reader]
+                      "schedule-json": ".json", "schedule-npz": ".npz",
+                      "slotted-json": ".json", "slotted-npz": ".npz"}[self.reader]
         slug = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
         fname = f"{self.reader}--{len(self.cases):03d}-{slug}{ext}"
         if isinstance(content, str):
@@ -625,6 +646,142 @@ def schedule_npz_cases(rng) -> Cases:
     return c
 
 
+def slotted_json_cases(rng) -> Cases:
+    """The integral model's slotted schedules (``coflowopt verify`` picks the integral verifier
+    from the document's ``format``)."""
+    c = Cases("slotted-json")
+    base = SEED_SLOTTED
+    c.add("seed (control)", base, expect="ok")
+    _text_mutations(c, base, rng)
+
+    def top(key, value, name, expect="error", message=()):
+        d = doc(base)
+        if value is None:
+            del d[key]
+        else:
+            d[key] = value
+        c.add(name, dumps(d), expect=expect, message=message)
+
+    def entry(t, j, k, value, name, expect="error", message=()):
+        d = doc(base)
+        d["slots"][t][j][k] = value
+        c.add(name, dumps(d), expect=expect, message=message)
+
+    def slots(change, name, expect="error", message=()):
+        d = doc(base)
+        change(d["slots"])
+        c.add(name, dumps(d), expect=expect, message=message)
+
+    top("version", 2, "version 2", message=("version",))
+    top("format", "coflowopt-slotted", "format misspelt", message=("format",))
+    top("slot", None, "slot missing", message=("missing",))
+    top("extra", 1, "unknown top-level key", message=("unknown",))
+    top("slot", 0, "slot 0", message=("slot", "> 0"))
+    top("slot", -1, "slot negative", message=("slot", "> 0"))
+    top("slot", "1", "slot a string", message=("slot",))
+    top("slot", 1e36, "slot 1e36", message=("TIME_MIN..TIME_MAX",))
+    top("slot", 5e-324, "slot subnormal", message=("TIME_MIN..TIME_MAX",))
+    c.add("slot 1e999", base.replace('"slot": 1,', '"slot": 1e999,'), message=("finite",))
+    c.add("slot NaN", base.replace('"slot": 1,', '"slot": NaN,'), message=("NaN",))
+    top("slot", 1e35, "5 slots of 1e35 end beyond TIME_MAX", message=("TIME_MAX",))
+    top("slot", 0.5, "slot 0.5: half units per slot", message=("whole units",))
+    top("slot", 2, "slot 2 (control)", expect="ok")
+    top("slots", {"0": []}, "slots an object", message=("slots",))
+    slots(lambda s: s.__setitem__(1, {"a": 1}), "a slot an object", message=("slots[1]",))
+    entry(2, 0, 2, 1.0, "units 1.0", message=("whole",))
+    entry(2, 0, 2, -1, "units negative", message=(">= 0",))
+    entry(2, 0, 2, "1", "units a string", message=("slots[2][0][2]",))
+    entry(2, 0, 2, True, "units true", message=("slots[2][0][2]",))
+    entry(2, 0, 2, None, "units null", message=("slots[2][0][2]",))
+    entry(2, 0, 2, 10 ** 13, "units 1e13", message=("SIZE_MAX",))
+    c.add("units a 5000-digit integer", base.replace("[[1, 0, 1]],\n  [[1, 0, 1]]\n",
+                                                     "[[1, 0, 1]],\n  [[1, 0, 1" + "0" * 4999 +
+                                                     "]]\n"), message=("digits",))
+    entry(2, 0, 0, 5, "coflow position out of range", message=("coflow position",))
+    entry(2, 0, 0, -1, "coflow position negative", message=("coflow position",))
+    entry(2, 0, 1, 9, "flow position out of range", message=("flow position",))
+    slots(lambda s: s[2].__setitem__(0, [1, 0]), "entry too short", message=("entry",))
+    slots(lambda s: s[2].__setitem__(0, {"c": 1}), "entry an object", message=("entry",))
+    slots(lambda s: s[0].append([0, 0, 1]), "a flow twice in a slot", message=("twice",))
+    c.add("duplicate key", base.replace('"slot": 1,', '"slot": 1, "slot": 2,'),
+          message=("duplicate key",))
+    c.add("deep nesting", '{"format": "coflowopt-slotted-schedule", "version": 1, "slot": 1, '
+          '"slots": ' + "[" * 100_000 + "]" * 100_000 + "}", message=("nest",))
+    # well formed, and the integral verifier's verdicts
+    slots(lambda s: (s[0].append([1, 0, 1]), s.pop()), "B before its release",
+          expect="rejected")
+    slots(lambda s: (s[1].append([1, 0, 1]), s.pop()), "egress 0 twice in slot 1",
+          expect="rejected")
+    slots(lambda s: s.pop(), "B undersends", expect="rejected")
+    slots(lambda s: s.append([[1, 0, 1]]), "B oversends", expect="rejected")
+    slots(lambda s: (s[1].append([0, 1, 0]), s.extend([[], []])),
+          "a zero entry and idle slots (control)", expect="ok")
+    slots(lambda s: s.insert(2, []), "an idle slot before B (control)", expect="ok")
+    c.add("100,000 idle slots first (control: a verdict in seconds)",
+          base.replace('"slots": [\n', '"slots": [\n' + "  [],\n" * 100_000), expect="ok")
+    c.add("fluid schedule (dispatched to the fluid verifier; control)", SEED_SCHEDULE,
+          expect="ok")
+    c.add("instance given as slotted schedule", SEED_INSTANCE, message=("instance",))
+    return c
+
+
+def slotted_npz_cases(rng) -> Cases:
+    c = Cases("slotted-npz")
+    good = seed_slotted_arrays()
+    c.add("seed (control)", npz_bytes(good), expect="ok")
+    c.add("seed compressed (control)", npz_bytes(good, compress=True), expect="ok")
+
+    def arrays(name, expect="error", message=(), **changes):
+        a = {**good, **changes}
+        a = {k: v for k, v in a.items() if v is not None}
+        c.add(name, npz_bytes(a), expect=expect, message=message)
+
+    c.add("empty file", b"", message=("empty",))
+    c.add("directory", None, message=("directory",))
+    c.add(".npy file", npy_bytes(np.arange(6)), message=(".npy",))
+    c.add("JSON slotted schedule named .npz", SEED_SLOTTED, message=("JSON",))
+    c.add("text", "hello\n", message=("text",))
+    c.add("binary garbage", rng.integers(0, 256, 300, dtype=np.uint8).tobytes())
+    whole = npz_bytes(good)
+    for frac in (0.2, 0.5, 0.9):
+        c.add(f"truncated at {frac:.0%}", whole[:int(len(whole) * frac)])
+    members = {f"{k}.npy": npy_bytes(v) for k, v in good.items()}
+    c.add("declares 1e11 slot indices", zip_of({**members, "slot_index.npy": npy_header_only(
+        (100_000_000_000,), dtype="<i8", data=b"\0" * 48)}), message=("declares shape",))
+    c.add("pickled units", zip_of({**members, "units.npy": npy_header_only(
+        (6,), dtype="|O", data=b"\0" * 48)}), message=("pickles",))
+    c.add("member not .npy", zip_of({**members, "notes.txt": b"hello"}), message=("member",))
+    arrays("units missing", units=None, message=("missing",))
+    arrays("extra array", extra=np.zeros(6), message=("unknown",))
+    arrays("version 2", version=np.array(2), message=("version",))
+    arrays("slot 0", slot=np.array(0.0), message=("slot", "> 0"))
+    arrays("slot NaN", slot=np.array(np.nan), message=("finite",))
+    arrays("slot 1e36", slot=np.array(1e36), message=("TIME_MIN..TIME_MAX",))
+    arrays("slot a string", slot=np.array("1"), message=("slot",))
+    arrays("num_flows wrong", num_flows=np.array(4), message=("num_flows",))
+    arrays("units 2-d", units=np.ones((6, 1), np.int64), message=("1-d",))
+    arrays("lengths differ", units=np.ones(5, np.int64), message=("one entry per",))
+    arrays("units float", units=np.ones(6), message=("dtype",))
+    arrays("units strings", units=np.array(["1"] * 6), message=("dtype",))
+    arrays("units negative", units=np.array([1, 1, 1, 1, 1, -1]), message=(">= 0",))
+    arrays("slot index negative", slot_index=np.array([0, 0, -1, 2, 3, 4]), message=(">= 0",))
+    arrays("units 1e13", units=np.array([1, 1, 1, 1, 1, 10 ** 13]), message=("SIZE_MAX",))
+    arrays("slots of 1e20 up to index 2**62 end beyond TIME_MAX", slot=np.array(1e20),
+           slot_index=np.array([0, 0, 1, 2, 3, 2 ** 62]), message=("TIME_MAX",))
+    arrays("flow out of range", flow=np.array([0, 1, 0, 2, 2, 7]), message=("flow",))
+    arrays("flow_position out of range", flow_position=np.array([0, 5, 0, 0, 0, 0]),
+           message=("flow position",))
+    arrays("coflow negative", coflow=np.array([0, -1, 0, 1, 1, 1]), message=("coflow position",))
+    arrays("flow inconsistent", flow=np.array([1, 0, 0, 2, 2, 2]), message=("flow_ptr",))
+    arrays("a (slot, flow) twice", slot_index=np.array([0, 0, 0, 2, 3, 4]), message=("twice",))
+    arrays("B before its release", expect="rejected", slot_index=np.array([0, 0, 1, 0, 3, 4]))
+    arrays("B undersends", expect="rejected", units=np.array([1, 1, 1, 1, 1, 0]))
+    arrays("units as uint8 (control)", expect="ok", units=np.ones(6, np.uint8))
+    c.add("fluid .npz schedule (dispatched to the fluid verifier; control)",
+          npz_bytes(seed_npz_arrays()), expect="ok")
+    return c
+
+
 def all_cases() -> list[Cases]:
     rng = np.random.default_rng(20261123)
     fb = trace_cases("coflow-benchmark", SEED_COFLOW_BENCHMARK, rng)
@@ -634,8 +791,10 @@ def all_cases() -> list[Cases]:
     # the version-2 cases draw from their own stream, so that adding them left every other
     # reader's files byte for byte as they were
     v2 = instance_json_v2_cases(np.random.default_rng(20261125))
+    # the slotted cases too (the integral model), for the same reason
+    slotted = np.random.default_rng(20261201)
     return [instance_json_cases(rng), v2, fb, sin, schedule_json_cases(rng),
-            schedule_npz_cases(rng)]
+            schedule_npz_cases(rng), slotted_json_cases(slotted), slotted_npz_cases(slotted)]
 
 
 # ------------------------------------------------------------------------------------ generate

@@ -11,6 +11,11 @@ Instance formats (each with a reader and a writer, exact round trips):
 
 Schedules (:mod:`.schedule_io`): JSON segment form (``.json``) and columnar pieces (``.npz``),
 through :func:`read_schedule` / :func:`write_schedule`.
+
+Slotted schedules of the integral model (:mod:`.slotted_schedule`): JSON slot form (``.json``)
+and columnar entries (``.npz``), through :func:`read_slotted_schedule` /
+:func:`write_slotted_schedule`; :func:`schedule_file_model` tells the two kinds of schedule file
+apart.
 """
 
 from __future__ import annotations
@@ -27,12 +32,16 @@ from .instance_json import (dumps_instance, instance_from_dict, instance_to_dict
 from .schedule_io import (SCHEDULE_FORMATS, dumps_schedule, read_schedule, schedule_from_dict,
                           schedule_to_dict, write_schedule)
 from .sincronia import read_sincronia, write_sincronia
+from .slotted_schedule import (SLOTTED_FORMATS, read_slotted_schedule, schedule_file_model,
+                               write_slotted_schedule)
 
 __all__ = ["read_instance", "write_instance", "detect_format", "INSTANCE_FORMATS",
            "instance_from_dict", "instance_to_dict", "dumps_instance", "read_instance_json",
            "write_instance_json", "read_coflow_benchmark", "write_coflow_benchmark",
            "read_sincronia", "write_sincronia", "read_schedule", "write_schedule",
-           "schedule_to_dict", "schedule_from_dict", "dumps_schedule", "SCHEDULE_FORMATS"]
+           "schedule_to_dict", "schedule_from_dict", "dumps_schedule", "SCHEDULE_FORMATS",
+           "read_slotted_schedule", "write_slotted_schedule", "schedule_file_model",
+           "SLOTTED_FORMATS"]
 
 #: name -> (reader, writer).  Readers take (path, **options); writers (instance, path, **options).
 INSTANCE_FORMATS = {
@@ -82,10 +91,11 @@ def detect_format(path: str | Path) -> str:
         except FileNotFoundError:
             return "json"  # the reader reports the missing file
         m = _JSON_FORMAT_RE.search(head)
-        if m and m.group(1).startswith("coflowopt-schedule"):
+        if m and m.group(1).startswith(("coflowopt-schedule", "coflowopt-slotted-schedule")):
+            reader = "read_slotted_schedule" if "slotted" in m.group(1) else "read_schedule"
             raise InvalidParameterError(
                 f"{p!r} is a schedule document ({m.group(1)!r}), not an instance; read it with "
-                "read_schedule(path, instance)")
+                f"{reader}(path, instance)")
         return "json"
     if p.lower().endswith(tuple(SCHEDULE_FORMATS)):
         raise InvalidParameterError(f"{p!r} is a schedule file, not an instance; read it with "
