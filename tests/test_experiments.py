@@ -693,6 +693,11 @@ exact = { method = "bnb", time_limit = 10 }
     rows = {r["algorithm"]: r for r in load_rows(tmp_path / "run")}
     assert rows["test_experiments:hog"]["status"] == "error"
     assert rows["test_experiments:hog"]["error"]["type"] == "MemoryError"
-    # the limit leaves room for real work (numba, HiGHS) in the same worker
+    # the limit leaves room for real work (numba, HiGHS); after a MemoryError the next task
+    # runs in a fresh worker process
     assert rows["bssi+greedy"]["verified"] and rows["ordering-lp"]["verified"]
     assert rows["bnb"]["result_kind"] == "optimal"
+    hog_pid = rows["test_experiments:hog"]["worker"]
+    assert all(r["worker"] != hog_pid for name, r in rows.items()
+               if name != "test_experiments:hog"
+               and r["finished_at"] > rows["test_experiments:hog"]["finished_at"])

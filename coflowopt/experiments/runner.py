@@ -190,9 +190,16 @@ class Sandbox:
         ready = _mp_wait([self.conn, self.proc.sentinel], timeout=hard_seconds)
         if self.conn in ready:
             try:
-                return self.conn.recv()
+                row = self.conn.recv()
             except (EOFError, OSError):
                 pass  # died while answering: report below
+            else:
+                if (row.get("error") or {}).get("type") == "MemoryError":
+                    # the address space may stay fragmented or half used (numba, the instance
+                    # cache): the next task gets a fresh process, instead of every later task
+                    # of this worker failing with MemoryError too
+                    self.close()
+                return row
         elapsed = time.perf_counter() - t0
         if not ready:
             self.kill()
