@@ -504,7 +504,7 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, n_coflows, cap, 
     ``q``).  That is exact: its residual at ``q`` can only grow through a change at ``q`` at an
     earlier rank, which makes ``q`` dirty, and ``q``'s own walk then reaches it in priority
     order unless the freed capacity is taken before it (then its residual is unchanged, up to
-    ``tol``).  Any evaluation of the head lifts the block first."""
+    ``tol``).  Each evaluation of the head sets its block anew."""
     F = rank_size.shape[0]
     P = cap.shape[0]
     E = pair_rptr.shape[0] - 1
@@ -687,12 +687,6 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, n_coflows, cap, 
             if pair_head[e] != r or eval_stamp[e] == scan_id:
                 continue
             eval_stamp[e] = scan_id
-            b = blocked_by[e]
-            if b >= 0:                          # evaluated again: back in every walk
-                for z in range(pair_rptr[e], pair_rptr[e + 1]):
-                    if pair_rres[z] != b:
-                        _seg_set(tree, size, rank_slot[rank_off[r] + z - pair_rptr[e]], 1)
-                blocked_by[e] = -1
             new = np.inf
             tij = np.inf
             full = -1
@@ -737,11 +731,20 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, n_coflows, cap, 
                                         rank_slot[rank_off[r] + z - pair_rptr[e]] + 1, p)
                     if nr >= 0:
                         heapq.heappush(scan_heap, (nr, np.int64(2), ne))
-            if new == 0.0 and old == 0.0 and full >= 0:
+            # the head's block after this evaluation: ``full`` if it stays at 0 with a full
+            # resource, else none; only the slots whose flag differs are touched (a head
+            # re-evaluated at the same blocker costs nothing)
+            b = blocked_by[e]
+            nb = full if (new == 0.0 and old == 0.0) else -1
+            if nb != b:
                 for z in range(pair_rptr[e], pair_rptr[e + 1]):
-                    if pair_rres[z] != full:
-                        _seg_set(tree, size, rank_slot[rank_off[r] + z - pair_rptr[e]], 0)
-                blocked_by[e] = full
+                    p = pair_rres[z]
+                    was = b < 0 or p == b
+                    now = nb < 0 or p == nb
+                    if was != now:
+                        _seg_set(tree, size, rank_slot[rank_off[r] + z - pair_rptr[e]],
+                                 1 if now else 0)
+                blocked_by[e] = nb
             if new != old:
                 _set_alloc_paths(alloc, e, r, new, pair_rptr, pair_rres, pos_rank, pos_pair,
                                  port_ptr, poslen)
