@@ -15,6 +15,8 @@ float64 (relative tolerance :data:`FLOAT_RTOL`, only to decide *which* constrain
 :func:`flow_max_min`
     Per-flow max-min fairness on the big switch: every flow is a user of its ingress and its
     egress port (classic progressive filling, Bertsekas & Gallager, Data Networks, Sec. 6.5.2).
+    On resources (a topology) the fairness module uses the ``fair`` policy's progressive
+    filling over paths, :func:`coflowopt.policies.flow_level.max_min_rates` (float only).
 
 References
 ----------

@@ -261,6 +261,14 @@ def _maxmin(instance: Instance, weights: str, engine: str) -> Schedule:
     return _schedule_from_chunks(instance, chunks, {**meta, **stats})
 
 
+#: On resources, instances with more resources than this find the resource that fills next
+#: with a heap instead of a scan (``heap_fill`` of :func:`._flow_kernel.maxmin_simulate_paths`):
+#: the scan costs O(R^2) per event, the heap O(log R) per freeze.  Below it the scan keeps the
+#: big switch's rounds exactly (a big switch written as paths gives the same bits); above it
+#: the allocation is the same up to the order in which exactly tied resources fill.
+HEAP_FILL_RESOURCES = 512
+
+
 def _maxmin_call(instance: Instance, w, store: bool, window: int, chunks):
     """Run the max-min kernel of the instance's model: :func:`._flow_kernel.maxmin_simulate`
     over (ingress, egress) pairs on a big switch, :func:`._flow_kernel.maxmin_simulate_paths`
@@ -281,7 +289,7 @@ def _maxmin_call(instance: Instance, w, store: bool, window: int, chunks):
         np.ascontiguousarray(instance.flow_ptr, dtype=np.int64),
         instance.flow_size.astype(float), np.array(instance.capacity, dtype=float), pof, prptr,
         prres, pptr, COMPLETION_RTOL, SNAP_RTOL, _max_events(instance), store, window,
-        *chunks.args())
+        instance.num_resources > HEAP_FILL_RESOURCES, *chunks.args())
 
 
 def _maxmin_kernel(instance: Instance, weights: str, store: bool = True):
@@ -536,7 +544,8 @@ def _priority_keys(instance: Instance, deadline_first: bool, tie_order):
 class PriorityPolicy:
     """Reference per-flow priority policy for the generic simulator: at every release and flow
     completion, sort the active flows by (primary key, remaining size, tie rank) and give each
-    ``min(residual ingress, residual egress)``."""
+    ``min(residual ingress, residual egress)`` (on resources: the smallest residual over its
+    path, :func:`coflowopt.rates.greedy.fill_in_order`)."""
 
     reschedule_on = frozenset({"release", "flow_completion"})
     name = "priority(python)"
@@ -583,9 +592,10 @@ def priority(instance: Instance, *, deadline_first: bool = False, tie_order=None
         Coflow order that breaks ties of equal remaining size (then flow index); default the
         instance order.  Fig. 5.1's printed 2.8 / 3.5 needs the tie at P2 broken toward C2.
     engine : {"auto", "kernel", "python"}
-        ``kernel`` (compiled incremental greedy matching; equal capacities only), ``python``
-        (:class:`PriorityPolicy` in the generic simulator).  ``auto``: the kernel when every
-        port has the same capacity, else ``python``.
+        ``kernel`` (compiled incremental greedy matching -- a greedy packing of paths on
+        resources; equal capacities only), ``python`` (:class:`PriorityPolicy` in the generic
+        simulator).  ``auto``: the kernel when every port (resource) has the same capacity,
+        else ``python``.
 
     Returns
     -------
