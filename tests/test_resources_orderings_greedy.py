@@ -244,3 +244,21 @@ def test_port_bound_is_the_best_resource_and_names_it():
     for r in (0, 7, inst.num_resources - 1):
         one = port_bound(inst, port=r)
         assert one.kind == "lower_bound" and float(one.value) <= float(res.value)
+
+
+@pytest.mark.parametrize("n", [1, 64, 65, 4097, 300_000, 5_000_000])
+def test_greedy_kernel_bit_tree_against_a_plain_array(n):
+    """The 64-ary bit tree of the paths kernel (insert, remove, first set bit >= i) against a
+    boolean array, across its level boundaries."""
+    from coflowopt.rates._greedy_kernel import _bits_next, _bits_set, bitset_levels
+    rng = np.random.default_rng(n)
+    off = bitset_levels(n)
+    bits = np.zeros(off[-1], dtype=np.uint64)
+    ref = np.zeros(n, dtype=bool)
+    for _ in range(2000):
+        i, v = int(rng.integers(n)), int(rng.integers(2))
+        _bits_set(bits, off, i, v)
+        ref[i] = bool(v)
+        q = int(rng.integers(n + 1))
+        nz = np.flatnonzero(ref[q:])
+        assert _bits_next(bits, off, q) == (q + int(nz[0]) if nz.size else -1)
