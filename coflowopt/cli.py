@@ -635,7 +635,22 @@ def cmd_schedule(args) -> int:
         check_params(ralg.func, rate_params, "--rate-param", f"rates {ralg.name}", skip=2)
     if args.out and not args.out.lower().endswith((".json", ".npz")):
         raise UsageError(f"--out {args.out}: a schedule file ends in .json or .npz")
+    if args.slotted and not args.slotted.lower().endswith((".json", ".npz")):
+        raise UsageError(f"--slotted {args.slotted}: a slotted schedule file ends in .json or "
+                         ".npz")
+    if not args.slotted:
+        given = [f for f, v in (("--slot", args.slot), ("--slotted-method", args.slotted_method))
+                 if v is not None]
+        if given:
+            raise UsageError(f"{' / '.join(given)} applies to --slotted FILE only")
     inst = load_instance(args)
+    if args.slotted:
+        from .exceptions import NotSupportedError
+        from .slotted import integral_capacities
+        try:  # before scheduling: the instance must be in the integral model
+            integral_capacities(inst, args.slot or 1.0)
+        except NotSupportedError as e:
+            raise NotSupportedError(f"--slotted: {e}") from None
     if args.policy is not None:
         refuse_big_switch_only(alg, inst, "--policy", instance_words(args))
     else:
@@ -646,7 +661,7 @@ def cmd_schedule(args) -> int:
                            order_params=order_params, rate_params=rate_params,
                            policy_params=policy_params, objective=args.objective,
                            verify_mode="exact" if args.exact else "float",
-                           keep_schedule=bool(args.out))
+                           keep_schedule=bool(args.out or args.slotted))
     except InvalidParameterError as e:
         # a parameter value the algorithm refused: name the flags that carried values
         given = [f for f, v in (("--policy-param", args.policy_param),
@@ -669,8 +684,25 @@ def cmd_schedule(args) -> int:
     payload["coflow_ids"] = list(inst.coflow_ids)
     if args.out:
         payload["schedule_file"] = args.out
-    emit(args, payload, _result_text(res, inst) + (f"\n  wrote {args.out}" if args.out else ""))
-    return EXIT_OK if res.kind is not None else EXIT_REJECTED
+    text = _result_text(res, inst) + (f"\n  wrote {args.out}" if args.out else "")
+    ok = res.kind is not None
+    if args.slotted and ok:
+        from .formats import write_slotted_schedule
+        from .slotted_rounding import round_fluid_schedule
+        t0 = time.perf_counter()
+        rnd = round_fluid_schedule(inst, res.schedule, slot=args.slot or 1.0,
+                                   method=args.slotted_method or "auto",
+                                   objective=args.objective, fluid_report=res.report)
+        write_slotted_schedule(rnd.schedule, inst, args.slotted)
+        res.timings["slotted"] = time.perf_counter() - t0
+        payload["timings"] = {k: round(float(v), 6) for k, v in res.timings.items()}
+        payload["slotted"] = {**rnd.to_dict(), "file": args.slotted}
+        text += (f"\n  slotted (integral model, slot {rnd.schedule.slot:g}, {rnd.method}): "
+                 f"{args.objective} = {rnd.integral_value}, rounding loss {rnd.loss:.6g}, "
+                 f"{rnd.report.num_slots} slots; wrote {args.slotted}")
+        ok = rnd.report.ok
+    emit(args, payload, text)
+    return EXIT_OK if ok else EXIT_REJECTED
 
 
 @command("verify")
@@ -795,6 +827,19 @@ def build_parser() -> argparse.ArgumentParser:
                     choices=["weighted_completion_time", "weighted_cct"])
     sp.add_argument("--out", "-o", help="write the schedule (.json segments or .npz pieces)")
     sp.add_argument("--exact", action="store_true", help="verify in exact rational arithmetic")
+    sp.add_argument("--slotted", metavar="FILE",
+                    help="also round the verified schedule to the integral matching model "
+                         "(whole units per slot; sizes and capacity x slot must be whole) and "
+                         "write it as a slotted schedule (.json slots or .npz entries); the "
+                         "output reports its verified value and the rounding loss (integral / "
+                         "fluid objective)")
+    sp.add_argument("--slot", type=positive_number, metavar="LENGTH",
+                    help="slot length for --slotted (default 1)")
+    sp.add_argument("--slotted-method", choices=["carry", "colouring", "greedy"],
+                    help="for --slotted: carry (default: units that do not fit a slot wait "
+                         "for later slots), colouring (big switch: each overflowing slot "
+                         "becomes the fewest slots, by Konig edge colouring) or greedy "
+                         "(first-fit blocks)")
     add_instance_options(sp)
 
     sp = add("verify", "verify a schedule file against an instance (a slotted schedule, "
