@@ -49,6 +49,10 @@ TAGS = {
     "big_switch_only": "defined on the big switch only (each flow uses its ingress and egress "
                        "port); given an instance on resources (a topology) it raises "
                        "NotSupportedError",
+    "integral_model": "works in the integral matching model (time slotted, whole units per "
+                      "slot and resource): its value is an integral optimum, >= the fluid "
+                      "optimum, and its schedule is a coflowopt.slotted.SlottedSchedule checked "
+                      "by verify_slotted (not a fluid Schedule)",
     "rate_aware": "an ordering that evaluates orders with a rate allocation; paired with one, it "
                   "is given that allocation (``rates=``, ``rate_params=``) unless told otherwise",
 }

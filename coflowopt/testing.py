@@ -44,7 +44,12 @@ The checks
     ``sum w C <= 4 LP`` with ``LP`` the value of the LP the ordering sorts by.
 ``check_lower_bound`` / ``check_exact`` (kinds ``bound`` and ``exact``)
     A bound is at most the objective of verified schedules; an optimum is verified, at most
-    every heuristic and at least the BSSI dual bound.
+    every heuristic and at least the BSSI dual bound.  An exact method of the *integral*
+    model (tag ``integral_model``) is checked in that model instead: its slotted schedule
+    verifies in :func:`coflowopt.slotted.verify_slotted` at exactly its value, which is at
+    least the fluid BSSI dual bound and the integral isolation bound, and (optimal) at most
+    independent integral schedules (:func:`integral_reference_schedules`); it is never
+    compared with fluid schedules (the integral optimum may exceed them).
 
 Tolerances are relative, 1e-9 for objectives and times and 1e-7 for port saturation.
 
@@ -111,7 +116,8 @@ __all__ = ["Scheduler", "RunResult", "as_scheduler", "schedulers", "load_all_alg
            "check_scaling", "check_isolated_lower_bound", "check_work_conserving",
            "check_order_preserving", "check_ordered_load_bound", "check_bssi_guarantees",
            "check_lp_ordering_guarantee", "LP_ORDERINGS",
-           "check_lower_bound", "check_exact", "interval_rates", "instances",
+           "check_lower_bound", "check_exact", "integral_reference_schedules",
+           "interval_rates", "instances",
            "sincronia_fig1", "digest_ts3", "digest_ts4",
            "check_refuses_resources", "check_prefix_maximal", "relabel_resources",
            "big_switch_as_paths", "random_topology_instance", "topology_instances",
@@ -1000,6 +1006,9 @@ def check_exact(algorithm, instance: Instance) -> None:
     the BSSI dual bound; a non-optimal answer's bound is at most the references."""
     alg = algorithm if isinstance(algorithm, Algorithm) else get_algorithm("exact", algorithm)
     from .orderings.bssi import bssi_dual_bound
+    if "integral_model" in alg.tags:
+        _check_integral_exact(alg, instance)
+        return
     res = alg.func(instance)
     if res.objective in DEADLINE_OBJECTIVES:
         _check_deadline_result(alg, instance, res)
@@ -1026,6 +1035,125 @@ def check_exact(algorithm, instance: Instance) -> None:
     elif res.bound is not None and float(res.bound) > best * (1 + 1e-6):
         raise AssertionError(f"exact {alg.name}: bound {float(res.bound)!r} > verified "
                              f"heuristic {best!r}")
+
+
+# ---------------------------------------------------------------------------------- integral
+def integral_reference_schedules(instance: Instance, slot: float = 1.0) -> dict:
+    """Independent integral schedules of ``instance`` (whole units per slot), for checking
+    exact methods of the integral model: ``{label: SlottedSchedule}``.
+
+    * ``"one-flow-at-a-time"``: the flows one after another (coflows by release, then
+      index), each alone at the smallest ``capacity x slot`` of its path from the first slot
+      that is free and at or after its release;
+    * ``"per-slot-greedy"``: in every slot the released unfinished flows in the order of the
+      coflows' isolated times ``r_k + rho_k`` (then index, then flow), each sending as much
+      as its path's residual capacity allows.
+
+    Plain Python over flows (tiny instances); nothing shared with the exact methods.  Raises
+    :class:`~coflowopt.exceptions.NotSupportedError` when the instance is not integral.
+    """
+    from fractions import Fraction
+    from .slotted import SlottedSchedule, integral_capacities
+    size, cap = integral_capacities(instance, slot)
+    F = instance.num_flows
+    ptr, res = instance.flow_resource_ptr.tolist(), instance.flow_resource.tolist()
+    path = [res[ptr[f]:ptr[f + 1]] for f in range(F)]
+    s = Fraction(float(slot))
+    first_k = [int(-((-Fraction(float(r))) // s)) for r in instance.release.tolist()]
+    k_of = instance.flow_coflow.tolist()
+    d = [int(v) for v in size.tolist()]
+    c = [int(v) for v in cap.tolist()]
+    out = {}
+    # one flow at a time
+    order_k = sorted(range(instance.num_coflows), key=lambda k: (first_k[k], k))
+    flows = [f for k in order_k for f in range(instance.flow_ptr[k], instance.flow_ptr[k + 1])]
+    t_free, ent = 0, []
+    for f in flows:
+        t = max(t_free, first_k[k_of[f]])
+        left, b = d[f], min(c[q] for q in path[f])
+        while left:
+            a = min(left, b)
+            ent.append((t, f, a))
+            left -= a
+            t += 1
+        t_free = t
+    out["one-flow-at-a-time"] = SlottedSchedule.from_entries(
+        [e[0] for e in ent], [e[1] for e in ent], [e[2] for e in ent], slot=slot)
+    # per-slot greedy over flows
+    iso = (instance.release + instance.rho).tolist()
+    prio = sorted(range(F), key=lambda f: (iso[k_of[f]], k_of[f], f))
+    rem, ent, t = list(d), [], min(first_k)
+    while any(rem):
+        resid = list(c)
+        for f in prio:
+            if rem[f] and first_k[k_of[f]] <= t:
+                a = min([rem[f]] + [resid[q] for q in path[f]])
+                if a:
+                    for q in path[f]:
+                        resid[q] -= a
+                    rem[f] -= a
+                    ent.append((t, f, a))
+        t += 1
+    out["per-slot-greedy"] = SlottedSchedule.from_entries(
+        [e[0] for e in ent], [e[1] for e in ent], [e[2] for e in ent], slot=slot)
+    return out
+
+
+def _check_integral_exact(alg, instance: Instance) -> None:
+    """An exact method of the integral model (tag ``integral_model``): its schedule verifies
+    in the integral verifier at exactly the claimed value; the value is at least the fluid
+    BSSI dual bound (integral OPT >= fluid OPT) and the integral isolation bound
+    ``sum_k w_k s (ceil(r_k / s) + max_r ceil(d_k^r / (c_r s)))`` (computed here); an optimum
+    is at most every independent integral schedule (:func:`integral_reference_schedules`);
+    a bound is at most them and at most the value."""
+    from fractions import Fraction
+    from .orderings.bssi import bssi_dual_bound
+    from .slotted import SlottedSchedule, integral_capacities, verify_slotted
+    res = alg.func(instance)       # NotSupportedError for an instance outside the model
+    slot = float(res.params.get("slot", 1.0))
+    name = f"exact {alg.name}"
+    if res.objective != "weighted_completion_time":
+        raise AssertionError(f"{name}: objective {res.objective!r}, expected "
+                             "weighted_completion_time")
+    refs = {k: verify_slotted(instance, v) for k, v in
+            integral_reference_schedules(instance, slot).items()}
+    for label, rep in refs.items():
+        if not rep.ok:       # pragma: no cover - the references are feasible by construction
+            raise AssertionError(f"reference {label} does not verify: {rep.summary()}")
+    best = min(rep.weighted_completion_time for rep in refs.values())
+    if res.kind is not None:
+        if not isinstance(res.schedule, SlottedSchedule):
+            raise AssertionError(f"{name}: its schedule is a {type(res.schedule).__name__}, "
+                                 "not a SlottedSchedule")
+        rep = verify_slotted(instance, res.schedule)
+        if not rep.ok or rep.weighted_completion_time != Fraction(res.value):
+            raise AssertionError(f"{name}: its schedule does not verify at the claimed value "
+                                 f"{res.value}: {rep.summary()}")
+        v = Fraction(res.value)
+        lb = bssi_dual_bound(instance).value
+        if float(v) < float(lb) * (1 - 1e-9):
+            raise AssertionError(f"{name}: integral value {float(v)!r} < the fluid BSSI dual "
+                                 f"bound {float(lb)!r} (integral OPT >= fluid OPT)")
+        size, cap = integral_capacities(instance, slot)
+        s = Fraction(slot)
+        iso = Fraction(0)
+        loads = instance.port_loads          # per coflow and resource, whole numbers here
+        for k in range(instance.num_coflows):
+            a = -((-Fraction(float(instance.release[k]))) // s)
+            need = max(-(-int(round(x)) // int(cp)) for x, cp in zip(loads[k].tolist(),
+                                                                     cap.tolist()))
+            iso += Fraction(float(instance.weight[k])) * (a + need) * s
+        if v < iso:
+            raise AssertionError(f"{name}: integral value {v} < the integral isolation bound "
+                                 f"{iso}")
+        if res.kind == "optimal" and v > best:
+            raise AssertionError(f"{name}: 'optimum' {v} > an independent integral schedule "
+                                 f"{best}")
+    if res.bound is not None:
+        b = Fraction(res.bound)
+        if b > best or (res.value is not None and b > Fraction(res.value)):
+            raise AssertionError(f"{name}: bound {b} above an integral schedule "
+                                 f"({best}) or its value ({res.value})")
 
 
 def _deadlines_met(instance: Instance, report, objective: str) -> float:

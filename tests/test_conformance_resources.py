@@ -155,7 +155,10 @@ def test_bounds_and_exact_methods_on_topologies(alg):
     max_k = MAX_EXPONENTIAL if costly else 5
     ran, failures = 0, []
     t0 = time.perf_counter()
-    for inst in FIXED:
+    # an exact method of the integral model needs whole sizes and capacities: the same
+    # topology instances with both rounded up
+    fixed = FIXED if "integral_model" not in alg.tags else [integral_version(i) for i in FIXED]
+    for inst in fixed:
         if ran and time.perf_counter() - t0 > BOUND_SECONDS:
             break
         if inst.num_coflows > max_k:
@@ -199,7 +202,8 @@ def test_exact_methods_agree_and_bracket_every_bound_and_schedule(inst):
     schedulers, exact methods' feasible answers) at least it."""
     optima, feasible = {}, {}
     for alg in algorithms("exact"):
-        if "big_switch_only" in alg.tags:
+        if "big_switch_only" in alg.tags or "integral_model" in alg.tags:
+            # the integral model's optimum is >= the fluid one, not equal (next test)
             continue
         try:
             res = alg.func(inst)
@@ -241,6 +245,44 @@ def test_exact_methods_agree_and_bracket_every_bound_and_schedule(inst):
     assert ran > 0
     for label, v in feasible.items():
         assert _le(opt, v), f"{label} = {float(v)!r} < OPT = {opt!r}"
+
+
+def integral_version(inst: Instance) -> Instance:
+    """``inst`` with every size and every resource capacity rounded up to a whole number (an
+    instance of the integral model with slot 1)."""
+    out = inst.replace(flow_size=np.ceil(inst.flow_size),
+                       resource_capacity=np.ceil(inst.resource_capacity),
+                       meta={**inst.meta, "name": inst.meta["name"] + "-integral"})
+    assert not out.is_big_switch
+    return out
+
+
+@pytest.mark.parametrize("inst", BRACKET[:3], ids=[i.meta["name"] for i in BRACKET[:3]])
+def test_integral_exact_methods_bracket_the_fluid_optimum(inst):
+    """Every exact method of the integral model (tag ``integral_model``), on the bracket
+    instances with whole sizes and capacities: its slotted schedule verifies in the integral
+    verifier, its optimum is at least the fluid optimum (bnb) and at most independent integral
+    schedules; the methods of that model agree with each other."""
+    from fractions import Fraction
+    from coflowopt.slotted import verify_slotted
+    from coflowopt.testing import integral_reference_schedules
+    inst = integral_version(inst)
+    fluid = get_algorithm("exact", "bnb")(inst)
+    assert fluid.kind == "optimal", fluid.message
+    refs = [verify_slotted(inst, s).weighted_completion_time
+            for s in integral_reference_schedules(inst).values()]
+    optima = {}
+    for alg in algorithms("exact"):
+        if "integral_model" not in alg.tags:
+            continue
+        res = alg.func(inst, time_limit=60)
+        rep = verify_slotted(inst, res.schedule)
+        assert rep.ok and rep.weighted_completion_time == Fraction(res.value), rep.summary()
+        assert _le(fluid.value, res.value), f"{alg.name}: {res.value} < fluid OPT {fluid.value}"
+        if res.kind == "optimal":
+            assert res.value <= min(refs)
+            optima[alg.name] = Fraction(res.value)
+    assert len(set(optima.values())) <= 1, optima
 
 
 # ---------------------------------------------------------------------------------- big switch

@@ -18,6 +18,17 @@ the suffix (``model.ordering-lp.lp``).
 (:data:`coflowopt.certificate_files.FILE_BOUNDS`), which ``tools/check_certificate.py`` confirms
 with the standard library alone; with ``--method all`` the other methods are listed without one.
 
+``--model integral`` lists bounds on the optimum of the *integral matching model* (time slotted,
+whole units per slot and resource; sizes and ``capacity x slot`` must be whole, else exit 2):
+every fluid bound above is valid there (integral OPT >= fluid OPT: a slotted schedule is a
+fluid schedule whose flows end no later), each row says ``model: fluid`` and adds
+``integral_value``, the bound rounded up to the lattice of integral objective values (multiples
+of ``gcd_k(w_k slot)``); two bounds of the integral model itself follow:
+``integral-isolated`` (each coflow alone in whole units per slot, exact) and ``integral-lp``
+(the LP relaxation of the integral MIP over its safe horizon, certified exactly from HiGHS's
+duals, rounded up to the lattice; :mod:`coflowopt.exact.integral_mip`).  ``-p slot=S`` sets
+the slot length (default 1); naming an integral bound without ``--model integral`` is refused.
+
 Exit code 0 when every method that ran gave a certified bound or stopped at the time limit
 (status ``time_limit``); 1 when a method's certificate did not check; 4 when a solver failed
 (the others' results are still printed); 2 for bad usage.
@@ -30,7 +41,16 @@ import json
 import time
 from pathlib import Path
 
-__all__ = ["add_parser", "run_bound", "export_path", "SOLVER_FAILED"]
+__all__ = ["add_parser", "run_bound", "export_path", "SOLVER_FAILED", "INTEGRAL_BOUNDS"]
+
+#: Bounds of the integral model (``--model integral``), by name: not registered (they are not
+#: bounds on the fluid optimum, which the registry's bounds are).
+INTEGRAL_BOUNDS = ("integral-isolated", "integral-lp")
+
+
+def _integral_bound(name: str):
+    from ..exact.integral_mip import integral_isolated_bound, integral_lp_bound
+    return {"integral-isolated": integral_isolated_bound, "integral-lp": integral_lp_bound}[name]
 
 #: Result statuses that mean the solver failed (HiGHS's error statuses through
 #: ``formulations.highs.HIGHS_STATUS``): exit 4, not 1.
@@ -56,6 +76,10 @@ def add_parser(subparsers, common) -> None:
                     help="seconds per method (for the methods that solve an LP)")
     sp.add_argument("--objective", default="weighted_completion_time",
                     choices=["weighted_completion_time", "weighted_cct"])
+    sp.add_argument("--model", default="fluid", choices=["fluid", "integral"],
+                    help="fluid (default) or integral: bounds on the optimum of the integral "
+                         "matching model (every fluid bound, rounded up to its lattice, plus "
+                         f"{', '.join(INTEGRAL_BOUNDS)})")
     common.add_instance_options(sp)
     sp.set_defaults(handler=lambda args: run_bound(args, common))
 
@@ -125,28 +149,60 @@ def run_bound(args, common) -> int:
         raise common.UsageError(f"--export {args.export}: the file must end in .lp or .mps")
     if args.certificate and Path(args.certificate).suffix.lower() != ".json":
         raise common.UsageError(f"--certificate {args.certificate}: the file must end in .json")
+    integral = args.model == "integral"
+    if args.method in INTEGRAL_BOUNDS and not integral:
+        raise common.UsageError(f"--method {args.method}: a bound of the integral model; add "
+                                "--model integral")
     if args.method == "all":
-        algs = algorithms("bound")
+        algs = list(algorithms("bound")) + (list(INTEGRAL_BOUNDS) if integral else [])
+    elif args.method in INTEGRAL_BOUNDS:
+        algs = [args.method]
     else:
         algs = [common.lookup("bound", args.method, "--method")]
     many = len(algs) > 1
+    if integral and not many and algs[0] in INTEGRAL_BOUNDS and \
+            (args.export or args.certificate):
+        raise common.UsageError(f"--{'export' if args.export else 'certificate'} with --method "
+                                f"{algs[0]}: the bounds of the integral model have no LP "
+                                "certificate file yet")
     from ..certificate_files import FILE_BOUNDS, lower_bound_certificate
-    if args.certificate and not many and algs[0].name not in FILE_BOUNDS:
+    if args.certificate and not many and getattr(algs[0], "name", algs[0]) not in FILE_BOUNDS:
         raise common.UsageError(
             f"--certificate with --method {algs[0].name}: certificate files cover the "
             f"ordering-LP family ({', '.join(FILE_BOUNDS)}) so far")
     for k, owner in (("time_limit", "--time-limit"), ("objective", "--objective")):
         if k in params:
             raise common.UsageError(f"{flag} {k}: set it with {owner}")
+    def func_of(a):
+        return _integral_bound(a) if isinstance(a, str) else a.func
+
     for k in params:  # with --method all a key goes to the methods that take it, but to one
-        if not any(_accepts(a.func, k) for a in algs):
+        if not any(_accepts(func_of(a), k) for a in algs):
             raise common.UsageError(f"{flag} {k}: no bound method "
                                     f"{'here ' if many else args.method + ' '}takes it")
     inst = common.load_instance(args)
-    if not many:  # one named method that cannot run here: bad usage; with 'all', a skipped row
+    lattice = None
+    if integral:
+        from ..exceptions import NotSupportedError as _NS
+        from ..exact.integral_mip import objective_lattice
+        from ..slotted import integral_capacities
+        slot = params.get("slot", 1.0)
+        try:
+            integral_capacities(inst, float(slot))
+        except (_NS, TypeError, ValueError) as e:
+            raise common.UsageError(f"--model integral: {args.instance}: {e}") from None
+        lattice = objective_lattice(inst, float(slot))
+    if not many and not isinstance(algs[0], str):
+        # one named method that cannot run here: bad usage; with 'all', a skipped row
         common.refuse_big_switch_only(algs[0], inst, "--method", common.instance_words(args))
     rows, texts, failed, solver_failed = [], [], False, False
     for alg in algs:
+        if isinstance(alg, str):    # a bound of the integral model
+            row, text, bad = _run_integral_bound(alg, inst, args, params, common, flag)
+            rows.append(row)
+            texts.append(text)
+            failed = failed or bad
+            continue
         kw = {"objective": args.objective}
         for k, v in params.items():
             if _accepts(alg.func, k):
@@ -192,11 +248,56 @@ def run_bound(args, common) -> int:
         d = res.to_dict(per_coflow=False)
         if res.certificate is not None:
             d["certificate"] = res.certificate.to_dict()
+        text = _text(res, None)
+        if integral:
+            d["model"] = "fluid"
+            if res.kind == "lower_bound":
+                iv = _lattice_round(inst, res.value, args.objective, lattice)
+                d["integral_value"] = float(iv)
+                d["integral_value_exact"] = str(iv)
+                text += (f"\n  model fluid (valid in the integral model); rounded up to its "
+                         f"lattice: {float(iv):.10g}")
         rows.append(d)
-        texts.append(_text(res, None))
-    payload = {"instance": args.instance, "objective": args.objective,
+        texts.append(text)
+    payload = {"instance": args.instance, "objective": args.objective, "model": args.model,
                "coflows": inst.num_coflows, "flows": inst.num_flows, "results": rows}
     common.emit(args, payload, "\n".join(texts))
     if failed:
         return common.EXIT_REJECTED
     return common.EXIT_SOLVER if solver_failed else common.EXIT_OK
+
+
+def _lattice_round(inst, value, objective: str, lattice):
+    """A bound on the integral optimum rounded up to the lattice of integral values of
+    ``sum w C`` (exact); for the weighted CCT the constant ``sum w r`` is added first and
+    subtracted after."""
+    from fractions import Fraction
+    from ..bounds.common import weighted_release_sum
+    from ..exact.integral_mip import round_up_to_lattice
+    shift = weighted_release_sum(inst) if objective == "weighted_cct" else Fraction(0)
+    return round_up_to_lattice(Fraction(value) + shift, lattice) - shift
+
+
+def _run_integral_bound(name: str, inst, args, params: dict, common, flag: str):
+    """One bound of the integral model: (JSON row, text, whether its certificate failed)."""
+    from ..exceptions import InvalidParameterError, NotSupportedError, SolverNotAvailableError
+    func = _integral_bound(name)
+    kw = {"objective": args.objective}
+    kw.update({k: v for k, v in params.items() if _accepts(func, k)})
+    if args.time_limit is not None and _accepts(func, "time_limit"):
+        kw["time_limit"] = args.time_limit
+    t0 = time.perf_counter()
+    try:
+        res = func(inst, **kw)
+    except InvalidParameterError as e:
+        if not params:
+            raise
+        raise common.blame(flag, params, f"bound {name}", e) from None
+    except (NotSupportedError, SolverNotAvailableError) as e:
+        return ({"algorithm": name, "kind": None, "status": "skipped", "model": "integral",
+                 "message": str(e)}, _text(name, str(e)), False)
+    res.timings.setdefault("total", time.perf_counter() - t0)
+    d = res.to_dict(per_coflow=False)
+    d["model"] = "integral"
+    text = _text(res, None) + "\n  model integral (a bound on the integral optimum only)"
+    return d, text, res.kind != "lower_bound" and res.status != "time_limit"

@@ -8,6 +8,14 @@ their deadlines).  Prints the value (and its exact fraction), the kind (``optima
 verified schedule and a closed proof), the solver status, the bound, the gap, the search
 counters and the timings; ``--out`` writes the schedule.
 
+``--model integral`` asks for the optimum of the *integral matching model* (time slotted,
+whole units per slot and resource; :mod:`coflowopt.slotted`) instead of the fluid one: the
+method is ``integral-mip`` (the only one of that model; a fluid method named with ``--method``
+is refused, as ``--method integral-mip`` is without ``--model integral``), the schedule is
+verified by the integral verifier in exact integers (``--float`` is refused) and ``--out``
+writes a slotted schedule (``.json`` or ``.npz``).  Sizes and ``capacity x slot`` must be whole
+numbers (otherwise exit 2 with the first offender).
+
 Exit code 0 when a verified schedule was produced (``optimal`` or ``feasible``) or the time
 limit stopped the method (status ``time_limit``, with the incumbent and bound if any); 1 only
 when the problem is proven infeasible or the schedule was rejected by the verifier; 4 when the
@@ -20,8 +28,12 @@ import time
 from fractions import Fraction
 from typing import Any
 
-#: Method names accepted by ``--method`` (aliases of the registry's exact entries).
-METHODS = ("bnb", "enumerate-orders", "slotted-mip", "deadline-mip")
+#: Method names accepted by ``--method`` (aliases of the registry's exact entries), by model.
+FLUID_METHODS = ("bnb", "enumerate-orders", "slotted-mip", "deadline-mip")
+INTEGRAL_METHODS = ("integral-mip",)
+METHODS = FLUID_METHODS + INTEGRAL_METHODS
+#: ``--model`` -> (its methods, the default method).
+MODELS = {"fluid": (FLUID_METHODS, "bnb"), "integral": (INTEGRAL_METHODS, "integral-mip")}
 
 
 def add_parser(subparsers, common) -> None:
@@ -29,14 +41,17 @@ def add_parser(subparsers, common) -> None:
                             "proven optimum of a small instance (branch and bound over "
                             "completion orders, slotted MIP, deadline MIP)")
     sp.add_argument("instance")
-    sp.add_argument("--method", default="bnb", choices=METHODS,
-                    help="exact method (default: bnb)")
+    sp.add_argument("--method", default=None, choices=METHODS,
+                    help="exact method (default: bnb; integral-mip with --model integral)")
+    sp.add_argument("--model", default="fluid", choices=tuple(MODELS),
+                    help="fluid (default: rates are fluid) or integral (the integral matching "
+                         "model: time slotted, whole units per slot and resource)")
     sp.add_argument("--time-limit", type=common.seconds, default=60.0, metavar="S",
                     help="seconds (default 60); on the limit the best schedule and the proven "
                          "bound are reported, never 'optimal'")
     sp.add_argument("--param", "-p", action=common.KeyValues, metavar="KEY=VALUE",
                     help="method parameter, e.g. rtol=1e-9, delta=0.5 (slotted-mip), "
-                         "objective=weight (deadline-mip)")
+                         "objective=weight (deadline-mip), slot=2 (integral-mip)")
     sp.add_argument("--solver-log", action="store_true",
                     help="HiGHS's log on standard error (never on standard output)")
     sp.add_argument("--float", dest="float_verify", action="store_true",
@@ -74,6 +89,19 @@ def run(args, common) -> int:
 
     flag = common.param_flag(args, "param", "--param")
     params = common.parse_params(args.param, flag)
+    methods, default = MODELS[args.model]
+    if args.method is None:
+        args.method = default
+    elif args.method not in methods:
+        other = next(m for m, (ms, _) in MODELS.items() if args.method in ms)
+        raise common.UsageError(
+            f"--method {args.method}: an exact method of the {other} model, and --model is "
+            f"{args.model} (its methods: {', '.join(methods)})"
+            + ("; add --model integral" if other == "integral" else ""))
+    integral = args.model == "integral"
+    if integral and args.float_verify:
+        raise common.UsageError("--float: the integral model is verified in exact integers "
+                                "(--model integral); drop --float")
     alg = get_algorithm("exact", args.method)
     for k, owner in (("time_limit", "--time-limit"), ("verify_mode", "--float")):
         if k in params:
@@ -81,7 +109,7 @@ def run(args, common) -> int:
     common.check_params(alg.func, params, flag, f"exact method {alg.name}")
     inst = common.load_instance(args)
     common.refuse_big_switch_only(alg, inst, "--method", common.instance_words(args))
-    if args.method != "slotted-mip":
+    if args.method not in ("slotted-mip",) + INTEGRAL_METHODS:
         params.setdefault("verify_mode", "float" if args.float_verify else "exact")
     params["time_limit"] = args.time_limit  # every exact method honours it
     try:
@@ -94,12 +122,23 @@ def run(args, common) -> int:
                            rename={"time_limit": "--time-limit"}) from None
     if args.out and res.schedule is not None:
         t0 = time.perf_counter()
-        sched = res.schedule if args.out.endswith(".json") else res.schedule.to_float()
-        write_schedule(sched, inst, args.out)
+        if integral:
+            from ..formats import write_slotted_schedule
+            write_slotted_schedule(res.schedule, inst, args.out)
+        else:
+            sched = res.schedule if args.out.endswith(".json") else res.schedule.to_float()
+            write_schedule(sched, inst, args.out)
         res.timings["write"] = time.perf_counter() - t0
     payload = res.to_dict(per_coflow=True)
-    payload.update({"instance": args.instance, "method": args.method,
+    payload.update({"instance": args.instance, "method": args.method, "model": args.model,
                     "coflow_ids": list(inst.coflow_ids)})
+    if integral and "integral_verification" in res.extra:
+        ver = res.extra["integral_verification"]
+        payload["verification"] = {k: ver[k] for k in ("ok", "model", "mode",
+                                                       "violation_counts", "violations")}
+        for k in ("weighted_completion_time", "weighted_cct", "makespan",
+                  "coflow_completion"):
+            payload[k] = ver.get(k)
     for k in ("bound", "incumbent"):
         v = getattr(res, k)
         if isinstance(v, Fraction):
@@ -154,6 +193,21 @@ def _text(args, res, inst) -> str:
                      f"slotted bound {_fmt(ex['slotted_bound'])}); {ex['slots']} slots "
                      f"({'safe' if ex['horizon_proven_safe'] else 'NOT proven safe'}); an upper "
                      "bound on the fluid optimum")
+    if ex.get("model") == "integral":
+        cert = res.certificate or {}
+        lines.append(f"  model    integral (slot {ex['slot']:g}, whole units); certified bound "
+                     f"{cert.get('certified_bound')} ({cert.get('certified_bound_source')}); "
+                     f"fluid bound {_fmt(ex.get('fluid_bound'))} ({ex.get('fluid_bound_source')})")
+        if "slots" in ex:
+            lines.append(f"  MIP      {ex['mip_status']} over {ex['slots']} slots "
+                         f"({'safe' if ex['horizon_proven_safe'] else 'NOT proven safe'}); "
+                         f"HiGHS bound {_fmt(ex.get('mip_bound'))}")
+        lines.append(f"  incumbent from {ex.get('incumbent_source')}")
+        ver = ex.get("integral_verification") or {}
+        cc = ver.get("coflow_completion") or []
+        shown = ", ".join(f"{cid}={_fmt(c)}" for cid, c in list(zip(inst.coflow_ids, cc))[:20])
+        lines.append(f"  verified integral (exact integers, {ver.get('num_slots')} slots): "
+                     f"completion times {shown}" + (" ..." if len(cc) > 20 else ""))
     if "admitted" in ex:
         lines.append(f"  admitted {[inst.coflow_ids[k] for k in ex['admitted']]} "
                      f"(MIP {ex['mip_status']})")

@@ -12,6 +12,9 @@ Importing the package registers its methods (``coflowopt algorithms --kind exact
                        model (an upper bound on the fluid optimum) with a safe horizon.
 ``deadline-mip``       :func:`.deadlines.deadline_mip` -- the most coflows (or weight) meeting
                        their deadlines, MIP over fixed intervals.
+``integral-mip``       :func:`.integral_mip.integral_mip` -- the optimum of the *integral*
+                       matching model (whole units per slot; tag ``integral_model``: its value
+                       is >= the fluid optimum and its schedule is a SlottedSchedule).
 
 Building blocks: :mod:`.order_lp` (the event LP, its certified bound and its exact schedule),
 :mod:`.subset_bounds` (makespan and DP bounds over subsets).  Documents:
@@ -19,7 +22,7 @@ formulations/completion-order-lp.md, formulations/deadline-mip.md,
 proofs/completion-order-lp-exact.md.
 """
 
-from . import branch_and_bound, brute_force, deadlines, slotted_mip  # noqa: F401
+from . import branch_and_bound, brute_force, deadlines, integral_mip, slotted_mip  # noqa: F401
 from .branch_and_bound import bnb
 from .brute_force import enumerate_orders
 from .deadlines import deadline_mip

@@ -9,7 +9,9 @@ section 4.2): these models are for reading, exporting and cross-checking, never 
   ports with at most ``max_port_coflows`` coflows), the reference for the cutting planes;
 * :func:`time_indexed_model` -- the time-indexed LP/MIP (fluid or slotted);
 * :func:`interval_lp_model` -- the interval-indexed LP;
-* :func:`lp_ov_model` -- LP-OV.
+* :func:`lp_ov_model` -- LP-OV;
+* :func:`integral_mip_model` -- the integral matching model's MIP (whole units per slot),
+  per flow and without the matrix builder's reductions (``formulations/integral_mip.md``).
 
 :func:`solve_model` solves with HiGHS through Pyomo's APPSI interface and maps the termination
 condition; :func:`write_model` writes ``.lp`` or ``.mps`` (symbolic names).
@@ -25,7 +27,7 @@ from ..exceptions import InvalidParameterError, SolverNotAvailableError
 from ..instance import Instance
 
 __all__ = ["ordering_lp_model", "time_indexed_model", "interval_lp_model", "lp_ov_model",
-           "solve_model", "write_model"]
+           "integral_mip_model", "solve_model", "write_model"]
 
 
 def _pyo():
@@ -216,6 +218,55 @@ def lp_ov_model(instance: Instance, *, ports: str = "used"):
                                                            for kk in others)
     m.port = pyo.Constraint(m.K, pyo.RangeSet(0, P - 1), rule=port_row)
     m.obj = pyo.Objective(expr=sum(float(instance.weight[k]) * m.f[k] for k in m.K))
+    return m
+
+
+# ----------------------------------------------------------------------------- integral MIP
+def integral_mip_model(instance: Instance, slot: float, slots: int):
+    """The integral matching model's MIP of ``formulations/integral_mip.md`` written plainly:
+    one integer ``x[f, t]`` per flow and slot (no merging into groups, no cumulative
+    variables, no earliest-slot fixing, no symmetry rows), binary ``z[k, t]``.
+
+    ``sum_{f: r in P(f)} x[f,t] <= c_r s`` (capacity, every resource of the path);
+    ``x[f,t] = 0`` when ``t s < r_k`` (release); ``sum_t x[f,t] = d_f`` (demand);
+    ``sum_{u <= t} x[f,u] >= d_f z[k,t]`` (linking); objective
+    ``sum_k w_k s (1 + sum_{t < T} (1 - z[k,t]))``.  Sizes and ``c_r s`` must be whole
+    (:func:`coflowopt.slotted.integral_capacities`).
+    """
+    from fractions import Fraction
+
+    from ..slotted import integral_capacities
+    pyo = _pyo()
+    size, cap = integral_capacities(instance, slot)
+    T = int(slots)
+    F, K, R = instance.num_flows, instance.num_coflows, instance.num_resources
+    cof = instance.flow_coflow.tolist()
+    ptr, res = instance.flow_resource_ptr.tolist(), instance.flow_resource.tolist()
+    path = [res[ptr[f]:ptr[f + 1]] for f in range(F)]
+    s = Fraction(float(slot))
+    # a slot t may be used when t s >= r_k (exactly)
+    usable = [[Fraction(t) * s >= Fraction(float(instance.release[cof[f]])) for t in range(T)]
+              for f in range(F)]
+    d = [int(v) for v in size.tolist()]
+    c = [int(v) for v in cap.tolist()]
+    w = [float(v) for v in instance.weight.tolist()]
+    m = pyo.ConcreteModel(name="integral_mip")
+    m.F = pyo.RangeSet(0, F - 1)
+    m.K = pyo.RangeSet(0, K - 1)
+    m.T = pyo.RangeSet(0, T - 1)
+    m.x = pyo.Var(m.F, m.T, domain=pyo.NonNegativeIntegers,
+                  bounds=lambda m, f, t: (0, d[f] if usable[f][t] else 0))
+    m.z = pyo.Var(m.K, m.T, domain=pyo.Binary)
+
+    def capacity(m, r, t):
+        terms = [m.x[f, t] for f in range(F) if r in path[f]]
+        return sum(terms) <= c[r] if terms else pyo.Constraint.Skip
+    m.capacity = pyo.Constraint(pyo.RangeSet(0, R - 1), m.T, rule=capacity)
+    m.demand = pyo.Constraint(m.F, rule=lambda m, f: sum(m.x[f, t] for t in m.T) == d[f])
+    m.linking = pyo.Constraint(m.F, m.T, rule=lambda m, f, t: sum(
+        m.x[f, u] for u in range(t + 1)) >= d[f] * m.z[cof[f], t])
+    m.obj = pyo.Objective(expr=sum(w[k] * float(slot) * (1 + sum(1 - m.z[k, t] for t in m.T))
+                                   for k in m.K))
     return m
 
 
