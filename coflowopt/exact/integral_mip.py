@@ -407,10 +407,12 @@ def others_bounds(data: IntegralData, *, deadline: float | None = None
                   ) -> dict[int, Fraction]:
     """For every coflow ``k`` of positive weight, a certified lower bound on ``sum_{j != k}
     w_j C_j / s`` in any integral schedule: the larger of ``sum_{j != k} w_j (e_j + 1)`` and
-    the registered ``ordering-lp`` bound of the instance without ``k`` (a fluid bound: the
-    other coflows' part of an integral schedule is an integral, hence fluid, schedule of that
-    instance), rounded up to its lattice.  The LP is skipped once ``deadline`` has passed."""
-    inst = data.instance
+    the registered ``ordering-lp`` bound of the instance without ``k`` and with releases
+    rounded up to their first slots (a fluid bound: the other coflows' part of an integral
+    schedule is an integral, hence fluid, schedule of that instance), rounded up to its
+    lattice.  The LP is skipped once ``deadline`` has passed."""
+    inst = data.instance.replace(release=data.first.astype(float) * data.slot,
+                                 deadline=np.full(data.instance.num_coflows, np.nan))
     w = data.weight
     s = Fraction(data.slot)
     pos = [k for k in range(inst.num_coflows) if w[k] > 0]
