@@ -189,32 +189,8 @@ def pair_groups(instance: Instance) -> tuple[FlowGroups, np.ndarray, np.ndarray]
         J = g.coflow.size
         res = np.stack([g.src, g.dst], axis=1).ravel().astype(np.int64)
         return g, np.arange(0, 2 * J + 1, 2, dtype=np.int64), res
-    ptr, fres = instance.flow_resource_ptr, instance.flow_resource
-    plen = np.diff(ptr)
-    L = int(plen.max())
-    F = instance.num_flows
-    # one row per flow: (coflow, path length, resources padded with -1); equal rows = same
-    # coflow and same path (as a sequence: paths are routed, not sets)
-    key = np.full((F, L + 2), -1, dtype=np.int64)
-    key[:, 0] = instance.flow_coflow
-    key[:, 1] = plen
-    col = np.arange(fres.size) - np.repeat(ptr[:-1], plen)
-    key[np.repeat(np.arange(F), plen), 2 + col] = fres
-    uniq, inv = np.unique(key, axis=0, return_inverse=True)
-    inv = inv.reshape(-1)
-    J = uniq.shape[0]
-    size, exact = exact_group_sums(instance.flow_size, inv, J)
-    order = np.argsort(inv, kind="stable")
-    gptr = np.zeros(J + 1, dtype=np.int64)
-    np.cumsum(np.bincount(inv, minlength=J), out=gptr[1:])
-    glen = uniq[:, 1]
-    res_ptr = np.zeros(J + 1, dtype=np.int64)
-    np.cumsum(glen, out=res_ptr[1:])
-    res = uniq[:, 2:][np.arange(L)[None, :] < glen[:, None]]
-    g = FlowGroups(coflow=uniq[:, 0].astype(np.int64), src=np.full(J, -1, dtype=np.int64),
-                   dst=np.full(J, -1, dtype=np.int64), size=size, size_exact=exact, ptr=gptr,
-                   flows=order.astype(np.int64))
-    return g, res_ptr, res.astype(np.int64)
+    g = flow_groups(instance)               # merged by (coflow, path), paths in res_ptr/res
+    return g, g.res_ptr, g.res
 
 
 def safe_horizon_paths(instance: Instance) -> float:
