@@ -37,7 +37,9 @@ link it crosses, and a session freezes when the first link of its path fills); `
 serves the flows in key order, each taking the smallest residual capacity over its path (with
 equal capacities: the full capacity when its whole path is free, else nothing).  A big switch
 is the case where every path is ``[ingress, m_in + egress]``, and the general code gives the
-big switch's schedule bit for bit (tested); the big switch keeps its own kernels.
+big switch's schedule bit for bit (tested; for ``fair`` and ``wss`` up to
+:data:`HEAP_FILL_RESOURCES` resources, above which the filling takes its rounds from a heap and
+exact ties may fill in another order); the big switch keeps its own kernels.
 
 All three are recomputed at every release and flow completion, so their schedules are exact
 fluid schedules of those definitions.  (For ``priority`` with unequal port capacities, the
