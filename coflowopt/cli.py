@@ -852,7 +852,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_instance_options(sp)
 
     sp = add("algorithms", "list the registered algorithms with guarantees and references")
-    sp.add_argument("--kind", choices=["ordering", "rates", "policy", "bound", "exact"])
+    sp.add_argument("--kind", choices=["ordering", "rates", "policy", "bound", "exact", "slotted"])
 
     sp = add("demo", "schedule the embedded default instances with every algorithm, verify "
                      "each schedule and print a table")

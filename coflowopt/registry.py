@@ -11,6 +11,11 @@ Function contracts by kind
 ``policy``     ``func(instance, **params) -> Schedule`` (online or whole-schedule methods).
 ``bound``      ``func(instance, **params) -> Result`` with kind ``lower_bound``.
 ``exact``      ``func(instance, **params) -> Result`` (``optimal`` or a bound and incumbent).
+``slotted``    ``func(instance, **params) -> SlottedSchedule``: a schedule of the integral
+               matching model (time slotted, whole units per slot and resource;
+               :mod:`coflowopt.slotted`), judged by :func:`coflowopt.slotted.verify_slotted`
+               (exact integers), not a fluid ``Schedule``: the fluid suites and experiment
+               specs never run these as schedules (``coflowopt.testing.check_slotted`` does).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from .exceptions import InvalidParameterError
 
 __all__ = ["Algorithm", "register", "get_algorithm", "algorithms", "KINDS", "TAGS"]
 
-KINDS = ("ordering", "rates", "policy", "bound", "exact")
+KINDS = ("ordering", "rates", "policy", "bound", "exact", "slotted")
 
 #: Capability tags and what they promise.
 TAGS = {
@@ -159,8 +164,10 @@ def algorithms(kind: str | None = None) -> list[Algorithm]:
                   key=lambda a: (KINDS.index(a.kind), a.name))
 
 
-#: Packages whose import registers algorithms (those not present yet are skipped).
-ALGORITHM_PACKAGES = ("orderings", "rates", "policies", "bounds", "exact", "fairness")
+#: Packages (and modules) whose import registers algorithms (those not present yet are
+#: skipped); ``slotted_greedy`` registers the slotted algorithms of the integral model.
+ALGORITHM_PACKAGES = ("orderings", "rates", "policies", "bounds", "exact", "fairness",
+                      "slotted_greedy")
 
 
 def _load_all() -> None:

@@ -41,12 +41,15 @@ Functions
 ---------
 :func:`slotted_greedy`
     The scheduler, returning a :class:`~coflowopt.slotted.SlottedSchedule`.
+:func:`slotted_order`, :func:`slotted_ocf`, :func:`slotted_srjf`, :func:`slotted_mmf`
+    The registered algorithms (registry kind ``"slotted"``: ``slotted-order``,
+    ``slotted-ocf``, ``slotted-srjf``, ``slotted-mmf``; contract ``func(instance, **params)
+    -> SlottedSchedule``), also in :data:`ALGORITHMS`.
 :func:`run_slotted`
-    By name from :data:`ALGORITHMS`, verified by :func:`~coflowopt.slotted.verify_slotted`.
+    By name, verified by :func:`~coflowopt.slotted.verify_slotted`.
 
-The algorithms are listed in :data:`ALGORITHMS` (registry :class:`~coflowopt.registry.Algorithm`
-entries of kind ``"slotted"``, contract ``func(instance, **params) -> SlottedSchedule``), not in
-:mod:`coflowopt.registry` itself: see that table's comment.
+Command line: ``coflowopt slotted INSTANCE --policy order --order bssi`` (and ``coflowopt
+algorithms --kind slotted``).
 """
 
 from __future__ import annotations
@@ -60,10 +63,12 @@ from ._slotted_kernel import (MODE_MMF, MODE_SRJF_COFLOW, MODE_SRJF_FLOW, MODE_S
                               slotted_greedy_runs)
 from .exceptions import InvalidParameterError
 from .instance import Instance
-from .registry import Algorithm, get_algorithm, rate_aware_params
+from .registry import (_REGISTRY, Algorithm, algorithms, get_algorithm,
+                       rate_aware_params, register)
 from .slotted import SlottedReport, SlottedSchedule, integral_capacities, verify_slotted
 
 __all__ = ["slotted_greedy", "run_slotted", "first_slots", "ocf_rank", "order_rank",
+           "slotted_order", "slotted_ocf", "slotted_srjf", "slotted_mmf",
            "PRIORITIES", "ALGORITHMS", "slotted_algorithms", "get_slotted"]
 
 PRIORITIES = ("order", "ocf", "srjf", "mmf")
@@ -228,73 +233,119 @@ def slotted_greedy(instance: Instance, priority: str = "order", *, order=None,
                            np.repeat(run_units, run_len), meta).canonical()
 
 
-# ---------------------------------------------------------------------------------- the table
-def _ordered(instance: Instance, *, ordering: str = "bssi",
-             ordering_params: Mapping[str, Any] | None = None, order=None,
-             slot: float = 1.0) -> SlottedSchedule:
+# ---------------------------------------------------------------------------------- registry
+_SEED_002 = ("Sviridov, Bianco, Giaccone, 'To sync or not to sync', IEEE Globecom 2018, "
+             "Sec. 3.2.1 (digest reference/seeds-000-002.md Sec. 3.2.1)")
+#: Tags every slotted algorithm here carries.  ``work_conserving`` in whole units: in every
+#: slot, a released unfinished flow that sends less than it still needs has a full resource
+#: on its path (a maximal allocation; ``coflowopt.testing.check_slotted`` checks it).
+_TAGS = ("release_dates", "heterogeneous_capacities", "preemptive", "work_conserving")
+
+
+@register("slotted", "slotted-order", aliases=("order",),
+          summary="integral model: greedy maximal matching per slot in a coflow order (any "
+                  "registered ordering, ordering=NAME; default bssi)",
+          reference=f"{_SEED_002}; Sincronia Algorithm 2 in whole units",
+          tags=_TAGS + ("weights", "order_preserving"))
+def slotted_order(instance: Instance, *, ordering: str = "bssi",
+                  ordering_params: Mapping[str, Any] | None = None, order=None,
+                  slot: float = 1.0) -> SlottedSchedule:
+    """:func:`slotted_greedy` with ``priority="order"``: per slot, whole units greedily in a
+    coflow order, the given ``order`` or that of the registered ordering ``ordering`` (run
+    with ``ordering_params``).
+
+    Per slot the allocation is prefix-maximal (tag ``order_preserving``): a released
+    unfinished flow of the ``k``-th coflow that gets fewer units than it still needs has a
+    resource on its path filled by flows of coflows ``1..k``.
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 2)]), Coflow("B", [(0, 1, 1)])])
+    >>> s = slotted_order(inst, ordering="sebf")
+    >>> s.meta["order"], verify_slotted(inst, s).coflow_completion
+    ([1, 0], [Fraction(3, 1), Fraction(1, 1)])
+    """
     return slotted_greedy(instance, "order", order=order,
                           ordering=None if order is not None else ordering,
                           ordering_params=ordering_params, slot=slot)
 
 
-def _ocf(instance: Instance, *, slot: float = 1.0) -> SlottedSchedule:
+@register("slotted", "slotted-ocf", aliases=("ocf",),
+          summary="integral model: greedy maximal matching per slot, oldest cell (release) "
+                  "first",
+          reference=_SEED_002, tags=_TAGS + ("online",))
+def slotted_ocf(instance: Instance, *, slot: float = 1.0) -> SlottedSchedule:
+    """:func:`slotted_greedy` with ``priority="ocf"`` (oldest release first; the module
+    docstring says why that is seed 002's Oldest Cell First here).
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 2)], release=1),
+    ...                               Coflow("B", [(0, 1, 1)])])
+    >>> verify_slotted(inst, slotted_ocf(inst)).coflow_completion
+    [Fraction(3, 1), Fraction(1, 1)]
+    """
     return slotted_greedy(instance, "ocf", slot=slot)
 
 
-def _srjf(instance: Instance, *, job: str = "flow", slot: float = 1.0) -> SlottedSchedule:
+@register("slotted", "slotted-srjf", aliases=("srjf",),
+          summary="integral model: greedy maximal matching per slot, shortest remaining job "
+                  "(flow, or job=coflow) first",
+          reference=_SEED_002, tags=_TAGS + ("online",))
+def slotted_srjf(instance: Instance, *, job: str = "flow", slot: float = 1.0
+                 ) -> SlottedSchedule:
+    """:func:`slotted_greedy` with ``priority="srjf"``: fewest remaining units first, of the
+    flow (``job="flow"``, seed 002) or of its coflow (``job="coflow"``).
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 2)]), Coflow("B", [(0, 1, 1)])])
+    >>> verify_slotted(inst, slotted_srjf(inst)).coflow_completion
+    [Fraction(3, 1), Fraction(1, 1)]
+    """
     return slotted_greedy(instance, "srjf", job=job, slot=slot)
 
 
-def _mmf(instance: Instance, *, slot: float = 1.0) -> SlottedSchedule:
+@register("slotted", "slotted-mmf", aliases=("mmf",),
+          summary="integral model: max-min fair per slot (head unit waiting longest first, "
+                  "one unit per flow per round)",
+          reference=_SEED_002, tags=_TAGS + ("online", "starvation_free"))
+def slotted_mmf(instance: Instance, *, slot: float = 1.0) -> SlottedSchedule:
+    """:func:`slotted_greedy` with ``priority="mmf"`` (round-robin by the head unit's waiting
+    time, integral progressive filling within a slot).
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 2)]), Coflow("B", [(0, 1, 2)])])
+    >>> verify_slotted(inst, slotted_mmf(inst)).coflow_completion
+    [Fraction(3, 1), Fraction(4, 1)]
+    """
     return slotted_greedy(instance, "mmf", slot=slot)
 
 
-_SEED_002 = ("Sviridov, Bianco, Giaccone, 'To sync or not to sync', IEEE Globecom 2018, "
-             "Sec. 3.2.1 (digest reference/seeds-000-002.md Sec. 3.2.1)")
-
-#: The slotted algorithms, as registry entries of kind ``"slotted"`` (contract
-#: ``func(instance, **params) -> SlottedSchedule``, checked by ``verify_slotted``).  Kept here
-#: rather than in :mod:`coflowopt.registry`: a new kind there makes the fluid conformance suite
-#: (tests/test_conformance.py) report them as not covered, and as kind ``policy`` the fluid
-#: suites would run them on instances with fractional sizes, which the integral model refuses;
-#: tests/test_slotted_algorithms.py is their conformance suite.
-ALGORITHMS: dict[str, Algorithm] = {a.name: a for a in (
-    Algorithm("slotted-order", "slotted", _ordered,
-              "integral model: greedy maximal matching per slot in a coflow order (any "
-              "registered ordering, ordering=NAME; default bssi)",
-              f"{_SEED_002}; Sincronia Algorithm 2 in whole units",
-              tags=frozenset({"release_dates", "heterogeneous_capacities", "weights",
-                              "order_preserving", "preemptive"})),
-    Algorithm("slotted-ocf", "slotted", _ocf,
-              "integral model: greedy maximal matching per slot, oldest cell (release) first",
-              _SEED_002, tags=frozenset({"release_dates", "heterogeneous_capacities",
-                                         "preemptive", "online"})),
-    Algorithm("slotted-srjf", "slotted", _srjf,
-              "integral model: greedy maximal matching per slot, shortest remaining job "
-              "(flow, or job=coflow) first",
-              _SEED_002, tags=frozenset({"release_dates", "heterogeneous_capacities",
-                                         "preemptive", "online"})),
-    Algorithm("slotted-mmf", "slotted", _mmf,
-              "integral model: max-min fair per slot (head unit waiting longest first, one "
-              "unit per flow per round)",
-              _SEED_002, tags=frozenset({"release_dates", "heterogeneous_capacities",
-                                         "preemptive", "online", "starvation_free"})),
-)}
+#: The slotted algorithms by name: the registry's entries of kind ``"slotted"`` registered
+#: above (``coflowopt algorithms --kind slotted``; contract ``func(instance, **params) ->
+#: SlottedSchedule``, judged by ``verify_slotted``).  The fluid conformance suites and the
+#: experiment specs enumerate fluid kinds only; ``coflowopt.testing.check_slotted`` is these
+#: algorithms' conformance check (tests/test_conformance.py runs it over this kind).
+ALGORITHMS: dict[str, Algorithm] = {
+    name: _REGISTRY[("slotted", name)]
+    for name in ("slotted-mmf", "slotted-ocf", "slotted-order", "slotted-srjf")}
 
 
 def slotted_algorithms() -> list[Algorithm]:
-    """The entries of :data:`ALGORITHMS`, by name."""
-    return [ALGORITHMS[k] for k in sorted(ALGORITHMS)]
+    """The registered slotted algorithms, by name (the registry's kind ``"slotted"``)."""
+    return algorithms("slotted")
 
 
 def get_slotted(name: str) -> Algorithm:
     """A slotted algorithm by name (``slotted-`` may be left out); a wrong name lists the
-    valid ones."""
-    key = name if name in ALGORITHMS else f"slotted-{name}"
-    if key not in ALGORITHMS:
-        raise InvalidParameterError(f"unknown slotted algorithm {name!r}; valid: "
-                                    f"{', '.join(sorted(ALGORITHMS))}")
-    return ALGORITHMS[key]
+    valid ones (:class:`~coflowopt.exceptions.InvalidParameterError`)."""
+    return get_algorithm("slotted", name)
 
 
 def run_slotted(instance: Instance, name: str, **params) -> tuple[SlottedSchedule,

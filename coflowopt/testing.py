@@ -51,6 +51,16 @@ The checks
     independent integral schedules (:func:`integral_reference_schedules`); it is never
     compared with fluid schedules (the integral optimum may exceed them).
 
+``check_slotted`` (kind ``slotted``: the integral matching model)
+    The :class:`~coflowopt.slotted.SlottedSchedule` verifies in
+    :func:`~coflowopt.slotted.verify_slotted` (exact integers) and its fluid form in the fluid
+    verifier at the same value; two runs give the same entries; the instance is unchanged;
+    the value is at least the integral isolation bound and the fluid BSSI dual bound; with
+    ``work_conserving`` every slot is a maximal allocation, with ``order_preserving`` a
+    prefix-maximal one in the recorded order; on tiny instances it is at least the integral
+    optimum that ``integral-mip`` proves (:func:`integral_optimum`).  Slotted algorithms are
+    never run as fluid schedulers (:func:`schedulers` enumerates fluid kinds only).
+
 Tolerances are relative, 1e-9 for objectives and times and 1e-7 for port saturation.
 
 Instances over resources (topologies)
@@ -117,6 +127,8 @@ __all__ = ["Scheduler", "RunResult", "as_scheduler", "schedulers", "load_all_alg
            "check_order_preserving", "check_ordered_load_bound", "check_bssi_guarantees",
            "check_lp_ordering_guarantee", "LP_ORDERINGS",
            "check_lower_bound", "check_exact", "integral_reference_schedules",
+           "check_slotted", "integral_version", "integral_optimum",
+           "integral_isolation_bound",
            "interval_rates", "instances",
            "sincronia_fig1", "digest_ts3", "digest_ts4",
            "check_refuses_resources", "check_prefix_maximal", "relabel_resources",
@@ -262,6 +274,10 @@ def as_scheduler(spec, *, order_params: Mapping | None = None,
         else:
             spec = get_algorithm("policy", spec)
     if isinstance(spec, Algorithm):
+        if spec.kind == "slotted":
+            raise TypeError(f"slotted {spec.name!r} schedules in the integral model (a "
+                            "SlottedSchedule, not a fluid Schedule): check it with "
+                            "check_slotted")
         if spec.kind != "policy":
             raise TypeError(f"a lone {spec.kind} {spec.name!r} is not a scheduler; pair an "
                             "ordering with a rate allocation")
@@ -291,7 +307,9 @@ def load_all_algorithms() -> None:
 
 def schedulers() -> list[Scheduler]:
     """Every registered ordering combined with every registered rate allocation, then every
-    policy, sorted by label (after :func:`load_all_algorithms`)."""
+    policy, sorted by label (after :func:`load_all_algorithms`).  Fluid schedulers only: the
+    slotted algorithms of the integral model (kind ``slotted``) are checked by
+    :func:`check_slotted`."""
     load_all_algorithms()
     out = [as_scheduler((o, r)) for o in algorithms("ordering") for r in algorithms("rates")]
     out += [as_scheduler(p) for p in algorithms("policy")]
@@ -1134,15 +1152,7 @@ def _check_integral_exact(alg, instance: Instance) -> None:
         if float(v) < float(lb) * (1 - 1e-9):
             raise AssertionError(f"{name}: integral value {float(v)!r} < the fluid BSSI dual "
                                  f"bound {float(lb)!r} (integral OPT >= fluid OPT)")
-        size, cap = integral_capacities(instance, slot)
-        s = Fraction(slot)
-        iso = Fraction(0)
-        loads = instance.port_loads          # per coflow and resource, whole numbers here
-        for k in range(instance.num_coflows):
-            a = -((-Fraction(float(instance.release[k]))) // s)
-            need = max(-(-int(round(x)) // int(cp)) for x, cp in zip(loads[k].tolist(),
-                                                                     cap.tolist()))
-            iso += Fraction(float(instance.weight[k])) * (a + need) * s
+        iso = integral_isolation_bound(instance, slot)
         if v < iso:
             raise AssertionError(f"{name}: integral value {v} < the integral isolation bound "
                                  f"{iso}")
@@ -1154,6 +1164,237 @@ def _check_integral_exact(alg, instance: Instance) -> None:
         if b > best or (res.value is not None and b > Fraction(res.value)):
             raise AssertionError(f"{name}: bound {b} above an integral schedule "
                                  f"({best}) or its value ({res.value})")
+
+
+def integral_isolation_bound(instance: Instance, slot: float = 1.0):
+    """``sum_k w_k s (ceil(r_k / s) + max_r ceil(d_k^r / (c_r s)))`` as a Fraction: no
+    coflow of the integral model completes before its first usable slot plus the slots its
+    most loaded resource needs alone (computed here, independently of the exact methods).
+
+    Raises :class:`~coflowopt.exceptions.NotSupportedError` when the instance is not
+    integral at this slot length.
+
+    Examples
+    --------
+    >>> from coflowopt import Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 3)], release=0.5)])
+    >>> integral_isolation_bound(inst)
+    Fraction(4, 1)
+    """
+    from fractions import Fraction
+    from .slotted import integral_capacities
+    _, cap = integral_capacities(instance, slot)
+    s = Fraction(float(slot))
+    iso = Fraction(0)
+    loads = instance.port_loads          # per coflow and resource, whole numbers here
+    for k in range(instance.num_coflows):
+        a = -((-Fraction(float(instance.release[k]))) // s)
+        need = max(-(-int(round(x)) // int(cp)) for x, cp in zip(loads[k].tolist(),
+                                                                 cap.tolist()))
+        iso += Fraction(float(instance.weight[k])) * (a + need) * s
+    return iso
+
+
+def integral_version(instance: Instance) -> Instance:
+    """``instance`` with every flow size and every capacity rounded up to a whole number: an
+    instance of the integral model with slot 1 (a big switch stays a big switch; ``meta
+    ["name"]`` gets ``-integral``).
+
+    Examples
+    --------
+    >>> from coflowopt import Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 2.5)])], ingress_capacity=[0.5])
+    >>> integral_version(inst).flow_size.tolist(), integral_version(inst).capacity.tolist()
+    ([3.0], [1.0, 1.0])
+    """
+    base = instance.meta.get("name") or instance.meta.get("library_name") or "instance"
+    meta = {**instance.meta, "name": f"{base}-integral"}
+    if instance.is_big_switch:
+        return instance.replace(flow_size=np.ceil(instance.flow_size),
+                                ingress_capacity=np.ceil(instance.ingress_capacity),
+                                egress_capacity=np.ceil(instance.egress_capacity), meta=meta)
+    return instance.replace(flow_size=np.ceil(instance.flow_size),
+                            resource_capacity=np.ceil(instance.resource_capacity), meta=meta)
+
+
+def integral_optimum(instance: Instance, slot: float = 1.0, *, time_limit: float = 20.0):
+    """The integral optimum of ``sum_k w_k C_k`` as ``integral-mip`` proves it (a Fraction),
+    or ``None`` when it does not prove one within ``time_limit`` (or HiGHS is missing).
+
+    The proved value is re-verified here: its slotted schedule passes
+    :func:`~coflowopt.slotted.verify_slotted` at exactly that value (AssertionError
+    otherwise).
+    """
+    from fractions import Fraction
+    from .exceptions import SolverNotAvailableError
+    from .slotted import verify_slotted
+    try:
+        res = get_algorithm("exact", "integral-mip").func(instance, slot=slot,
+                                                           time_limit=time_limit)
+    except SolverNotAvailableError:
+        return None
+    if res.kind != "optimal":
+        return None
+    rep = verify_slotted(instance, res.schedule)
+    if not rep.ok or rep.weighted_completion_time != Fraction(res.value):
+        raise AssertionError(f"exact integral-mip: its optimal schedule does not verify at "
+                             f"{res.value}: {rep.summary()}")
+    return Fraction(res.value)
+
+
+#: ``check_slotted`` computes the integral optimum itself (``optimum="auto"``) only on
+#: instances this small.
+SLOTTED_OPT_MAX_COFLOWS, SLOTTED_OPT_MAX_FLOWS = 4, 10
+
+
+def _slot_loads(instance: Instance, entries: list, path: list, R: int) -> np.ndarray:
+    load = np.zeros(R, dtype=np.int64)
+    for f, u in entries:
+        load[path[f]] += u
+    return load
+
+
+def check_slotted(algorithm, instance: Instance, *, params: Mapping | None = None,
+                  optimum="auto", opt_time_limit: float = 20.0):
+    """The conformance check of a slotted algorithm (registry kind ``slotted``) on an
+    instance of the integral model; returns the :class:`~coflowopt.slotted.SlottedReport`.
+
+    Checks, each an AssertionError naming the algorithm, the instance and the rule:
+
+    * it returns a :class:`~coflowopt.slotted.SlottedSchedule` (slot ``params["slot"]``,
+      default 1) that :func:`~coflowopt.slotted.verify_slotted` accepts, and whose fluid form
+      (``to_schedule``) the fluid verifier accepts in exact mode at the same value;
+    * a second run gives the same entries (randomised orderings get ``seed``
+      :data:`DEFAULT_SEED` through ``ordering_params``); the instance is not modified;
+    * the value is at least :func:`integral_isolation_bound` and the fluid BSSI dual bound
+      (integral OPT >= fluid OPT >= that bound);
+    * tag ``work_conserving``: in every slot, a released flow that sends less than it still
+      needs has a full resource on its path (a maximal allocation of whole units);
+    * tag ``order_preserving`` with ``meta["order"]``: such a flow of the ``k``-th coflow of
+      the order has a resource on its path filled by flows of coflows ``1..k``
+      (prefix-maximal per slot; Sincronia Definition 1 in whole units);
+    * ``optimum``: the integral optimum (a number), or ``"auto"`` to let
+      :func:`integral_optimum` prove it on instances of at most
+      :data:`SLOTTED_OPT_MAX_COFLOWS` coflows and :data:`SLOTTED_OPT_MAX_FLOWS` flows, or
+      ``None``; the value must be at least it.
+
+    Raises
+    ------
+    NotSupportedError
+        When the instance is not in the integral model at the slot length (from the
+        algorithm).
+    AssertionError
+        When a rule is broken.
+
+    Examples
+    --------
+    >>> rep = check_slotted("slotted-order", integral_version(digest_ts4()))
+    >>> rep.ok, rep.weighted_completion_time
+    (True, Fraction(33, 1))
+    """
+    from fractions import Fraction
+    from .orderings.bssi import bssi_dual_bound
+    from .slotted import SlottedSchedule, integral_capacities, verify_slotted
+    alg = algorithm if isinstance(algorithm, Algorithm) else get_algorithm("slotted",
+                                                                            algorithm)
+    if alg.kind != "slotted":
+        raise TypeError(f"check_slotted checks slotted algorithms, not {alg.kind} "
+                        f"{alg.name!r}")
+    params = dict(params or {})
+    if alg.name == "slotted-order" and "order" not in params:
+        oname = params.get("ordering", "bssi")
+        if "randomized" in get_algorithm("ordering", oname).tags:
+            params["ordering_params"] = {"seed": DEFAULT_SEED,
+                                         **(params.get("ordering_params") or {})}
+    slot = float(params.get("slot", 1.0))
+    iname = instance.meta.get("library_name") or instance.meta.get("name") or repr(instance)
+    name = f"slotted {alg.name} on {iname}"
+    arrays = _ARRAYS if instance.is_big_switch else _ARRAYS + _RESOURCE_ARRAYS
+    before = {n: np.array(getattr(instance, n), copy=True) for n in arrays}
+    ids, meta = instance.coflow_ids, copy.deepcopy(instance.meta)
+    sched = alg.func(instance, **params)
+    if not isinstance(sched, SlottedSchedule):
+        raise AssertionError(f"{name}: returned a {type(sched).__name__}, not a "
+                             "SlottedSchedule")
+    if sched.slot != slot:
+        raise AssertionError(f"{name}: slot {sched.slot!r}, asked for {slot!r}")
+    rep = verify_slotted(instance, sched)
+    if not rep.ok:
+        raise AssertionError(f"{name}: rejected by the integral verifier: {rep.summary()}; "
+                             f"first violations: {rep.violations[:3]}")
+    fluid = verify_schedule(instance, sched.to_schedule(exact=True), mode="exact")
+    if not fluid.ok or fluid.weighted_completion_time != rep.weighted_completion_time:
+        raise AssertionError(f"{name}: its fluid form does not verify at the same value "
+                             f"({fluid.summary()} vs {rep.weighted_completion_time})")
+    if not alg.func(instance, **params).same_as(sched):
+        raise AssertionError(f"{name}: two runs gave different schedules")
+    for n in arrays:
+        arr = getattr(instance, n)
+        if arr.flags.writeable or not np.array_equal(arr, before[n], equal_nan=True):
+            raise AssertionError(f"{name}: instance.{n} was modified (or made writeable)")
+    if instance.coflow_ids != ids or instance.meta != meta:
+        raise AssertionError(f"{name}: instance ids or meta were modified")
+    v = rep.weighted_completion_time
+    iso = integral_isolation_bound(instance, slot)
+    if v < iso:
+        raise AssertionError(f"{name}: value {v} < the integral isolation bound {iso}")
+    lb = bssi_dual_bound(instance).value
+    if float(v) < float(lb) * (1 - 1e-9):
+        raise AssertionError(f"{name}: value {float(v)!r} < the fluid BSSI dual bound "
+                             f"{float(lb)!r}")
+    # per-slot maximality (plain Python over slots and flows: tiny instances)
+    order = sched.meta.get("order") if "order_preserving" in alg.tags else None
+    if "work_conserving" in alg.tags or order is not None:
+        size, cap = integral_capacities(instance, slot)
+        F, R = instance.num_flows, instance.num_resources
+        ptr, res_ = instance.flow_resource_ptr.tolist(), instance.flow_resource.tolist()
+        path = [res_[ptr[f]:ptr[f + 1]] for f in range(F)]
+        k_of = instance.flow_coflow.tolist()
+        s = Fraction(slot)
+        first = [int(-((-Fraction(float(r))) // s)) for r in instance.release.tolist()]
+        pos = None
+        if order is not None:
+            pos = [0] * instance.num_coflows
+            for i, k in enumerate(order):
+                pos[k] = i
+        by_slot: dict[int, list] = {}
+        c = sched.canonical()
+        for t, f, u in zip(c.slot_index.tolist(), c.flow.tolist(), c.units.tolist()):
+            by_slot.setdefault(t, []).append((f, u))
+        rem = [int(x) for x in size.tolist()]
+        for t in range(sched.num_slots):
+            ent = by_slot.get(t, [])
+            sent = dict(ent)
+            load = _slot_loads(instance, ent, path, R)
+            for f in range(F):
+                if rem[f] == 0 or first[k_of[f]] > t or sent.get(f, 0) >= rem[f]:
+                    continue
+                if not any(load[r] >= cap[r] for r in path[f]):
+                    raise AssertionError(f"{name}: slot {t}: flow {f} sends {sent.get(f, 0)} "
+                                         f"of its {rem[f]} remaining units with room on every "
+                                         "resource of its path (not a maximal allocation)")
+                if pos is not None:
+                    mine = [(g, u) for g, u in ent if pos[k_of[g]] <= pos[k_of[f]]]
+                    pre = _slot_loads(instance, mine, path, R)
+                    if not any(pre[r] >= cap[r] for r in path[f]):
+                        raise AssertionError(
+                            f"{name}: slot {t}: flow {f} (coflow {k_of[f]}, position "
+                            f"{pos[k_of[f]]} of the order) sends {sent.get(f, 0)} of "
+                            f"{rem[f]} units and no resource of its path is filled by "
+                            "coflows up to its position (not order-preserving)")
+            for f, u in ent:
+                rem[f] -= u
+    if isinstance(optimum, str):
+        if optimum != "auto":
+            raise ValueError(f"optimum must be a number, 'auto' or None, got {optimum!r}")
+        small = (instance.num_coflows <= SLOTTED_OPT_MAX_COFLOWS
+                 and instance.num_flows <= SLOTTED_OPT_MAX_FLOWS)
+        optimum = integral_optimum(instance, slot, time_limit=opt_time_limit) if small \
+            else None
+    if optimum is not None and v < Fraction(optimum):
+        raise AssertionError(f"{name}: value {v} < the integral optimum {optimum} that "
+                             "integral-mip proved")
+    return rep
 
 
 def _deadlines_met(instance: Instance, report, objective: str) -> float:

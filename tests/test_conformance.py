@@ -8,6 +8,12 @@ its tags; exceptions go in :data:`KNOWN_FAILURES`, each with its reason.
 The same algorithms on instances over resources (topologies), with this file's
 :data:`KNOWN_FAILURES`, are in ``tests/test_conformance_resources.py``.
 
+The slotted algorithms of the integral matching model (kind ``slotted``) return slotted
+schedules, not fluid ones: they are never run as schedulers here, but by
+:func:`coflowopt.testing.check_slotted` on the hand-made instances with sizes and capacities
+rounded up (:func:`coflowopt.testing.integral_version`; at most the integral optimum that
+``integral-mip`` proves on the small ones) and on random integral instances.
+
 Budget: about a minute for the whole file.  The number of random instances per algorithm
 shrinks as the registry grows (:data:`EXAMPLES_BUDGET`); ``exponential`` algorithms only see
 instances with at most 6 coflows (4 for the random ones).
@@ -27,17 +33,23 @@ from coflowopt import Coflow, Instance
 from coflowopt.exceptions import NotSupportedError, SolverNotAvailableError
 from coflowopt.registry import KINDS, Algorithm, algorithms
 from coflowopt.schedule import Schedule
-from coflowopt.testing import (Scheduler, applicable_checks, check_algorithm, check_exact,
+from coflowopt.testing import (SLOTTED_OPT_MAX_COFLOWS, SLOTTED_OPT_MAX_FLOWS, Scheduler,
+                               applicable_checks, check_algorithm, check_exact,
                                check_instance_not_mutated, check_lower_bound,
                                check_order_preserving, check_same_seed_same_schedule,
-                               check_scaling, check_work_conserving, digest_ts3, digest_ts4,
-                               instances, load_all_algorithms, random_instance, schedulers,
+                               check_scaling, check_slotted, check_work_conserving, digest_ts3,
+                               digest_ts4, instances, integral_optimum, integral_version,
+                               load_all_algorithms, random_instance, schedulers,
                                sincronia_fig1)
 
 load_all_algorithms()
 SCHEDULERS = schedulers()
 BOUNDS = algorithms("bound")
 EXACT = algorithms("exact")
+SLOTTED = algorithms("slotted")
+#: The kinds whose algorithms make fluid schedules (the others: bounds, exact methods, and the
+#: slotted algorithms of the integral model).
+FLUID_KINDS = ("ordering", "rates", "policy")
 
 #: Random instances per scheduler: the total over all schedulers stays near this.
 EXAMPLES_BUDGET = 900
@@ -222,11 +234,101 @@ def test_bounds_and_exact_methods(alg):
     assert not failures, "\n".join(failures)
 
 
+# ---------------------------------------------------------------------------------- slotted
+#: The hand-made instances in the integral model (sizes and capacities rounded up).
+INTEGRAL_HANDMADE = [integral_version(inst) for inst, _ in HANDMADE]
+#: slotted-order is also checked under these orderings (every registered ordering as its
+#: priority is tests/test_slotted_algorithms.py's job); a randomised one gets its seed from
+#: check_slotted.
+SLOTTED_ORDER_VARIANTS = ({}, {"ordering": "sebf"}, {"ordering": "fifo"},
+                          {"ordering": "random"})
+_INTEGRAL_OPT: dict[int, object] = {}
+
+
+def integral_opt(i: int):
+    """The integral optimum of ``INTEGRAL_HANDMADE[i]`` proved by integral-mip (None when the
+    instance is above check_slotted's size limits or unproved), once per process."""
+    if i not in _INTEGRAL_OPT:
+        inst = INTEGRAL_HANDMADE[i]
+        small = (inst.num_coflows <= SLOTTED_OPT_MAX_COFLOWS
+                 and inst.num_flows <= SLOTTED_OPT_MAX_FLOWS)
+        _INTEGRAL_OPT[i] = integral_optimum(inst, time_limit=10.0) if small else None
+    return _INTEGRAL_OPT[i]
+
+
+def slotted_variants(alg: Algorithm) -> list[dict]:
+    if alg.name != "slotted-order":
+        return [{}]
+    known = {a.name for a in algorithms("ordering")}
+    return [v for v in SLOTTED_ORDER_VARIANTS if v.get("ordering", "bssi") in known]
+
+
+@pytest.mark.parametrize("alg", SLOTTED, ids=[f"slotted:{a.name}" for a in SLOTTED])
+def test_slotted_algorithms_on_handmade_instances(alg):
+    ran, proved, failures = 0, 0, []
+    for i, inst in enumerate(INTEGRAL_HANDMADE):
+        opt = integral_opt(i)
+        proved += opt is not None
+        for params in slotted_variants(alg):
+            try:
+                check_slotted(alg, inst, params=params, optimum=opt)
+            except NotSupportedError:
+                continue
+            except AssertionError as e:
+                failures.append(f"{params}: {e}")
+            ran += 1
+    assert ran >= len(INTEGRAL_HANDMADE), f"slotted {alg.name}: declined instances"
+    assert proved >= 5, "integral-mip proved too few hand-made optima to compare with"
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("alg", SLOTTED, ids=[f"slotted:{a.name}" for a in SLOTTED])
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_slotted_algorithms_on_random_instances(alg, data):
+    """Random integral instances (whole sizes, unit or whole capacities, real releases: the
+    first usable slot is rounded up); the integral optimum is proved on the small ones."""
+    inst = data.draw(instances(max_ports=3, max_coflows=4, releases=True,
+                               integer_sizes=True), label="instance")
+    if data.draw(st.booleans(), label="whole capacities 1-3"):
+        rng = np.random.default_rng(inst.num_flows)
+        inst = inst.replace(ingress_capacity=rng.integers(1, 4, inst.num_ingress).astype(float),
+                            egress_capacity=rng.integers(1, 4, inst.num_egress).astype(float))
+    params = data.draw(st.sampled_from(slotted_variants(alg)), label="params")
+    check_slotted(alg, inst, params=params)
+
+
+def test_slotted_algorithms_are_not_fluid_schedulers():
+    """The fluid suites (this file's SCHEDULERS, tests/test_conformance_resources.py,
+    tests/test_resources_exact.py) and experiment specs' ``schedules = "all"`` see fluid kinds
+    only; a slotted algorithm handed to as_scheduler is refused with the way to check it."""
+    assert {a.kind for s in SCHEDULERS for a in s.parts} <= set(FLUID_KINDS)
+    assert SLOTTED and all(a.kind == "slotted" for a in SLOTTED)
+    with pytest.raises(TypeError, match="check_slotted"):
+        from coflowopt.testing import as_scheduler
+        as_scheduler(SLOTTED[0])
+    from coflowopt.experiments.spec import SpecError, parse_spec
+    spec = parse_spec({"instances": [{"name": "g", "generator": "uniform_random",
+                                      "params": {"num_ports": 2, "num_coflows": 2},
+                                      "seeds": 1}],
+                       "algorithms": {"schedules": "all", "bounds": "all"}})
+    labels = {a.label for a in spec.algorithms}
+    assert not any(a.name in labels or a.name in {x.policy for x in spec.algorithms}
+                   for a in SLOTTED)
+    assert all(a.kind in ("schedule", "bound") for a in spec.algorithms)
+    # named as a policy, a slotted algorithm is refused with what it is
+    with pytest.raises(SpecError, match="slotted"):
+        parse_spec({"instances": [{"name": "g", "generator": "uniform_random",
+                                   "params": {"num_ports": 2, "num_coflows": 2}, "seeds": 1}],
+                    "algorithms": {"schedules": [{"policy": "slotted-order"}]}})
+
+
 # ---------------------------------------------------------------------------------- coverage
 def test_every_registered_algorithm_is_covered():
     load_all_algorithms()
     covered = {(a.kind, a.name) for s in SCHEDULERS for a in s.parts}
     covered |= {(a.kind, a.name) for a in BOUND_LIKE}
+    covered |= {(a.kind, a.name) for a in SLOTTED}
     registered = {(a.kind, a.name) for a in algorithms()}
     missing = registered - covered - set(NOT_COVERED)
     assert not missing, (f"registered but not run by the conformance suite: {sorted(missing)}; "

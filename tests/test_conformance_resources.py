@@ -16,7 +16,10 @@ here too.  On an instance over resources:
   or that of an algorithm it calls) is a failure;
 * exact methods agree with each other, every bound is at most the optimum and the optimum at
   most every verified schedule;
-* on a big switch written as paths, every check gives the big switch's verdict.
+* on a big switch written as paths, every check gives the big switch's verdict;
+* the slotted algorithms of the integral model (kind ``slotted``; never run as fluid
+  schedulers) pass :func:`coflowopt.testing.check_slotted` on the fixed instances with whole
+  sizes and capacities (at most the integral optimum ``integral-mip`` proves on the small ones).
 
 Budget: about 70 s with ``-n 2`` on two cores (``exponential`` and ``slow`` algorithms only see
 instances with at most 4 coflows).
@@ -45,7 +48,7 @@ from coflowopt.testing import (Scheduler, applicable_checks, as_scheduler, big_s
                                topology_instances, TOPOLOGIES)
 from coflowopt.verify import verify_schedule
 
-from test_conformance import BOUND_LIKE, SCHEDULERS, expected_failure, supports
+from test_conformance import BOUND_LIKE, SCHEDULERS, SLOTTED, expected_failure, supports
 
 load_all_algorithms()
 
@@ -283,6 +286,25 @@ def test_integral_exact_methods_bracket_the_fluid_optimum(inst):
             assert res.value <= min(refs)
             optima[alg.name] = Fraction(res.value)
     assert len(set(optima.values())) <= 1, optima
+
+
+@pytest.mark.parametrize("alg", SLOTTED, ids=[f"slotted:{a.name}" for a in SLOTTED])
+def test_slotted_algorithms_on_topologies(alg):
+    """Every slotted algorithm on the fixed topology instances with whole sizes and
+    capacities: check_slotted (integral verifier, fluid form, determinism, per-slot
+    maximality on the paths, order preservation, >= the integral optimum on the small ones);
+    a refusal because the instance is not a big switch is a failure."""
+    from coflowopt.testing import check_slotted
+    failures = []
+    for inst in FIXED:
+        ii = integral_version(inst)
+        try:
+            check_slotted(alg, ii, opt_time_limit=10.0)
+        except NotSupportedError as e:
+            failures.append(f"{ii.meta['name']}: refused: {e}")
+        except AssertionError as e:
+            failures.append(str(e))
+    assert not failures, "\n".join(failures)
 
 
 # ---------------------------------------------------------------------------------- big switch

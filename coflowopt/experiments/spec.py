@@ -14,7 +14,10 @@ A validated :class:`Spec` expands into
   (ordering + rate allocation, or a policy), a bound or an exact method with its parameters.
 
 Algorithms are looked up only through :mod:`coflowopt.registry`, so ``schedules = "all"`` and
-``bounds = "all"`` pick up algorithms registered after this module was written.
+``bounds = "all"`` pick up algorithms registered after this module was written.  They enumerate
+the fluid kinds only (``schedules``: every ordering with every rate allocation, and every
+policy): the slotted algorithms of the integral model (registry kind ``slotted``) make slotted
+schedules, which a schedule row cannot hold, and naming one is an error that says so.
 """
 
 from __future__ import annotations
@@ -580,6 +583,17 @@ _EXACT_KEYS = {"method", "label", "params", "time_limit", "max_coflows"}
 _ALG_KEYS = {"schedules", "bounds", "exact", "skip_tags", "missing"}
 
 
+def _is_slotted(name: str) -> bool:
+    """Whether ``name`` is a registered slotted algorithm (kind ``slotted``)."""
+    from ..exceptions import InvalidParameterError
+    from ..registry import get_algorithm
+    try:
+        get_algorithm("slotted", name)
+    except InvalidParameterError:
+        return False
+    return True
+
+
 class _AlgorithmParser:
     def __init__(self, ck: _Checker, limits: Limits, skip_tags: frozenset, missing: str):
         from ..registry import get_algorithm
@@ -593,6 +607,14 @@ class _AlgorithmParser:
         try:
             return self.get(kind, name)
         except InvalidParameterError as e:
+            if kind != "slotted" and _is_slotted(name):
+                # a slotted algorithm makes a SlottedSchedule of the integral model, which a
+                # schedule row (verified as a fluid schedule) cannot hold: not "missing"
+                raise self.ck.fail(key, f"{name!r} is a slotted algorithm of the integral "
+                                        "model (registry kind 'slotted': whole units per "
+                                        "slot, judged by verify_slotted), not a fluid "
+                                        f"{kind}; experiment specs run fluid schedules (run "
+                                        "it with coflowopt slotted)") from e
             if self.missing == "skip":
                 self.unavailable.append(f"{kind} {name}")
                 return None
