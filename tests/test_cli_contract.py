@@ -129,6 +129,12 @@ GOOD = [
                        "shortest", "--placement", "random", "--placement-seed", "3"]),
     ("bound-v2", ["bound", "ls.json", "--time-limit", "5"]),
     ("exact-v2", ["exact", "ls.json", "--time-limit", "20"]),
+    # the integral matching model (issue 12): a slotted algorithm, its file verified
+    ("slotted", ["slotted", "gen.json", "--policy", "order", "--order", "bssi", "-o",
+                 "gen.slotted.json"]),
+    ("verify-slotted", ["verify", "gen.json", "gen.slotted.json"]),
+    ("slotted-topology", ["slotted", "gen.json", "--topology", "fat-tree:k=4", "--policy",
+                          "srjf", "-p", "job=coflow"]),
 ]
 
 
@@ -208,6 +214,20 @@ def test_topology_json_values(good_runs):
     if ex["kind"] == "optimal":
         assert all(r["value"] <= ex["value"] * (1 + 1e-9) for r in bounds
                    if r.get("kind") == "lower_bound")
+
+
+def test_slotted_json_values(good_runs):
+    """``coflowopt slotted --json`` states the integral model, the verified value (exact and
+    as a number) and kind feasible; ``verify`` of its file gives the same value."""
+    d = json.loads(good_runs["slotted"][1])
+    assert (d["model"], d["kind"], d["algorithm"], d["ordering"]) == \
+        ("integral", "feasible", "slotted-order", "bssi")
+    assert d["verification"]["ok"] and d["verification"]["mode"] == "exact"
+    assert d["value"] == float(d["value_exact"]) > 0 and d["schedule_file"]
+    v = json.loads(good_runs["verify-slotted"][1])
+    assert v["kind"] == "feasible" and v["model"] == "integral" and v["value"] == d["value"]
+    t = json.loads(good_runs["slotted-topology"][1])
+    assert t["model"] == "integral" and t["kind"] == "feasible" and t["params"]["job"] == "coflow"
 
 
 def test_certificate_file_is_confirmed_by_the_standalone_checker(good_runs, work):
@@ -416,6 +436,25 @@ BAD = [
      ["--budget"], ()),
     ("adversarial-opt-time-limit", ["adversarial", "--algo", "sebf+madd", "--opt-time-limit",
                                     "nan"], ["--opt-time-limit"], ()),
+    # slotted (issue 12: the integral matching model)
+    ("slotted-policy", ["slotted", FIG51, "--policy", "nope"],
+     ["--policy nope", "slotted-order"], ()),
+    ("slotted-order-unknown", ["slotted", FIG51, "--order", "nope"], ["--order nope", "bssi"],
+     ()),
+    ("slotted-order-with-mmf", ["slotted", FIG51, "--policy", "mmf", "--order", "bssi"],
+     ["--order", "--policy mmf"], ()),
+    ("slotted-order-param-with-srjf", ["slotted", FIG51, "--policy", "srjf", "--order-param",
+                                       "seed=1"], ["--order-param", "--policy srjf"], ()),
+    ("slotted-order-param-key", ["slotted", FIG51, "--order-param", "foo=1"],
+     ["--order-param foo", "ordering bssi"], ()),
+    ("slotted-param-key", ["slotted", FIG51, "-p", "foo=1"], ["-p foo", "slotted-order"], ()),
+    ("slotted-param-value", ["slotted", FIG51, "--policy", "srjf", "--param", "job=pair"],
+     ["--param job", "'flow' or 'coflow'"], ()),
+    ("slotted-param-own-flag", ["slotted", FIG51, "-p", "slot=2"], ["-p slot", "--slot"], ()),
+    ("slotted-slot-nan", ["slotted", FIG51, "--slot", "nan"], ["--slot"], ()),
+    ("slotted-not-integral", ["slotted", FIG51, "--slot", "0.5"],
+     ["dissertation-fig5.1.json", "--slot 0.5", "whole units"], ()),
+    ("slotted-out-suffix", ["slotted", FIG51, "-o", "x.txt"], ["--out x.txt", ".npz"], ()),
     # topologies (issue 11): generate, --topology specs and flags, big-switch-only refusals
     ("generate-fat-tree-k-odd", ["generate", "fat-tree", "-p", "k=5", "-o", "g.json"],
      ["-p k", "even"], ()),
