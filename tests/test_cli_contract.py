@@ -26,6 +26,9 @@ REPO = Path(__file__).resolve().parents[1]
 FIG51 = REPO / "instances" / "papers" / "dissertation-fig5.1.json"
 ADV = REPO / "instances" / "adversarial" / "sebf_madd-opt-4x4-6c-seed0.json"
 ADV_SCHEDULE = REPO / "instances" / "adversarial" / "sebf_madd-opt-4x4-6c-seed0.opt.schedule.json"
+#: seed 002's offered-rate matrix T-A1 and a matrix whose row 1 is short (coflowopt normalize)
+T_A1_MATRIX = REPO / "tests" / "data" / "seed002-t-a1.matrix.json"
+RAGGED_MATRIX = REPO / "tests" / "data" / "malformed-ragged.matrix.json"
 
 #: Runs ``coflowopt.cli.main`` with some modules made unimportable (``sys.modules[name] = None``
 #: makes ``import name`` raise ImportError), to simulate a missing optional extra.
@@ -104,6 +107,8 @@ GOOD = [
     ("exact-slotted-time-limit", ["exact", "k30.json", "--method", "slotted-mip",
                                   "--time-limit", "2"]),
     ("fairness", ["fairness", FIG51]),
+    ("exact-integral", ["exact", FIG51, "--model", "integral"]),
+    ("bound-integral", ["bound", FIG51, "--model", "integral", "--time-limit", "5"]),
     ("bench", ["bench", "spec.toml", "--run-dir", "run", "--workers", "0"]),
     ("report", ["report", "run"]),
     ("report-plots", ["report", "run", "--plots", "plots"]),
@@ -135,6 +140,9 @@ GOOD = [
     ("verify-slotted", ["verify", "gen.json", "gen.slotted.json"]),
     ("slotted-topology", ["slotted", "gen.json", "--topology", "fat-tree:k=4", "--policy",
                           "srjf", "-p", "job=coflow"]),
+    # rate normalisation (issue 14, seed 002): every method, one exact
+    ("normalize", ["normalize", T_A1_MATRIX, "--method", "all"]),
+    ("normalize-exact", ["normalize", T_A1_MATRIX, "--method", "sinkhorn-cap", "--exact"]),
 ]
 
 
@@ -188,6 +196,18 @@ def test_json_values_are_labelled(good_runs):
     # the optimum is at least every certified lower bound
     best_lb = max(r["value"] for r in bounds if r["kind"] == "lower_bound")
     assert ex["value"] >= best_lb * (1 - 1e-9)
+
+
+def test_normalize_json_values(good_runs):
+    """Seed 002's T-A1: cap-only Sinkhorn 3/2 (exact [[1/3, 1/2], [2/3, 0]]), max-min 3/2
+    with Jain 1, the max-throughput LP 2."""
+    every = json.loads(good_runs["normalize"][1])
+    assert every["max_throughput"] == 2
+    assert every["results"]["max-min"]["throughput"] == 1.5
+    assert every["results"]["max-min"]["jain"] == 1
+    assert every["throughput_ratio"]["sinkhorn-cap"] == 0.75
+    exact = json.loads(good_runs["normalize-exact"][1])
+    assert exact["rates"] == [["1/3", 0.5], ["2/3", 0]] and exact["throughput"] == 1.5
 
 
 def test_topology_json_values(good_runs):
@@ -401,6 +421,14 @@ BAD = [
      ["--export"], ()),
     # exact
     ("exact-method", ["exact", FIG51, "--method", "nope"], ["--method", "nope"], ()),
+    ("exact-integral-fluid-method", ["exact", FIG51, "--model", "integral", "--method", "bnb"],
+     ["--method bnb", "integral"], ()),
+    ("exact-integral-method-fluid-model", ["exact", FIG51, "--method", "integral-mip"],
+     ["--method integral-mip", "--model integral"], ()),
+    ("exact-integral-float", ["exact", FIG51, "--model", "integral", "--float"],
+     ["--float", "integral"], ()),
+    ("bound-integral-method-fluid-model", ["bound", FIG51, "--method", "integral-lp"],
+     ["--method integral-lp", "--model integral"], ()),
     ("exact-time-limit-negative", ["exact", FIG51, "--time-limit", "-2"], ["--time-limit"], ()),
     ("exact-time-limit-nan", ["exact", FIG51, "--time-limit", "nan"], ["--time-limit"], ()),
     ("exact-param-key", ["exact", FIG51, "--param", "foo=1"], ["--param foo"], ()),
@@ -410,6 +438,32 @@ BAD = [
     ("fairness-missing-file", ["fairness", "nope.json"], ["nope.json"], ()),
     ("fairness-format", ["fairness", FIG51, "--format", "sincronia"], [str(FIG51), "Sincronia"],
      ()),
+    # normalize
+    ("normalize-method", ["normalize", T_A1_MATRIX, "--method", "bogus"], ["--method", "bogus"],
+     ()),
+    ("normalize-no-method", ["normalize", T_A1_MATRIX], ["--method"], ()),
+    ("normalize-missing-file", ["normalize", "nope.json", "-m", "madd"], ["nope.json"], ()),
+    ("normalize-instance-file", ["normalize", FIG51, "-m", "madd"],
+     [str(FIG51), "(top level)", "JSON array"], ()),
+    ("normalize-text-file", ["normalize", "notjson.txt", "-m", "madd"],
+     ["notjson.txt", "JSON array"], ()),
+    ("normalize-ragged", ["normalize", RAGGED_MATRIX, "-m", "madd"],
+     [str(RAGGED_MATRIX), "row 1", "row 0 has 2"], ()),
+    ("normalize-exact-lp", ["normalize", T_A1_MATRIX, "-m", "max-throughput", "--exact"],
+     ["--exact", "max-throughput"], ()),
+    ("normalize-param-key", ["normalize", T_A1_MATRIX, "-m", "hug", "-p", "foo=1"],
+     ["-p foo", "stage2"], ()),
+    ("normalize-param-value", ["normalize", T_A1_MATRIX, "-m", "hug", "--param",
+                               "stage2=bogus"], ["--param stage2", "cooperative"], ()),
+    ("normalize-param-all", ["normalize", T_A1_MATRIX, "-m", "all", "-p", "max_iter=2"],
+     ["-p", "one method"], ()),
+    ("normalize-capacity", ["normalize", T_A1_MATRIX, "-m", "madd", "--capacity", "-1"],
+     ["--capacity"], ()),
+    ("normalize-ingress-count", ["normalize", T_A1_MATRIX, "-m", "madd", "--ingress-capacity",
+                                 "1,2,3"], ["--ingress-capacity", "2 rows"], ()),
+    ("normalize-capacity-conflict", ["normalize", T_A1_MATRIX, "-m", "madd", "--capacity", "2",
+                                     "--egress-capacity", "1,1"],
+     ["--capacity", "--egress-capacity"], ()),
     # bench
     ("bench-missing-spec", ["bench", "nope.toml"], ["nope.toml"], ()),
     ("bench-name-dotdot", ["bench", "escape.toml", "--dry-run"], ["name", "escape.toml"], ()),

@@ -44,7 +44,8 @@ resources of the flows' paths with :func:`coflowopt.policies.flow_level.max_min_
 recomputed at every flow completion as well (per-flow fairness reacts to flows, not coflows).
 
 The slowdown of coflow ``k`` is ``(C_k - r_k) / rho_k`` with ``rho_k`` its isolated minimum CCT
-(Sec. 7.7.4: "CCT due to a scheme normalized by the minimum CCT if it were running alone").
+(Sec. 7.7.4: "CCT due to a scheme normalized by the minimum CCT if it were running alone"),
+computed by :func:`coflowopt.slowdown.coflow_slowdown`, shared with seed 002's normalised FCT.
 
 References
 ----------
@@ -65,6 +66,7 @@ from ..instance import Instance
 from ..registry import register
 from ..schedule import Schedule
 from ..simulate import SimState, simulate
+from ..slowdown import coflow_slowdown
 from ..verify import VerificationReport, verify_schedule
 from .allocations import allocate
 from .correlation import CorrelationVectors, _loads
@@ -275,7 +277,7 @@ def simulate_fairness(instance: Instance, method: str = "hug", *, weighted: bool
     comp = np.asarray(rep.coflow_completion, dtype=float)
     cct = comp - instance.release
     return FairnessRun(method=method, schedule=sched, report=rep, completion=comp, cct=cct,
-                       slowdown=cct / instance.rho, policy_calls=sim.policy_calls,
+                       slowdown=coflow_slowdown(instance, comp), policy_calls=sim.policy_calls,
                        trace=policy.trace)
 
 
