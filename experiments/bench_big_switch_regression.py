@@ -4,9 +4,10 @@ The resource model (flows over shared resources) must leave the big switch as fa
 (at most 10% slower on the FB benchmarks).  This script runs the same command-line workloads
 on two checkouts, alternately, in the same sitting: the baseline (a git revision, checked out
 as a temporary worktree) and the working tree.  Each workload is a whole ``coflowopt``
-process (reading, scheduling, the verifier, output), timed by wall clock; the numba kernels of each checkout are compiled once, untimed,
-before the runs.  Reported per workload: the median of ``--repeat`` runs of each side, and
-the ratio ``after / before``.
+process (reading, scheduling, the verifier, output), timed by wall clock and by CPU time
+(user + system of the process: on a shared machine wall time carries the other work too); the
+numba kernels of each checkout are compiled once, untimed, before the runs.  Reported per
+workload: the median of ``--repeat`` runs of each side, and the ratios ``after / before``.
 
 Workloads (the FB trace, ``../shared/data/FB2010-1Hr-150-0.txt``):
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -47,17 +49,23 @@ WORKLOADS = {
 }
 
 
-def run(tree: Path, argv: list[str]) -> tuple[float, dict]:
-    """Wall seconds and the parsed JSON of one whole process."""
+def run(tree: Path, argv: list[str]) -> tuple[float, dict, float]:
+    """Wall seconds, the parsed JSON and the CPU seconds (user + system) of one whole
+    process.  CPU time is what a change costs; wall time also carries whatever else the
+    machine runs (on a shared 2-core machine the same command's wall time varied 2.5x in one
+    sitting), so the report gives both."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     code = "import sys; from coflowopt.cli import main; sys.exit(main(sys.argv[1:]))"
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     p = subprocess.run([sys.executable, "-c", code, *argv], env=env, capture_output=True,
                        text=True, cwd=tempfile.gettempdir())
     wall = time.perf_counter() - t
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     if p.returncode != 0:
         raise SystemExit(f"{tree}: {' '.join(argv)} exited {p.returncode}: {p.stderr[-400:]}")
-    return wall, json.loads(p.stdout)
+    return wall, json.loads(p.stdout), cpu
 
 
 def value_of(doc: dict):
@@ -98,20 +106,27 @@ def main(argv=None) -> int:
         results = {}
         for n in names:
             times = {"before": [], "after": []}
+            cpus = {"before": [], "after": []}
             values = {}
             for _ in range(args.repeat):
                 for side, tree in sides.items():  # alternate: load drifts hit both sides
-                    wall, doc = run(tree, WORKLOADS[n])
+                    wall, doc, cpu = run(tree, WORKLOADS[n])
                     times[side].append(wall)
+                    cpus[side].append(cpu)
                     values[side] = value_of(doc)
             med = {s: statistics.median(v) for s, v in times.items()}
+            mcpu = {s: statistics.median(v) for s, v in cpus.items()}
             results[n] = {"before_s": med["before"], "after_s": med["after"],
                           "ratio": med["after"] / med["before"],
-                          "runs": times, "value_before": values["before"],
+                          "before_cpu_s": mcpu["before"], "after_cpu_s": mcpu["after"],
+                          "cpu_ratio": mcpu["after"] / mcpu["before"],
+                          "runs": times, "cpu_runs": cpus, "value_before": values["before"],
                           "value_after": values["after"],
                           "same_value": values["before"] == values["after"]}
-            print(f"{n:15s} before {med['before']:7.2f} s  after {med['after']:7.2f} s  "
-                  f"ratio {med['after'] / med['before']:.3f}  same value: "
+            print(f"{n:15s} wall before {med['before']:7.2f} s after {med['after']:7.2f} s "
+                  f"ratio {med['after'] / med['before']:.3f} | cpu before "
+                  f"{mcpu['before']:7.2f} s after {mcpu['after']:7.2f} s ratio "
+                  f"{mcpu['after'] / mcpu['before']:.3f} | same value: "
                   f"{values['before'] == values['after']}", flush=True)
     finally:
         subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(base)],
