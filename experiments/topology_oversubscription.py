@@ -98,7 +98,7 @@ def table(nets, labels) -> str:
         cells = []
         for label in labels:
             s = next((s for s in r["schedules"] if s["algorithm"] == label), None)
-            cells.append("-" if s is None else f"{s['ratio_to_best_bound']:.3f}"
+            cells.append("not run" if s is None else f"{s['ratio_to_best_bound']:.3f}"
                          if "ratio_to_best_bound" in s else s["status"])
         lb = f"{r['best_bound']:.6g} ({r['best_bound_name']})" if r["best_bound"] else "-"
         o = f"{r['oversubscription']:g}:1" if r["oversubscription"] else "-"
