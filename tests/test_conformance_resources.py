@@ -46,6 +46,7 @@ from coflowopt.testing import (Scheduler, applicable_checks, as_scheduler, big_s
                                check_work_conserving, interval_rates, load_all_algorithms,
                                random_instance, random_topology_instance, relabel_resources,
                                topology_instances, TOPOLOGIES)
+import coflowopt.testing as cotesting
 from coflowopt.verify import verify_schedule
 
 from test_conformance import BOUND_LIKE, SCHEDULERS, SLOTTED, expected_failure, supports
@@ -252,10 +253,8 @@ def test_exact_methods_agree_and_bracket_every_bound_and_schedule(inst):
 
 def integral_version(inst: Instance) -> Instance:
     """``inst`` with every size and every resource capacity rounded up to a whole number (an
-    instance of the integral model with slot 1)."""
-    out = inst.replace(flow_size=np.ceil(inst.flow_size),
-                       resource_capacity=np.ceil(inst.resource_capacity),
-                       meta={**inst.meta, "name": inst.meta["name"] + "-integral"})
+    instance of the integral model with slot 1): coflowopt.testing's, kept on resources."""
+    out = cotesting.integral_version(inst)
     assert not out.is_big_switch
     return out
 
