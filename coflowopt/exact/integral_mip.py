@@ -78,6 +78,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -838,8 +839,43 @@ def _size_guard(data: IntegralData, T: int, max_columns: int) -> None:
             "time-indexed model is for small instances (raise max_columns to try anyway)")
 
 
+def _run_highs(make, time_limit: float | None, threads: int | None, notes: list):
+    """Build a model with ``make(threads)`` and solve it; if HiGHS refuses ``threads``
+    because its process-wide thread pool already exists with another size, solve it again on
+    that pool (``make(None)``), warn, and record why in ``notes``.
+
+    HiGHS (>= 1.6) starts one global task scheduler at the first run in a process, sized by
+    that run's ``threads`` option (``0``, the default, means automatic); a later run whose
+    ``threads`` is set to another count does not solve anything (``Highs.run`` returns an
+    error, model status "Not Set": the message "global scheduler has already been initialized"
+    goes to the silenced log).  Resizing the pool (``Highs.resetGlobalScheduler``) is not
+    safe while another thread of the process may be inside HiGHS, so the requested count is
+    ignored instead, and said so.  A run with the option unset uses whatever pool exists.
+
+    Returns
+    -------
+    (HighsModel, LPSolution)
+    """
+    hm = make(threads)
+    sol = hm.run(time_limit=time_limit)
+    # (the failed run still hands back the MIP start as its "solution": not a result)
+    if threads is not None and sol.status == "not_solved" and sol.raw_status == "Not Set":
+        hm2 = make(None)
+        sol2 = hm2.run(time_limit=time_limit)
+        if sol2.raw_status != "Not Set":
+            msg = (f"integral-mip: threads={int(threads)} ignored: HiGHS's process-wide thread "
+                   "pool was started by an earlier HiGHS run in this process with another "
+                   "size (HiGHS fixes it at the first run); solved on that pool")
+            if msg not in notes:
+                notes.append(msg)
+                warnings.warn(msg, RuntimeWarning, stacklevel=3)
+            return hm2, sol2
+    return hm, sol
+
+
 def deadline_units(data: IntegralData, due: np.ndarray, *, slack: int = 0,
-                   time_limit: float | None = None, threads: int | None = None, start=None):
+                   time_limit: float | None = None, threads: int | None = None, start=None,
+                   notes: list | None = None):
     """Whole units meeting completion slots: the MIP of :func:`build_integral_mip` over
     ``max(due) + slack`` slots with every coflow complete by slot ``due_k + slack``
     (``z[k,t]`` fixed to 1 from ``t = due_k + slack - 1``).  With ``slack = 0`` every ``z`` is
@@ -855,6 +891,8 @@ def deadline_units(data: IntegralData, due: np.ndarray, *, slack: int = 0,
         Slots of slack after every due slot.
     start : (slot, group, units), optional
         A MIP start (used when it fits).
+    notes : list, optional
+        Receives a note when ``threads`` had to be ignored (:func:`_run_highs`).
 
     Returns
     -------
@@ -868,13 +906,21 @@ def deadline_units(data: IntegralData, due: np.ndarray, *, slack: int = 0,
     zc = 2 * info["NX"] + np.arange(info["NZ"])
     lo[zc] = (info["zt"] >= due[info["zk"]] - 1).astype(float)
     lp.col_lo = lo
-    hm = HighsModel(lp, algorithm="choose", threads=threads)
+    vec = None
     if start is not None:
         classes = [list(c) for c in info["identical_classes"]]
         vec = _start_vector(data, info, T, *_canonical_units(data, classes, *start))
-        if vec is not None and np.all(vec >= lo - 1e-9):
+        if vec is not None and not np.all(vec >= lo - 1e-9):
+            vec = None
+
+    def make(th):
+        hm = HighsModel(lp, algorithm="choose", threads=th)
+        if vec is not None:
             _set_start(hm, vec)
-    sol = hm.run(time_limit=time_limit)
+        return hm
+
+    _, sol = _run_highs(make, time_limit, threads,
+                        notes if notes is not None else [])
     if sol.x is None:
         return None
     try:
@@ -953,6 +999,10 @@ def integral_mip(instance: Instance, *, slot: float = 1.0, time_limit: float = 6
     max_columns : int
         Refuse (:class:`NotSupportedError`) a MIP with more integer ``x`` columns.
     threads : int, optional
+        HiGHS's ``threads``.  HiGHS sizes one process-wide thread pool at its first run in a
+        process; a different count asked later cannot be honoured: it is then ignored with a
+        ``RuntimeWarning`` and ``extra["threads_note"]`` says so (the MIP runs on the existing
+        pool; before this, such a run silently solved nothing and came back ``feasible``).
 
     Returns
     -------
@@ -1009,6 +1059,7 @@ def integral_mip(instance: Instance, *, slot: float = 1.0, time_limit: float = 6
     params = {"slot": data.slot, "time_limit": time_limit, "horizon": horizon,
               "fluid_bound": fluid_bound, "symmetry": symmetry}
     timings: dict[str, float] = {}
+    thread_notes: list[str] = []
     # 1. incumbent: the best per-slot greedy (a few orders, adjacent swaps)
     tgu, ub_slots, inc_label, _ = _best_greedy(
         data, deadline=min(deadline, t0 + max(0.5, 0.05 * float(time_limit))))
@@ -1035,7 +1086,7 @@ def integral_mip(instance: Instance, *, slot: float = 1.0, time_limit: float = 6
             # the fluid schedule's completion times, rounded up to slot ends, as deadlines of
             # whole units (often met exactly: then the fluid optimum is the integral one)
             due = np.array([int(-((-c) // s)) for c in fluid_cc], dtype=np.int64)
-            units = deadline_units(data, due, threads=threads,
+            units = deadline_units(data, due, threads=threads, notes=thread_notes,
                                    time_limit=max(1e-3, min(deadline - time.perf_counter(),
                                                             0.1 * float(time_limit))))
             if units is not None:
@@ -1046,7 +1097,7 @@ def integral_mip(instance: Instance, *, slot: float = 1.0, time_limit: float = 6
                 # not met: the MIP restricted to one slot of slack after every fluid
                 # completion slot (a heuristic: a short horizon, earlier completions free)
                 units = deadline_units(
-                    data, due, slack=1, threads=threads, start=tgu,
+                    data, due, slack=1, threads=threads, start=tgu, notes=thread_notes,
                     time_limit=max(1e-3, min(deadline - time.perf_counter(),
                                              0.1 * float(time_limit))))
                 if units is not None:
@@ -1083,16 +1134,21 @@ def integral_mip(instance: Instance, *, slot: float = 1.0, time_limit: float = 6
         scale = info["scale"]
         if objective_cut:
             lp = _with_objective_cut(lp, cert_lb / (s * scale))
-        hm = HighsModel(lp, algorithm="choose", threads=threads,
-                        options={"mip_rel_gap": 0.0})
-        started = False
+        start = None
         if mip_start:
             classes = [list(c) for c in info["identical_classes"]]
             start = _start_vector(data, info, T, *_canonical_units(data, classes, *tgu))
-            if start is not None:
-                started = _set_start(hm, start)
+        started = False
+
+        def make(th):
+            nonlocal started
+            hm = HighsModel(lp, algorithm="choose", threads=th,
+                            options={"mip_rel_gap": 0.0})
+            started = _set_start(hm, start) if start is not None else False
+            return hm
+
         t4 = time.perf_counter()
-        sol = hm.run(time_limit=max(1e-3, deadline - t4))
+        _, sol = _run_highs(make, max(1e-3, deadline - t4), threads, thread_notes)
         t5 = time.perf_counter()
         timings.update({"build": t4 - t3, "mip": t5 - t4})
         solver.update(sol.solver)
@@ -1116,6 +1172,8 @@ def integral_mip(instance: Instance, *, slot: float = 1.0, time_limit: float = 6
                 pass   # a rounded MIP point that does not send every size: keep the greedy
         extra["mip_value"] = None if mip_value is None else float(mip_value)
         extra["mip_bound"] = None if solver_bound is None else float(solver_bound)
+    if thread_notes:
+        extra["threads_note"] = thread_notes[0]
     # 4. the verified incumbent and the verdict
     sched = _split_groups(data, *best_units, meta={"algorithm": "integral-mip",
                                                     "incumbent_source": best_src})
