@@ -90,6 +90,14 @@ class Instance:
         meaningful).
     meta : dict
         Free-form provenance (source file, units, generator and seed).  Not part of equality.
+    flow_subcoflow : ndarray of int64, shape (F,), or None
+        Sub-coflow label of every flow inside its coflow (Creek, seed 001: a many-to-many
+        coflow is the union of per-receiver many-to-one *sub-coflows*): flows of one coflow
+        with the same label form one sub-coflow; a label is an integer in ``0 .. width_k - 1``.
+        ``None`` (the default, and what an index equal to the default is stored as) means one
+        sub-coflow per destination (egress port, or destination host on resources), labelled
+        by the rank of the destination among the coflow's destinations.  Read it through
+        :attr:`subcoflow_index` / :attr:`flow_subcoflow_id`.
     """
 
     ingress_capacity: np.ndarray
@@ -108,6 +116,7 @@ class Instance:
     path_resource: np.ndarray | None = None
     resource_ids: tuple[str, ...] | None = None
     host_ids: tuple[str, ...] | None = None
+    flow_subcoflow: np.ndarray | None = None
 
     # ------------------------------------------------------------------ construction
     def __post_init__(self):
@@ -222,6 +231,8 @@ class Instance:
             bad(f"flow size must be a finite number > 0, got {float(self.flow_size[i])!r}",
                 f"coflows[{k_of[i]}].flows[{pos[i]}]{self._size_field}")
         self._validate_limits(bad, k_of, pos)
+        if self.flow_subcoflow is not None:
+            self._validate_subcoflow(bad, k_of, pos)
 
     @property
     def _size_field(self) -> str:
@@ -295,6 +306,48 @@ class Instance:
             bad(f"resource {res[j]} appears twice in one path (a flow occupies a resource "
                 "once)", f"coflows[{k_of[i]}].flows[{pos[i]}].path[{j - ptr[i]}]")
 
+    def _validate_subcoflow(self, bad, k_of: np.ndarray, pos: np.ndarray) -> None:
+        """The sub-coflow index: one integer label per flow in ``0 .. width - 1`` of its
+        coflow; stored as ``None`` when it equals the default (one per destination), so that
+        equality and hashes see one form of the default."""
+        F = self.num_flows
+        a = np.asarray(self.flow_subcoflow)
+        if a.shape != (F,):
+            bad(f"expected {F} sub-coflow labels (one per flow), got shape {a.shape}",
+                "flow_subcoflow")
+        if a.dtype.kind == "f":
+            off = np.flatnonzero(~np.isfinite(a) | (a != np.round(a)))
+            if off.size:
+                i = off[0]
+                bad(f"a sub-coflow label must be an integer, got {float(a[i])!r}",
+                    f"coflows[{k_of[i]}].flows[{pos[i]}].subcoflow")
+        elif a.dtype.kind not in "iu":
+            i = 0
+            bad(f"a sub-coflow label must be an integer, got {str(a.flat[0])!r} ({a.dtype})",
+                f"coflows[{k_of[i]}].flows[{pos[i]}].subcoflow")
+        width = np.diff(self.flow_ptr)[k_of]
+        out = np.flatnonzero((a < 0) | (a >= width))
+        if out.size:
+            i = out[0]
+            bad(f"sub-coflow label {int(a[i])} out of range 0..{width[i] - 1} (at most one "
+                "sub-coflow per flow of the coflow)",
+                f"coflows[{k_of[i]}].flows[{pos[i]}].subcoflow")
+        a = a.astype(np.int64)
+        object.__setattr__(self, "flow_subcoflow",
+                           None if np.array_equal(a, self._default_subcoflow()) else
+                           _readonly(a))
+
+    def _default_subcoflow(self) -> np.ndarray:
+        """One sub-coflow per destination (egress port / destination host) of each coflow,
+        labelled by the destination's rank among the coflow's destinations."""
+        if self.num_flows == 0:
+            return np.zeros(0, dtype=np.int64)
+        m = int(self.flow_dst.max()) + 1
+        key = self.flow_coflow * m + self.flow_dst
+        uniq, inv = np.unique(key, return_inverse=True)
+        first = np.searchsorted(uniq, self.flow_coflow * m)  # the coflow's first destination
+        return (inv - first).astype(np.int64)
+
     def _validate_limits(self, bad, k_of: np.ndarray, pos: np.ndarray) -> None:
         """The ranges and counts of :mod:`coflowopt.limits` (after the model's own rules, so
         that a negative size is still reported as such)."""
@@ -336,7 +389,8 @@ class Instance:
     @classmethod
     def from_arrays(cls, *, ingress_capacity, egress_capacity, coflow_ids, flow_coflow,
                     flow_src, flow_dst, flow_size, weight=None, release=None, deadline=None,
-                    meta: Mapping[str, Any] | None = None) -> "Instance":
+                    meta: Mapping[str, Any] | None = None,
+                    flow_subcoflow=None) -> "Instance":
         """Build an instance from flat per-flow arrays.
 
         Parameters
@@ -350,6 +404,9 @@ class Instance:
         weight, release, deadline : array_like of float, length K, optional
             Defaults: weight 1, release 0, no deadline (NaN).
         meta : mapping, optional
+        flow_subcoflow : array_like of int, length F, optional
+            Sub-coflow label of every flow inside its coflow (default: one sub-coflow per
+            egress port; see the class attributes).
 
         Raises
         ------
@@ -371,21 +428,22 @@ class Instance:
             release=np.zeros(K) if release is None else release,
             deadline=np.full(K, np.nan) if deadline is None else deadline,
             flow_ptr=ptr, flow_src=flow_src, flow_dst=flow_dst, flow_size=flow_size,
-            meta=dict(meta or {}))
+            meta=dict(meta or {}), flow_subcoflow=flow_subcoflow)
 
     @classmethod
     def from_paths(cls, *, resource_capacity, coflow_ids, flow_coflow, flow_src, flow_dst,
                    flow_size, path_ptr, path_resource, host_ids, resource_ids=None,
                    weight=None, release=None, deadline=None,
-                   meta: Mapping[str, Any] | None = None) -> "Instance":
+                   meta: Mapping[str, Any] | None = None,
+                   flow_subcoflow=None) -> "Instance":
         """Build an instance whose flows run over shared resources (a topology).
 
         Parameters
         ----------
         resource_capacity : array_like of float, shape (R,)
             Capacity of every resource (a link), finite and > 0.
-        coflow_ids, flow_coflow, flow_size, weight, release, deadline, meta
-            As in :meth:`from_arrays`.
+        coflow_ids, flow_coflow, flow_size, weight, release, deadline, meta, flow_subcoflow
+            As in :meth:`from_arrays` (the default sub-coflows are per destination host).
         flow_src, flow_dst : array_like of int, shape (F,)
             Source and destination host of every flow (indices into ``host_ids``); they name
             the flow's ends, while its path decides what it occupies.
@@ -425,7 +483,7 @@ class Instance:
             meta=dict(meta or {}), resource_capacity=resource_capacity, path_ptr=path_ptr,
             path_resource=path_resource,
             resource_ids=None if resource_ids is None else tuple(resource_ids),
-            host_ids=tuple(host_ids))
+            host_ids=tuple(host_ids), flow_subcoflow=flow_subcoflow)
 
     @classmethod
     def from_coflows(cls, coflows: Iterable[Coflow | Mapping[str, Any]], *,
@@ -550,6 +608,37 @@ class Instance:
         """Position of every flow inside its coflow, shape (F,)."""
         return _readonly(np.arange(self.num_flows, dtype=np.int64)
                          - self.flow_ptr[self.flow_coflow])
+
+    @cached_property
+    def subcoflow_index(self) -> np.ndarray:
+        """Sub-coflow label of every flow inside its coflow, shape (F,): the stored
+        :attr:`flow_subcoflow`, or the default (one sub-coflow per destination, labelled by
+        the destination's rank in the coflow)."""
+        if self.flow_subcoflow is not None:
+            return self.flow_subcoflow
+        return _readonly(self._default_subcoflow())
+
+    @cached_property
+    def flow_subcoflow_id(self) -> np.ndarray:
+        """Global sub-coflow number of every flow, shape (F,): ``0 .. S-1``, coflow by coflow
+        (a coflow's sub-coflows are consecutive, in label order)."""
+        key = self.flow_coflow * (int(self.flow_ptr[-1]) + 1) + self.subcoflow_index
+        return _readonly(np.unique(key, return_inverse=True)[1].astype(np.int64).ravel())
+
+    @cached_property
+    def num_subcoflows(self) -> np.ndarray:
+        """Number of sub-coflows of every coflow, shape (K,).
+
+        Examples
+        --------
+        >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1), (1, 0, 1), (0, 1, 1)])])
+        >>> inst.num_subcoflows.tolist(), inst.flow_subcoflow_id.tolist()
+        ([2], [0, 0, 1])
+        """
+        first = np.r_[True, np.diff(self.flow_subcoflow_id) != 0] if self.num_flows else \
+            np.zeros(0, bool)
+        return _readonly(np.bincount(self.flow_coflow[first],
+                                     minlength=self.num_coflows).astype(np.int64))
 
     @cached_property
     def capacity(self) -> np.ndarray:
@@ -843,14 +932,17 @@ class Instance:
                 flow_size=self.flow_size[fidx], path_ptr=pptr,
                 path_resource=self.flow_resource[entry], host_ids=self.host_ids,
                 resource_ids=self.resource_ids, weight=self.weight[idx],
-                release=self.release[idx], deadline=self.deadline[idx], meta=self.meta)
+                release=self.release[idx], deadline=self.deadline[idx], meta=self.meta,
+                flow_subcoflow=None if self.flow_subcoflow is None else
+                self.flow_subcoflow[fidx])
         return Instance.from_arrays(
             ingress_capacity=self.ingress_capacity, egress_capacity=self.egress_capacity,
             coflow_ids=[self.coflow_ids[i] for i in idx],
             flow_coflow=np.repeat(np.arange(idx.size), counts),
             flow_src=self.flow_src[fidx], flow_dst=self.flow_dst[fidx],
             flow_size=self.flow_size[fidx], weight=self.weight[idx],
-            release=self.release[idx], deadline=self.deadline[idx], meta=self.meta)
+            release=self.release[idx], deadline=self.deadline[idx], meta=self.meta,
+            flow_subcoflow=None if self.flow_subcoflow is None else self.flow_subcoflow[fidx])
 
     def relabel_ports(self, ingress_perm: Sequence[int], egress_perm: Sequence[int]) -> "Instance":
         """Rename ports: ingress ``i`` becomes ``ingress_perm[i]`` (likewise egress)."""
@@ -881,6 +973,9 @@ class Instance:
                 and same(self.deadline, other.deadline) and same(self.flow_ptr, other.flow_ptr)
                 and same(self.flow_src, other.flow_src) and same(self.flow_dst, other.flow_dst)
                 and same(self.flow_size, other.flow_size)
+                and (self.flow_subcoflow is None) == (other.flow_subcoflow is None)
+                and (self.flow_subcoflow is None
+                     or same(self.flow_subcoflow, other.flow_subcoflow))
                 and self.is_big_switch == other.is_big_switch
                 and (self.is_big_switch or (
                     same(self.resource_capacity, other.resource_capacity)

@@ -1821,4 +1821,5 @@ def big_switch_as_paths(instance: Instance) -> Instance:
         path_resource=np.stack([instance.flow_src, m_in + instance.flow_dst], axis=1).ravel(),
         host_ids=instance.resource_names, resource_ids=instance.resource_names,
         weight=instance.weight, release=instance.release, deadline=instance.deadline,
-        meta={**instance.meta, "name": f"{instance.meta.get('name', 'instance')} as paths"})
+        meta={**instance.meta, "name": f"{instance.meta.get('name', 'instance')} as paths"},
+        flow_subcoflow=instance.flow_subcoflow)

@@ -725,7 +725,10 @@ def on_topology(instance, topo: Topology, *, routing: str = "ecmp", seed: int = 
         flow_coflow=instance.flow_coflow, flow_src=src, flow_dst=dst,
         flow_size=instance.flow_size, path_ptr=ptr, path_resource=links,
         host_ids=host_names, resource_ids=topo.link_names, weight=instance.weight,
-        release=instance.release, deadline=instance.deadline, meta=meta)
+        release=instance.release, deadline=instance.deadline, meta=meta,
+        # the big switch's sub-coflows (per egress port by default) stay as they were, also
+        # when a placement puts two egress ports on one host
+        flow_subcoflow=instance.subcoflow_index)
 
 
 #: Topology kinds by name (the command line's ``--topology KIND:...`` and the experiment

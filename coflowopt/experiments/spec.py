@@ -101,6 +101,11 @@ def instance_hash(instance: Instance) -> str:
     for name in ("flow_ptr", "flow_src", "flow_dst"):
         h.update(np.ascontiguousarray(getattr(instance, name), dtype="<i8").tobytes())
     h.update("\0".join(instance.coflow_ids).encode("utf-8"))
+    if instance.flow_subcoflow is not None:
+        # a sub-coflow index other than the default (one per destination) is model data; the
+        # default hashes as before
+        h.update(b"\0subcoflow\0")
+        h.update(np.ascontiguousarray(instance.flow_subcoflow, dtype="<i8").tobytes())
     if not instance.is_big_switch:
         # flows over resources: the paths, resource capacities and names are model data (the
         # same trace on a fat-tree at 1:1 and 4:1 differs only there); a big switch hashes as

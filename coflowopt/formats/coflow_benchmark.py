@@ -317,6 +317,14 @@ def _check_writable(instance: Instance, fmt: str, *, time_unit_ms: float) -> lis
     for cid in instance.coflow_ids:
         if not (cid.isascii() and cid.isdigit()):
             refuse(f"coflow id {cid!r} is not a non-negative integer (the format's ids are)")
+    if instance.flow_subcoflow is not None:
+        # a trace reads back with the default sub-coflows (one per egress port), so that is
+        # all it can hold
+        f = int(np.flatnonzero(instance.flow_subcoflow != instance._default_subcoflow())[0])
+        refuse(f"the format has no sub-coflows, but flow {int(instance.flow_position[f])} of "
+               f"coflow {instance.coflow_ids[int(instance.flow_coflow[f])]!r} is not in its "
+               "egress port's sub-coflow (use instance.replace(flow_subcoflow=None) to drop "
+               "the index explicitly)")
     return _arrival_tokens(instance, fmt, time_unit_ms)
 
 

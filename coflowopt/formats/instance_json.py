@@ -9,6 +9,11 @@ Shape (other tools rely on it; nothing else is written)::
                   "flows": [[ingress_index, egress_index, size], ...]}, ...]}
 
 * Port indices are 0-based; ``ingress``/``egress`` list one capacity per port.
+* ``subcoflows`` (optional, per coflow) lists one integer sub-coflow label per flow, in
+  ``0 .. len(flows) - 1``: flows with one label form one sub-coflow (Creek's per-receiver
+  parts of a many-to-many coflow, :attr:`coflowopt.instance.Instance.flow_subcoflow`).  A
+  coflow without it has one sub-coflow per egress port; the writer emits it (for every
+  coflow) only when the instance's index is not that default.
 * ``deadline`` is an absolute time or ``null``.
 * ``weight``, ``release`` and ``deadline`` may be omitted (defaults 1, 0, null); ``id``,
   ``flows``, ``ingress``, ``egress``, ``format`` and ``version`` are required.
@@ -28,6 +33,9 @@ Version 2 (flows over shared resources, e.g. links of a topology)::
 
 * ``path`` lists indices into ``resources``: non-empty, no resource twice, at most
   ``limits.MAX_PATH_LENGTH``; the flow's rate counts against each.
+* ``subcoflow`` (optional, per flow: on every flow of a coflow or on none) is the flow's
+  sub-coflow label in ``0 .. len(flows) - 1`` (as ``subcoflows`` in version 1); a coflow
+  without it has one sub-coflow per destination host.  Written only for a non-default index.
 * ``src``/``dst`` name hosts (strings).  With a ``topology`` that lists ``nodes``, the hosts
   are its host nodes in that order and every ``src``/``dst`` must be one; otherwise the hosts
   are the names used, in order of first use.
@@ -67,7 +75,9 @@ FORMAT_VERSION_RESOURCES = 2
 _TOP_KEYS = {"format", "version", "ingress", "egress", "coflows", "meta"}
 _TOP_KEYS_V2 = {"format", "version", "resources", "coflows", "topology", "meta"}
 _COFLOW_KEYS = {"id", "weight", "release", "deadline", "flows"}
+_COFLOW_KEYS_V1 = _COFLOW_KEYS | {"subcoflows"}
 _FLOW_KEYS_V2 = {"src", "dst", "size", "path"}
+_FLOW_KEYS_V2_OPTIONAL = {"subcoflow"}
 _RESOURCE_KEYS = {"id", "capacity"}
 _TOPOLOGY_KEYS = {"kind", "params", "routing", "seed", "placement", "placement_seed", "nodes",
                   "links"}
@@ -169,13 +179,14 @@ def instance_from_dict(doc: Any, *, file: str | None = None) -> Instance:
         bad("must be a non-empty list of coflows", "coflows")
     ids, w, r, d, counts = [], [], [], [], []
     src, dst, size = [], [], []
+    labels, given_default = [], 0
     for k, c in enumerate(cofs):
         where = f"coflows[{k}]"
         if not isinstance(c, dict):
             bad("a coflow must be a JSON object", where)
-        unknown = set(c) - _COFLOW_KEYS
+        unknown = set(c) - _COFLOW_KEYS_V1
         if unknown:
-            bad(f"unknown key(s) {sorted(unknown)}; allowed: {sorted(_COFLOW_KEYS)}", where)
+            bad(f"unknown key(s) {sorted(unknown)}; allowed: {sorted(_COFLOW_KEYS_V1)}", where)
         cid = c.get("id")
         if isinstance(cid, bool) or not isinstance(cid, (str, int)) or cid == "":
             bad("id must be a non-empty string (or an integer)", f"{where}.id")
@@ -202,6 +213,12 @@ def instance_from_dict(doc: Any, *, file: str | None = None) -> Instance:
             dst.append(fl[1])
             size.append(num(fl[2], f"{fw}[2]"))
         counts.append(len(flows))
+        if "subcoflows" in c:
+            labels.append(_subcoflow_labels(c["subcoflows"], len(flows), f"{where}.subcoflows",
+                                            bad))
+        else:  # the default: one sub-coflow per egress port
+            labels.append(np.unique(dst[-len(flows):], return_inverse=True)[1].ravel())
+            given_default += 1
     meta = doc.get("meta", {})
     if not isinstance(meta, dict):
         bad("meta must be a JSON object", "meta")
@@ -214,11 +231,32 @@ def instance_from_dict(doc: Any, *, file: str | None = None) -> Instance:
             ingress_capacity=caps["ingress"], egress_capacity=caps["egress"], coflow_ids=ids,
             flow_coflow=np.repeat(np.arange(len(ids)), counts),
             flow_src=np.asarray(src, dtype=np.int64), flow_dst=np.asarray(dst, dtype=np.int64),
-            flow_size=np.asarray(size, dtype=float), weight=w, release=r, deadline=d, meta=meta)
+            flow_size=np.asarray(size, dtype=float), weight=w, release=r, deadline=d, meta=meta,
+            flow_subcoflow=(None if given_default == len(ids) else
+                            np.concatenate(labels).astype(np.int64)))
     except InvalidInstanceError as e:
         # Instance names meta["source_file"], which a document's own meta may have set to the
         # file it was once converted from; the error is about this file.
         raise InvalidInstanceError(e.rule, file=file, line=e.line, field=e.field) from None
+
+
+def _subcoflow_labels(v, n: int, fld: str, bad) -> np.ndarray:
+    """A coflow's ``subcoflows`` list: ``n`` integers in ``0 .. n - 1``."""
+    if not isinstance(v, list) or len(v) != n:
+        bad(f"must be a list of {n} integer sub-coflow labels (one per flow), got "
+            f"{type(v).__name__ if not isinstance(v, list) else f'{len(v)} entries'}", fld)
+    return np.asarray([_subcoflow_label(x, n, f"{fld}[{j}]", bad) for j, x in enumerate(v)],
+                      dtype=np.int64)
+
+
+def _subcoflow_label(x, n: int, fld: str, bad) -> int:
+    """One sub-coflow label: an integer in ``0 .. n - 1`` (``n`` flows in the coflow)."""
+    if isinstance(x, bool) or not isinstance(x, int):
+        bad(f"a sub-coflow label must be an integer, got {x!r}", fld)
+    if not 0 <= x < n:  # here, so that huge integers cannot overflow int64
+        bad(f"sub-coflow label {x} out of range 0..{n - 1} (at most one sub-coflow per flow "
+            "of the coflow)", fld)
+    return x
 
 
 def _coflow_fields(c, where, bad, num):
@@ -270,6 +308,7 @@ def _instance_from_dict_v2(doc, file, bad, num) -> Instance:
         bad("must be a non-empty list of coflows", "coflows")
     ids, w, r, d, counts = [], [], [], [], []
     src, dst, size, plen, pres = [], [], [], [], []
+    labels, given_default = [], 0
     for k, c in enumerate(cofs):
         where = f"coflows[{k}]"
         if not isinstance(c, dict):
@@ -288,10 +327,11 @@ def _instance_from_dict_v2(doc, file, bad, num) -> Instance:
             if not isinstance(fl, dict):
                 bad("a flow is an object {\"src\", \"dst\", \"size\", \"path\"} in "
                     "version 2", fw)
-            unknown = set(fl) - _FLOW_KEYS_V2
+            unknown = set(fl) - _FLOW_KEYS_V2 - _FLOW_KEYS_V2_OPTIONAL
             missing = _FLOW_KEYS_V2 - set(fl)
             if unknown:
-                bad(f"unknown key(s) {sorted(unknown)}; allowed: {sorted(_FLOW_KEYS_V2)}", fw)
+                bad(f"unknown key(s) {sorted(unknown)}; allowed: "
+                    f"{sorted(_FLOW_KEYS_V2 | _FLOW_KEYS_V2_OPTIONAL)}", fw)
             if missing:
                 bad(f"missing key(s) {sorted(missing)}", fw)
             for end, out in (("src", src), ("dst", dst)):
@@ -316,6 +356,18 @@ def _instance_from_dict_v2(doc, file, bad, num) -> Instance:
             plen.append(len(path))
             pres.extend(path)
         counts.append(len(flows))
+        has = [isinstance(fl, dict) and "subcoflow" in fl for fl in flows]
+        if any(has):
+            if not all(has):
+                j = has.index(False)
+                bad("a coflow gives \"subcoflow\" on every flow or on none",
+                    f"{where}.flows[{j}].subcoflow")
+            labels.append(np.asarray(
+                [_subcoflow_label(fl["subcoflow"], len(flows), f"{where}.flows[{j}].subcoflow",
+                                  bad) for j, fl in enumerate(flows)], dtype=np.int64))
+        else:  # the default: one sub-coflow per destination host
+            labels.append(np.unique(dst[-len(flows):], return_inverse=True)[1].ravel())
+            given_default += 1
     meta = doc.get("meta", {})
     if not isinstance(meta, dict):
         bad("meta must be a JSON object", "meta")
@@ -334,7 +386,9 @@ def _instance_from_dict_v2(doc, file, bad, num) -> Instance:
             flow_src=np.asarray(src, dtype=np.int64), flow_dst=np.asarray(dst, dtype=np.int64),
             flow_size=np.asarray(size, dtype=float), path_ptr=pptr,
             path_resource=np.asarray(pres, dtype=np.int64), host_ids=list(host_index),
-            resource_ids=rids, weight=w, release=r, deadline=d, meta=meta)
+            resource_ids=rids, weight=w, release=r, deadline=d, meta=meta,
+            flow_subcoflow=(None if given_default == len(ids) else
+                            np.concatenate(labels).astype(np.int64)))
     except InvalidInstanceError as e:
         raise InvalidInstanceError(e.rule, file=file, line=e.line, field=e.field) from None
 
@@ -419,6 +473,7 @@ def _instance_to_dict_v2(instance: Instance, include_meta: bool) -> dict[str, An
                       instance.flow_size.tolist())
     pptr, pres = instance.flow_resource_ptr.tolist(), instance.flow_resource.tolist()
     ptr = instance.flow_ptr.tolist()
+    labels = None if instance.flow_subcoflow is None else instance.flow_subcoflow.tolist()
     coflows = []
     for k, cid in enumerate(instance.coflow_ids):
         dl = float(instance.deadline[k])
@@ -428,7 +483,8 @@ def _instance_to_dict_v2(instance: Instance, include_meta: bool) -> dict[str, An
             "release": plain_number(float(instance.release[k])),
             "deadline": None if np.isnan(dl) else plain_number(dl),
             "flows": [{"src": hosts[src[i]], "dst": hosts[dst[i]],
-                       "size": plain_number(size[i]), "path": pres[pptr[i]:pptr[i + 1]]}
+                       "size": plain_number(size[i]), "path": pres[pptr[i]:pptr[i + 1]],
+                       **({} if labels is None else {"subcoflow": labels[i]})}
                       for i in range(ptr[k], ptr[k + 1])],
         })
     doc = {"format": FORMAT_NAME, "version": FORMAT_VERSION_RESOURCES,
@@ -454,6 +510,7 @@ def instance_to_dict(instance: Instance, *, include_meta: bool = False) -> dict[
     src, dst, size = (instance.flow_src.tolist(), instance.flow_dst.tolist(),
                       instance.flow_size.tolist())
     ptr = instance.flow_ptr.tolist()
+    labels = None if instance.flow_subcoflow is None else instance.flow_subcoflow.tolist()
     for k, cid in enumerate(instance.coflow_ids):
         dl = float(instance.deadline[k])
         coflows.append({
@@ -462,6 +519,7 @@ def instance_to_dict(instance: Instance, *, include_meta: bool = False) -> dict[
             "release": plain_number(float(instance.release[k])),
             "deadline": None if np.isnan(dl) else plain_number(dl),
             "flows": [[src[i], dst[i], plain_number(size[i])] for i in range(ptr[k], ptr[k + 1])],
+            **({} if labels is None else {"subcoflows": labels[ptr[k]:ptr[k + 1]]}),
         })
     doc = {"format": FORMAT_NAME, "version": FORMAT_VERSION,
            "ingress": [plain_number(c) for c in instance.ingress_capacity.tolist()],
