@@ -14,6 +14,14 @@ A candidate instance is scored by
 The ratio is :func:`coflowopt.results.ratio`, which names its base (``ALG/OPT`` or
 ``ALG/LB``).  The objective is ``sum_k w_k C_k`` throughout.
 
+In the **integral matching model** (:func:`evaluate_integral`; slot 1, whole units per slot
+and port, :mod:`coflowopt.slotted`) ALG is a registered slotted algorithm's value as
+:func:`coflowopt.slotted.verify_slotted` computes it (exact integers), OPT the registry's exact
+``integral-mip`` when it is proved (kind ``optimal``) and its schedule verifies at that value;
+the integral gap target ``integral-opt`` divides that integral optimum by bnb's proved fluid
+optimum.  Those ratios are named ``ALG/integral OPT`` and ``integral OPT/fluid OPT`` and kept
+as exact fractions.
+
 References
 ----------
 Sincronia technical report (Agarwal et al., SIGCOMM 2018), Theorem 1 (BSSI with any
@@ -36,7 +44,9 @@ from ..registry import algorithms, get_algorithm
 from ..results import Result, ratio
 
 __all__ = ["AlgorithmSpec", "parse_algorithm", "fast_bounds", "Evaluation", "evaluate",
-           "proof_summary", "AGAINST", "OBJECTIVE"]
+           "proof_summary", "AGAINST", "OBJECTIVE", "MODELS", "INTEGRAL_GAP",
+           "SlottedAlgorithmSpec", "parse_integral_algorithm", "evaluate_integral",
+           "integral_proof_summary"]
 
 #: The bases a search can maximise against.
 AGAINST = ("opt", "lb")
@@ -153,7 +163,7 @@ class Evaluation:
         ``"alg_rejected"`` (the verifier rejected the algorithm's schedule: a bug worth
         reporting); ``"no_bound"`` (no certified bound was positive).
     base : str
-        ``"OPT"`` or ``"LB"``.
+        ``"OPT"`` or ``"LB"``; in the integral model ``"integral OPT"`` or ``"fluid OPT"``.
     alg : Result
         The algorithm's verified result (kind ``feasible``) or the rejection.
     reference : Result or None
@@ -171,6 +181,18 @@ class Evaluation:
     reference: Result | None = None
     bounds: dict = field(default_factory=dict)
     seconds: float = 0.0
+    #: ``"fluid"`` or ``"integral"`` (:func:`evaluate_integral`)
+    model: str = "fluid"
+    #: what is divided: ``"ALG"``, or ``"integral OPT"`` for the integral gap
+    numerator: str = "ALG"
+    #: the ratio as an exact Fraction (integral model only)
+    ratio_exact: Fraction | None = None
+
+    @property
+    def ratio_name(self) -> str:
+        """``"ALG/OPT"``, ``"ALG/LB"``, ``"ALG/integral OPT"`` or ``"integral OPT/fluid
+        OPT"``."""
+        return f"{self.numerator}/{self.base}"
 
     @property
     def ok(self) -> bool:
@@ -257,3 +279,221 @@ def evaluate(instance: Instance, algorithm: AlgorithmSpec | str, *, against: str
     if r is None or not math.isfinite(r):
         return done("no_bound", ref)
     return done("ok", ref, float(r))
+
+
+# ------------------------------------------------------------------------------ integral model
+#: The models a search can run in (``"integral"``: the matching model of
+#: :mod:`coflowopt.slotted`, slot 1, whole units per slot and port).
+MODELS = ("fluid", "integral")
+#: ``--algo`` name of the integral gap target: integral OPT over fluid OPT, both proved.
+INTEGRAL_GAP = "integral-opt"
+
+
+@dataclass(frozen=True)
+class SlottedAlgorithmSpec:
+    """An integral-model target: a registered slotted algorithm, or the integral gap.
+
+    Attributes
+    ----------
+    label : str
+        ``"slotted-ocf"``, ``"sebf+slotted-order"`` (slotted-order in a registered
+        ordering's order) or ``"integral-opt"`` (the gap target).
+    name : str or None
+        The slotted algorithm's registry name (None for the gap target).
+    params : dict
+        Its parameters (``ordering`` for slotted-order).
+    tags : frozenset
+        The slotted algorithm's tags plus ``weights`` / ``randomized`` of the ordering.
+    """
+
+    label: str
+    name: str | None
+    params: dict
+    tags: frozenset
+
+    @property
+    def gap(self) -> bool:
+        return self.name is None
+
+    @property
+    def uses_weights(self) -> bool:
+        return "weights" in self.tags
+
+    def run(self, instance: Instance, seed: int = 0) -> Result:
+        """Run the slotted algorithm and judge it with :func:`coflowopt.slotted.verify_slotted`
+        (exact integers): a ``feasible`` Result of the verified value, or a rejection
+        (``kind=None``, the verifier's summary as message)."""
+        from ..slotted import verify_slotted
+        alg = get_algorithm("slotted", self.name)
+        params = dict(self.params)
+        if "randomized" in self.tags:
+            params.setdefault("ordering_params", {"seed": seed})
+        t0 = time.perf_counter()
+        sched = alg.func(instance, **params)
+        rep = verify_slotted(instance, sched)
+        ok = rep.ok
+        return Result(value=rep.weighted_completion_time if ok else None,
+                      kind="feasible" if ok else None, objective=OBJECTIVE,
+                      status="ok" if ok else "rejected", algorithm=self.label, params=params,
+                      schedule=sched, message="" if ok else rep.summary(),
+                      timings={"schedule": time.perf_counter() - t0},
+                      extra={"model": "integral",
+                             "integral_verification": rep.to_dict(per_coflow=True)})
+
+
+def parse_integral_algorithm(name: str) -> SlottedAlgorithmSpec:
+    """The integral-model target for ``--algo``: a slotted algorithm (``slotted-ocf``,
+    ``srjf``, ``slotted-order`` = BSSI order, ...), ``ORDER+slotted-order`` (slotted-order in
+    the order of a registered ordering) or ``integral-opt`` (integral OPT / fluid OPT).
+
+    Raises
+    ------
+    InvalidParameterError
+        For a fluid algorithm (it says so) or an unknown name (listing the valid ones).
+
+    Examples
+    --------
+    >>> parse_integral_algorithm("sebf+slotted-order").params
+    {'ordering': 'sebf'}
+    >>> parse_integral_algorithm("integral-opt").gap
+    True
+    """
+    from ..exceptions import InvalidParameterError as _IPE
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidParameterError(f"algorithm must be a slotted algorithm, ORDER+slotted-"
+                                    f"order or {INTEGRAL_GAP}, got {name!r}")
+    name = name.strip()
+    if name == INTEGRAL_GAP:
+        return SlottedAlgorithmSpec(INTEGRAL_GAP, None, {}, frozenset())
+    valid = ", ".join(a.name for a in algorithms("slotted"))
+    if "+" in name:
+        o, r = (s.strip() for s in name.split("+", 1))
+        try:
+            salg = get_algorithm("slotted", r)
+        except _IPE:
+            salg = None
+        if salg is None or salg.name != "slotted-order":
+            raise InvalidParameterError(
+                f"{name!r}: in the integral model ORDER+X needs X = slotted-order (a fluid "
+                f"ORDER+RATES pair makes fluid schedules); slotted algorithms: {valid}; or "
+                f"{INTEGRAL_GAP}")
+        oalg = get_algorithm("ordering", o)
+        return SlottedAlgorithmSpec(f"{oalg.name}+{salg.name}", salg.name,
+                                    {"ordering": oalg.name},
+                                    frozenset(set(salg.tags) |
+                                              (set(oalg.tags) & {"weights", "randomized"})))
+    try:
+        salg = get_algorithm("slotted", name)
+    except _IPE:
+        raise InvalidParameterError(
+            f"{name!r} is not a slotted algorithm; in the integral model --algo takes one of "
+            f"{valid} (aliases allowed), ORDER+slotted-order, or {INTEGRAL_GAP} (the integral "
+            "gap: integral OPT / fluid OPT)") from None
+    params = {"ordering": "bssi"} if salg.name == "slotted-order" else {}
+    tags = set(salg.tags)
+    if salg.name == "slotted-order":
+        tags |= set(get_algorithm("ordering", "bssi").tags) & {"weights", "randomized"}
+    return SlottedAlgorithmSpec(salg.name, salg.name, params, frozenset(tags))
+
+
+def integral_proof_summary(res: Result) -> dict[str, Any]:
+    """What proves an ``optimal`` result of :func:`coflowopt.exact.integral_mip.integral_mip`:
+    value, bound and its source, the proof's label, MIP status; JSON-ready."""
+    cert = res.certificate if isinstance(res.certificate, dict) else {}
+    ex = res.extra or {}
+    val = res.value
+    return {
+        "method": "coflowopt.exact.integral_mip", "model": "integral",
+        "kind": res.kind, "status": res.status,
+        "value": None if val is None else float(val),
+        "value_exact": None if val is None else str(Fraction(val)),
+        "bound": None if res.bound is None else float(res.bound),
+        "bound_source": cert.get("bound_source"),
+        "gap": res.gap, "certificate_status": res.certificate_status,
+        "incumbent_source": ex.get("incumbent_source"),
+        "mip_status": ex.get("mip_status", "not_run"),
+        "seconds": round(float(ex.get("seconds") or (res.timings or {}).get("total", 0.0)), 4),
+    }
+
+
+def _integral_opt(instance: Instance, time_limit: float) -> tuple[Result, bool]:
+    """integral-mip's result and whether it is a proved optimum whose schedule
+    ``verify_slotted`` accepts at exactly its value."""
+    from ..exact.integral_mip import integral_mip
+    from ..slotted import verify_slotted
+    res = integral_mip(instance, time_limit=time_limit)
+    if res.kind != "optimal" or res.schedule is None:
+        return res, False
+    rep = verify_slotted(instance, res.schedule)
+    return res, bool(rep.ok and rep.weighted_completion_time == Fraction(res.value))
+
+
+def evaluate_integral(instance: Instance, algorithm: SlottedAlgorithmSpec | str, *,
+                      opt_nodes: int | None = 20000, opt_time_limit: float = 30.0,
+                      check_bounds: bool = False, seed: int = 0) -> Evaluation:
+    """Score ``instance`` in the integral matching model.
+
+    * a slotted algorithm: ``ALG / integral OPT``, ALG the value ``verify_slotted`` computes
+      for its slotted schedule, integral OPT the registry's exact ``integral-mip`` when its
+      kind is ``optimal`` and its schedule verifies at that value (else ``opt_unproved``:
+      skipped, never scored);
+    * ``integral-opt``: ``integral OPT / fluid OPT``, both proved (``bnb`` with ``opt_nodes``
+      and ``opt_time_limit`` for the fluid one); either unproved: ``opt_unproved``.
+
+    ``opt_time_limit`` is integral-mip's limit in seconds (a wall-clock limit: whether a hard
+    candidate is proved can depend on the machine; a reported ratio never does).  With
+    ``check_bounds`` the fast certified *fluid* bounds are computed: they are lower bounds on
+    the integral optimum too (integral OPT >= fluid OPT), so ``LB <= base`` is checked.
+
+    Returns
+    -------
+    Evaluation
+        ``model="integral"``; ``base`` ``"integral OPT"`` (``numerator`` ``"ALG"``) or
+        ``"fluid OPT"`` (``numerator`` ``"integral OPT"``).  An ``alg_below_opt`` status
+        (ALG under a proved integral optimum) would be a bug and is reported as a finding.
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1)]), Coflow("B", [(0, 0, 2)])])
+    >>> ev = evaluate_integral(inst, "slotted-srjf")
+    >>> ev.status, ev.numerator, ev.base, ev.ratio
+    ('ok', 'ALG', 'integral OPT', 1.0)
+    """
+    spec = parse_integral_algorithm(algorithm) if isinstance(algorithm, str) else algorithm
+    t0 = time.perf_counter()
+    bounds: dict[str, Result] = {}
+    base = "fluid OPT" if spec.gap else "integral OPT"
+    numerator = "integral OPT" if spec.gap else "ALG"
+
+    def done(status: str, alg: Result, ref: Result | None = None,
+             r: float | None = None, exact: Fraction | None = None) -> Evaluation:
+        return Evaluation(r, status, base, alg, ref, {k: v.value for k, v in bounds.items()},
+                          time.perf_counter() - t0, model="integral", numerator=numerator,
+                          ratio_exact=exact)
+
+    if spec.gap:
+        alg, ok = _integral_opt(instance, opt_time_limit)
+        if not ok:
+            return done("opt_unproved", alg, None)
+        from ..exact import bnb
+        ref = bnb(instance, time_limit=opt_time_limit, max_nodes=opt_nodes,
+                  verify_mode="exact")
+        if ref.kind != "optimal":
+            return done("opt_unproved", alg, ref)
+    else:
+        alg = spec.run(instance, seed=seed)
+        if alg.kind != "feasible":
+            return done("alg_rejected", alg)
+        ref, ok = _integral_opt(instance, opt_time_limit)
+        if not ok:
+            return done("opt_unproved", alg, ref)
+    if check_bounds:
+        bounds = _bounds(instance, fast_bounds())
+    num, den = Fraction(alg.value), Fraction(ref.value)
+    if not den > 0:
+        return done("no_bound", alg, ref)
+    q = num / den
+    if q < 1:
+        return done("alg_below_opt", alg, ref, float(q), q)
+    return done("ok", alg, ref, float(q), q)

@@ -55,6 +55,7 @@ import math
 import subprocess
 import time
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
@@ -62,8 +63,9 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError
 from ..instance import Instance
-from .objective import AGAINST, OBJECTIVE, AlgorithmSpec, Evaluation, evaluate, \
-    parse_algorithm, proof_summary
+from .objective import AGAINST, INTEGRAL_GAP, MODELS, OBJECTIVE, AlgorithmSpec, Evaluation, \
+    evaluate, evaluate_integral, integral_proof_summary, parse_algorithm, \
+    parse_integral_algorithm, proof_summary
 
 __all__ = ["SearchSpace", "Genome", "SearchResult", "search", "write_result", "STRATEGIES",
            "result_name", "load_search_record", "SEARCH_FORMAT"]
@@ -92,6 +94,9 @@ class SearchSpace:
         ``0`` searches zero-release instances only.
     weight_max : int
         ``1`` keeps unit weights.
+    capacity : int
+        The capacity of every port (default 1: unit capacities); an integer, so that a
+        candidate is an instance of the integral matching model too.
     """
 
     ports: int
@@ -100,9 +105,10 @@ class SearchSpace:
     max_flows: int | None = None
     release_max: int = 0
     weight_max: int = 1
+    capacity: int = 1
 
     def __post_init__(self):
-        for name in ("ports", "coflows", "size_max", "weight_max"):
+        for name in ("ports", "coflows", "size_max", "weight_max", "capacity"):
             v = getattr(self, name)
             if not isinstance(v, (int, np.integer)) or v < 1:
                 raise InvalidParameterError(f"{name} must be an integer >= 1, got {v!r}")
@@ -128,9 +134,12 @@ class SearchSpace:
         return d
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ports": self.ports, "coflows": self.coflows, "size_max": self.size_max,
-                "max_flows": self.flows_per_coflow, "release_max": self.release_max,
-                "weight_max": self.weight_max}
+        d = {"ports": self.ports, "coflows": self.coflows, "size_max": self.size_max,
+             "max_flows": self.flows_per_coflow, "release_max": self.release_max,
+             "weight_max": self.weight_max}
+        if self.capacity != 1:
+            d["capacity"] = int(self.capacity)
+        return d
 
 
 @dataclass(frozen=True)
@@ -147,14 +156,15 @@ class Genome:
             h.update(np.ascontiguousarray(a, dtype=np.int64).tobytes())
         return h.hexdigest()
 
-    def instance(self, name: str = "candidate") -> Instance:
+    def instance(self, name: str = "candidate", capacity: int = 1) -> Instance:
         """The coflowopt instance: coflow ``k`` is ``"C{k+1}"``, flows in (ingress, egress)
-        order, unit capacities."""
+        order, every port of capacity ``capacity`` (default 1)."""
         N, P, _ = self.sizes.shape
         k, i, j = np.nonzero(self.sizes)
         size = self.sizes[k, i, j].astype(float)
+        cap = np.full(P, float(capacity))
         return Instance.from_arrays(
-            ingress_capacity=np.ones(P), egress_capacity=np.ones(P),
+            ingress_capacity=cap, egress_capacity=cap.copy(),
             coflow_ids=[f"C{c + 1}" for c in range(N)], flow_coflow=k, flow_src=i,
             flow_dst=j, flow_size=size, weight=self.weight.astype(float),
             release=self.release.astype(float), meta={"name": name})
@@ -304,7 +314,10 @@ class SearchResult:
         out: dict[str, Any] = {"ratio": self.best_ratio, "settings": self.settings,
                                "stats": self.stats, "history": self.history,
                                "findings": self.findings, "bound_check": self.bound_check}
-        if self.best is not None:
+        if self.best is not None and self.best.model == "integral":
+            out.update(_integral_summary(self.best))
+            out["genome"] = self.genome.to_dict()
+        elif self.best is not None:
             ev = self.best
             out["base"] = f"ALG/{ev.base}"
             out["alg"] = {"algorithm": ev.alg.algorithm, "value": float(ev.alg.value),
@@ -318,6 +331,28 @@ class SearchResult:
                              "all": {k: float(v) for k, v in ev.bounds.items()}}
             out["genome"] = self.genome.to_dict()
         return out
+
+
+def _integral_summary(ev: Evaluation) -> dict[str, Any]:
+    """The integral model's part of :meth:`SearchResult.summary`: the model, the ratio's name
+    and exact value, ALG (verified by ``verify_slotted``) and the proofs of the optima."""
+    out: dict[str, Any] = {"model": "integral", "base": ev.ratio_name,
+                           "ratio_exact": None if ev.ratio_exact is None
+                           else str(ev.ratio_exact)}
+    alg = ev.alg
+    # both integral-mip and SlottedAlgorithmSpec.run keep verify_slotted's verdict there
+    rep = (alg.extra or {}).get("integral_verification") or {}
+    out["alg"] = {"algorithm": alg.algorithm, "value": float(alg.value),
+                  "value_exact": str(Fraction(alg.value)), "kind": alg.kind,
+                  "verified_by": "coflowopt.slotted.verify_slotted (exact integers)",
+                  "coflow_completion": rep.get("coflow_completion")}
+    if ev.base == "fluid OPT":
+        out["integral_opt"] = integral_proof_summary(alg)
+        out["fluid_opt"] = proof_summary(ev.reference)
+        out["opt"] = out["fluid_opt"]
+    else:
+        out["opt"] = integral_proof_summary(ev.reference)
+    return out
 
 
 class _Budget:
@@ -353,9 +388,11 @@ class _Budget:
 class _Scorer:
     """Evaluates genomes with a cache, tracks the best, the history and the findings."""
 
-    def __init__(self, spec: AlgorithmSpec, against: str, opt_nodes, opt_time_limit,
-                 check_bounds: bool, seed: int, progress: Callable | None):
+    def __init__(self, spec, against: str, opt_nodes, opt_time_limit,
+                 check_bounds: bool, seed: int, progress: Callable | None,
+                 model: str = "fluid", capacity: int = 1):
         self.spec, self.against = spec, against
+        self.model, self.capacity = model, capacity
         self.opt_nodes, self.opt_time_limit = opt_nodes, opt_time_limit
         self.check_bounds = check_bounds and against == "opt"
         self.seed = seed
@@ -381,9 +418,15 @@ class _Scorer:
         if key in self.cache:
             self.counts["cache_hits"] += 1
             return self.cache[key]
-        ev = evaluate(g.instance(), self.spec, against=self.against, opt_nodes=self.opt_nodes,
-                      opt_time_limit=self.opt_time_limit, check_bounds=self.check_bounds,
-                      seed=self.seed)
+        if self.model == "integral":
+            ev = evaluate_integral(g.instance(capacity=self.capacity), self.spec,
+                                   opt_nodes=self.opt_nodes,
+                                   opt_time_limit=self.opt_time_limit,
+                                   check_bounds=self.check_bounds, seed=self.seed)
+        else:
+            ev = evaluate(g.instance(), self.spec, against=self.against,
+                          opt_nodes=self.opt_nodes, opt_time_limit=self.opt_time_limit,
+                          check_bounds=self.check_bounds, seed=self.seed)
         if not ev.ok:
             self.counts[ev.status] = self.counts.get(ev.status, 0) + 1
         if ev.status == "opt_unproved" and ev.reference is not None and \
@@ -392,6 +435,10 @@ class _Scorer:
         if ev.status == "alg_rejected":
             self.findings.append({"kind": "alg_rejected", "genome": g.to_dict(),
                                   "message": ev.alg.message})
+        if ev.status == "alg_below_opt":   # integral model: below a proved optimum, a bug
+            self.findings.append({"kind": "alg_below_opt", "genome": g.to_dict(),
+                                  "ratio": ev.ratio, "ratio_exact": str(ev.ratio_exact),
+                                  "ratio_name": ev.ratio_name})
         if ev.ok and self.check_bounds:
             opt = float(ev.reference.value)
             for name, val in ev.bounds.items():
@@ -543,15 +590,20 @@ def search(algorithm: str, *, against: str = "opt", ports: int = 3, coflows: int
            seconds: float | None = None, size_max: int = 10, max_flows: int | None = None,
            releases: int = 0, weights: int | None = None, opt_nodes: int | None = 20000,
            opt_time_limit: float = 30.0, check_bounds: bool = True,
-           progress: Callable[[int, float], None] | None = None) -> SearchResult:
+           progress: Callable[[int, float], None] | None = None, model: str = "fluid",
+           capacity: int = 1) -> SearchResult:
     """Maximise ``ALG / OPT`` (or ``ALG / LB``) over small instances.
 
     Parameters
     ----------
     algorithm : str
-        ``"order+rates"`` (e.g. ``"bssi+greedy"``) or a registered policy.
+        ``"order+rates"`` (e.g. ``"bssi+greedy"``) or a registered policy; with
+        ``model="integral"`` a slotted algorithm (``"slotted-ocf"``, ``"srjf"``, ...),
+        ``"ORDER+slotted-order"`` or ``"integral-opt"`` (the integral gap).
     against : {"opt", "lb"}
-        Proven optimum (bnb; unproved candidates skipped) or best fast certified bound.
+        Proven optimum (bnb; unproved candidates skipped) or best fast certified bound;
+        the integral model takes ``"opt"`` only (the integral optimum of integral-mip, or for
+        ``"integral-opt"`` the fluid optimum of bnb).
     ports, coflows : int
         Fabric ``ports x ports`` (unit capacities) and number of coflows.
     strategy : {"random", "local", "cma", "all"}
@@ -575,6 +627,14 @@ def search(algorithm: str, *, against: str = "opt", ports: int = 3, coflows: int
         optimum on every scored candidate (``bound_check``).
     progress : callable, optional
         ``progress(evaluation, ratio)`` at every improvement.
+    model : {"fluid", "integral"}
+        ``"integral"``: the matching model (slot 1, whole units per slot and port):
+        candidates are scored by :func:`~coflowopt.adversarial.objective.evaluate_integral`
+        (``ALG / integral OPT`` or ``integral OPT / fluid OPT``, optima proved, unproved
+        candidates skipped and counted as ``opt_unproved``); ``opt_time_limit`` is then
+        integral-mip's limit too (wall clock: see the module docstring).
+    capacity : int
+        Integer capacity of every port (default 1).
 
     Returns
     -------
@@ -606,18 +666,35 @@ def search(algorithm: str, *, against: str = "opt", ports: int = 3, coflows: int
         raise InvalidParameterError(f"seconds must be > 0, got {seconds!r}")
     if not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InvalidParameterError(f"seed must be an integer >= 0, got {seed!r}")
-    spec = parse_algorithm(algorithm)
+    if model not in MODELS:
+        raise InvalidParameterError(f"model must be one of {MODELS}, got {model!r}")
+    if model == "integral":
+        if against != "opt":
+            raise InvalidParameterError("the integral model searches against proved optima "
+                                        "only (against='opt'), got against="
+                                        f"{against!r}")
+        spec = parse_integral_algorithm(algorithm)
+    else:
+        if capacity != 1:
+            raise InvalidParameterError("capacity applies to model='integral' (the fluid "
+                                        "search keeps unit capacities)")
+        spec = parse_algorithm(algorithm)
     if weights is None:
         weights = 5 if spec.uses_weights else 1
     space = SearchSpace(ports=ports, coflows=coflows, size_max=size_max, max_flows=max_flows,
-                        release_max=releases, weight_max=weights)
+                        release_max=releases, weight_max=weights, capacity=capacity)
     settings = {"algorithm": spec.label, "against": against, "base": f"ALG/"
                 f"{'OPT' if against == 'opt' else 'LB'}", "objective": OBJECTIVE,
                 "strategy": strategy, "seed": int(seed), "evaluations": evaluations,
                 "seconds": seconds, "space": space.to_dict(), "opt_nodes": opt_nodes,
                 "opt_time_limit": opt_time_limit, "check_bounds": bool(check_bounds)}
+    if model == "integral":
+        settings["model"] = "integral"
+        settings["base"] = ("integral OPT/fluid OPT" if spec.gap else "ALG/integral OPT")
+        settings["opt_method"] = ("integral-mip (integral OPT) and bnb (fluid OPT)"
+                                  if spec.gap else "integral-mip")
     score = _Scorer(spec, against, opt_nodes, opt_time_limit, check_bounds, int(seed),
-                    progress)
+                    progress, model=model, capacity=capacity)
     budget = _Budget(evaluations, seconds)
     stats: dict[str, Any] = {}
     plan = ALL_SHARES if strategy == "all" else ((strategy, 1.0),)
@@ -639,7 +716,7 @@ def search(algorithm: str, *, against: str = "opt", ports: int = 3, coflows: int
                            and budget.used >= evaluations else "seconds")
     inst = None
     if score.best_genome is not None:
-        inst = score.best_genome.instance(name=result_name(settings))
+        inst = score.best_genome.instance(name=result_name(settings), capacity=capacity)
     return SearchResult(None if score.best is None else score.best.ratio, score.best,
                         score.best_genome, inst, settings, stats, score.history,
                         score.findings, score.bound_check)
@@ -651,6 +728,13 @@ def result_name(settings: dict) -> str:
     sp = settings["space"]
     label = settings["algorithm"].replace("+", "_")
     extra = f"-r{sp['release_max']}" if sp.get("release_max") else ""
+    if settings.get("model") == "integral":
+        # integral_opt-fluid_opt-... (the gap) or slotted-ocf-integral_opt-...
+        against = "fluid_opt" if settings["algorithm"] == INTEGRAL_GAP else "integral_opt"
+        label = label.replace("-", "_") if settings["algorithm"] == INTEGRAL_GAP else label
+        cap = f"-cap{sp['capacity']}" if sp.get("capacity", 1) != 1 else ""
+        return (f"{label}-{against}-{sp['ports']}x{sp['ports']}{cap}-{sp['coflows']}c"
+                f"{extra}-seed{settings['seed']}")
     return (f"{label}-{settings['against']}-{sp['ports']}x{sp['ports']}-{sp['coflows']}c"
             f"{extra}-seed{settings['seed']}")
 
@@ -697,6 +781,8 @@ def write_result(result: SearchResult, out_dir: str | Path, *, name: str | None 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stem = name or result_name(result.settings)
+    if result.best.model == "integral":
+        return _write_integral(result, out, stem)
     inst_path = out / f"{stem}.json"
     write_instance_json(result.instance, inst_path)
     inst = read_instance_json(inst_path)
@@ -787,6 +873,144 @@ def write_result(result: SearchResult, out_dir: str | Path, *, name: str | None 
     }
     prov_path.write_text(json.dumps(prov, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     search_path.write_text(json.dumps(record, indent=2, allow_nan=False) + "\n",
+                           encoding="utf-8")
+    return paths
+
+
+def _write_integral(result: SearchResult, out: Path, stem: str) -> dict[str, Path]:
+    """:func:`write_result` in the integral model.  Claims: ``alg`` (the slotted algorithm's
+    schedule; absent for the gap target), ``integral-opt`` (integral-mip's proved optimum) and,
+    for the gap target, ``fluid-opt`` (bnb's).  Each slotted schedule is written twice: as a
+    ``coflowopt-slotted-schedule`` file (``<stem>.<id>.slotted.schedule.json``, checked by
+    ``verify_slotted`` at its value) and in its fluid form (each unit at rate 1 over its slot,
+    ``<stem>.<id>.schedule.json``, the claim's schedule, checked by the fluid verifier in float
+    and exact mode), as ``instances/integral-gap/`` stores them."""
+    from .. import __version__
+    from ..formats import write_slotted_schedule
+    from ..formats.instance_json import read_instance_json, write_instance_json
+    from ..formats.schedule_io import read_schedule_json, write_schedule_json
+    from ..library import schedule_metrics
+    from ..slotted import verify_slotted
+    from ..verify import verify_schedule
+
+    ev = result.best
+    settings = result.settings
+    inst_path = out / f"{stem}.json"
+    write_instance_json(result.instance, inst_path)
+    inst = read_instance_json(inst_path)
+    paths: dict[str, Path] = {"instance": inst_path}
+    gap = ev.base == "fluid OPT"
+
+    def claim(cid, sched, description, value, optimality=None, notes="", slotted=None):
+        spath = out / f"{stem}.{cid}.schedule.json"
+        write_schedule_json(sched, inst, spath)
+        paths[f"{cid.replace('-', '_')}_schedule"] = spath
+        verified = {}
+        for mode in ("float", "exact"):
+            rep = verify_schedule(inst, read_schedule_json(spath, inst, exact=mode == "exact"),
+                                  mode=mode)
+            if not rep.ok:
+                raise InvalidParameterError(f"{spath}: the fluid verifier rejects it in {mode} "
+                                            f"mode: {rep.summary()}")
+            verified[mode] = schedule_metrics(inst, rep)
+        if slotted is not None:
+            p = out / f"{stem}.{cid}.slotted.schedule.json"
+            write_slotted_schedule(slotted, inst, p)
+            srep = verify_slotted(inst, slotted)
+            if not (srep.ok and srep.weighted_completion_time == Fraction(value)):
+                raise InvalidParameterError(f"{p}: verify_slotted gives "
+                                            f"{srep.summary()}, not {value}")
+            paths[f"{cid.replace('-', '_')}_slotted_schedule"] = p
+            notes = (notes + f" The slotted schedule (whole units per slot) is {p.name}; "
+                     f"`coflowopt verify {stem}.json {p.name}` checks it in the integral "
+                     "model. The claim's schedule file is its fluid form (each unit sent at "
+                     "rate 1 over its slot).").strip()
+        return {"id": cid, "description": description, "tag": "DERIV", "printed": {},
+                "derived": {"weighted_completion_time": str(Fraction(value))},
+                "status": "verified", "schedule": spath.name, "verified": verified,
+                "optimality": optimality, "notes": notes}
+
+    iopt = ev.alg if gap else ev.reference
+    ips = integral_proof_summary(iopt)
+    claims = []
+    if not gap:
+        claims.append(claim("alg", ev.alg.schedule.to_schedule(exact=True),
+                            f"{ev.alg.algorithm}: its slotted schedule in the integral "
+                            "matching model, verified independently (verify_slotted)",
+                            ev.alg.value, slotted=ev.alg.schedule))
+    claims.append(claim(
+        "integral-opt", iopt.schedule.to_schedule(exact=True),
+        "the optimum of the integral matching model (slot 1, whole units per slot and port), "
+        "proved by coflowopt.exact.integral_mip; not a fluid optimum", iopt.value,
+        slotted=iopt.schedule,
+        optimality={"claimed": True, "status": "proved", "argument": (
+            f"integral-mip ({ips['certificate_status']}): the verified integral value "
+            f"{ips['value_exact']} equals the bound {ips['bound']} ({ips['bound_source']}); "
+            "optimal in the integral matching model only (formulations/integral_mip.md)")}))
+    if gap:
+        ps = proof_summary(ev.reference)
+        fv = ps["value_exact"] or repr(ps["value"])
+        claims.append(claim(
+            "fluid-opt", ev.reference.schedule, "the optimum of the fluid model, proved by "
+            "coflowopt.exact.bnb", Fraction(ev.reference.value),
+            optimality={"claimed": True, "status": "proved", "argument": (
+                f"coflowopt.exact.bnb: search complete, verified schedule of value {fv} equal "
+                f"to the proven lower bound {ps['bound']} (gap {ps['gap']}, "
+                f"{ps['certificate_status']}; {ps['nodes_expanded']} nodes expanded); "
+                "proofs/completion-order-lp-exact.md")}))
+    sp = settings["space"]
+    ratio_text = f"{result.best_ratio:.6f}"
+    cap = sp.get("capacity", 1)
+    prov = {
+        "format": "coflowopt-provenance", "version": 1,
+        "name": f"{out.name}/{stem}",
+        "title": (f"{ev.ratio_name} = {ratio_text} ({ev.ratio_exact}) in the integral matching "
+                  f"model ({sp['ports']}x{sp['ports']}, {sp['coflows']} coflows), found by the "
+                  "adversarial search"),
+        "instance": inst_path.name,
+        "source": {"paper": "coflowopt adversarial search (coflowopt.adversarial.search, "
+                            "model integral)",
+                   "location": f"strategy {settings['strategy']}, seed {settings['seed']}",
+                   "digest": "none: generated", "tag": "DERIV"},
+        "construction": (f"integer flow sizes on a big switch with integer port capacity {cap} "
+                         "proposed by the search; coflow k is C{k+1}, flows in (ingress, "
+                         "egress) order"),
+        "assumptions": [("unit port capacities" if cap == 1 else f"port capacities {cap}"),
+                        "objective sum_k w_k C_k",
+                        "integral model: slot 1, whole units per slot and port",
+                        "releases 0" if not sp["release_max"]
+                        else f"integer releases 0..{sp['release_max']}"],
+        "units": {"size": "data units", "time": "time units (one slot per time unit)"},
+        "printed": [f"{settings['base']} = {ratio_text} ({ev.ratio_exact}; "
+                    f"{settings['algorithm']}, weighted completion time, integral model)"],
+        "claims": claims,
+        "discrepancies": [],
+        "notes": [f"The search record (settings, statistics, history, the proofs' summaries): "
+                  f"{stem}.search.provenance.json (load_search_record).",
+                  f"Rerun: coflowopt adversarial --model integral --algo "
+                  f"{settings['algorithm']} --ports {sp['ports']} --coflows {sp['coflows']} "
+                  f"--size-max {sp['size_max']} --strategy {settings['strategy']} --seed "
+                  f"{settings['seed']} --evaluations {result.stats['evaluations']}"
+                  + (f" --capacity {cap}" if cap != 1 else "")
+                  + (f" --releases {sp['release_max']}" if sp['release_max'] else "")
+                  + f" --opt-time-limit {settings['opt_time_limit']:g} (integral-mip's limit is "
+                    "wall clock: a candidate near it may be skipped on another machine)"],
+    }
+    prov_path = out / f"{stem}.provenance.json"
+    search_path = out / f"{stem}.search.provenance.json"
+    paths["provenance"] = prov_path
+    paths["search"] = search_path
+    search_rec = result.summary()
+    search_rec.pop("genome", None)
+    record = {
+        "format": SEARCH_FORMAT, "version": 1, "name": f"{out.name}/{stem}", **search_rec,
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "coflowopt_version": __version__, "git_commit": _git_commit(),
+        "algorithm_value": float(ev.alg.value),
+        "files": {k: Path(v).name for k, v in paths.items()},
+    }
+    prov_path.write_text(json.dumps(prov, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    search_path.write_text(json.dumps(record, indent=2, allow_nan=False, default=str) + "\n",
                            encoding="utf-8")
     return paths
 

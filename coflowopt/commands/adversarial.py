@@ -12,6 +12,17 @@ where the time runs out (the report says how many were evaluated, which reruns i
 with ``--evaluations``).  With ``--out DIR`` the best instance is written with its provenance,
 its search record and both schedules (``instances/adversarial/README.md``).
 
+``--model integral``: the integral matching model (slot 1, whole units per slot and port;
+candidates have integer sizes and integer port capacities, ``--capacity``, unit by default).
+``--algo`` is then a slotted algorithm (``slotted-order`` = BSSI order, ``slotted-ocf``,
+``slotted-srjf``, ``slotted-mmf``, aliases allowed), ``ORDER+slotted-order`` (slotted-order
+in a registered ordering's order, e.g. ``sebf+slotted-order``), scored as ``ALG/integral
+OPT`` (ALG verified by ``verify_slotted``, OPT the exact ``integral-mip`` when it proves
+optimality within ``--opt-time-limit``; unproved candidates are skipped and counted); or
+``integral-opt``, the integral gap ``integral OPT/fluid OPT`` (both proved: integral-mip, and
+bnb within ``--opt-nodes``).  Only ``--against opt``.  The report and ``--json`` say the model
+and the ratio's base.
+
 Exit code 0 when the search ran (also when no candidate could be scored because every optimum
 was left unproved within the node or time limits: the report says so, like a time limit); 1
 when the verifier rejected a schedule of the algorithm or a certified bound exceeded a proven
@@ -28,9 +39,21 @@ def add_parser(subparsers, common) -> None:
                             "search for instances that maximise ALG/OPT (proven optimum) or "
                             "ALG/LB (certified bound)")
     sp.add_argument("--algo", required=True,
-                    help="ORDER+RATES (e.g. bssi+greedy, sebf+madd) or a policy name")
+                    help="ORDER+RATES (e.g. bssi+greedy, sebf+madd) or a policy name; with "
+                         "--model integral a slotted algorithm (slotted-order = BSSI order, "
+                         "slotted-ocf, slotted-srjf, slotted-mmf), ORDER+slotted-order (e.g. "
+                         "sebf+slotted-order), or integral-opt (the integral gap: integral "
+                         "OPT/fluid OPT, both proved)")
     sp.add_argument("--against", default="opt", choices=["opt", "lb"],
-                    help="opt: proven optimum (bnb, default); lb: best fast certified bound")
+                    help="opt: proven optimum (bnb, default; in the integral model "
+                         "integral-mip's integral optimum, or bnb's fluid optimum for "
+                         "integral-opt); lb: best fast certified bound (fluid model only)")
+    sp.add_argument("--model", default="fluid", choices=["fluid", "integral"],
+                    help="fluid (default): rates are fluid; integral: the matching model, "
+                         "slot 1, whole units per slot and port; ratios ALG/integral OPT or "
+                         "integral OPT/fluid OPT")
+    sp.add_argument("--capacity", type=int, default=None, metavar="C",
+                    help="integer capacity of every port (--model integral only; default 1)")
     sp.add_argument("--ports", type=int, default=3, help="ingress = egress ports (default 3)")
     sp.add_argument("--coflows", type=int, default=4, help="coflows (default 4)")
     sp.add_argument("--budget", type=common.seconds, default=None, metavar="S",
@@ -52,7 +75,9 @@ def add_parser(subparsers, common) -> None:
                     help="bnb node limit per candidate (default 20000); unproved candidates "
                          "are skipped")
     sp.add_argument("--opt-time-limit", type=common.seconds, default=30.0,
-                    help="bnb safety time limit per candidate in seconds (default 30)")
+                    help="bnb safety time limit per candidate in seconds (default 30); in "
+                         "the integral model also integral-mip's time limit (unproved "
+                         "candidates are skipped)")
     sp.add_argument("--no-bound-check", action="store_true",
                     help="do not check the fast certified bounds against each proven optimum")
     sp.add_argument("--out", "-o", default=None, metavar="DIR",
@@ -64,11 +89,21 @@ def add_parser(subparsers, common) -> None:
 
 
 def run(args, common) -> int:
-    from ..adversarial.objective import parse_algorithm
+    from ..adversarial.objective import parse_algorithm, parse_integral_algorithm
     from ..adversarial.search import search, write_result
     from ..exceptions import CoflowOptError
+    integral = args.model == "integral"
+    if integral and args.against != "opt":
+        raise common.UsageError(f"--against {args.against} is not available with --model "
+                                "integral (it scores against proved optima only: --against "
+                                "opt)")
+    if not integral and args.capacity is not None:
+        raise common.UsageError("--capacity applies to --model integral (the fluid search "
+                                "keeps unit capacities)")
+    if args.capacity is not None and args.capacity < 1:
+        raise common.UsageError(f"--capacity must be >= 1, got {args.capacity}")
     try:
-        parse_algorithm(args.algo)
+        (parse_integral_algorithm if integral else parse_algorithm)(args.algo)
     except CoflowOptError as e:
         raise common.UsageError(f"--algo {args.algo}: {e}") from None
     for flag, v, low in (("--ports", args.ports, 1), ("--coflows", args.coflows, 1),
@@ -81,17 +116,22 @@ def run(args, common) -> int:
     if evaluations is None and args.budget is None:
         evaluations = 200
 
+    if integral:
+        ratio_name = ("integral OPT/fluid OPT" if args.algo.strip() == "integral-opt"
+                      else "ALG/integral OPT")
+    else:
+        ratio_name = f"ALG/{'OPT' if args.against == 'opt' else 'LB'}"
+
     def progress(n, r):
         if not args.json:
-            print(f"  evaluation {n}: ALG/{'OPT' if args.against == 'opt' else 'LB'} = "
-                  f"{r:.6f}", file=sys.stderr)
+            print(f"  evaluation {n}: {ratio_name} = {r:.6f}", file=sys.stderr)
 
     res = search(args.algo, against=args.against, ports=args.ports, coflows=args.coflows,
                  strategy=args.strategy, seed=args.seed, evaluations=evaluations,
                  seconds=args.budget, size_max=args.size_max, max_flows=args.max_flows,
                  releases=args.releases, weights=args.weights, opt_nodes=args.opt_nodes,
                  opt_time_limit=args.opt_time_limit, check_bounds=not args.no_bound_check,
-                 progress=progress)
+                 progress=progress, model=args.model, capacity=args.capacity or 1)
     payload = res.summary()
     files = {}
     if args.out and res.best is not None:
@@ -105,8 +145,36 @@ def run(args, common) -> int:
              f"{st.get('opt_unproved', 0)} optimum not proved, {st['cache_hits']} repeats) in "
              f"{st['seconds']} s, stopped by {st['stopped_by']}"
              + (f"; engine {st['engine']}" if "engine" in st else "")]
+    if integral:
+        cap = args.capacity or 1
+        lines[0] = (f"adversarial search (integral model: slot 1, whole units, port capacity "
+                    f"{cap}): {res.settings['algorithm']}, {res.settings['base']}, on "
+                    f"{args.ports}x{args.ports}, {args.coflows} coflows, strategy "
+                    f"{args.strategy}, seed {args.seed}")
     if res.best is None:
         lines.append("  no candidate could be scored")
+    elif integral:
+        ev = res.best
+        io = payload.get("integral_opt") or payload["opt"]
+        head = (f"  best {ev.ratio_name} = {res.best_ratio:.6f} ({payload['ratio_exact']}): ")
+        if ev.base == "fluid OPT":
+            fo = payload["fluid_opt"]
+            head += (f"integral OPT {io['value_exact']} ({io['certificate_status']}), fluid "
+                     f"OPT {fo['value_exact'] or fo['value']} ({fo['certificate_status']}, "
+                     f"{fo['nodes_expanded']} nodes)")
+        else:
+            head += (f"ALG {payload['alg']['value_exact']} (verified by verify_slotted), "
+                     f"integral OPT {io['value_exact']} ({io['certificate_status']})")
+        lines.append(head)
+        g = res.genome
+        for k in range(g.sizes.shape[0]):
+            flows = [(int(i), int(j), int(g.sizes[k, i, j])) for i, j in
+                     zip(*g.sizes[k].nonzero())]
+            lines.append(f"    C{k + 1}: w {int(g.weight[k])}, r {int(g.release[k])}, "
+                         f"flows {flows}")
+        lines.append(f"  rerun: --evaluations {st['evaluations']} --seed {args.seed} (the "
+                     "integral-mip limit is wall clock: a candidate near it may be skipped "
+                     "elsewhere)")
     else:
         ev = res.best
         lines.append(f"  best ALG/{ev.base} = {res.best_ratio:.6f}: ALG "
@@ -126,8 +194,9 @@ def run(args, common) -> int:
     if res.bound_check:
         worst = max(v["max_lb_over_opt"] for v in res.bound_check.values())
         viol = sum(v["violations"] for v in res.bound_check.values())
+        opt_name = res.settings["base"].split("/")[-1] if integral else "OPT"
         lines.append(f"  bound check: {len(res.bound_check)} certified bounds on every scored "
-                     f"candidate, max LB/OPT {worst:.6f}, {viol} violations")
+                     f"candidate, max LB/{opt_name} {worst:.6f}, {viol} violations")
     for f in res.findings[:5]:
         lines.append(f"  FINDING {f['kind']}: {f}")
     for k, v in files.items():
