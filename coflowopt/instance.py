@@ -631,14 +631,14 @@ class Instance:
 
         Examples
         --------
-        >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1), (1, 0, 1), (0, 1, 1)])])
+        >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1), (0, 1, 1), (1, 0, 1)])])
         >>> inst.num_subcoflows.tolist(), inst.flow_subcoflow_id.tolist()
-        ([2], [0, 0, 1])
+        ([2], [0, 1, 0])
         """
-        first = np.r_[True, np.diff(self.flow_subcoflow_id) != 0] if self.num_flows else \
-            np.zeros(0, bool)
-        return _readonly(np.bincount(self.flow_coflow[first],
-                                     minlength=self.num_coflows).astype(np.int64))
+        sid = self.flow_subcoflow_id
+        owner = np.zeros(int(sid.max()) + 1 if sid.size else 0, dtype=np.int64)
+        owner[sid] = self.flow_coflow   # the coflow of every sub-coflow
+        return _readonly(np.bincount(owner, minlength=self.num_coflows).astype(np.int64))
 
     @cached_property
     def capacity(self) -> np.ndarray:

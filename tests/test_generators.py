@@ -46,7 +46,7 @@ def test_deterministic_for_a_seed_and_different_across_seeds(name):
 
 def test_generator_table_for_the_cli():
     assert set(GENERATORS) == set(SEEDED) - {"with_deadlines"} | {"facebook_like", "fat-tree",
-                                                                  "leaf-spine"}
+                                                                  "leaf-spine", "creek"}
     # keyword parameters as the CLI passes them (JSON lists for ranges)
     inst = GENERATORS["uniform_random"](num_ports=3, num_coflows=4, size=[1, 3], seed=2)
     assert inst == uniform_random(3, 4, size=(1, 3), seed=2)
