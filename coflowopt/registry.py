@@ -58,6 +58,9 @@ TAGS = {
                       "slot and resource): its value is an integral optimum, >= the fluid "
                       "optimum, and its schedule is a coflowopt.slotted.SlottedSchedule checked "
                       "by verify_slotted (not a fluid Schedule)",
+    "reconstruction": "reconstructs an algorithm from a digest of papers whose bodies were not "
+                      "read (../shared/reference/theory-frontier.md): not any paper's algorithm; "
+                      "its guarantee is the one proved in proofs/, never the paper's constant",
     "rate_aware": "an ordering that evaluates orders with a rate allocation; paired with one, it "
                   "is given that allocation (``rates=``, ``rate_params=``) unless told otherwise",
 }
@@ -165,9 +168,10 @@ def algorithms(kind: str | None = None) -> list[Algorithm]:
 
 
 #: Packages (and modules) whose import registers algorithms (those not present yet are
-#: skipped); ``slotted_greedy`` registers the slotted algorithms of the integral model.
+#: skipped); ``slotted_greedy`` and ``lp_deadline`` register the slotted algorithms of the
+#: integral model.
 ALGORITHM_PACKAGES = ("orderings", "rates", "policies", "bounds", "exact", "fairness",
-                      "slotted_greedy")
+                      "slotted_greedy", "lp_deadline")
 
 
 def _load_all() -> None:

@@ -218,7 +218,7 @@ def test_parameters_are_checked():
         slotted_greedy(inst, "srjf", job="pair")
     with pytest.raises(InvalidParameterError, match="unknown ordering"):
         slotted_greedy(inst, ordering="nope")
-    with pytest.raises(InvalidParameterError, match="valid: slotted-mmf"):
+    with pytest.raises(InvalidParameterError, match="valid: .*slotted-mmf"):
         get_slotted("nope")
     with pytest.raises(NotSupportedError, match="whole sizes"):
         slotted_greedy(Instance.from_coflows([Coflow("A", [(0, 0, 0.5)])]))

@@ -23,11 +23,14 @@ whole units per slot and resource; sizes and ``capacity x slot`` must be whole, 
 every fluid bound above is valid there (integral OPT >= fluid OPT: a slotted schedule is a
 fluid schedule whose flows end no later), each row says ``model: fluid`` and adds
 ``integral_value``, the bound rounded up to the lattice of integral objective values (multiples
-of ``gcd_k(w_k slot)``); two bounds of the integral model itself follow:
+of ``gcd_k(w_k slot)``); the bounds of the integral model itself follow:
 ``integral-isolated`` (each coflow alone in whole units per slot, exact) and ``integral-lp``
 (the LP relaxation of the integral MIP over its safe horizon, certified exactly from HiGHS's
-duals, rounded up to the lattice; :mod:`coflowopt.exact.integral_mip`).  ``-p slot=S`` sets
-the slot length (default 1); naming an integral bound without ``--model integral`` is refused.
+duals, rounded up to the lattice; :mod:`coflowopt.exact.integral_mip`), ``lp-a`` and ``lp-b``
+(the theory-frontier LPs over unit slots, certified exactly, ``integral_value`` rounded up to
+the lattice; :mod:`coflowopt.bounds.integral_time_indexed`, ``formulations/lp_a_lp_b.md``).
+``-p slot=S`` sets the slot length (default 1); naming an integral bound without ``--model
+integral`` is refused.
 
 Exit code 0 when every method that ran gave a certified bound or stopped at the time limit
 (status ``time_limit``); 1 when a method's certificate did not check; 4 when a solver failed
@@ -45,12 +48,14 @@ __all__ = ["add_parser", "run_bound", "export_path", "SOLVER_FAILED", "INTEGRAL_
 
 #: Bounds of the integral model (``--model integral``), by name: not registered (they are not
 #: bounds on the fluid optimum, which the registry's bounds are).
-INTEGRAL_BOUNDS = ("integral-isolated", "integral-lp")
+INTEGRAL_BOUNDS = ("integral-isolated", "integral-lp", "lp-a", "lp-b")
 
 
 def _integral_bound(name: str):
+    from ..bounds.integral_time_indexed import INTEGRAL_LP_BOUNDS
     from ..exact.integral_mip import integral_isolated_bound, integral_lp_bound
-    return {"integral-isolated": integral_isolated_bound, "integral-lp": integral_lp_bound}[name]
+    return {"integral-isolated": integral_isolated_bound, "integral-lp": integral_lp_bound,
+            **INTEGRAL_LP_BOUNDS}[name]
 
 #: Result statuses that mean the solver failed (HiGHS's error statuses through
 #: ``formulations.highs.HIGHS_STATUS``): exit 4, not 1.

@@ -602,7 +602,8 @@ def rebuild_lp(instance, cert: LPCertificate) -> LinearProgram:
     instance = in_units(instance, params.pop("unit", None))
     if cert.formulation not in _REBUILDERS:
         # the builders register themselves on import
-        from . import interval_lp, lp_ov, ordering_lp, time_indexed  # noqa: F401
+        from . import (interval_lp, lp_ov, ordering_lp, time_indexed,  # noqa: F401
+                       time_indexed_integral)
     if cert.formulation not in _REBUILDERS:
         raise InvalidParameterError(f"no LP rebuilder for certificates of {cert.formulation!r}; "
                                     f"known: {sorted(_REBUILDERS)}")
