@@ -185,3 +185,111 @@ def test_cli_integral_bad_usage(args):
     assert p.returncode == 2
     assert p.stdout == ""
     assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
+# ----------------------------------------------------------------------------- bench specs
+_BASE = {"instances": [{"name": "g", "generator": "uniform_random", "seeds": 2,
+                        "params": {"num_ports": 3, "num_coflows": 4, "size": [1, 4]}}]}
+
+
+@pytest.mark.parametrize("model,algs,key,words", [
+    ("integral", {"schedules": [{"order": "bssi", "rates": "greedy"}]},
+     "algorithms.schedules[0].order", "slotted algorithms only"),
+    ("integral", {"schedules": [{"policy": "varys"}]}, "algorithms.schedules[0].policy",
+     "slotted algorithms only"),
+    ("integral", {"exact": {"method": "bnb", "time_limit": 5}}, "algorithms.exact.method",
+     "fluid model"),
+    ("integral", {"bounds": ["isolated"]}, "algorithms.bounds[0].name", "fluid model"),
+    ("fluid", {"exact": {"method": "integral-mip", "time_limit": 5}},
+     "algorithms.exact.method", 'model = "integral"'),
+    ("fluid", {"schedules": [{"slotted": "slotted-ocf"}]}, "algorithms.schedules[0].slotted",
+     'model = "integral"'),
+    ("fluid", {"schedules": [{"policy": "slotted-ocf"}]}, "algorithms.schedules[0].policy",
+     'model = "integral"'),
+    ("quantum", {"schedules": "all"}, "model", "fluid, integral"),
+    ("integral", {"schedules": [{"slotted": "slotted-order", "params": {"ordering": "nope"}}]},
+     "algorithms.schedules[0].params.ordering", "unknown ordering"),
+    ("integral", {"schedules": [{"slotted": "slotted-ocf", "params": {"ordering": "bssi"}}]},
+     "algorithms.schedules[0].params.ordering", "no parameter"),
+])
+def test_integral_spec_validation(model, algs, key, words):
+    from coflowopt.experiments.spec import SpecError, parse_spec
+    with pytest.raises(SpecError) as e:
+        parse_spec({**_BASE, "model": model, "algorithms": algs})
+    assert key in str(e.value) and words in str(e.value)
+
+
+def test_integral_spec_parses_and_fluid_identity_unchanged():
+    from coflowopt.experiments.spec import parse_spec
+    s = parse_spec({**_BASE, "model": "integral", "algorithms": {
+        "schedules": [{"slotted": "slotted-order", "params": {"ordering": "sebf"}},
+                      {"slotted": "srjf", "params": {"job": "coflow"}, "label": "srjf-c"}],
+        "exact": {"method": "integral-mip", "time_limit": 30}}})
+    assert s.model == "integral"
+    assert [a.label for a in s.algorithms] == ["sebf+slotted-order", "srjf-c", "integral-mip"]
+    assert s.algorithms[0].identity() == {"kind": "schedule", "slotted": "slotted-order",
+                                          "params": {"ordering": "sebf"}}
+    f = parse_spec({**_BASE, "algorithms": {"schedules": [{"order": "bssi",
+                                                             "rates": "greedy"}]}})
+    assert f.model == "fluid" and "slotted" not in f.algorithms[0].identity()
+    assert "slotted" not in f.algorithms[0].to_dict()
+
+
+def test_integral_bench_run_in_process(tmp_path):
+    from coflowopt.experiments.report import analyse, format_report
+    from coflowopt.experiments.runner import run
+    from coflowopt.experiments.spec import parse_spec
+    from coflowopt.experiments.store import load_rows, read_manifest
+    spec = parse_spec({**_BASE, "name": "t-integral", "model": "integral", "warm_up": False,
+                       "algorithms": {"schedules": [
+                           {"slotted": "slotted-order", "params": {"ordering": "bssi"}},
+                           {"slotted": "slotted-mmf"}],
+                           "exact": {"method": "integral-mip", "time_limit": 30}}})
+    summary = run(spec, tmp_path / "run", workers=0, progress=False)
+    assert summary.failed == 0
+    rows = load_rows(tmp_path / "run")
+    assert len(rows) == 6 and all(r["model"] == "integral" for r in rows)
+    assert all(r["verified"] for r in rows)
+    assert {r["result_kind"] for r in rows if r["algorithm_kind"] == "exact"} == {"optimal"}
+    assert read_manifest(tmp_path / "run")["model"] == "integral"
+    a = analyse(rows)
+    assert a["model"] == ["integral"] and a["with_opt"] == 2
+    for s in a["schedules"]:
+        assert s["alg_opt"]["n"] == 2 and s["alg_opt"]["min"] >= 1.0
+    assert "model: integral" in format_report(a)
+
+
+def test_integral_result_fields_judges_with_verify_slotted():
+    """An exact row keeps 'optimal' only at the value verify_slotted computes."""
+    from dataclasses import replace
+    from coflowopt.exact.integral_mip import integral_mip
+    from coflowopt.experiments.spec import load_recipe
+    from coflowopt.experiments.tasks import integral_result_fields
+    inst = load_recipe({"source": "generator", "generator": "uniform_random", "seed": 0,
+                        "params": {"num_ports": 3, "num_coflows": 3, "size": [1, 4]}})
+    res = integral_mip(inst, time_limit=30)
+    good = integral_result_fields(res, inst, "weighted_completion_time", True)
+    assert good["verified"] and good["result_kind"] == "optimal" and good["model"] == "integral"
+    bad = integral_result_fields(replace(res, value=res.value - 1), inst,
+                                 "weighted_completion_time", True)
+    assert not bad["verified"] and bad["result_kind"] is None and bad["status"] == "rejected"
+
+
+def test_bench_bad_integral_spec_exits_2(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('model = "integral"\n[[instances]]\nname = "g"\ngenerator = '
+                   '"uniform_random"\nparams = { num_ports = 2, num_coflows = 2 }\nseeds = 1\n'
+                   '[algorithms]\nexact = { method = "bnb", time_limit = 5 }\n')
+    p = _cli("bench", str(bad), "--dry-run", timeout=120)
+    assert p.returncode == 2 and p.stdout == ""
+    assert len(p.stderr.strip().splitlines()) == 1 and "algorithms.exact.method" in p.stderr
+
+
+def test_integral_gap_small_spec_is_valid():
+    from coflowopt.experiments.spec import load_spec
+    s = load_spec(REPO / "experiments" / "specs" / "integral-gap-small.toml")
+    assert s.model == "integral"
+    assert {a.label for a in s.algorithms} == {
+        "bssi+slotted-order", "sebf+slotted-order", "slotted-ocf", "slotted-srjf",
+        "slotted-mmf", "integral-mip"}
+    assert sum(1 for _ in s.instances()) == 40

@@ -13,6 +13,12 @@ Every ratio names its base:
     a schedule's value over a **proven optimum** (a row of kind ``optimal``); reported only
     over the instances that have one, and says how many.
 
+In a run of the **integral matching model** (rows with ``model = "integral"``, from a spec
+with ``model = "integral"``) the schedules are slotted ones verified by ``verify_slotted`` and
+the optimum is the *integral* one (an ``integral_model`` exact method, e.g. integral-mip), so
+ALG/OPT is ALG over the integral optimum; the report says so in its first line.  Rows of the
+two models never share a base (the model is part of the instance key).
+
 Statistics are n, mean, median, p95 and max (percentiles by linear interpolation, numpy's
 default).  Everything here works on plain row dicts (:func:`coflowopt.experiments.store
 .load_rows`), so it needs neither DuckDB nor a run folder; the same tables can be written as
@@ -54,7 +60,9 @@ def stats(values: Iterable[float]) -> dict[str, Any]:
 
 
 def _inst(r: Mapping[str, Any]) -> tuple:
-    return (r.get("instance_hash") or r.get("instance_key"), r.get("objective"))
+    key = (r.get("instance_hash") or r.get("instance_key"), r.get("objective"))
+    # an integral-model row never shares a base with a fluid one (fluid keys unchanged)
+    return key + ("integral",) if r.get("model") == "integral" else key
 
 
 def instance_bases(rows: Sequence[Mapping[str, Any]], rtol: float = RTOL,
@@ -304,6 +312,7 @@ def analyse(rows: Sequence[Mapping[str, Any]], *, rtol: float = RTOL,
     instances = {_inst(r) for r in rows}
     return {
         "objective": sorted({r.get("objective") for r in rows if r.get("objective")}),
+        "model": sorted({r.get("model") or "fluid" for r in rows}),
         "rows": len(rows), "planned": planned,
         "missing": None if planned is None else planned - len(rows),
         "instances": len(instances),
@@ -463,6 +472,11 @@ def format_report(a: Mapping[str, Any], *, pairwise: bool = False,
                f"{a['with_lb']} with a certified lower bound, {a['with_opt']} with a proven "
                f"optimum" + ("" if a.get("missing") is None else
                              f"; {a['missing']} of {a['planned']} planned tasks have no row"))
+    if "integral" in (a.get("model") or []):
+        out.append("model: " + ", ".join(a["model"]) + " (integral: the matching model, slot 1, "
+                   "whole units per slot and port; schedules are slotted ones verified by "
+                   "verify_slotted; ALG/OPT is over the integral optimum, proved by an "
+                   "integral_model exact method; ALG/LB over integral_model bounds only)")
     if a.get("integrity"):
         out.append(format_integrity(a["integrity"]))
     if a["schedules"]:

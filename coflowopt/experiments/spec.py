@@ -17,7 +17,16 @@ Algorithms are looked up only through :mod:`coflowopt.registry`, so ``schedules 
 ``bounds = "all"`` pick up algorithms registered after this module was written.  They enumerate
 the fluid kinds only (``schedules``: every ordering with every rate allocation, and every
 policy): the slotted algorithms of the integral model (registry kind ``slotted``) make slotted
-schedules, which a schedule row cannot hold, and naming one is an error that says so.
+schedules, which a fluid schedule row cannot hold, and naming one is an error that says so.
+
+``model = "integral"`` (top level) makes the whole spec one of the integral matching model
+(slot 1, whole units per slot and resource, :mod:`coflowopt.slotted`): ``schedules`` then lists
+slotted algorithms (``{slotted = NAME, params = {...}}``; ``"all"`` is every registered
+slotted algorithm), ``exact`` and ``bounds`` only methods tagged ``integral_model``; anything
+else is an error naming the key.  The runner verifies slotted schedules (and an integral exact
+method's schedule) with :func:`coflowopt.slotted.verify_slotted`, so ALG/OPT in the report is
+over the *integral* optimum; every row says ``model = "integral"``.  In a fluid spec an
+``integral_model`` exact method or bound is refused (its optimum is not the fluid one).
 """
 
 from __future__ import annotations
@@ -46,6 +55,8 @@ __all__ = ["Spec", "SpecError", "InstanceRef", "AlgorithmSpec", "Limits", "load_
            "refs_from_instances", "with_instances"]
 
 OBJECTIVES = ("weighted_completion_time", "weighted_cct")
+#: ``model``: fluid rates (default) or the integral matching model.
+MODELS = ("fluid", "integral")
 ALGORITHM_KINDS = ("schedule", "bound", "exact")
 
 
@@ -219,10 +230,13 @@ class AlgorithmSpec:
     max_coflows: int | None = None
     max_flows: int | None = None
     time_limit: float | None = None
+    #: a registered slotted algorithm (``model = "integral"`` specs; kind ``schedule``)
+    slotted: str | None = None
 
     def identity(self) -> dict[str, Any]:
         d = {"kind": self.kind, "order": self.order, "rates": self.rates,
-             "policy": self.policy, "method": self.method, "params": self.params,
+             "policy": self.policy, "slotted": self.slotted, "method": self.method,
+             "params": self.params,
              "order_params": self.order_params, "rate_params": self.rate_params,
              "time_limit": self.time_limit}
         return {k: v for k, v in d.items() if v not in (None, {})}
@@ -235,7 +249,7 @@ class AlgorithmSpec:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "AlgorithmSpec":
-        kw = {k: d[k] for k in ("label", "kind", "order", "rates", "policy", "method",
+        kw = {k: d[k] for k in ("label", "kind", "order", "rates", "policy", "slotted", "method",
                                 "params", "order_params", "rate_params", "randomized",
                                 "max_coflows", "max_flows", "time_limit") if k in d}
         return cls(tags=frozenset(d.get("tags", ())), **kw)
@@ -284,6 +298,8 @@ class Spec:
     unavailable: list[str]
     raw: dict
     path: str | None = None
+    #: ``"fluid"`` or ``"integral"`` (see the module docstring)
+    model: str = "fluid"
 
     @property
     def spec_hash(self) -> str:
@@ -307,6 +323,7 @@ class Spec:
         return {"name": self.name, "description": self.description, "objective": self.objective,
                 "repetitions": self.repetitions, "seed": self.seed,
                 "completion_times": self.completion_times, "warm_up": self.warm_up,
+                "model": self.model,
                 "limits": self.limits.__dict__, "algorithms": [a.to_dict()
                                                                 for a in self.algorithms],
                 "unavailable": self.unavailable, "path": self.path, "raw": self.raw}
@@ -583,6 +600,7 @@ def _parse_sources(ck: _Checker, items, subs, spec_dir: Path | None) -> list[dic
 
 _SCHEDULE_KEYS = {"order", "rates", "policy", "label", "order_params", "rate_params", "params",
                   "max_coflows", "max_flows"}
+_SLOTTED_KEYS = {"slotted", "label", "params", "max_coflows", "max_flows"}
 _NAMED_KEYS = {"name", "label", "params", "max_coflows", "max_flows"}
 _EXACT_KEYS = {"method", "label", "params", "time_limit", "max_coflows"}
 _ALG_KEYS = {"schedules", "bounds", "exact", "skip_tags", "missing"}
@@ -600,9 +618,11 @@ def _is_slotted(name: str) -> bool:
 
 
 class _AlgorithmParser:
-    def __init__(self, ck: _Checker, limits: Limits, skip_tags: frozenset, missing: str):
+    def __init__(self, ck: _Checker, limits: Limits, skip_tags: frozenset, missing: str,
+                 model: str = "fluid"):
         from ..registry import get_algorithm
         self.ck, self.limits, self.skip_tags, self.missing = ck, limits, skip_tags, missing
+        self.model = model
         self.unavailable: list[str] = []
         self.get = get_algorithm
 
@@ -618,8 +638,9 @@ class _AlgorithmParser:
                 raise self.ck.fail(key, f"{name!r} is a slotted algorithm of the integral "
                                         "model (registry kind 'slotted': whole units per "
                                         "slot, judged by verify_slotted), not a fluid "
-                                        f"{kind}; experiment specs run fluid schedules (run "
-                                        "it with coflowopt slotted)") from e
+                                        f"{kind}; a fluid spec runs fluid schedules (set "
+                                        'model = "integral" and write {slotted = '
+                                        f'"{name}"}}, or run it with coflowopt slotted)') from e
             if self.missing == "skip":
                 self.unavailable.append(f"{kind} {name}")
                 return None
@@ -652,6 +673,13 @@ class _AlgorithmParser:
         out: list[AlgorithmSpec] = []
         for i, it in enumerate(items):
             key = f"algorithms.schedules[{i}]"
+            if self.model == "integral":
+                out += self.slotted_entries(it, key)
+                continue
+            if isinstance(it, dict) and "slotted" in it:
+                raise self.ck.fail(f"{key}.slotted", "slotted algorithms belong to the "
+                                                     "integral matching model: set model = "
+                                                     '"integral" at the top of the spec')
             if it == "all":
                 out += self.all_schedules()
                 continue
@@ -663,6 +691,64 @@ class _AlgorithmParser:
             if spec is not None:
                 out.append(spec)
         return out
+
+    def slotted_entries(self, it, key: str) -> list[AlgorithmSpec]:
+        """``model = "integral"``: ``"all"`` (every registered slotted algorithm, defaults)
+        or ``{slotted = NAME, params = {...}, label = ...}``."""
+        from ..registry import algorithms
+        ck = self.ck
+        if it == "all":
+            out = []
+            for a in algorithms("slotted"):
+                if a.tags & self.skip_tags:
+                    continue
+                mc, mf = self.limits_for({}, key, a.tags, [a.func])
+                out.append(AlgorithmSpec(label=a.name, kind="schedule", slotted=a.name,
+                                         tags=a.tags, max_coflows=mc, max_flows=mf))
+            return out
+        if not isinstance(it, dict):
+            raise ck.fail(key, f'in model = "integral" an entry is "all" or {{slotted = NAME, '
+                               f'params = {{...}}}}, got {it!r}')
+        if "slotted" not in it:
+            what = "policy" if "policy" in it else ("order" if "order" in it else
+                                                      ("rates" if "rates" in it else None))
+            raise ck.fail(f"{key}.{what}" if what else key,
+                          'model = "integral" runs slotted algorithms only (write {slotted = '
+                          'NAME, params = {...}}; e.g. slotted = "slotted-order", params = '
+                          '{ordering = "sebf"}); fluid orderings, rate allocations and '
+                          "policies make fluid schedules")
+        ck.keys(it, key, _SLOTTED_KEYS)
+        name = ck.string(it["slotted"], f"{key}.slotted")
+        a = self.lookup("slotted", name, f"{key}.slotted")
+        if a is None:
+            return []
+        params = ck.table(it.get("params"), f"{key}.params")
+        _check_params(ck, a.func, params, f"{key}.params", f"slotted {a.name}")
+        if "ordering" in params:
+            o = self.lookup("ordering", ck.string(params["ordering"], f"{key}.params.ordering"),
+                            f"{key}.params.ordering")
+            if o is None:
+                return []
+            params["ordering"] = o.name
+        mc, mf = self.limits_for(it, key, a.tags, [a.func])
+        label = it.get("label") or (f"{params['ordering']}+{a.name}" if "ordering" in params
+                                    else a.name)
+        return [AlgorithmSpec(label=ck.string(label, f"{key}.label"), kind="schedule",
+                              slotted=a.name, params=params, tags=a.tags, max_coflows=mc,
+                              max_flows=mf)]
+
+    def check_model(self, alg, kind: str, key: str) -> None:
+        """An ``integral_model`` method only in an integral spec, and only those there."""
+        integral = "integral_model" in alg.tags
+        if self.model == "integral" and not integral:
+            raise self.ck.fail(key, f"{kind} {alg.name} is a method of the fluid model; "
+                                    'model = "integral" takes only methods tagged '
+                                    "integral_model (their optimum or bound is the integral "
+                                    "one; e.g. exact integral-mip)")
+        if self.model == "fluid" and integral:
+            raise self.ck.fail(key, f"{kind} {alg.name} belongs to the integral matching "
+                                    "model (tag integral_model: its optimum is the integral "
+                                    'one, not the fluid one): set model = "integral"')
 
     def one_schedule(self, it: dict, key: str) -> AlgorithmSpec | None:
         ck = self.ck
@@ -745,7 +831,8 @@ class _AlgorithmParser:
             key = f"algorithms.bounds[{i}]"
             if it == "all":
                 for b in algorithms("bound"):
-                    if b.tags & self.skip_tags:
+                    if b.tags & self.skip_tags or \
+                            ("integral_model" in b.tags) != (self.model == "integral"):
                         continue
                     mc, mf = self.limits_for({}, key, b.tags, [b.func])
                     out.append(AlgorithmSpec(label=b.name, kind="bound", method=b.name,
@@ -756,6 +843,7 @@ class _AlgorithmParser:
             b = self.lookup("bound", self.ck.string(it["name"], f"{key}.name"), f"{key}.name")
             if b is None:
                 continue
+            self.check_model(b, "bound", f"{key}.name")
             params = self.ck.table(it.get("params"), f"{key}.params")
             _check_params(self.ck, b.func, params, f"{key}.params", f"bound {b.name}")
             mc, mf = self.limits_for(it, key, b.tags, [b.func])
@@ -778,6 +866,7 @@ class _AlgorithmParser:
                             f"{key}.method")
             if e is None:
                 continue
+            self.check_model(e, "exact", f"{key}.method")
             params = self.ck.table(it.get("params"), f"{key}.params")
             _check_params(self.ck, e.func, params, f"{key}.params", f"exact {e.name}")
             tl = None
@@ -817,7 +906,8 @@ def parse_spec(raw: Mapping[str, Any], path: str | Path | None = None) -> Spec:
     ck = _Checker(str(path) if path is not None else None)
     raw = dict(raw)
     ck.keys(raw, "", {"name", "description", "objective", "repetitions", "seed",
-                      "completion_times", "warm_up", "limits", "instances", "algorithms"},
+                      "completion_times", "warm_up", "limits", "instances", "algorithms",
+                      "model"},
             {"instances", "algorithms"})
     spec_dir = Path(path).resolve().parent if path is not None else None
     subs = placeholders(spec_dir)
@@ -834,6 +924,9 @@ def parse_spec(raw: Mapping[str, Any], path: str | Path | None = None) -> Spec:
     objective = raw.get("objective", "weighted_completion_time")
     if objective not in OBJECTIVES:
         raise ck.fail("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    model = raw.get("model", "fluid")
+    if model not in MODELS:
+        raise ck.fail("model", f"must be one of {', '.join(MODELS)}, got {model!r}")
     reps = ck.integer(raw.get("repetitions", 1), "repetitions", 1)
     seed = ck.integer(raw.get("seed", 0), "seed", 0)
     ct = ck.boolean(raw.get("completion_times", True), "completion_times")
@@ -867,7 +960,7 @@ def parse_spec(raw: Mapping[str, Any], path: str | Path | None = None) -> Spec:
     missing = algs.get("missing", "error")
     if missing not in ("error", "skip"):
         raise ck.fail("algorithms.missing", f'must be "error" or "skip", got {missing!r}')
-    ap = _AlgorithmParser(ck, limits, frozenset(skip), missing)
+    ap = _AlgorithmParser(ck, limits, frozenset(skip), missing, model)
     parsed: list[AlgorithmSpec] = []
     if "schedules" in algs:
         parsed += ap.schedules(algs["schedules"])
@@ -888,7 +981,7 @@ def parse_spec(raw: Mapping[str, Any], path: str | Path | None = None) -> Spec:
     return Spec(name=name, description=desc, objective=objective, repetitions=reps, seed=seed,
                 completion_times=ct, warm_up=wu, limits=limits, sources=sources,
                 algorithms=parsed, unavailable=sorted(set(ap.unavailable)), raw=raw,
-                path=str(path) if path is not None else None)
+                path=str(path) if path is not None else None, model=model)
 
 
 def refs_from_instances(named: Mapping[str, Instance], group: str = "instances"

@@ -56,6 +56,9 @@ load_seconds        float     time to build (or fetch from cache) the instance
 timings             JSON      the algorithm's own timings
 error               JSON      ``{type, message, traceback}`` for failed tasks
 cct                 float[]   per coflow ``C_k - r_k`` of a verified schedule (optional)
+model               str       ``integral`` in a ``model = "integral"`` spec (slotted schedules
+                              judged by ``verify_slotted``, optima of the integral model);
+                              absent (``NULL``) in fluid runs
 worker              str       ``host:pid`` of the worker
 finished_at         str       UTC time the row was written
 =================== ========= ==============================================================
@@ -88,7 +91,7 @@ SCHEMA: dict[str, str] = {
     "result_kind": "VARCHAR", "status": "VARCHAR", "verified": "BOOLEAN", "bound": "DOUBLE",
     "gap": "DOUBLE", "certificate_status": "VARCHAR", "message": "VARCHAR",
     "seconds": "DOUBLE", "load_seconds": "DOUBLE", "timings": "JSON", "error": "JSON",
-    "cct": "DOUBLE[]", "worker": "VARCHAR", "finished_at": "VARCHAR",
+    "cct": "DOUBLE[]", "worker": "VARCHAR", "finished_at": "VARCHAR", "model": "VARCHAR",
 }
 
 
@@ -286,6 +289,7 @@ class RunStore:
         self.manifest.update({
             "spec_name": spec.name, "spec_path": spec.path, "spec_hash": spec.spec_hash,
             "spec": spec.raw, "objective": spec.objective, "seeds": spec.seeds(),
+            "model": getattr(spec, "model", "fluid"),
             "algorithms": [a.to_dict() for a in spec.algorithms],
             "unavailable_algorithms": spec.unavailable, **env})
         self.manifest["sessions"].append({

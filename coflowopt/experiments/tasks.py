@@ -32,7 +32,8 @@ from ..exceptions import CoflowOptError
 from .spec import AlgorithmSpec, InstanceRef, Spec, _accepts, instance_hash, load_recipe
 
 __all__ = ["Task", "Plan", "plan", "execute", "InstanceCache", "InstanceHashMismatch",
-           "error_fields", "FAILED_STATUSES", "warm_up", "task_id", "result_fields"]
+           "error_fields", "FAILED_STATUSES", "warm_up", "task_id", "result_fields",
+           "integral_result_fields"]
 
 #: Statuses of rows that record a failed task rather than an algorithm's answer.  A task with
 #: a row is finished whatever its status; ``--retry-failed`` runs these again.
@@ -59,21 +60,29 @@ class Task:
     objective: str
     hard_seconds: float
     completion_times: bool
+    #: ``"fluid"`` or ``"integral"`` (the spec's model; integral rows say so)
+    model: str = "fluid"
 
     def payload(self) -> dict[str, Any]:
         """What a worker needs (plain data: pickles anywhere)."""
-        return {"task_id": self.task_id, "recipe": self.instance.recipe,
-                "instance_hash": self.instance_hash, "algorithm": self.algorithm.to_dict(),
-                "repetition": self.repetition, "seed": self.seed, "objective": self.objective,
-                "completion_times": self.completion_times}
+        out = {"task_id": self.task_id, "recipe": self.instance.recipe,
+               "instance_hash": self.instance_hash, "algorithm": self.algorithm.to_dict(),
+               "repetition": self.repetition, "seed": self.seed, "objective": self.objective,
+               "completion_times": self.completion_times}
+        if self.model != "fluid":
+            out["model"] = self.model
+        return out
 
     def row_fields(self) -> dict[str, Any]:
         a = self.algorithm
-        return {"task_id": self.task_id, "instance_key": self.instance.key,
-                "instance_group": self.instance.group, "instance_hash": self.instance_hash,
-                "instance_params": self.instance.params, **self.instance_info,
-                "algorithm": a.label, "algorithm_kind": a.kind,
-                "params": a.identity(), "repetition": self.repetition, "seed": self.seed}
+        out = {"task_id": self.task_id, "instance_key": self.instance.key,
+               "instance_group": self.instance.group, "instance_hash": self.instance_hash,
+               "instance_params": self.instance.params, **self.instance_info,
+               "algorithm": a.label, "algorithm_kind": a.kind,
+               "params": a.identity(), "repetition": self.repetition, "seed": self.seed}
+        if self.model != "fluid":
+            out["model"] = self.model
+        return out
 
 
 @dataclass
@@ -140,7 +149,8 @@ def plan(spec: Spec, progress: Callable[[str], Any] | None = None) -> Plan:
                                   instance_hash=h, instance_info=info, algorithm=alg,
                                   repetition=rep, seed=seed, objective=spec.objective,
                                   hard_seconds=spec.limits.hard_seconds(alg),
-                                  completion_times=spec.completion_times))
+                                  completion_times=spec.completion_times,
+                                  model=getattr(spec, "model", "fluid")))
     return Plan(tasks=tasks, skipped=skipped, instances=n)
 
 
@@ -201,6 +211,17 @@ def _run_algorithm(inst, alg: AlgorithmSpec, seed: int | None, objective: str):
     from ..registry import get_algorithm
     from ..results import schedule_result
 
+    if alg.kind == "schedule" and alg.slotted is not None:
+        # the integral model: a slotted schedule, judged by verify_slotted in
+        # integral_result_fields (its fluid verifier report stays None)
+        from ..results import Result
+        func = get_algorithm("slotted", alg.slotted).func
+        params = dict(alg.params)
+        t0 = time.perf_counter()
+        sched = func(inst, **params)
+        return Result(value=None, kind=None, objective="weighted_completion_time",
+                      status="unverified", algorithm=alg.label, params=params, schedule=sched,
+                      timings={"schedule": time.perf_counter() - t0})
     if alg.kind == "schedule":
         if alg.policy is not None and ":" in alg.policy:
             func = _resolve(alg.policy)
@@ -279,6 +300,47 @@ def result_fields(res, inst, objective: str, completion_times: bool) -> dict[str
     return row
 
 
+def integral_result_fields(res, inst, objective: str, completion_times: bool
+                           ) -> dict[str, Any]:
+    """Row fields of a result of the integral matching model: its slotted schedule (a
+    slotted algorithm's, or an ``integral_model`` exact method's) is judged by
+    :func:`coflowopt.slotted.verify_slotted` (exact integers).  A slotted algorithm's row gets
+    the verified value (kind ``feasible``); an exact method keeps its kind only if the
+    schedule verifies at exactly its value (else the row is ``rejected``, kind None).  Bounds
+    keep their certificate check.  Every row says ``model = "integral"``."""
+    from ..results import Result
+    from ..slotted import SlottedSchedule, verify_slotted
+    sched = res.schedule
+    if res.kind == "lower_bound" or not isinstance(sched, SlottedSchedule):
+        row = result_fields(res, inst, objective, completion_times)
+        row["model"] = "integral"
+        return row
+    rep = verify_slotted(inst, sched)
+    value = rep.weighted_completion_time
+    if res.kind is None and res.status == "unverified":   # a slotted algorithm
+        ok = rep.ok
+        res = Result(value=value if ok else None, kind="feasible" if ok else None,
+                     objective="weighted_completion_time",
+                     status="verified" if ok else "rejected", algorithm=res.algorithm,
+                     params=res.params, schedule=sched, timings=res.timings,
+                     message=rep.summary())
+    else:
+        ok = bool(rep.ok and res.value is not None and value == Fraction(res.value))
+        if not ok and res.kind is not None:
+            res = Result(value=None, kind=None, objective=res.objective, status="rejected",
+                         algorithm=res.algorithm, params=res.params, schedule=sched,
+                         timings=res.timings,
+                         message=f"verify_slotted: {rep.summary()} (the method said "
+                                 f"{res.value})")
+    row = result_fields(res, inst, objective, completion_times)
+    row["model"] = "integral"
+    row["verified"] = bool(ok and res.kind is not None)
+    if completion_times and row["verified"]:
+        cc = np.asarray([float(c) for c in rep.coflow_completion])
+        row["cct"] = (cc - inst.release).tolist()
+    return row
+
+
 def execute(payload: Mapping[str, Any], cache: InstanceCache | None = None) -> dict[str, Any]:
     """Run one task payload (see :meth:`Task.payload`); return its result fields.
 
@@ -303,8 +365,10 @@ def execute(payload: Mapping[str, Any], cache: InstanceCache | None = None) -> d
     t1 = time.perf_counter()
     try:
         res = _run_algorithm(inst, alg, payload.get("seed"), payload["objective"])
-        out.update(result_fields(res, inst, payload["objective"],
-                                 payload.get("completion_times", True)))
+        fields = (integral_result_fields if payload.get("model") == "integral"
+                  else result_fields)
+        out.update(fields(res, inst, payload["objective"],
+                          payload.get("completion_times", True)))
     except (NotSupportedError, SolverNotAvailableError) as e:
         out.update(error_fields(e, status="not_supported"))
     except Exception as e:  # an algorithm that crashes is recorded, the sweep goes on
