@@ -293,3 +293,14 @@ def test_integral_gap_small_spec_is_valid():
         "bssi+slotted-order", "sebf+slotted-order", "slotted-ocf", "slotted-srjf",
         "slotted-mmf", "integral-mip"}
     assert sum(1 for _ in s.instances()) == 40
+
+
+def test_integral_spec_randomized_slotted_gets_seed():
+    from coflowopt.experiments.runner import run
+    from coflowopt.experiments.spec import parse_spec
+    spec = parse_spec({**_BASE, "model": "integral", "seed": 7, "warm_up": False,
+                       "algorithms": {"schedules": [
+                           {"slotted": "slotted-order", "params": {"ordering": "random"}}]}})
+    assert spec.algorithms[0].randomized
+    rows = run(spec, None, workers=0, progress=False).rows
+    assert [r["seed"] for r in rows] == [7, 7] and all(r["verified"] for r in rows)

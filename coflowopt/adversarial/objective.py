@@ -327,7 +327,11 @@ class SlottedAlgorithmSpec:
         alg = get_algorithm("slotted", self.name)
         params = dict(self.params)
         if "randomized" in self.tags:
-            params.setdefault("ordering_params", {"seed": seed})
+            import inspect
+            if "seed" in inspect.signature(alg.func).parameters:
+                params.setdefault("seed", seed)
+            elif "ordering" in params:
+                params.setdefault("ordering_params", {"seed": seed})
         t0 = time.perf_counter()
         sched = alg.func(instance, **params)
         rep = verify_slotted(instance, sched)

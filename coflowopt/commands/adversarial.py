@@ -40,8 +40,9 @@ def add_parser(subparsers, common) -> None:
                             "ALG/LB (certified bound)")
     sp.add_argument("--algo", required=True,
                     help="ORDER+RATES (e.g. bssi+greedy, sebf+madd) or a policy name; with "
-                         "--model integral a slotted algorithm (slotted-order = BSSI order, "
-                         "slotted-ocf, slotted-srjf, slotted-mmf), ORDER+slotted-order (e.g. "
+                         "--model integral a registered slotted algorithm (coflowopt "
+                         "algorithms --kind slotted: slotted-order = BSSI order, slotted-ocf, "
+                         "slotted-srjf, slotted-mmf, ...), ORDER+slotted-order (e.g. "
                          "sebf+slotted-order), or integral-opt (the integral gap: integral "
                          "OPT/fluid OPT, both proved)")
     sp.add_argument("--against", default="opt", choices=["opt", "lb"],

@@ -704,7 +704,8 @@ class _AlgorithmParser:
                     continue
                 mc, mf = self.limits_for({}, key, a.tags, [a.func])
                 out.append(AlgorithmSpec(label=a.name, kind="schedule", slotted=a.name,
-                                         tags=a.tags, max_coflows=mc, max_flows=mf))
+                                         tags=a.tags, randomized="randomized" in a.tags,
+                                         max_coflows=mc, max_flows=mf))
             return out
         if not isinstance(it, dict):
             raise ck.fail(key, f'in model = "integral" an entry is "all" or {{slotted = NAME, '
@@ -730,11 +731,15 @@ class _AlgorithmParser:
             if o is None:
                 return []
             params["ordering"] = o.name
-        mc, mf = self.limits_for(it, key, a.tags, [a.func])
+        tags = a.tags
+        if "ordering" in params:
+            tags = tags | (o.tags & {"randomized"})
+        mc, mf = self.limits_for(it, key, tags, [a.func])
         label = it.get("label") or (f"{params['ordering']}+{a.name}" if "ordering" in params
                                     else a.name)
         return [AlgorithmSpec(label=ck.string(label, f"{key}.label"), kind="schedule",
-                              slotted=a.name, params=params, tags=a.tags, max_coflows=mc,
+                              slotted=a.name, params=params, tags=tags,
+                              randomized="randomized" in tags, max_coflows=mc,
                               max_flows=mf)]
 
     def check_model(self, alg, kind: str, key: str) -> None:

@@ -217,6 +217,12 @@ def _run_algorithm(inst, alg: AlgorithmSpec, seed: int | None, objective: str):
         from ..results import Result
         func = get_algorithm("slotted", alg.slotted).func
         params = dict(alg.params)
+        if seed is not None:
+            if _accepts(func, "seed"):
+                params.setdefault("seed", seed)
+            elif "ordering" in params and _accepts(
+                    get_algorithm("ordering", params["ordering"]).func, "seed"):
+                params.setdefault("ordering_params", {"seed": seed})
         t0 = time.perf_counter()
         sched = func(inst, **params)
         return Result(value=None, kind=None, objective="weighted_completion_time",
