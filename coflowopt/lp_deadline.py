@@ -27,6 +27,9 @@ most the integral optimum; ``L`` = the most resources on a flow's path, 2 on a b
 * best piece ``<= E_{2 tau}[ALG] <= (2L + 1) LP`` (5 on a big switch); ``<= 2L LP`` (4 on a big
   switch) when every ``capacity x slot`` is 1 and every release is 0.
 
+With ``epsilon`` (the LP over geometric intervals ``(1+epsilon)^l``) the ``2L`` parts are
+multiplied by the grid's stretch ``<= 1 + epsilon`` (:func:`grid_stretch`).
+
 The digest's 4 and 5 are these with ``L = 2``; no paper's constant (Fukunaga's gap 4 with
 releases, Rohwedder and Schnaars's 140/41 or 4.36) is claimed.
 
@@ -54,21 +57,27 @@ from .slotted import SlottedSchedule, integral_capacities
 from .slotted_greedy import first_slots, slotted_greedy
 
 __all__ = ["lp_deadline_greedy", "lp_deadline_pieces", "DeadlinePieces", "tau_deadlines",
-           "breakpoints", "ordered_load_bound", "guarantee_factor"]
+           "breakpoints", "ordered_load_bound", "guarantee_factor", "grid_stretch"]
 
 
-def tau_deadlines(X: np.ndarray, tau: float) -> np.ndarray:
-    """``D_k(tau) = min{t : X[k,t] >= tau}`` (slot counts ``t = 1..T``) for every coflow.
+def tau_deadlines(X: np.ndarray, tau: float, boundaries=None) -> np.ndarray:
+    """``D_k(tau) = min{b_l : X[k,l] >= tau}`` (slot counts; ``b_l = l`` on unit slots) for
+    every coflow.
 
     Examples
     --------
     >>> X = np.array([[0.0, 0.5, 1.0], [0.25, 1.0, 1.0]])
     >>> tau_deadlines(X, 0.5).tolist(), tau_deadlines(X, 0.6).tolist()
     ([2, 2], [3, 2])
+    >>> tau_deadlines(X, 0.6, boundaries=[0, 1, 3, 6]).tolist()
+    [6, 3]
     """
     if not (0.0 < tau <= 1.0):
         raise InvalidParameterError(f"tau must be in (0, 1], got {tau!r}")
-    return np.argmax(X >= tau, axis=1).astype(np.int64) + 1
+    col = np.argmax(X >= tau, axis=1).astype(np.int64)
+    if boundaries is None:
+        return col + 1
+    return np.asarray(boundaries, dtype=np.int64)[col + 1]
 
 
 def breakpoints(X: np.ndarray) -> np.ndarray:
@@ -78,15 +87,25 @@ def breakpoints(X: np.ndarray) -> np.ndarray:
     return np.r_[v, 1.0]
 
 
-def guarantee_factor(instance: Instance, slot: float = 1.0) -> int:
+def grid_stretch(boundaries) -> Fraction:
+    """``max_l b_l / (b_{l-1} + 1)``: how much later than the earliest completion in an
+    interval its end can be (1 on unit slots, at most ``1 + epsilon`` on
+    :func:`~coflowopt.formulations.time_indexed_integral.geometric_boundaries`)."""
+    b = [int(v) for v in np.asarray(boundaries).tolist()]
+    return max(Fraction(b[i], b[i - 1] + 1) for i in range(1, len(b)))
+
+
+def guarantee_factor(instance: Instance, slot: float = 1.0, stretch=1) -> Fraction:
     """The proved factor ``rho`` of ``E_{2 tau}[ALG] <= rho LP``: ``2L`` when every
     ``capacity x slot`` (of a resource some flow uses) is 1 and every release is 0, else
-    ``2L + 1`` (``L`` = the most resources on a flow's path; ``proofs/lp-deadline-greedy.md``)."""
+    ``2L + 1`` (``L`` = the most resources on a flow's path; ``proofs/lp-deadline-greedy.md``);
+    on intervals the ``2L`` part times the grid's :func:`grid_stretch`."""
     _, cap = integral_capacities(instance, slot)
     L = int(np.max(np.diff(instance.flow_resource_ptr))) if instance.num_flows else 1
     used = np.unique(instance.flow_resource)
     unit = bool(np.all(cap[used] == 1))
-    return 2 * L if unit and not np.any(instance.release > 0) else 2 * L + 1
+    f = 2 * L * Fraction(stretch)
+    return f if unit and not np.any(instance.release > 0) else f + 1
 
 
 def ordered_load_bound(instance: Instance, order, slot: float = 1.0) -> np.ndarray:
@@ -149,8 +168,10 @@ class DeadlinePieces:
         ``sum (b^2 - a^2) cost``: the exact expectation under the density ``2 tau``.
     best : int
         Index of the cheapest piece (the first among equals).
-    factor : int
+    factor : Fraction
         The proved ``rho`` (:func:`guarantee_factor`).
+    boundaries : ndarray
+        The LP's interval ends ``b_0 = 0 .. b_L`` (``0..T`` on unit slots).
     """
 
     lp: str
@@ -163,7 +184,8 @@ class DeadlinePieces:
     schedules: dict = field(repr=False)
     expectation: Fraction = Fraction(0)
     best: int = 0
-    factor: int = 5
+    factor: Fraction = Fraction(5)
+    boundaries: np.ndarray | None = None
 
     @property
     def starts(self) -> np.ndarray:
@@ -179,8 +201,8 @@ def _cost(instance: Instance, sched: SlottedSchedule, slot: float) -> Fraction:
 
 
 def lp_deadline_pieces(instance: Instance, *, slot: float = 1.0, lp: str = "a",
-                       slots: int | None = None, time_limit: float | None = None
-                       ) -> DeadlinePieces:
+                       slots: int | None = None, epsilon: float | None = None,
+                       time_limit: float | None = None) -> DeadlinePieces:
     """Solve the LP and run the greedy on every piece of ``tau`` (module docstring).
 
     Raises
@@ -193,7 +215,8 @@ def lp_deadline_pieces(instance: Instance, *, slot: float = 1.0, lp: str = "a",
     from .bounds.integral_time_indexed import integral_lp_solution
     if lp not in ("a", "b"):
         raise InvalidParameterError(f"lp must be 'a' or 'b', got {lp!r}")
-    sol = integral_lp_solution(instance, lp, slot=slot, slots=slots, time_limit=time_limit)
+    sol = integral_lp_solution(instance, lp, slot=slot, slots=slots, epsilon=epsilon,
+                               time_limit=time_limit)
     if sol.X is None:
         raise SolverError(f"LP-{lp.upper()} gave no certified solution: "
                           f"{sol.result.message}")
@@ -205,7 +228,7 @@ def lp_deadline_pieces(instance: Instance, *, slot: float = 1.0, lp: str = "a",
     costs, orders = [], []
     cost_of: dict = {}
     for b in ends.tolist():
-        D = tau_deadlines(X, b)
+        D = tau_deadlines(X, b, sol.boundaries)
         order = tuple(np.lexsort((idx, D)).tolist())
         if order not in schedules:
             schedules[order] = slotted_greedy(instance, "order", order=list(order), slot=slot)
@@ -222,7 +245,9 @@ def lp_deadline_pieces(instance: Instance, *, slot: float = 1.0, lp: str = "a",
     return DeadlinePieces(lp=lp, lp_value=sol.lp_value, bound=sol.result, X=X, ends=ends,
                           costs=costs, orders=orders, schedules=schedules,
                           expectation=expectation, best=best,
-                          factor=guarantee_factor(instance, slot))
+                          factor=guarantee_factor(instance, slot,
+                                                  grid_stretch(sol.boundaries)),
+                          boundaries=sol.boundaries)
 
 
 @register("slotted", "lp-deadline-greedy",
@@ -242,8 +267,8 @@ def lp_deadline_pieces(instance: Instance, *, slot: float = 1.0, lp: str = "a",
                 "order_preserving", "randomized", "slow"))
 def lp_deadline_greedy(instance: Instance, *, slot: float = 1.0, lp: str = "a",
                        tau: float | None = None, seed: int | None = None,
-                       slots: int | None = None, time_limit: float | None = None
-                       ) -> SlottedSchedule:
+                       slots: int | None = None, epsilon: float | None = None,
+                       time_limit: float | None = None) -> SlottedSchedule:
     """The greedy in the order of LP tau-points (module docstring).
 
     Parameters
@@ -262,6 +287,9 @@ def lp_deadline_greedy(instance: Instance, *, slot: float = 1.0, lp: str = "a",
         ``seed``: the best piece over all breakpoints (deterministic).
     slots : int, optional
         The LP's horizon (default: one that contains some optimal integral schedule).
+    epsilon : float, optional
+        The LP over geometric intervals ``(1 + epsilon)^l`` (fewer columns; the guarantee's
+        ``2L`` part is multiplied by at most ``1 + epsilon``).
     time_limit : float, optional
         Seconds for the LP.
 
@@ -288,7 +316,7 @@ def lp_deadline_greedy(instance: Instance, *, slot: float = 1.0, lp: str = "a",
         tau = float(np.sqrt(1.0 - u))          # in (0, 1]: 1 - u is in (0, 1]
     if tau is not None and not (isinstance(tau, (int, float)) and 0.0 < float(tau) <= 1.0):
         raise InvalidParameterError(f"tau must be in (0, 1], got {tau!r}")
-    pieces = lp_deadline_pieces(instance, slot=slot, lp=lp, slots=slots,
+    pieces = lp_deadline_pieces(instance, slot=slot, lp=lp, slots=slots, epsilon=epsilon,
                                 time_limit=time_limit)
     if tau is None:
         i = pieces.best
@@ -296,7 +324,7 @@ def lp_deadline_greedy(instance: Instance, *, slot: float = 1.0, lp: str = "a",
         order = pieces.orders[i]
     else:
         tau_used = float(tau)
-        D = tau_deadlines(pieces.X, tau_used)
+        D = tau_deadlines(pieces.X, tau_used, pieces.boundaries)
         order = tuple(np.lexsort((np.arange(instance.num_coflows), D)).tolist())
     sched = pieces.schedules.get(order)
     if sched is None:
@@ -306,9 +334,10 @@ def lp_deadline_greedy(instance: Instance, *, slot: float = 1.0, lp: str = "a",
                  "mode": "best piece" if tau is None else ("seed" if seed is not None
                                                           else "tau"),
                  "seed": seed, "order": list(order),
-                 "deadlines": tau_deadlines(pieces.X, tau_used).tolist(),
+                 "deadlines": tau_deadlines(pieces.X, tau_used, pieces.boundaries).tolist(),
+                 "epsilon": epsilon,
                  "lp_value": str(pieces.lp_value), "lp_bound": str(pieces.bound.value),
                  "expectation": str(pieces.expectation), "pieces": len(pieces.ends),
                  "best_piece_cost": str(pieces.costs[pieces.best]),
-                 "guarantee_factor": pieces.factor, "slot": float(slot)})
+                 "guarantee_factor": str(pieces.factor), "slot": float(slot)})
     return SlottedSchedule(sched.slot, sched.slot_index, sched.flow, sched.units, meta)

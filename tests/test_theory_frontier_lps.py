@@ -16,8 +16,9 @@ from coflowopt import Coflow, Instance
 from coflowopt.bounds.integral_time_indexed import (integral_lp_solution, lp_a_bound,
                                                     lp_b_bound)
 from coflowopt.formulations.certificates import check_certificate, LPCertificate
-from coflowopt.lp_deadline import (guarantee_factor, lp_deadline_greedy, lp_deadline_pieces,
-                                   ordered_load_bound, tau_deadlines)
+from coflowopt.formulations.time_indexed_integral import geometric_boundaries
+from coflowopt.lp_deadline import (grid_stretch, guarantee_factor, lp_deadline_greedy,
+                                   lp_deadline_pieces, ordered_load_bound, tau_deadlines)
 from coflowopt.registry import get_algorithm
 from coflowopt.slotted import verify_slotted
 from coflowopt.slotted_greedy import first_slots, slotted_greedy
@@ -244,10 +245,11 @@ def test_tau_and_seed_modes():
 
 
 # ------------------------------------------------------------------------ properties
-def check_pieces(inst, lp="a", opt=None):
+def check_pieces(inst, lp="a", opt=None, epsilon=None):
     """Every executable step of proofs/lp-deadline-greedy.md on one instance."""
-    P = lp_deadline_pieces(inst, lp=lp)
+    P = lp_deadline_pieces(inst, lp=lp, epsilon=epsilon)
     X = P.X
+    bnd = P.boundaries
     K, T = X.shape
     first = first_slots(inst)
     w = [Fraction(float(v)) for v in inst.weight.tolist()]
@@ -255,7 +257,7 @@ def check_pieces(inst, lp="a", opt=None):
     a = 0.0
     mean = [Fraction(0)] * K
     for b, order in zip(P.ends.tolist(), P.orders):
-        D = tau_deadlines(X, b)
+        D = tau_deadlines(X, b, bnd)
         assert tuple(np.lexsort((np.arange(K), D)).tolist()) == order
         for k in range(K):
             mean[k] += (Fraction(b) - Fraction(a)) * int(D[k])
@@ -280,14 +282,20 @@ def check_pieces(inst, lp="a", opt=None):
         assert all(C[k] <= first[k] + 1 + L * D[k] / b * (1 + 1e-7) for k in range(K))
         assert rep.weighted_completion_time == P.costs[P.orders.index(order)]
         a = b
-    cbar = [T - sum(Fraction(v) for v in X[k, :-1].tolist()) for k in range(K)]
-    assert mean == cbar
-    assert P.lp_value == sum(wk * c for wk, c in zip(w, cbar))
+    # int D = sum_l b_l x_kl; on unit slots = T - sum_{t<T} X_kt = Cbar_k, the LP's term
+    means = [sum(int(bnd[l + 1]) * (Fraction(X[k, l]) - (Fraction(X[k, l - 1]) if l else 0))
+                 for l in range(T)) for k in range(K)]
+    assert mean == means
+    if epsilon is None:
+        cbar = [T - sum(Fraction(v) for v in X[k, :-1].tolist()) for k in range(K)]
+        assert means == cbar and P.lp_value == sum(wk * c for wk, c in zip(w, cbar))
+    else:
+        assert P.lp_value * grid_stretch(bnd) >= sum(wk * m for wk, m in zip(w, means))
     # best piece <= expectation <= rho LP; LP bound <= OPT <= best piece
     best = min(P.costs)
     assert best <= P.expectation
     assert P.expectation <= P.factor * P.lp_value * (1 + TOL)
-    assert P.factor == guarantee_factor(inst)
+    assert P.factor == guarantee_factor(inst, stretch=grid_stretch(bnd))
     if opt is not None:
         assert P.bound.value <= opt <= best
     return P
@@ -363,3 +371,34 @@ def test_property_on_topologies():
         L = int(np.diff(inst.flow_resource_ptr).max())
         assert P.factor in (2 * L, 2 * L + 1)
         assert checked_schedule(inst, lp_deadline_greedy(inst, lp="b")).ok
+
+
+# ------------------------------------------------------------------- geometric intervals
+@pytest.mark.parametrize("eps", [0.1, 0.5, 1.0, 3.0])
+def test_geometric_boundaries(eps):
+    for T in (1, 2, 7, 40, 333):
+        b = geometric_boundaries(T, eps)
+        assert b[0] == 0 and b[-1] == T and np.all(np.diff(b) >= 1)
+        assert all(Fraction(int(b[i])) <= (1 + Fraction(eps)) * (int(b[i - 1]) + 1)
+                   for i in range(1, b.size))
+        assert grid_stretch(b) <= 1 + Fraction(eps)
+    assert grid_stretch(np.arange(9)) == 1
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(inst=integral_instances(), eps=st.sampled_from([0.25, 0.5, 1.0]))
+def test_property_geometric_intervals(inst, eps):
+    """On intervals (1 + eps)^l: LP <= the unit-slot LP (a relaxation of it) <= OPT, a
+    certificate that re-checks, and E <= rho(eps) LP with rho = 2L stretch (+ 1)."""
+    opt = integral_optimum(inst, time_limit=20)
+    for f in (lp_a_bound, lp_b_bound):
+        g, u = f(inst, epsilon=eps), f(inst)
+        assert g.value <= u.value * (1 + TOL) + TOL
+        assert check_certificate(inst, g.certificate).value == g.value
+        assert g.params["intervals"] <= u.params["intervals"]
+    P = check_pieces(inst, "a", opt, epsilon=eps)
+    assert P.factor <= guarantee_factor(inst) + 4 * Fraction(eps)
+    s = lp_deadline_greedy(inst, epsilon=eps, lp="b")
+    v = checked_schedule(inst, s).weighted_completion_time
+    if opt is not None:
+        assert opt <= v

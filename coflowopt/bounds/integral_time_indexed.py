@@ -1,4 +1,5 @@
-"""Certified lower bounds on the *integral* optimum from LP-A and LP-B (unit slots).
+"""Certified lower bounds on the *integral* optimum from LP-A and LP-B (unit slots, or
+geometric intervals with ``epsilon``).
 
 ``lp-a`` and ``lp-b`` (:mod:`coflowopt.formulations.time_indexed_integral`,
 ``formulations/lp_a_lp_b.md``) bound the optimum of the integral matching model only (not the
@@ -26,7 +27,8 @@ from ..exceptions import InvalidParameterError, NotSupportedError
 from ..instance import Instance
 from ..results import Result
 from ..formulations.time_indexed_integral import (LP_NAMES, build_lp_a, build_lp_b,
-                                                  integral_loads, weight_units)
+                                                  geometric_boundaries, integral_loads,
+                                                  weight_units)
 from .common import check_objective, check_time_limit, weighted_release_sum
 
 __all__ = ["lp_a_bound", "lp_b_bound", "integral_lp_solution", "IntegralLPSolution",
@@ -67,15 +69,19 @@ class IntegralLPSolution:
     ----------
     result : Result
         The certified bound (kind ``lower_bound``) or an uncertified result.
-    X : ndarray, shape (K, T) or None
-        The primal CDFs ``X[k,t]`` (fraction of ``k`` complete by the end of slot ``t``,
-        ``t = 1..T`` in column ``t - 1``), cleaned: clipped to [0, 1], made non-decreasing,
-        ``X[k,T] = 1`` exactly (:func:`clean_cdfs`).
+    X : ndarray, shape (K, L) or None
+        The primal CDFs ``X[k,l]`` (fraction of ``k`` complete by the end of slot ``b_l``,
+        ``l = 1..L`` in column ``l - 1``; ``b_l = l`` on unit slots), cleaned: clipped to
+        [0, 1], made non-decreasing, ``X[k,L] = 1`` exactly (:func:`clean_cdfs`).
     lp_value : Fraction or None
-        ``sum_k w_k s sum_t t (X[k,t] - X[k,t-1])`` of the cleaned CDFs, exactly (the
-        primal value the rounding guarantees of :mod:`coflowopt.lp_deadline` refer to).
+        The LP objective of the cleaned CDFs, exactly (:func:`cdf_value`: the primal value the
+        rounding guarantees of :mod:`coflowopt.lp_deadline` refer to).
     slots : int
     slot : float
+    boundaries : ndarray of int64
+        ``b_0 = 0 < ... < b_L = T`` (``0..T`` on unit slots).
+    ready : ndarray of int64
+        ``e_k`` (the cut-off; ``a_k + 1`` with ``cutoff=False``).
     """
 
     result: Result
@@ -83,6 +89,8 @@ class IntegralLPSolution:
     lp_value: Fraction | None
     slots: int
     slot: float
+    boundaries: np.ndarray | None = None
+    ready: np.ndarray | None = None
 
 
 def clean_cdfs(X: np.ndarray) -> np.ndarray:
@@ -95,24 +103,34 @@ def clean_cdfs(X: np.ndarray) -> np.ndarray:
     return X
 
 
-def cdf_value(instance: Instance, X: np.ndarray, slot: float) -> Fraction:
-    """``sum_k w_k s sum_t t (X[k,t] - X[k,t-1])`` exactly."""
-    K, T = X.shape
+def cdf_value(instance: Instance, X: np.ndarray, slot: float, boundaries=None,
+              ready=None) -> Fraction:
+    """The LP objective of CDFs ``X``, exactly: ``sum_k w_k s sum_l c_kl (X[k,l] -
+    X[k,l-1])`` with ``c_kl = max(b_{l-1} + 1, e_k)`` (``= sum_t t x[k,t]`` on unit slots
+    where ``X`` is free)."""
+    K, L = X.shape
+    b = np.arange(L + 1) if boundaries is None else np.asarray(boundaries)
+    e = np.ones(K, dtype=np.int64) if ready is None else np.asarray(ready)
     s = Fraction(float(slot))
     tot = Fraction(0)
     for k in range(K):
         w = Fraction(float(instance.weight[k]))
         if w == 0:
             continue
-        # sum_t t x_t = T - sum_{t<T} X_t (X_T = 1)
-        tot += w * (T - sum((Fraction(v) for v in X[k, :-1].tolist()), Fraction(0)))
+        cost = np.maximum(b[:-1] + 1, int(e[k])).tolist()
+        prev = Fraction(0)
+        for c, v in zip(cost, X[k].tolist()):
+            fv = Fraction(v)
+            tot += w * c * (fv - prev)
+            prev = fv
     return tot * s
 
 
 def integral_lp_solution(instance: Instance, which: str = "a", *, slot: float = 1.0,
                          slots: int | None = None, objective: str = "weighted_completion_time",
                          cutoff: bool = True, release_rows: bool = True,
-                         load_rows: bool = False, backend: str = "highs",
+                         load_rows: bool = False, epsilon: float | None = None,
+                         backend: str = "highs",
                          algorithm: str | None = "simplex", crossover: bool | str = "auto",
                          time_limit: float | None = None, export: str | None = None,
                          max_nonzeros: int = MAX_NONZEROS) -> IntegralLPSolution:
@@ -129,6 +147,10 @@ def integral_lp_solution(instance: Instance, which: str = "a", *, slot: float = 
         Horizon ``T`` in slots (default :func:`default_slots`, which contains some optimal
         integral schedule; a shorter one may not give a valid bound).
     objective : {"weighted_completion_time", "weighted_cct"}
+    epsilon : float, optional
+        Geometric intervals ``(1 + epsilon)^l`` instead of unit slots
+        (:func:`~coflowopt.formulations.time_indexed_integral.geometric_boundaries`): a weaker
+        bound on a polynomial number of intervals.
     cutoff, release_rows, load_rows :
         The builders' options (:func:`~coflowopt.formulations.time_indexed_integral.build_lp_a`,
         :func:`~coflowopt.formulations.time_indexed_integral.build_lp_b`).
@@ -157,6 +179,8 @@ def integral_lp_solution(instance: Instance, which: str = "a", *, slot: float = 
             est += G * T * (4 + int(np.ceil(instance.path_length.mean())) * 2)
         return est
     t_lo = int(loads.ready.max()) if K else 1
+    if epsilon is not None:
+        t_lo = int(geometric_boundaries(t_lo, epsilon).size - 1)
     if estimate(t_lo) > max_nonzeros:       # before the default horizon's greedy run
         raise NotSupportedError(f"LP-{which.upper()} too large: at least {estimate(t_lo)} "
                                 f"non-zeros ({K} coflows, {G} flow groups, >= {t_lo} slots) "
@@ -169,24 +193,30 @@ def integral_lp_solution(instance: Instance, which: str = "a", *, slot: float = 
         raise InvalidParameterError(f"slots must be a whole number of slots >= 1, got "
                                     f"{slots!r}")
     T = int(slots)
-    est = estimate(T)
+    boundaries = None if epsilon is None else geometric_boundaries(T, epsilon)
+    est = estimate(T if boundaries is None else boundaries.size - 1)
     if est > max_nonzeros:
         raise NotSupportedError(f"LP-{which.upper()} too large: about {est} non-zeros ({K} "
                                 f"coflows, {G} flow groups, {T} slots) > max_nonzeros="
                                 f"{max_nonzeros}")
     inst_u, unit = weight_units(instance)
     if which == "a":
-        lp = build_lp_a(inst_u, T, slot=slot, release_rows=release_rows, cutoff=cutoff)
+        lp = build_lp_a(inst_u, T, slot=slot, release_rows=release_rows, cutoff=cutoff,
+                        boundaries=boundaries)
         cert_params = {"slots": T, "slot": float(slot), "release_rows": release_rows,
                        "cutoff": cutoff, "unit": unit}
     else:
         lp = build_lp_b(inst_u, T, slot=slot, cutoff=cutoff, load_rows=load_rows,
-                        release_rows=release_rows)
+                        release_rows=release_rows, boundaries=boundaries)
         cert_params = {"slots": T, "slot": float(slot), "cutoff": cutoff,
                        "load_rows": load_rows, "release_rows": release_rows, "unit": unit}
+    if boundaries is not None:
+        cert_params["boundaries"] = boundaries.tolist()
     timings = {"build": time.perf_counter() - t0}
     name = "lp-" + which
-    params = {"objective": objective, "slot": float(slot), "slots": T, "cutoff": cutoff,
+    params = {"objective": objective, "slot": float(slot), "slots": T, "epsilon": epsilon,
+              "intervals": T if boundaries is None else int(boundaries.size - 1),
+              "cutoff": cutoff,
               "release_rows": release_rows, "backend": backend, "algorithm": algorithm,
               "time_limit": time_limit}
     if which == "b":
@@ -210,11 +240,14 @@ def integral_lp_solution(instance: Instance, which: str = "a", *, slot: float = 
                        f"{float(slot):g}, {T} slots; LP-{which.upper()}, dual checked in exact "
                        "arithmetic), not on the fluid optimum")
     X = lp_value = None
+    b = np.arange(T + 1, dtype=np.int64) if boundaries is None else boundaries
+    ready = loads.ready if cutoff else loads.first + 1
     if x is not None and res.kind == "lower_bound":
         X = clean_cdfs(lp.col_block("X", x))
-        lp_value = cdf_value(instance, X, slot)
+        lp_value = cdf_value(instance, X, slot, b, ready)
         res.extra["primal_value"] = float(lp_value)
-    return IntegralLPSolution(result=res, X=X, lp_value=lp_value, slots=T, slot=float(slot))
+    return IntegralLPSolution(result=res, X=X, lp_value=lp_value, slots=T, slot=float(slot),
+                              boundaries=b, ready=ready)
 
 
 def _solve_and_certify(instance, lp, *, name, formulation, cert_params, objective, params,
@@ -260,7 +293,8 @@ def _solve_and_certify(instance, lp, *, name, formulation, cert_params, objectiv
 
 def lp_a_bound(instance: Instance, *, slot: float = 1.0, slots: int | None = None,
                objective: str = "weighted_completion_time", cutoff: bool = True,
-               release_rows: bool = True, backend: str = "highs",
+               release_rows: bool = True, epsilon: float | None = None,
+               backend: str = "highs",
                algorithm: str | None = "simplex", crossover: bool | str = "auto",
                time_limit: float | None = None, export: str | None = None,
                max_nonzeros: int = MAX_NONZEROS) -> Result:
@@ -278,7 +312,8 @@ def lp_a_bound(instance: Instance, *, slot: float = 1.0, slots: int | None = Non
     ('lower_bound', Fraction(3, 1), 'integral optimum (NOT the fluid optimum)')
     """
     return integral_lp_solution(instance, "a", slot=slot, slots=slots, objective=objective,
-                                cutoff=cutoff, release_rows=release_rows, backend=backend,
+                                cutoff=cutoff, release_rows=release_rows, epsilon=epsilon,
+                                backend=backend,
                                 algorithm=algorithm, crossover=crossover,
                                 time_limit=time_limit, export=export,
                                 max_nonzeros=max_nonzeros).result
@@ -286,7 +321,8 @@ def lp_a_bound(instance: Instance, *, slot: float = 1.0, slots: int | None = Non
 
 def lp_b_bound(instance: Instance, *, slot: float = 1.0, slots: int | None = None,
                objective: str = "weighted_completion_time", cutoff: bool = True,
-               load_rows: bool = False, backend: str = "highs",
+               load_rows: bool = False, epsilon: float | None = None,
+               backend: str = "highs",
                algorithm: str | None = "simplex", crossover: bool | str = "auto",
                time_limit: float | None = None, export: str | None = None,
                max_nonzeros: int = MAX_NONZEROS) -> Result:
@@ -301,7 +337,8 @@ def lp_b_bound(instance: Instance, *, slot: float = 1.0, slots: int | None = Non
     Fraction(3, 1)
     """
     return integral_lp_solution(instance, "b", slot=slot, slots=slots, objective=objective,
-                                cutoff=cutoff, load_rows=load_rows, backend=backend,
+                                cutoff=cutoff, load_rows=load_rows, epsilon=epsilon,
+                                backend=backend,
                                 algorithm=algorithm, crossover=crossover,
                                 time_limit=time_limit, export=export,
                                 max_nonzeros=max_nonzeros).result

@@ -33,6 +33,12 @@ The load rows of LP-A are implied by LP-B's rows (sum the coverage rows of the c
 at or after ``rho`` at ``q``; ``formulations/lp_a_lp_b.md``), so LP-B leaves them out by default
 (``load_rows=True`` adds them).
 
+Geometric intervals: with ``boundaries`` (:func:`geometric_boundaries`, ``(1+eps)^l``) the
+CDFs live at the interval ends ``b_l`` only, the load rows are written at the ends, LP-B's
+capacity row of interval ``l`` is ``c_q (b_l - b_{l-1})``, and a completion in ``(b_{l-1}, b_l]``
+costs ``max(b_{l-1} + 1, e_k)``: a relaxation of the unit-slot LP on a logarithmic number of
+columns.
+
 The horizon ``T`` must contain *some* optimal integral schedule
 (:func:`coflowopt.exact.integral_mip.integral_horizon`, proved there); the registered bounds
 take it from there by default.
@@ -63,7 +69,7 @@ from .certificates import in_units, register_rebuilder, unit_scaling
 from .linear_program import LinearProgram, MatrixAssembler
 
 __all__ = ["IntegralLoads", "integral_loads", "build_lp_a", "build_lp_b", "weight_units",
-           "LP_NAMES"]
+           "geometric_boundaries", "LP_NAMES"]
 
 #: formulation names (certificates) of the two LPs
 LP_NAMES = {"a": "integral-lp-a", "b": "integral-lp-b"}
@@ -140,23 +146,62 @@ def weight_units(instance: Instance) -> tuple[Instance, dict]:
         return instance, {k: 0 for k in unit}
 
 
-def _objective(asm_cols: int, K: int, T: int, oX: int, instance: Instance, slot: float,
+def geometric_boundaries(slots: int, epsilon: float) -> np.ndarray:
+    """Interval ends ``0 = b_0 < b_1 < ... < b_L = T`` (slot counts) growing geometrically:
+    ``b_l = min(T, max(b_{l-1} + 1, floor((1 + epsilon) (b_{l-1} + 1))))`` (exact rationals),
+    so ``b_l <= (1 + epsilon) (b_{l-1} + 1)``: an interval's end is at most ``1 + epsilon``
+    times the earliest completion inside it.
+
+    Examples
+    --------
+    >>> geometric_boundaries(20, 0.5).tolist()
+    [0, 1, 3, 6, 10, 16, 20]
+    """
+    eps = Fraction(float(epsilon))
+    if not eps > 0:
+        raise InvalidParameterError(f"epsilon must be > 0, got {epsilon!r}")
+    T = int(slots)
+    b = [0]
+    while b[-1] < T:
+        nxt = max(b[-1] + 1, int((1 + eps) * (b[-1] + 1)))
+        b.append(min(nxt, T))
+    return np.asarray(b, dtype=np.int64)
+
+
+def _grid(slots: int, boundaries) -> np.ndarray:
+    """``b_0 = 0 < ... < b_L = T``: unit slots by default."""
+    if boundaries is None:
+        return np.arange(int(slots) + 1, dtype=np.int64)
+    b = np.asarray(boundaries, dtype=np.int64)
+    if b.ndim != 1 or b.size < 2 or b[0] != 0 or np.any(np.diff(b) <= 0) or \
+            b[-1] != int(slots):
+        raise InvalidParameterError(f"boundaries must rise strictly from 0 to slots={slots}")
+    return b
+
+
+def _objective(n: int, K: int, b: np.ndarray, oX: int, instance: Instance, slot: float,
                ready: np.ndarray):
-    """``c``, its exact values (or None) and the offset of ``sum_k w_k s (T - sum_{t<T}
-    X[k,t])``."""
+    """``c``, its exact values (or None) and the offset of ``sum_k w_k s sum_l c_kl (X[k,l] -
+    X[k,l-1])`` with ``c_kl = max(b_{l-1} + 1, e_k)`` the earliest completion in interval
+    ``l``: ``= sum_k w_k s (c_kL - sum_{l<L} (c_k,l+1 - c_kl) X[k,l])`` (``X[k,L] = 1``).  On
+    unit slots ``c_kl = l`` wherever ``X`` is free."""
+    L = b.size - 1
     w = [Fraction(float(v)) for v in instance.weight.tolist()]
     s = Fraction(float(slot))
-    c = np.zeros(asm_cols)
-    cex = np.full(asm_cols, None, dtype=object)
+    c = np.zeros(n)
+    cex = np.full(n, None, dtype=object)
     inexact = False
+    offset = Fraction(0)
     for k in range(K):
-        v = -w[k] * s
-        idx = oX + k * T + np.arange(int(ready[k]) - 1, T - 1)   # free X[k,t], t < T
-        c[idx] = float(v)
-        if Fraction(float(v)) != v:
-            inexact = True
-        cex[idx] = v
-    offset = sum(w, Fraction(0)) * s * T
+        lo_cost = np.maximum(b[:-1] + 1, int(ready[k]))          # c_kl, l = 1..L
+        offset += w[k] * s * int(lo_cost[-1])
+        step = np.diff(lo_cost)                                    # c_k,l+1 - c_kl, l < L
+        for l in np.flatnonzero(step).tolist():
+            v = -w[k] * s * int(step[l])
+            c[oX + k * L + l] = float(v)
+            if Fraction(float(v)) != v:
+                inexact = True
+            cex[oX + k * L + l] = v
     return c, (cex if inexact else None), offset
 
 
@@ -169,33 +214,40 @@ def _check_T(loads: IntegralLoads, T: int) -> int:
     return T
 
 
-def _cdf_columns(loads: IntegralLoads, K: int, T: int, oX: int, col_lo, col_hi) -> None:
-    """Bounds of ``X[k,t]`` (column ``oX + k T + t - 1``): 0 before ``e_k``, 1 at ``T``."""
-    t = np.arange(1, T + 1)
-    free = t[None, :] >= loads.ready[:, None]
-    col_hi[oX:oX + K * T] = np.where(free, 1.0, 0.0).ravel()
-    col_lo[oX + np.arange(K) * T + (T - 1)] = 1.0
+def _free_from(loads: IntegralLoads, b: np.ndarray) -> np.ndarray:
+    """Per coflow, the first interval index ``l`` (1-based) with ``b_l >= e_k``."""
+    return np.searchsorted(b, loads.ready, side="left").astype(np.int64)
 
 
-def _monotone_rows(asm: MatrixAssembler, r0: int, loads: IntegralLoads, K: int, T: int,
-                   oX: int, lo: list, hi: list) -> int:
-    """``X[k,t] - X[k,t+1] <= 0`` for ``e_k <= t < T``."""
-    ks = np.repeat(np.arange(K), np.maximum(T - loads.ready, 0))
-    ts = np.concatenate([np.arange(int(e), T) for e in loads.ready]) if K else \
+def _cdf_columns(loads: IntegralLoads, K: int, b: np.ndarray, oX: int, col_lo, col_hi) -> None:
+    """Bounds of ``X[k,l]`` (column ``oX + k L + l - 1``): 0 while ``b_l < e_k``, 1 at ``L``."""
+    L = b.size - 1
+    free = b[None, 1:] >= loads.ready[:, None]
+    col_hi[oX:oX + K * L] = np.where(free, 1.0, 0.0).ravel()
+    col_lo[oX + np.arange(K) * L + (L - 1)] = 1.0
+
+
+def _monotone_rows(asm: MatrixAssembler, r0: int, loads: IntegralLoads, K: int,
+                   b: np.ndarray, oX: int, lo: list, hi: list) -> int:
+    """``X[k,l] - X[k,l+1] <= 0`` for ``l_k <= l < L`` (``l_k`` the first free interval)."""
+    L = b.size - 1
+    f = _free_from(loads, b)
+    ks = np.repeat(np.arange(K), np.maximum(L - f, 0))
+    ls = np.concatenate([np.arange(int(e), L) for e in f]).astype(np.int64) if K else \
         np.zeros(0, np.int64)
-    ts = ts.astype(np.int64)
     n = ks.size
     rows = r0 + np.arange(n)
-    asm.add(rows, oX + ks * T + ts - 1, 1.0)
-    asm.add(rows, oX + ks * T + ts, -1.0)
+    asm.add(rows, oX + ks * L + ls - 1, 1.0)
+    asm.add(rows, oX + ks * L + ls, -1.0)
     lo.append(np.full(n, -np.inf))
     hi.append(np.zeros(n))
     return n
 
 
-def _load_rows(asm: MatrixAssembler, r0: int, loads: IntegralLoads, T: int, oX: int,
+def _load_rows(asm: MatrixAssembler, r0: int, loads: IntegralLoads, b: np.ndarray, oX: int,
                lo: list, hi: list, release_rows: bool) -> tuple[int, int]:
-    """The load rows of LP-A; returns (rows, number of thresholds rho)."""
+    """The load rows of LP-A at the interval ends; returns (rows, number of thresholds)."""
+    L = b.size - 1
     rhos = np.unique(np.r_[0, loads.first]) if release_rows else np.zeros(1, np.int64)
     n = 0
     for rho in rhos.tolist():
@@ -206,26 +258,31 @@ def _load_rows(asm: MatrixAssembler, r0: int, loads: IntegralLoads, T: int, oX: 
             kk, dd = ek[m], ed[m]
             c = int(loads.cap[q])
             total = int(dd.sum())
-            # rows with c (t - rho) >= total cannot bind (X <= 1): t - rho <= ceil(total/c) - 1
-            tmax = min(T, rho + (-(-total // c)) - 1)
-            ts = np.arange(rho + 1, tmax + 1, dtype=np.int64)
-            if ts.size == 0:
+            # rows with c (b_l - rho) >= total cannot bind (X <= 1)
+            ls = np.flatnonzero((b > rho) & (c * (b - rho) < total)).astype(np.int64)
+            if ls.size == 0:
                 continue
-            rows = r0 + n + np.arange(ts.size)
-            # entries only where X[k,t] is free (t >= e_k; it is 0 before)
-            tt, kj = np.meshgrid(ts, np.arange(kk.size), indexing="ij")
-            rr = np.broadcast_to(rows[:, None], tt.shape)
-            ok = tt >= loads.ready[kk][kj]
-            asm.add(rr[ok], oX + kk[kj[ok]] * T + tt[ok] - 1, dd[kj[ok]].astype(float))
-            lo.append(np.full(ts.size, -np.inf))
-            hi.append((c * (ts - rho)).astype(float))
-            n += ts.size
+            rows = r0 + n + np.arange(ls.size)
+            # entries only where X[k,l] is free (b_l >= e_k; it is 0 before)
+            ll, kj = np.meshgrid(ls, np.arange(kk.size), indexing="ij")
+            rr = np.broadcast_to(rows[:, None], ll.shape)
+            ok = b[ll] >= loads.ready[kk][kj]
+            asm.add(rr[ok], oX + kk[kj[ok]] * L + ll[ok] - 1, dd[kj[ok]].astype(float))
+            lo.append(np.full(ls.size, -np.inf))
+            hi.append((c * (b[ls] - rho)).astype(float))
+            n += ls.size
     return n, int(rhos.size)
 
 
+def _meta_grid(b: np.ndarray, boundaries) -> dict:
+    return {"slots": int(b[-1]), "intervals": int(b.size - 1),
+            "boundaries": None if boundaries is None else b.tolist()}
+
+
 def build_lp_a(instance: Instance, slots: int, *, slot: float = 1.0, release_rows: bool = True,
-               cutoff: bool = True) -> LinearProgram:
-    """LP-A over ``slots`` unit slots (module docstring; ``formulations/lp_a_lp_b.md``).
+               cutoff: bool = True, boundaries=None) -> LinearProgram:
+    """LP-A over ``slots`` unit slots, or over the intervals ``boundaries`` (module
+    docstring; ``formulations/lp_a_lp_b.md``).
 
     Parameters
     ----------
@@ -241,11 +298,16 @@ def build_lp_a(instance: Instance, slots: int, *, slot: float = 1.0, release_row
     cutoff : bool
         ``X[k,t] = 0`` for ``t < e_k`` (else only for ``t <= a_k``): without it the LP has
         gap ``2 Delta / (Delta + 1)`` on one coflow ``K_{Delta,Delta}`` (digest 2.10).
+    boundaries : array_like of int, optional
+        Interval ends ``0 = b_0 < ... < b_L = slots`` (:func:`geometric_boundaries`); the
+        CDFs live at the ends and a completion in ``(b_{l-1}, b_l]`` costs ``b_{l-1} + 1``
+        (at least ``e_k``).  Default: unit slots.
 
     Returns
     -------
     LinearProgram
-        Column block ``X`` (K x T); ``meta`` records the builder's parameters.
+        Column block ``X`` (K x L, ``L = T`` on unit slots); ``meta`` records the builder's
+        parameters.
 
     Examples
     --------
@@ -264,38 +326,43 @@ def build_lp_a(instance: Instance, slots: int, *, slot: float = 1.0, release_row
     if not cutoff:
         loads.ready = loads.first + 1
     T = _check_T(loads, slots)
+    b = _grid(T, boundaries)
+    L = b.size - 1
     K = instance.num_coflows
-    oX, n = 0, K * T
+    oX, n = 0, K * L
     col_lo, col_hi = np.zeros(n), np.zeros(n)
-    _cdf_columns(loads, K, T, oX, col_lo, col_hi)
+    _cdf_columns(loads, K, b, oX, col_lo, col_hi)
     asm = MatrixAssembler()
     lo: list = []
     hi: list = []
-    r = _monotone_rows(asm, 0, loads, K, T, oX, lo, hi)
-    nl, nrho = _load_rows(asm, r, loads, T, oX, lo, hi, release_rows)
+    r = _monotone_rows(asm, 0, loads, K, b, oX, lo, hi)
+    nl, nrho = _load_rows(asm, r, loads, b, oX, lo, hi, release_rows)
     r += nl
     A, _ = asm.csr(r, n)
-    c, cex, offset = _objective(n, K, T, oX, instance, slot, loads.ready)
+    c, cex, offset = _objective(n, K, b, oX, instance, slot, loads.ready)
     exact = {"offset": offset}
     if cex is not None:
         exact["c"] = cex
     return LinearProgram(
         name=LP_NAMES["a"], c=c, A=A, row_lo=np.concatenate(lo) if lo else np.zeros(0),
         row_hi=np.concatenate(hi) if hi else np.zeros(0), col_lo=col_lo, col_hi=col_hi,
-        offset=float(offset), exact=exact, col_blocks={"X": (oX, oX + K * T, (K, T))},
-        meta={"slots": T, "slot": float(slot), "release_rows": release_rows, "cutoff": cutoff,
-              "load_rows": nl, "thresholds": nrho})
+        offset=float(offset), exact=exact, col_blocks={"X": (oX, oX + K * L, (K, L))},
+        meta={**_meta_grid(b, boundaries), "slot": float(slot), "release_rows": release_rows,
+              "cutoff": cutoff, "load_rows": nl, "thresholds": nrho})
 
 
 def build_lp_b(instance: Instance, slots: int, *, slot: float = 1.0, cutoff: bool = True,
-               load_rows: bool = False, release_rows: bool = True) -> LinearProgram:
-    """LP-B over ``slots`` unit slots: LP-A's CDFs and cut-off plus a fractional schedule per
-    slot (module docstring; ``formulations/lp_a_lp_b.md``).
+               load_rows: bool = False, release_rows: bool = True,
+               boundaries=None) -> LinearProgram:
+    """LP-B over ``slots`` unit slots (or the intervals ``boundaries``): LP-A's CDFs and
+    cut-off plus a fractional schedule per slot (interval) (module docstring;
+    ``formulations/lp_a_lp_b.md``).
 
     Parameters
     ----------
-    instance, slots, slot, cutoff :
-        As :func:`build_lp_a`.
+    instance, slots, slot, cutoff, boundaries :
+        As :func:`build_lp_a`; over intervals the capacity row of ``(q, l)`` is ``c_q (b_l -
+        b_{l-1})``.
     load_rows : bool
         Add LP-A's load rows too (implied by the others; off by default).
     release_rows : bool
@@ -304,12 +371,11 @@ def build_lp_b(instance: Instance, slots: int, *, slot: float = 1.0, cutoff: boo
     Returns
     -------
     LinearProgram
-        Column blocks ``X`` (K x T) and ``U`` (groups x T).
+        Column blocks ``X`` (K x L) and ``U`` (groups x L).
 
     Examples
     --------
-    The digest's deadline-load counterexample (section 2.5) as one coflow per deadline class
-    is feasible for LP-B; here a 2x2 all-to-all again: LP-B = LP-A = Delta = 2.
+    A 2x2 all-to-all again: LP-B = LP-A = Delta = 2.
 
     >>> from coflowopt import Instance, Coflow
     >>> inst = Instance.from_coflows([Coflow("A", [(i, j, 1) for i in range(2)
@@ -322,35 +388,38 @@ def build_lp_b(instance: Instance, slots: int, *, slot: float = 1.0, cutoff: boo
     if not cutoff:
         loads.ready = loads.first + 1
     T = _check_T(loads, slots)
+    b = _grid(T, boundaries)
+    L = b.size - 1
     data = loads.data
     K, G = instance.num_coflows, data.num_groups
-    oX, oU = 0, K * T
-    n = oU + G * T
+    oX, oU = 0, K * L
+    n = oU + G * L
     col_lo, col_hi = np.zeros(n), np.zeros(n)
-    _cdf_columns(loads, K, T, oX, col_lo, col_hi)
+    _cdf_columns(loads, K, b, oX, col_lo, col_hi)
     gk = data.gk
     gsize = data.gsize.astype(float)
-    t = np.arange(1, T + 1)
-    ufree = t[None, :] > data.first[gk][:, None]          # slot t-1 >= a_k
+    gfirst = data.first[gk]
+    ufree = b[None, 1:] > gfirst[:, None]                 # some slot of (0, b_l] after a_k
     col_hi[oU:n] = np.where(ufree, gsize[:, None], 0.0).ravel()
-    col_lo[oU + np.arange(G) * T + (T - 1)] = gsize
+    col_lo[oU + np.arange(G) * L + (L - 1)] = gsize
+    # first interval whose U is free: b_l > a_k
+    uf = np.searchsorted(b, gfirst, side="right").astype(np.int64)
     asm = MatrixAssembler()
     lo: list = []
     hi: list = []
-    r = _monotone_rows(asm, 0, loads, K, T, oX, lo, hi)
-    # U monotone: U[g,t-1] - U[g,t] <= 0 for a_k + 2 <= t <= T
-    g_first = data.first[gk]
-    gs = np.repeat(np.arange(G), np.maximum(T - g_first - 1, 0))
-    ts = np.concatenate([np.arange(int(a) + 2, T + 1) for a in g_first]).astype(np.int64) \
+    r = _monotone_rows(asm, 0, loads, K, b, oX, lo, hi)
+    # U monotone: U[g,l-1] - U[g,l] <= 0 for uf_g + 1 <= l <= L
+    gs = np.repeat(np.arange(G), np.maximum(L - uf, 0))
+    ls = np.concatenate([np.arange(int(a) + 1, L + 1) for a in uf]).astype(np.int64) \
         if G else np.zeros(0, np.int64)
     rows = r + np.arange(gs.size)
-    asm.add(rows, oU + gs * T + ts - 2, 1.0)
-    asm.add(rows, oU + gs * T + ts - 1, -1.0)
+    asm.add(rows, oU + gs * L + ls - 2, 1.0)
+    asm.add(rows, oU + gs * L + ls - 1, -1.0)
     lo.append(np.full(gs.size, -np.inf))
     hi.append(np.zeros(gs.size))
     r += gs.size
-    # capacity (q, t): sum_{g: q in P_g} U[g,t] - U[g,t-1] <= c_q, for resources whose total
-    # load exceeds c_q (else the row cannot bind)
+    # capacity (q, l): sum_{g: q in P_g} U[g,l] - U[g,l-1] <= c_q (b_l - b_{l-1}), for
+    # resources whose total load exceeds c_q (else no row of q can bind)
     gg, rq = data.groups.resource_entries()
     R = instance.num_resources
     qload = np.zeros(R, dtype=np.int64)
@@ -360,50 +429,52 @@ def build_lp_b(instance: Instance, slots: int, *, slot: float = 1.0, cutoff: boo
     qrow[busy] = np.arange(busy.size)
     m = qrow[rq] >= 0
     eg, eq = gg[m], qrow[rq[m]]
-    # entry U[g,t] (+1) for t >= a_k + 1 and U[g,t-1] (-1) for t - 1 >= a_k + 1
+    lidx = np.arange(1, L + 1)
+    # entry U[g,l] (+1) for l >= uf_g and U[g,l-1] (-1) for l - 1 >= uf_g
     for sign, shift in ((1.0, 0), (-1.0, 1)):
-        tt = t[None, :].repeat(eg.size, axis=0)
-        ok = (tt - shift) >= (data.first[gk[eg]] + 1)[:, None]
-        ge = np.broadcast_to(eg[:, None], tt.shape)[ok]
-        qe = np.broadcast_to(eq[:, None], tt.shape)[ok]
-        te = tt[ok]
-        asm.add(r + qe * T + te - 1, oU + ge * T + te - shift - 1, sign)
-    lo.append(np.full(busy.size * T, -np.inf))
-    hi.append(np.repeat(data.cap[busy].astype(float), T))
-    r += busy.size * T
-    # coverage (g, t): d_g X[k,t] - U[g,t] <= 0 for e_k <= t < T
-    ready_g = loads.ready[gk]
-    gs = np.repeat(np.arange(G), np.maximum(T - ready_g, 0))
-    ts = np.concatenate([np.arange(int(e), T) for e in ready_g]).astype(np.int64) \
+        ll = lidx[None, :].repeat(eg.size, axis=0)
+        ok = (ll - shift) >= uf[eg][:, None]
+        ge = np.broadcast_to(eg[:, None], ll.shape)[ok]
+        qe = np.broadcast_to(eq[:, None], ll.shape)[ok]
+        le = ll[ok]
+        asm.add(r + qe * L + le - 1, oU + ge * L + le - shift - 1, sign)
+    lo.append(np.full(busy.size * L, -np.inf))
+    hi.append((data.cap[busy][:, None] * np.diff(b)[None, :]).astype(float).ravel())
+    r += busy.size * L
+    # coverage (g, l): d_g X[k,l] - U[g,l] <= 0 for l_k <= l < L
+    f = _free_from(loads, b)[gk]
+    gs = np.repeat(np.arange(G), np.maximum(L - f, 0))
+    ls = np.concatenate([np.arange(int(e), L) for e in f]).astype(np.int64) \
         if G else np.zeros(0, np.int64)
     rows = r + np.arange(gs.size)
-    asm.add(rows, oX + gk[gs] * T + ts - 1, gsize[gs])
-    asm.add(rows, oU + gs * T + ts - 1, -1.0)
+    asm.add(rows, oX + gk[gs] * L + ls - 1, gsize[gs])
+    asm.add(rows, oU + gs * L + ls - 1, -1.0)
     lo.append(np.full(gs.size, -np.inf))
     hi.append(np.zeros(gs.size))
     r += gs.size
     nl = 0
     if load_rows:
-        nl, _ = _load_rows(asm, r, loads, T, oX, lo, hi, release_rows)
+        nl, _ = _load_rows(asm, r, loads, b, oX, lo, hi, release_rows)
         r += nl
     A, _ = asm.csr(r, n)
-    c, cex, offset = _objective(n, K, T, oX, instance, slot, loads.ready)
+    c, cex, offset = _objective(n, K, b, oX, instance, slot, loads.ready)
     exact = {"offset": offset}
     if cex is not None:
         exact["c"] = cex
     return LinearProgram(
         name=LP_NAMES["b"], c=c, A=A, row_lo=np.concatenate(lo), row_hi=np.concatenate(hi),
         col_lo=col_lo, col_hi=col_hi, offset=float(offset), exact=exact,
-        col_blocks={"X": (oX, oU, (K, T)), "U": (oU, n, (G, T))},
-        meta={"slots": T, "slot": float(slot), "cutoff": cutoff, "load_rows": nl,
-              "groups": G})
+        col_blocks={"X": (oX, oU, (K, L)), "U": (oU, n, (G, L))},
+        meta={**_meta_grid(b, boundaries), "slot": float(slot), "cutoff": cutoff,
+              "load_rows": nl, "groups": G})
 
 
 @register_rebuilder(LP_NAMES["a"])
 def _rebuild_a(instance: Instance, params: dict, rows) -> LinearProgram:
     return build_lp_a(instance, int(params["slots"]), slot=float(params["slot"]),
                       release_rows=bool(params.get("release_rows", True)),
-                      cutoff=bool(params.get("cutoff", True)))
+                      cutoff=bool(params.get("cutoff", True)),
+                      boundaries=params.get("boundaries"))
 
 
 @register_rebuilder(LP_NAMES["b"])
@@ -411,4 +482,5 @@ def _rebuild_b(instance: Instance, params: dict, rows) -> LinearProgram:
     return build_lp_b(instance, int(params["slots"]), slot=float(params["slot"]),
                       cutoff=bool(params.get("cutoff", True)),
                       load_rows=bool(params.get("load_rows", False)),
-                      release_rows=bool(params.get("release_rows", True)))
+                      release_rows=bool(params.get("release_rows", True)),
+                      boundaries=params.get("boundaries"))
