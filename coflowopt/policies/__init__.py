@@ -13,3 +13,4 @@ __all__ = ["fair", "priority", "wss", "varys", "VarysPolicy", "MaxMinPolicy", "P
 from . import online_varys  # noqa: E402,F401  (varys-online, varys-deadline)
 from . import sincronia_online  # noqa: E402,F401  (sincronia-online)
 from . import aalo  # noqa: E402,F401  (aalo/dclas, clas)
+from . import mlfq  # noqa: E402,F401  (mlfq, creek, baraat, decentralized-las)

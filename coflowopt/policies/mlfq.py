@@ -1,0 +1,802 @@
+"""Multi-level queues over attained bytes: a general non-clairvoyant MLFQ, Creek's
+sub-coflow-aware demotion, Baraat's FIFO with limited multiplexing and decentralised LAS.
+
+All four are :class:`~coflowopt.simulate.RatePolicy` objects run by the generic simulator
+(:func:`coflowopt.simulate.simulate`), on the big switch and on resources (topologies) alike:
+every allocation is *strict priority across classes*, and inside a class either
+
+* ``within="fifo"``: the class's coflows one after another (release time, then index), each
+  taking the max-min fair rates of its own unfinished flows on the capacity left, or
+* ``within="fair"``: per-flow max-min fairness among all the class's unfinished flows on the
+  capacity left (what TCP flows sharing one switch queue approximate).
+
+Max-min fairness is the project's one progressive filling,
+:func:`coflowopt.policies.flow_level.max_min_rates`, over every resource of a flow's path (its
+ingress and egress port on a big switch), given the residual capacities.  Each class therefore
+leaves every one of its flows with a full resource or a full path, so the allocation is
+work-conserving; the policies reallocate at every release, flow completion, coflow completion
+and change of class (a simulator timer), so they are work-conserving at every instant.
+
+What decides the class (each policy reads ``SimState.sent`` and ``SimState.flow_done`` and the
+flow set, never a size or a remaining size, except Baraat's default threshold, a workload
+statistic):
+
+``mlfq``
+    ``K`` levels on the coflow's *attained service* ``S_c`` (bytes sent by all its flows):
+    level ``k`` (0-based) holds ``tau_k <= S_c < tau_{k+1}`` with ``tau_0 = 0`` and
+    ``tau_K = inf``, for any increasing thresholds (default: Aalo's geometric ones, 10 MB
+    times 10 per level, with ``K = 8`` queues as on commodity switches).  A coflow starts in
+    level 0 and is demoted when ``S_c`` crosses its level's upper threshold.  Optional *aging*
+    (``aging=W``): a coflow that has received no rate for ``W`` time units in a row is
+    promoted one level and is demoted again once it has received that level's span of bytes
+    (its attained service is counted from the lower threshold of the new level).
+``creek``
+    The same levels on ``S_c`` (Creek's receivers add up the bytes they received into the
+    coflow's shared record: the seed's "compare the coflow size to a threshold at the
+    receiver and demote it"; all flows of a coflow share its priority), per-flow sharing
+    inside a level by default (TCP flows in one switch queue), plus the sub-coflow
+    rule below, and aging as Creek's starvation mitigation (``aging=W``: the seed's waiting
+    threshold, after which a starving flow's packets are resent at a higher priority and the
+    receiver raises the coflow's priority).
+``baraat``
+    FIFO with limited multiplexing (Baraat, SIGCOMM 2014): coflows in arrival order (release,
+    then index) with strict priority, except that a *heavy* coflow (attained service at least
+    ``heavy_threshold``) is multiplexed with the coflows after it up to and including the next
+    light one: each light coflow forms a class with the heavy ones just before it in FIFO
+    order, and the class shares per flow.  So a heavy head never blocks the next coflow, and
+    at most one light coflow is served beside the heavy ones (the "limited" multiplexing).
+``decentralized-las``
+    Least attained service with only local knowledge (the dissertation's Fig. 6.1d: "each
+    port applies LAS using only the bytes it has seen locally"): the level of a flow is that
+    of the bytes its coflow has sent *from the flow's source* (host or ingress port), on the
+    same thresholds, with per-flow sharing inside a level; nothing is coordinated across
+    sources.
+
+Creek's sub-coflow rule (a reconstruction)
+------------------------------------------
+Seed 001 says only that Creek "also takes into account the coflow condition when assigning the
+coflow to a priority group (e.g., the number of completed flows)", that the receivers of a
+coflow share one record of bytes received, and that mice are recognised "as soon as a
+sub-coflow is completed"; the rule by which the priority evolves is missing from the text
+(digest ``seeds-000-002.md`` Sec. 2.3, where the level on ``S_c`` is itself marked
+[DERIVED], a hypothesis consistent with the seed and with Aalo's D-CLAS).  What is implemented
+here is our reconstruction: once ``d >= 1`` of a coflow's ``n`` sub-coflows (per-receiver
+parts, :attr:`coflowopt.instance.Instance.flow_subcoflow_id`) have completed, the receivers
+know those sub-coflows' exact sizes, and the coflow is placed by the projected size
+``P_c = n * (bytes of the completed sub-coflows) / d`` when that exceeds ``S_c``: the level is
+that of ``max(S_c, P_c)``.  A coflow whose completed sub-coflows were small keeps its level
+(it is recognised as a mouse); one whose first sub-coflow was large is demoted at once
+instead of after sending the bytes.  ``subcoflow_estimate=False`` turns the rule off (then
+``creek`` is ``mlfq`` with per-flow sharing inside a level).
+
+Units: thresholds are absolute amounts of data (the instance's size unit, MB in the traces
+and in ``coflowopt generate creek``) and ``aging`` an absolute time, so scaling an instance
+changes the decisions (as for Aalo).
+
+References
+----------
+Seed 001 (Creek): Sec. IV-B (priority decision, coflow management, starvation mitigation,
+threshold setting); digest ``seeds-000-002.md`` Sec. 2.3 (the reconstructed rule).
+F. R. Dogar, T. Karagiannis, H. Ballani, A. Rowstron, "Decentralized Task-Aware Scheduling
+for Data Center Networks" (Baraat), SIGCOMM 2014, Sec. 3 (FIFO-LM); M. Chowdhury, PhD
+dissertation (2015), Sec. 6.2 and Fig. 6.1 (decentralised LAS, CLAS), Sec. 6.4 (D-CLAS's
+thresholds); R. H. Arpaci-Dusseau and A. C. Arpaci-Dusseau, *Operating Systems: Three Easy
+Pieces*, ch. 8 (MLFQ, priority boost).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..exceptions import InvalidParameterError
+from ..instance import Instance
+from ..registry import register
+from ..schedule import Schedule
+from ..simulate import SimState, schedule_length_bounds, simulate
+from .aalo import queue_thresholds
+from .flow_level import max_min_rates
+
+__all__ = ["mlfq", "creek", "baraat", "decentralized_las", "MlfqPolicy", "CreekPolicy",
+           "BaraatPolicy", "DecentralizedLasPolicy", "WITHIN", "level_thresholds"]
+
+#: Accepted values of ``within`` (module docstring).
+WITHIN = ("fifo", "fair")
+
+#: Events a policy of this module may cause through aging before the simulator gives up
+#: (aging every ``W`` over a long schedule makes ``U * length / W`` events).
+MAX_AGING_EVENTS = 10_000_000
+
+#: A level's threshold is crossed when the attained service is within this relative amount of
+#: it (the attained service at a crossing timer is the threshold up to rounding).
+CROSSING_RTOL = 1e-9
+
+
+def level_thresholds(thresholds=None, num_queues: int = 8, first_threshold: float = 10.0,
+                     multiplier: float = 10.0) -> np.ndarray:
+    """The upper thresholds ``tau_1 < ... < tau_{K-1}`` of the levels (``tau_K`` is infinite).
+
+    Parameters
+    ----------
+    thresholds : sequence of float, optional
+        Any strictly increasing finite numbers > 0 (``K - 1`` of them for ``K`` levels; an
+        empty list is one level).  When given, the other parameters are ignored.
+    num_queues, first_threshold, multiplier
+        Otherwise the geometric thresholds of Aalo's D-CLAS
+        (:func:`coflowopt.policies.aalo.queue_thresholds`): ``first_threshold *
+        multiplier**i``; by default ``K = 8`` (the priority queues of commodity switches).
+
+    Returns
+    -------
+    ndarray of float
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the parameter and the rule.
+
+    Examples
+    --------
+    >>> level_thresholds([1, 5, 20]).tolist(), level_thresholds(num_queues=3).tolist()
+    ([1.0, 5.0, 20.0], [10.0, 100.0])
+    """
+    if thresholds is None:
+        return queue_thresholds(num_queues, first_threshold, multiplier)
+    try:
+        h = np.asarray(thresholds, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"thresholds must be a list of numbers, got "
+                                    f"{thresholds!r}") from None
+    if h.ndim != 1 or not np.all(np.isfinite(h)) or np.any(h <= 0) or \
+            np.any(np.diff(h) <= 0):
+        raise InvalidParameterError(f"thresholds must be strictly increasing finite numbers "
+                                    f"> 0, got {thresholds!r}")
+    return h
+
+
+def _check_choice(name: str, value, allowed) -> None:
+    if value not in allowed:
+        raise InvalidParameterError(f"{name} must be one of {allowed}, got {value!r}")
+
+
+def _check_aging(aging) -> float | None:
+    if aging is None:
+        return None
+    try:
+        w = float(aging)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"aging must be a time > 0 or None, got {aging!r}") from None
+    if isinstance(aging, bool) or not (math.isfinite(w) and w > 0):
+        raise InvalidParameterError(f"aging must be a finite time > 0 or None, got {aging!r}")
+    return w
+
+
+class _ClassPolicy:
+    """Strict priority across classes, FIFO or per-flow max-min inside a class (module
+    docstring).  Subclasses say what the classes are (:meth:`_classes`) and when they change
+    (:meth:`_next_change`)."""
+
+    name = "classes"
+    reschedule_on = frozenset({"release", "coflow_completion", "flow_completion", "timer"})
+
+    def __init__(self, within: str = "fifo", tol_rel: float = 1e-12):
+        _check_choice("within", within, WITHIN)
+        self.within = within
+        self.tol_rel = float(tol_rel)
+
+    # ------------------------------------------------------------------ state
+    def reset(self, instance: Instance) -> None:
+        self.inst = instance
+        K = instance.num_coflows
+        self._cap = instance.capacity.astype(float)
+        self._tol = self.tol_rel * self._cap
+        self._fifo = np.empty(K, dtype=np.int64)
+        self._fifo[np.lexsort((np.arange(K), instance.release))] = np.arange(K)
+        self._timer = math.inf
+        self.changes = 0
+
+    def next_timer(self, state: SimState) -> float:
+        return self._timer
+
+    # ------------------------------------------------------------------ allocation
+    def _incidence(self, flows: np.ndarray):
+        """(row, col): listed flow ``row[x]`` uses resource ``col[x]``."""
+        inst = self.inst
+        if inst.is_big_switch:
+            n = flows.size
+            return (np.concatenate([np.arange(n), np.arange(n)]),
+                    np.concatenate([inst.flow_src[flows], inst.flow_egress_port[flows]]))
+        ptr = inst.flow_resource_ptr
+        length = ptr[flows + 1] - ptr[flows]
+        row = np.repeat(np.arange(flows.size), length)
+        col = inst.flow_resource[np.repeat(ptr[flows] - np.cumsum(length) + length, length)
+                                 + np.arange(row.size)]
+        return row, col
+
+    def _serve(self, flows: np.ndarray, cls: np.ndarray) -> np.ndarray:
+        """Rates of ``flows`` (active, unfinished) with classes ``cls`` (lower first)."""
+        rates = np.zeros(flows.size)
+        if flows.size == 0:
+            return rates
+        cof = self.inst.flow_coflow[flows]
+        if self.within == "fifo":
+            key = np.lexsort((cof, self._fifo[cof], cls))
+            grp = np.stack([cls[key], cof[key]])
+            cut = np.flatnonzero(np.any(grp[:, 1:] != grp[:, :-1], axis=0)) + 1
+        else:
+            key = np.argsort(cls, kind="stable")
+            cut = np.flatnonzero(cls[key][1:] != cls[key][:-1]) + 1
+        res = self._cap.copy()
+        R = res.size
+        for idx in np.split(key, cut):
+            fl = flows[idx]
+            row, col = self._incidence(fl)
+            full = res <= self._tol
+            blocked = np.bincount(row, weights=full[col], minlength=fl.size) > 0
+            if blocked.all():
+                continue
+            ok = ~blocked
+            r = max_min_rates(self.inst, fl[ok], capacity=np.where(full, 0.0, res))
+            rates[idx[ok]] = r
+            res -= np.bincount(col, weights=rates[idx][row], minlength=R)
+            np.maximum(res, 0.0, out=res)
+            if np.all(res <= self._tol):
+                break
+        return rates
+
+    def allocate(self, state: SimState):
+        flows = state.active_flows
+        self._timer = math.inf
+        if flows.size == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        self._before(state)
+        for _ in range(10_000):
+            cls = self._classes(state, flows)
+            rates = self._serve(flows, cls)
+            if not self._next_change(state, flows, rates):
+                break
+        keep = rates > 0
+        return flows[keep], rates[keep]
+
+    # ------------------------------------------------------------------ hooks
+    def _before(self, state: SimState) -> None:
+        """Called once per allocation before the classes (aging)."""
+
+    def _classes(self, state: SimState, flows: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _next_change(self, state: SimState, flows: np.ndarray, rates: np.ndarray) -> bool:
+        """Set ``self._timer`` to the next change of class; return True when a change is due
+        now (the classes are then recomputed)."""
+        raise NotImplementedError
+
+
+class _LevelPolicy(_ClassPolicy):
+    """Levels on the attained service of *units* (coflows, or coflow-source pairs), with
+    optional aging.  ``unit_of_flow`` is set by :meth:`_units`."""
+
+    def __init__(self, thresholds=None, num_queues: int = 8, first_threshold: float = 10.0,
+                 multiplier: float = 10.0, within: str = "fifo", aging=None,
+                 tol_rel: float = 1e-12):
+        super().__init__(within, tol_rel)
+        self.thresholds = level_thresholds(thresholds, num_queues, first_threshold, multiplier)
+        self.aging = _check_aging(aging)
+
+    @property
+    def num_levels(self) -> int:
+        return self.thresholds.size + 1
+
+    def _units(self, instance: Instance) -> tuple[np.ndarray, int]:
+        return instance.flow_coflow, instance.num_coflows
+
+    def reset(self, instance: Instance) -> None:
+        super().reset(instance)
+        self._unit, U = self._units(instance)
+        self._U = U
+        self.level = np.zeros(U, dtype=np.int64)
+        self._offset = np.zeros(U)
+        self._wait_since = np.full(U, np.nan)
+        self.demotions = 0
+        self.promotions = 0
+        # the lower threshold of every level
+        self._lo = np.concatenate([[0.0], self.thresholds])
+
+    def _raw(self, state: SimState) -> tuple[np.ndarray, np.ndarray]:
+        """(what the levels are taken on, attained service) per unit."""
+        att = np.bincount(self._unit, weights=state.sent, minlength=self._U)
+        return att, att
+
+    def _before(self, state: SimState) -> None:
+        raw, att = self._raw(state)
+        self._att = att
+        if self.aging is not None:
+            due = np.flatnonzero(self._wait_since + self.aging <= state.time * (1 + 1e-12))
+            due = due[self.level[due] > 0]
+            if due.size:
+                self.level[due] -= 1
+                # counted from the lower threshold of the new level
+                self._offset[due] = raw[due] - self._lo[self.level[due]]
+                self._wait_since[due] = state.time
+                self.promotions += int(due.size)
+                self.changes += int(due.size)
+            # a unit already at the top level stops waiting for a promotion
+            top = (self.level == 0) & ~np.isnan(self._wait_since)
+            self._wait_since[top] = np.nan
+        key = raw - self._offset
+        H = self.thresholds
+        lvl = np.searchsorted(H * (1 - CROSSING_RTOL), key, side="right")
+        up = lvl > self.level
+        self.demotions += int(up.sum())
+        self.changes += int(up.sum())
+        self.level = np.maximum(self.level, lvl)
+
+    def _classes(self, state: SimState, flows: np.ndarray) -> np.ndarray:
+        return self.level[self._unit[flows]]
+
+    def _next_change(self, state: SimState, flows: np.ndarray, rates: np.ndarray) -> bool:
+        t = state.time
+        u = self._unit[flows]
+        urate = np.bincount(u, weights=rates, minlength=self._U)
+        units = np.unique(u)
+        H = self.thresholds
+        lv = self.level[units]
+        grow = (lv < H.size) & (urate[units] > 0)
+        g = units[grow]
+        tc = np.full(g.size, math.inf)
+        if g.size:
+            # the attained service reaches the level's upper threshold (plus the aging offset)
+            tc = t + (H[self.level[g]] + self._offset[g] - self._att[g]) / urate[g]
+            now = tc <= t
+            if now.any():
+                self.level[g[now]] += 1
+                self.demotions += int(now.sum())
+                self.changes += int(now.sum())
+                return True
+        timer = float(tc.min()) if tc.size else math.inf
+        if self.aging is not None:
+            starving = units[(urate[units] <= 0) & (self.level[units] > 0)]
+            fresh = starving[np.isnan(self._wait_since[starving])]
+            self._wait_since[fresh] = t
+            served = units[urate[units] > 0]
+            self._wait_since[served] = np.nan
+            if starving.size:
+                timer = min(timer, float(np.min(self._wait_since[starving])) + self.aging)
+        self._timer = timer
+        return False
+
+
+class MlfqPolicy(_LevelPolicy):
+    """:func:`mlfq` as a :class:`~coflowopt.simulate.RatePolicy` (module docstring).
+
+    Attributes
+    ----------
+    level : ndarray of int, shape (K,)
+        Each coflow's current (after a run: last) level, 0-based.
+    demotions, promotions : int
+    """
+
+    name = "mlfq"
+
+
+class CreekPolicy(_LevelPolicy):
+    """:func:`creek` as a :class:`~coflowopt.simulate.RatePolicy`: the levels of
+    :class:`MlfqPolicy` on ``max(S_c, P_c)`` with Creek's sub-coflow projection ``P_c``
+    (module docstring: a reconstruction)."""
+
+    name = "creek"
+
+    def __init__(self, *args, subcoflow_estimate: bool = True, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not isinstance(subcoflow_estimate, (bool, np.bool_)):
+            raise InvalidParameterError(f"subcoflow_estimate must be true or false, got "
+                                        f"{subcoflow_estimate!r}")
+        self.subcoflow_estimate = bool(subcoflow_estimate)
+
+    def reset(self, instance: Instance) -> None:
+        super().reset(instance)
+        self._sid = instance.flow_subcoflow_id
+        S = int(self._sid.max()) + 1
+        self._sub_size = np.bincount(self._sid, minlength=S)        # flows per sub-coflow
+        self._sub_coflow = np.zeros(S, dtype=np.int64)
+        self._sub_coflow[self._sid] = instance.flow_coflow
+        self._nsub = instance.num_subcoflows.astype(float)
+        self.projections = 0
+
+    def _raw(self, state: SimState):
+        att = np.bincount(self._unit, weights=state.sent, minlength=self._U)
+        if not self.subcoflow_estimate:
+            return att, att
+        K, S = self._U, self._sub_size.size
+        done = np.bincount(self._sid, weights=state.flow_done, minlength=S) == self._sub_size
+        if not done.any():
+            return att, att
+        # a completed sub-coflow's bytes are its flows' sizes, known at its receiver once done
+        sub_bytes = np.bincount(self._sid, weights=state.sent, minlength=S)
+        d = np.bincount(self._sub_coflow[done], minlength=K).astype(float)
+        b = np.bincount(self._sub_coflow[done], weights=sub_bytes[done], minlength=K)
+        proj = np.where(d > 0, self._nsub * b / np.maximum(d, 1.0), 0.0)
+        return np.maximum(att, proj), att
+
+
+class DecentralizedLasPolicy(_LevelPolicy):
+    """:func:`decentralized_las` as a :class:`~coflowopt.simulate.RatePolicy`: levels on the
+    bytes each coflow has sent from each source (units = (coflow, source) pairs)."""
+
+    name = "decentralized-las"
+
+    def _units(self, instance: Instance):
+        key = instance.flow_coflow * (int(instance.flow_src.max()) + 1) + instance.flow_src
+        uniq, inv = np.unique(key, return_inverse=True)
+        return inv.astype(np.int64).ravel(), int(uniq.size)
+
+
+class BaraatPolicy(_ClassPolicy):
+    """:func:`baraat` as a :class:`~coflowopt.simulate.RatePolicy` (module docstring).
+
+    Attributes
+    ----------
+    heavy : ndarray of bool, shape (K,)
+        Coflows found heavy so far (after a run: all that became heavy).
+    """
+
+    name = "baraat"
+
+    def __init__(self, heavy_threshold=None, within: str = "fair", tol_rel: float = 1e-12):
+        super().__init__(within, tol_rel)
+        if heavy_threshold is not None:
+            try:
+                h = float(heavy_threshold)
+            except (TypeError, ValueError):
+                h = math.nan
+            if isinstance(heavy_threshold, bool) or not (math.isfinite(h) and h > 0):
+                raise InvalidParameterError(f"heavy_threshold must be a finite amount of data "
+                                            f"> 0 or None, got {heavy_threshold!r}")
+            heavy_threshold = h
+        self.heavy_threshold = heavy_threshold
+
+    def reset(self, instance: Instance) -> None:
+        super().reset(instance)
+        self.threshold = (float(np.percentile(instance.total_size, 80))
+                          if self.heavy_threshold is None else self.heavy_threshold)
+        self.heavy = np.zeros(instance.num_coflows, dtype=bool)
+
+    def _before(self, state: SimState) -> None:
+        self._att = np.bincount(self.inst.flow_coflow, weights=state.sent,
+                                minlength=self.inst.num_coflows)
+        new = (self._att >= self.threshold * (1 - CROSSING_RTOL)) & ~self.heavy
+        self.heavy |= new
+        self.changes += int(new.sum())
+
+    def _classes(self, state: SimState, flows: np.ndarray) -> np.ndarray:
+        act = state.active_coflows
+        fifo = act[np.argsort(self._fifo[act], kind="stable")]
+        light = ~self.heavy[fifo]
+        # a light coflow's class holds the heavy ones just before it in FIFO order
+        cls = np.zeros(self.inst.num_coflows, dtype=np.int64)
+        cls[fifo] = np.cumsum(light) - light
+        return cls[self.inst.flow_coflow[flows]]
+
+    def _next_change(self, state: SimState, flows: np.ndarray, rates: np.ndarray) -> bool:
+        K = self.inst.num_coflows
+        crate = np.bincount(self.inst.flow_coflow[flows], weights=rates, minlength=K)
+        g = np.flatnonzero(~self.heavy & (crate > 0))
+        if g.size == 0:
+            self._timer = math.inf
+            return False
+        tc = state.time + (self.threshold - self._att[g]) / crate[g]
+        now = tc <= state.time
+        if now.any():
+            self.heavy[g[now]] = True
+            self.changes += int(now.sum())
+            return True
+        self._timer = float(tc.min())
+        return False
+
+
+# ---------------------------------------------------------------------------------- runs
+def _max_events(instance: Instance, pol) -> int:
+    """The simulator's default budget, plus the events aging can cause (CONTRIBUTING: a policy
+    with an absolute time parameter bounds its event count by the schedule's length)."""
+    base = 50 * (instance.num_flows + instance.num_coflows) + 1000
+    aging = getattr(pol, "aging", None)
+    if aging is None:
+        return base
+    units = pol._units(instance)[1]
+    _, upper = schedule_length_bounds(instance)
+    extra = 2.0 * units * (upper / aging + 1.0)
+    if extra > MAX_AGING_EVENTS:
+        raise InvalidParameterError(
+            f"aging = {aging!r} is too short for this instance: up to {extra:.3g} promotions "
+            f"over a schedule of length up to {upper:.6g} ({units} units), more than "
+            f"MAX_AGING_EVENTS = {MAX_AGING_EVENTS}")
+    return base + int(extra)
+
+
+def _run(instance: Instance, pol, algorithm: str, params: dict) -> Schedule:
+    res = simulate(instance, pol, max_events=_max_events(instance, pol))
+    s = res.schedule
+    meta = {"algorithm": algorithm, **params, "events": res.events,
+            "policy_calls": res.policy_calls, "class_changes": pol.changes}
+    if isinstance(pol, _LevelPolicy):
+        meta.update({"thresholds": pol.thresholds.tolist(), "final_level": pol.level.tolist(),
+                     "demotions": pol.demotions, "promotions": pol.promotions})
+    else:
+        meta.update({"heavy_threshold": pol.threshold, "heavy": pol.heavy.tolist()})
+    return Schedule(s.flow, s.start, s.end, s.rate, meta=meta)
+
+
+_LEVEL_PARAMS = """    thresholds : list of float, optional
+        Upper thresholds of the levels, strictly increasing (``K - 1`` numbers for ``K``
+        levels), in the instance's size unit; default ``first_threshold *
+        multiplier**i`` for ``num_queues`` levels (:func:`level_thresholds`).
+    num_queues : int >= 1, default 8
+    first_threshold : float > 0, default 10
+    multiplier : float > 1, default 10"""
+
+_COMMON_TAGS = ("online", "non_clairvoyant", "release_dates", "preemptive",
+                "heterogeneous_capacities", "work_conserving")
+
+
+@register("policy", "mlfq", summary="non-clairvoyant multi-level feedback queue: K levels on "
+          "coflow attained bytes with any increasing thresholds, strict priority across levels, "
+          "FIFO or per-flow max-min inside a level, optional aging (promote after waiting W)",
+          reference="seed 001 (Creek) Sec. IV-B and digest seeds-000-002.md Sec. 2.8 item 2; "
+          "Chowdhury dissertation Sec. 6.4 (D-CLAS thresholds)",
+          guarantee="work-conserving at every instant; starvation-free with aging",
+          tags=_COMMON_TAGS)
+def mlfq(instance: Instance, *, thresholds=None, num_queues: int = 8,
+         first_threshold: float = 10.0, multiplier: float = 10.0, within: str = "fifo",
+         aging: float | None = None, tol_rel: float = 1e-12) -> Schedule:
+    """A general non-clairvoyant multi-level feedback queue on coflow attained bytes.
+
+    Parameters
+    ----------
+    instance : Instance
+    LEVEL_PARAMETERS
+    within : {"fifo", "fair"}, default "fifo"
+        Inside a level: coflows in FIFO order (release, then index), each max-min among its
+        flows; or per-flow max-min among all the level's flows.
+    aging : float > 0, optional
+        ``W``: a coflow that gets no rate for ``W`` in a row moves up one level (and is
+        demoted again after a level's span of bytes).  Default: no aging.
+    tol_rel : float
+        A resource's residual capacity below ``tol_rel`` times its capacity counts as 0.
+
+    Returns
+    -------
+    Schedule
+        ``meta`` records the parameters, ``thresholds``, ``final_level`` (per coflow),
+        ``demotions``, ``promotions`` and the simulator's counts.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a parameter out of range (the message names it).
+
+    Examples
+    --------
+    Two coflows on one port, released together: with one threshold at 1, both are served
+    FIFO in level 0 until A has sent 1, then B (still in level 0) preempts it:
+
+    >>> from coflowopt import Instance, Coflow
+    >>> from coflowopt.verify import verify_schedule
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 3)]), Coflow("B", [(0, 0, 1)])])
+    >>> verify_schedule(inst, mlfq(inst, thresholds=[1])).coflow_completion.tolist()
+    [4.0, 2.0]
+
+    Notes
+    -----
+    *Guarantee.*  None on the objective.  Work-conserving at every instant (every class is
+    max-min on what higher classes leave, and every event reallocates).  Without aging a
+    coflow in a low level can starve while higher ones keep arriving.
+
+    *Running time.*  Per event O(active flows x path length) numpy work plus one max-min
+    progressive filling per class (FIFO: per active coflow); events are releases, flow
+    completions, level crossings and promotions.
+
+    References
+    ----------
+    Seed 001 (Creek), Sec. IV-B; Chowdhury, PhD dissertation (2015), Sec. 6.4.
+    """
+    pol = MlfqPolicy(thresholds, num_queues, first_threshold, multiplier, within, aging,
+                     tol_rel)
+    return _run(instance, pol, "mlfq", {"within": within, "aging": pol.aging})
+
+
+@register("policy", "creek", summary="Creek: MLFQ on coflow bytes received (shared record of "
+          "the receivers), per-flow sharing inside a level, demotion by the projected size once "
+          "a sub-coflow completes (reconstruction), optional aging as starvation mitigation",
+          reference="seed 001 (Creek) Sec. IV-B; digest seeds-000-002.md Sec. 2.3 (the rule is "
+          "a reconstruction)",
+          guarantee="work-conserving at every instant; starvation-free with aging",
+          tags=_COMMON_TAGS)
+def creek(instance: Instance, *, thresholds=None, num_queues: int = 8,
+          first_threshold: float = 10.0, multiplier: float = 10.0, within: str = "fair",
+          aging: float | None = None, subcoflow_estimate: bool = True,
+          tol_rel: float = 1e-12) -> Schedule:
+    """Creek's decentralised many-to-many coflow scheduling, as a fluid policy.
+
+    The level of a coflow is that of ``max(S_c, P_c)``: ``S_c`` its bytes received so far,
+    ``P_c`` the size projected from its completed sub-coflows (module docstring; the rule is
+    our reconstruction: the seed's text omits it).  Sub-coflows are the instance's
+    (:attr:`coflowopt.instance.Instance.flow_subcoflow_id`; by default one per receiver).
+
+    Parameters
+    ----------
+    instance : Instance
+    LEVEL_PARAMETERS
+    within : {"fair", "fifo"}, default "fair"
+        Inside a level: per-flow max-min (TCP flows in one switch queue), or FIFO.
+    aging : float > 0, optional
+        Creek's waiting threshold: a coflow starved for ``aging`` moves up one level.
+    subcoflow_estimate : bool, default True
+        Use the sub-coflow projection ``P_c``; False: levels on ``S_c`` only.
+    tol_rel : float
+
+    Returns
+    -------
+    Schedule
+        ``meta`` as :func:`mlfq`.
+
+    Raises
+    ------
+    InvalidParameterError
+
+    Examples
+    --------
+    Coflow A has two receivers.  Its sub-coflow to egress 1 (2 units) completes at time 2,
+    when A has received 3 < 3.5: A is projected at 2 x 2 = 4 and demoted below B at once, and
+    B (sharing ingress 0 with A until then) finishes alone at 3.  Without the projection A
+    stays in level 0 until it has received 3.5, at time 3, and B finishes at 3.5:
+
+    >>> from coflowopt import Instance, Coflow
+    >>> from coflowopt.verify import verify_schedule
+    >>> inst = Instance.from_coflows([Coflow("A", [(1, 1, 2), (0, 0, 6)]),
+    ...                              Coflow("B", [(0, 2, 2)])])
+    >>> verify_schedule(inst, creek(inst, thresholds=[3.5])).coflow_completion.tolist()
+    [8.0, 3.0]
+    >>> c = creek(inst, thresholds=[3.5], subcoflow_estimate=False)
+    >>> verify_schedule(inst, c).coflow_completion.tolist()
+    [8.0, 3.5]
+
+    Notes
+    -----
+    *Guarantee.*  None on the objective; work-conserving at every instant.
+
+    *Assumptions.*  Non-clairvoyant: reads bytes sent, finished flows and the flow set (a
+    completed sub-coflow's size is what its flows sent).  Thresholds are absolute.
+
+    References
+    ----------
+    Seed 001 (Creek), Sec. IV-B; digest ``seeds-000-002.md`` Sec. 2.3.
+    """
+    pol = CreekPolicy(thresholds, num_queues, first_threshold, multiplier, within, aging,
+                      tol_rel, subcoflow_estimate=subcoflow_estimate)
+    return _run(instance, pol, "creek", {"within": within, "aging": pol.aging,
+                                         "subcoflow_estimate": pol.subcoflow_estimate})
+
+
+@register("policy", "baraat", summary="Baraat's FIFO with limited multiplexing: FIFO strict "
+          "priority by arrival, a heavy coflow (attained >= threshold, default the 80th "
+          "percentile of coflow sizes) shares per flow with the coflows after it up to the next "
+          "light one",
+          reference="Dogar et al., Baraat, SIGCOMM 2014, Sec. 3; seed 001 (Creek) baseline; "
+          "Chowdhury dissertation Sec. 6.7 (FIFO-LM, 80th percentile)",
+          guarantee="work-conserving at every instant; a heavy coflow never blocks the next one",
+          tags=("online", "release_dates", "preemptive", "heterogeneous_capacities",
+                "work_conserving"))
+def baraat(instance: Instance, *, heavy_threshold: float | None = None, within: str = "fair",
+           tol_rel: float = 1e-12) -> Schedule:
+    """Baraat's FIFO-LM (FIFO with limited multiplexing), as a fluid policy.
+
+    Parameters
+    ----------
+    instance : Instance
+    heavy_threshold : float > 0, optional
+        Attained service from which a coflow is heavy; default the 80th percentile of the
+        instance's coflow sizes (a workload statistic, as in the dissertation's evaluation of
+        FIFO-LM; the decisions themselves read attained bytes only).
+    within : {"fair", "fifo"}, default "fair"
+        Inside a multiplexed class: per-flow max-min, or FIFO.
+    tol_rel : float
+
+    Returns
+    -------
+    Schedule
+        ``meta`` records ``heavy_threshold`` and which coflows became heavy.
+
+    Raises
+    ------
+    InvalidParameterError
+
+    Examples
+    --------
+    A (4 units) and B (1 unit) on one port, released together, threshold 2: A alone until it
+    is heavy at 2, then A and B share:
+
+    >>> from coflowopt import Instance, Coflow
+    >>> from coflowopt.verify import verify_schedule
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 4)]), Coflow("B", [(0, 0, 1)])])
+    >>> verify_schedule(inst, baraat(inst, heavy_threshold=2)).coflow_completion.tolist()
+    [5.0, 4.0]
+
+    Notes
+    -----
+    *Reading of Baraat.*  Baraat (Sec. 3) serves tasks FIFO and lets a heavy task, one that
+    has sent more than a threshold, be multiplexed with the following task so that it does
+    not hold up everything behind it.  Here the classes are formed along the FIFO order: each
+    light coflow with the heavy ones just before it; a class shares per flow.  Seed 001's
+    one-sentence description of Baraat reads inverted (digest Sec. 2.7) and is not used.
+
+    References
+    ----------
+    F. R. Dogar, T. Karagiannis, H. Ballani, A. Rowstron, SIGCOMM 2014, Sec. 3.
+    """
+    pol = BaraatPolicy(heavy_threshold, within, tol_rel)
+    return _run(instance, pol, "baraat", {"within": within})
+
+
+@register("policy", "decentralized-las", summary="decentralised least-attained-service: levels "
+          "on the bytes a coflow has sent from each source (no coordination), per-flow max-min "
+          "inside a level", reference="Chowdhury dissertation Sec. 6.2, Fig. 6.1d; seed 001 "
+          "(Creek) as the uncoordinated baseline",
+          guarantee="work-conserving at every instant",
+          tags=_COMMON_TAGS, aliases=("dlas",))
+def decentralized_las(instance: Instance, *, thresholds=None, num_queues: int = 8,
+                      first_threshold: float = 10.0, multiplier: float = 10.0,
+                      within: str = "fair", aging: float | None = None,
+                      tol_rel: float = 1e-12) -> Schedule:
+    """Decentralised LAS: each source prioritises by the bytes the coflow has sent from it.
+
+    Parameters
+    ----------
+    instance : Instance
+    LEVEL_PARAMETERS
+    within : {"fair", "fifo"}, default "fair"
+    aging : float > 0, optional
+        As in :func:`mlfq`, per (coflow, source).
+    tol_rel : float
+
+    Returns
+    -------
+    Schedule
+        ``meta`` as :func:`mlfq` (``final_level`` per (coflow, source) pair, in the order of
+        ``coflow * hosts + source``).
+
+    Raises
+    ------
+    InvalidParameterError
+
+    Examples
+    --------
+    The dissertation's Fig. 6.1 (ingress contention only; C2 arrives at 1): with a level
+    boundary at 1 byte, C2 preempts C1 at P2 until it has sent as much there; at P1 C1 and C3
+    share.  Average CCT 5, as printed for decentralised LAS:
+
+    >>> from coflowopt.library import load_instance
+    >>> from coflowopt.verify import verify_schedule
+    >>> inst = load_instance("papers/dissertation-fig6.1")
+    >>> rep = verify_schedule(inst, decentralized_las(inst, thresholds=[1, 2, 4]))
+    >>> rep.average_cct
+    5.0
+
+    Notes
+    -----
+    The printed example is continuous LAS at each port; a discretised version with levels at
+    the bytes where the example's ties form gives the same schedule.  On a big switch a
+    flow's source is its ingress port, on resources its source host.  Which end applies the
+    priority on a multi-hop path is our choice (the sender, which marks its packets, as in
+    Creek's DSCP marking).
+
+    References
+    ----------
+    M. Chowdhury, PhD dissertation (2015), Sec. 6.2, Fig. 6.1.
+    """
+    pol = DecentralizedLasPolicy(thresholds, num_queues, first_threshold, multiplier, within,
+                                 aging, tol_rel)
+    return _run(instance, pol, "decentralized-las", {"within": within, "aging": pol.aging})
+
+
+for _f in (mlfq, creek, decentralized_las):
+    _f.__doc__ = _f.__doc__.replace("    LEVEL_PARAMETERS", _LEVEL_PARAMS)
