@@ -261,7 +261,8 @@ def lp_deadline_pieces(instance: Instance, *, slot: float = 1.0, lp: str = "a",
                     "LP (4 on a big switch) when every capacity x slot is 1 and every release "
                     "is 0; L = longest path; LP = LP-A/LP-B value <= integral OPT (proved: "
                     "proofs/lp-deadline-greedy.md); per tau C_k <= s (a_k + 1 + sum_q "
-                    "floor((H_q - 1)/c_q))",
+                    "floor((H_q - 1)/c_q)); with epsilon (intervals (1+eps)^l) the 2L parts "
+                    "times <= 1+eps",
           tags=("reconstruction", "integral_model", "release_dates", "weights",
                 "heterogeneous_capacities", "needs_solver", "preemptive", "work_conserving",
                 "order_preserving", "randomized", "slow"))

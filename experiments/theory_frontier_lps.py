@@ -1,12 +1,14 @@
 """LP-A, LP-B and lp-deadline-greedy next to the fluid time-indexed LP and the integral optimum
 (issue 13, first slice): small random unit-capacity big switches.
 
-    python experiments/theory_frontier_lps.py [--n 30] [--seed 0] [--out FILE.json]
+    python experiments/theory_frontier_lps.py [--n 30] [--seed 0] [--epsilon 0.25]
+                                              [--out FILE.json]
 
 Per instance: LP-A, LP-B (certified, integral model), time-indexed-lp (fluid, default grid;
 a fluid bound is an integral bound too), the integral optimum (integral-mip, re-verified),
 lp-deadline-greedy's best piece and exact expectation (LP-A CDFs), slotted-order in BSSI order;
-every schedule verified by verify_slotted; wall times per method.  Prints a summary; the JSON
+every schedule verified by verify_slotted; wall times per method; with ``--epsilon`` also LP-A
+and lp-deadline-greedy over geometric intervals ``(1+eps)^l``.  Prints a summary; the JSON
 has every row.
 """
 
@@ -50,6 +52,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--epsilon", type=float)
     ap.add_argument("--out")
     args = ap.parse_args(argv)
     rng = np.random.default_rng(args.seed)
@@ -72,9 +75,16 @@ def main(argv=None):
                "lp_b": float(b.value), "fluid_ti": float(f.value),
                "opt": None if opt is None else float(opt),
                "alg": float(g.weighted_completion_time), "expectation": float(P.expectation),
-               "lp_value": float(P.lp_value), "factor": P.factor, "pieces": len(P.ends),
+               "lp_value": float(P.lp_value), "factor": float(P.factor), "pieces": len(P.ends),
                "bssi_slotted": float(bs.weighted_completion_time), "slots": a.params["slots"],
                "t_lp_a": ta, "t_lp_b": tb, "t_fluid_ti": tf, "t_opt": to, "t_alg": tg}
+        if args.epsilon:
+            ag, tag = timed(lp_a_bound, inst, epsilon=args.epsilon)
+            sg = lp_deadline_greedy(inst, epsilon=args.epsilon)
+            rg = verify_slotted(inst, sg)
+            assert rg.ok
+            row.update({"lp_a_eps": float(ag.value), "alg_eps": float(rg.weighted_completion_time),
+                        "intervals_eps": ag.params["intervals"], "t_lp_a_eps": tag})
         rows.append(row)
         print(json.dumps({k: (round(v, 4) if isinstance(v, float) else v)
                           for k, v in row.items()}), flush=True)
@@ -94,6 +104,10 @@ def main(argv=None):
     print("slotted BSSI/OPT", st([r["bssi_slotted"] / r["opt"] for r in ok]))
     print("ALG < slotted BSSI:", sum(r["alg"] < r["bssi_slotted"] for r in rows),
           "ALG > slotted BSSI:", sum(r["alg"] > r["bssi_slotted"] for r in rows))
+    if args.epsilon:
+        print(f"epsilon {args.epsilon}: LP-A(eps)/LP-A", st([r["lp_a_eps"] / r["lp_a"] for r in rows]),
+              "ALG(eps)/OPT", st([r["alg_eps"] / r["opt"] for r in ok]),
+              "intervals/slots", st([r["intervals_eps"] / r["slots"] for r in rows]))
     for k in ("t_lp_a", "t_lp_b", "t_fluid_ti", "t_opt", "t_alg"):
         print(k, f"median {np.median([r[k] for r in rows]):.3f}s max {max(r[k] for r in rows):.3f}s")
     if args.out:
