@@ -93,10 +93,11 @@ class Instance:
     flow_subcoflow : ndarray of int64, shape (F,), or None
         Sub-coflow label of every flow inside its coflow (Creek, seed 001: a many-to-many
         coflow is the union of per-receiver many-to-one *sub-coflows*): flows of one coflow
-        with the same label form one sub-coflow; a label is an integer in ``0 .. width_k - 1``.
-        ``None`` (the default, and what an index equal to the default is stored as) means one
-        sub-coflow per destination (egress port, or destination host on resources), labelled
-        by the rank of the destination among the coflow's destinations.  Read it through
+        with the same label form one sub-coflow; a label is an integer in ``0 .. width_k - 1``
+        and only which flows share one matters, so labels are stored renumbered ``0, 1, ...``
+        in order of first appearance in the coflow.  ``None`` (the default, and what an index
+        with the default's sub-coflows is stored as) means one sub-coflow per destination
+        (egress port, or destination host on resources).  Read it through
         :attr:`subcoflow_index` / :attr:`flow_subcoflow_id`.
     """
 
@@ -332,21 +333,15 @@ class Instance:
             bad(f"sub-coflow label {int(a[i])} out of range 0..{width[i] - 1} (at most one "
                 "sub-coflow per flow of the coflow)",
                 f"coflows[{k_of[i]}].flows[{pos[i]}].subcoflow")
-        a = a.astype(np.int64)
+        a = _first_appearance(self.flow_coflow, a.astype(np.int64))
         object.__setattr__(self, "flow_subcoflow",
                            None if np.array_equal(a, self._default_subcoflow()) else
                            _readonly(a))
 
     def _default_subcoflow(self) -> np.ndarray:
         """One sub-coflow per destination (egress port / destination host) of each coflow,
-        labelled by the destination's rank among the coflow's destinations."""
-        if self.num_flows == 0:
-            return np.zeros(0, dtype=np.int64)
-        m = int(self.flow_dst.max()) + 1
-        key = self.flow_coflow * m + self.flow_dst
-        uniq, inv = np.unique(key, return_inverse=True)
-        first = np.searchsorted(uniq, self.flow_coflow * m)  # the coflow's first destination
-        return (inv - first).astype(np.int64)
+        numbered in order of first appearance in the coflow."""
+        return _first_appearance(self.flow_coflow, self.flow_dst)
 
     def _validate_limits(self, bad, k_of: np.ndarray, pos: np.ndarray) -> None:
         """The ranges and counts of :mod:`coflowopt.limits` (after the model's own rules, so
@@ -612,8 +607,8 @@ class Instance:
     @cached_property
     def subcoflow_index(self) -> np.ndarray:
         """Sub-coflow label of every flow inside its coflow, shape (F,): the stored
-        :attr:`flow_subcoflow`, or the default (one sub-coflow per destination, labelled by
-        the destination's rank in the coflow)."""
+        :attr:`flow_subcoflow`, or the default (one sub-coflow per destination), numbered in
+        order of first appearance in the coflow."""
         if self.flow_subcoflow is not None:
             return self.flow_subcoflow
         return _readonly(self._default_subcoflow())
@@ -992,6 +987,25 @@ class Instance:
                     f"{self.num_hosts} hosts, {self.num_resources} resources)")
         return (f"Instance({self.num_coflows} coflows, {self.num_flows} flows, "
                 f"{self.num_ingress}x{self.num_egress} ports)")
+
+
+def _first_appearance(coflow: np.ndarray, label: np.ndarray) -> np.ndarray:
+    """Labels renumbered ``0, 1, ...`` inside each coflow in order of first appearance: the
+    one form of a partition of every coflow's flows (vectorised).
+
+    >>> _first_appearance(np.array([0, 0, 0, 1, 1]), np.array([7, 3, 7, 5, 5])).tolist()
+    [0, 1, 0, 0, 0]
+    """
+    if label.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    m = int(label.max()) + 1
+    _, first, inv = np.unique(coflow * m + label, return_index=True, return_inverse=True)
+    pair_coflow = coflow[first]
+    order = np.lexsort((first, pair_coflow))           # pairs by coflow, then first flow
+    start = np.searchsorted(pair_coflow[order], pair_coflow[order])
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[order] = np.arange(first.size) - start
+    return rank[inv.ravel()]
 
 
 def _plain(x: float) -> int | float:

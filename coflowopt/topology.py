@@ -728,7 +728,10 @@ def on_topology(instance, topo: Topology, *, routing: str = "ecmp", seed: int = 
         release=instance.release, deadline=instance.deadline, meta=meta,
         # the big switch's sub-coflows (per egress port by default) stay as they were, also
         # when a placement puts two egress ports on one host
-        flow_subcoflow=instance.subcoflow_index)
+        flow_subcoflow=(instance.flow_subcoflow if instance.flow_subcoflow is not None or
+                        np.unique(place_hosts(np.arange(instance.num_egress), H,
+                                              placement=placement, seed=placement_seed)).size
+                        == instance.num_egress else instance.subcoflow_index))
 
 
 #: Topology kinds by name (the command line's ``--topology KIND:...`` and the experiment

@@ -29,14 +29,26 @@ def shuffle() -> Instance:
 def test_default_is_one_subcoflow_per_receiver():
     inst = shuffle()
     assert inst.flow_subcoflow is None
-    assert inst.subcoflow_index.tolist() == [0, 0, 1, 1, 1, 0]
-    assert inst.flow_subcoflow_id.tolist() == [0, 0, 1, 1, 3, 2]
+    assert inst.subcoflow_index.tolist() == [0, 0, 1, 1, 0, 1]
+    assert inst.flow_subcoflow_id.tolist() == [0, 0, 1, 1, 2, 3]
     assert inst.num_subcoflows.tolist() == [2, 2]
-    # a plain-Python reference: per coflow, the rank of the egress among its egresses
+    # a plain-Python reference: per coflow, egresses numbered in order of first appearance
     for k in range(inst.num_coflows):
         dst = inst.flow_dst[inst.coflow_flows(k)].tolist()
-        ranks = {d: r for r, d in enumerate(sorted(set(dst)))}
+        ranks = {}
+        for d in dst:
+            ranks.setdefault(d, len(ranks))
         assert inst.subcoflow_index[inst.coflow_flows(k)].tolist() == [ranks[d] for d in dst]
+
+
+def test_only_the_partition_matters():
+    inst = shuffle()
+    # the default's sub-coflows under other labels are the default
+    assert inst.replace(flow_subcoflow=[3, 3, 0, 0, 1, 0]).flow_subcoflow is None
+    a = inst.replace(flow_subcoflow=[2, 0, 2, 0, 1, 1])
+    b = inst.replace(flow_subcoflow=[0, 1, 0, 1, 0, 0])
+    assert a == b and instance_hash(a) == instance_hash(b)
+    assert a.flow_subcoflow.tolist() == [0, 1, 0, 1, 0, 0]
 
 
 def test_explicit_index_and_canonical_default():
@@ -70,7 +82,7 @@ def test_malformed_index_names_the_flow(labels, field, words):
 def test_transformations_keep_the_index():
     inst = shuffle().replace(flow_subcoflow=[1, 0, 1, 0, 0, 0])
     perm = inst.select_coflows([1, 0])
-    assert perm.subcoflow_index.tolist() == [0, 0, 1, 0, 1, 0]
+    assert perm.subcoflow_index.tolist() == [0, 0, 0, 1, 0, 1]
     back = perm.select_coflows([1, 0])
     assert back == inst
     rel = inst.relabel_ports([1, 0], [2, 0, 1])
@@ -97,6 +109,13 @@ def test_topology_and_paths_keep_the_index():
     few = on_topology(shuffle(), fat_tree(2), placement="modulo")
     assert few.num_hosts == 2
     assert few.flow_subcoflow_id.tolist() == shuffle().flow_subcoflow_id.tolist()
+    two = Instance.from_coflows([Coflow("A", [(0, 0, 1), (1, 2, 1)])])
+    merged = on_topology(two, fat_tree(2))           # egress 0 and 2 on host 0
+    assert merged.flow_dst.tolist() == [0, 0]
+    assert merged.flow_subcoflow.tolist() == [0, 1] and merged.num_subcoflows.tolist() == [2]
+    # a random placement renames the receivers only: still the default
+    rnd = on_topology(shuffle(), fat_tree(4), placement="random", placement_seed=3)
+    assert rnd.flow_subcoflow is None
     assert instance_hash(t) != instance_hash(on_topology(shuffle(), fat_tree(4)))
 
 
@@ -118,11 +137,12 @@ def test_json_default_per_coflow():
     doc = instance_to_dict(shuffle())
     doc["coflows"][0]["subcoflows"] = [0, 0, 0, 0]
     inst = instance_from_dict(doc)
-    assert inst.subcoflow_index.tolist() == [0, 0, 0, 0, 1, 0]
+    assert inst.subcoflow_index.tolist() == [0, 0, 0, 0, 0, 1]
     doc2 = instance_to_dict(on_topology(shuffle(), fat_tree(4)))
     for fl in doc2["coflows"][1]["flows"]:
         fl["subcoflow"] = 0
     assert instance_from_dict(doc2).subcoflow_index.tolist() == [0, 0, 1, 1, 0, 0]
+    assert instance_from_dict(doc2).flow_subcoflow is not None
 
 
 V1_BAD = [
