@@ -304,3 +304,35 @@ def test_integral_spec_randomized_slotted_gets_seed():
     assert spec.algorithms[0].randomized
     rows = run(spec, None, workers=0, progress=False).rows
     assert [r["seed"] for r in rows] == [7, 7] and all(r["verified"] for r in rows)
+
+
+# ----------------------------------------------------------------------------- stored finds
+def _integral_finds():
+    from coflowopt.library import list_instances
+    return [n for n in list_instances() if n.startswith("adversarial-integral/")]
+
+
+@pytest.mark.parametrize("name", _integral_finds())
+def test_stored_integral_find_reproduces(name):
+    """instances/adversarial-integral/: the slotted schedules verify at the recorded values,
+    and evaluate_integral (the slotted algorithm, integral-mip, bnb) gives the recorded exact
+    ratio again."""
+    from coflowopt.adversarial import load_search_record
+    from coflowopt.adversarial.objective import evaluate_integral
+    from coflowopt.formats import read_slotted_schedule
+    from coflowopt.library import library_dir, load_instance, load_provenance
+    from coflowopt.slotted import verify_slotted
+    inst = load_instance(name)
+    rec = load_search_record(name)
+    assert rec["model"] == "integral" and rec["name"] == load_provenance(name)["name"] == name
+    folder = (library_dir() / name).parent
+    for key, value in (("alg_slotted_schedule", rec["alg"]["value_exact"]),
+                       ("integral_opt_slotted_schedule",
+                        (rec.get("integral_opt") or rec["opt"])["value_exact"])):
+        if key not in rec["files"]:
+            continue
+        rep = verify_slotted(inst, read_slotted_schedule(folder / rec["files"][key], inst))
+        assert rep.ok and rep.weighted_completion_time == Fraction(value)
+    ev = evaluate_integral(inst, rec["settings"]["algorithm"], opt_time_limit=120)
+    assert ev.ok, ev.status
+    assert str(ev.ratio_exact) == rec["ratio_exact"] and ev.ratio_name == rec["base"]

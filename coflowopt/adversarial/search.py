@@ -8,7 +8,11 @@ The search space (a *genome*) is a ``P x P`` unit-capacity fabric with ``N`` cof
 * ``weight[k]``: integers ``1 .. weight_max`` when the algorithm uses weights (all 1
   otherwise).
 
-Integer data keep the instances readable and their schedules exactly verifiable.
+Integer data keep the instances readable and their schedules exactly verifiable.  With
+``model="integral"`` the ports get an integer capacity (``capacity``, default 1), so that every
+candidate is an instance of the integral matching model, and candidates are scored in that
+model (:func:`~coflowopt.adversarial.objective.evaluate_integral`: ``ALG/integral OPT`` for a
+slotted algorithm, ``integral OPT/fluid OPT`` for ``"integral-opt"``).
 
 Strategies
 ----------
@@ -38,7 +42,10 @@ run is then equal to the evaluation-counted run with the number of evaluations i
 things can still depend on the machine: bnb's safety time limit (``opt_time_limit``; reported
 when it fires) and the incumbent heuristics inside bnb (timed), which can change bnb's node
 count near the node limit and hence whether a hard candidate is skipped; neither changes a
-ratio that is reported.  CMA-ES gets its seed through its ``seed`` option.
+ratio that is reported.  CMA-ES gets its seed through its ``seed`` option.  In the integral
+model integral-mip's limit is wall clock (``opt_time_limit``: it has no node limit), so whether
+a hard candidate is proved, and hence skipped, can depend on the machine; a reported ratio (an
+exact fraction of two proved values) never does.
 
 References
 ----------
