@@ -1222,7 +1222,7 @@ def _split_evenly(rng, total: np.ndarray, mean: float) -> tuple[np.ndarray, np.n
 def creek(num_ports: int | None = None, num_coflows: int = 100, *, receivers=(2, 6),
           mice_mean: float = 10.0, elephant_mean: float = 5100.0,
           mice_byte_fraction: float = 0.046, capacity: float = 1250.0, releases=None,
-          fat_tree_k: int | None = None, routing_seed: int = 0,
+          group_probabilities=None, fat_tree_k: int | None = None, routing_seed: int = 0,
           seed: int | None = None) -> Instance:
     """Creek-like many-to-many coflows (seed 001): heavy-tailed coflow sizes in the groups of
     its Table 2, each coflow the union of per-receiver sub-coflows (``coflowopt generate
@@ -1262,6 +1262,9 @@ def creek(num_ports: int | None = None, num_coflows: int = 100, *, receivers=(2,
         Port (or link) capacity in MB per second.
     releases : None, (lo, hi) or "poisson:<rate>"
         As in :func:`uniform_random` (seconds).
+    group_probabilities : five numbers >= 0, not all 0, optional
+        Relative frequencies of groups I-V instead of :data:`CREEK_BUCKET_PROBABILITIES`
+        (e.g. ``[1, 0, 0, 0, 0]`` for group I only; the calibration then no longer holds).
     fat_tree_k : even int >= 2, optional
         Place the coflows on a k-ary fat-tree (:func:`coflowopt.topology.fat_tree`, links of
         ``capacity``) routed by ECMP with ``routing_seed``, as in the paper's simulations
@@ -1338,13 +1341,20 @@ def creek(num_ports: int | None = None, num_coflows: int = 100, *, receivers=(2,
             raise _bad(f, name, rule, v)
     if not _is_int(routing_seed) or routing_seed < 0:
         raise _bad(f, "routing_seed", "an integer >= 0", routing_seed)
+    gp = CREEK_BUCKET_PROBABILITIES if group_probabilities is None else group_probabilities
+    if not (isinstance(gp, (list, tuple)) and len(gp) == len(CREEK_BUCKETS)
+            and all(_is_real(x) and x >= 0 for x in gp) and sum(gp) > 0):
+        raise _bad(f, "group_probabilities", "five numbers >= 0 (groups I-V), not all 0",
+                   group_probabilities)
+    gp = np.asarray(gp, dtype=float) / float(sum(gp))
     params = dict(num_ports=num_ports, num_coflows=K, receivers=(r_lo, r_hi),
                   mice_mean=mice_mean, elephant_mean=elephant_mean,
                   mice_byte_fraction=mice_byte_fraction, capacity=capacity,
-                  releases=releases, fat_tree_k=fat_tree_k, routing_seed=routing_seed)
+                  releases=releases, group_probabilities=group_probabilities,
+                  fat_tree_k=fat_tree_k, routing_seed=routing_seed)
     rng, s = _seed(f, seed)
     r = _releases(f, rng, releases, K)
-    group = rng.choice(len(CREEK_BUCKETS), size=K, p=np.asarray(CREEK_BUCKET_PROBABILITIES))
+    group = rng.choice(len(CREEK_BUCKETS), size=K, p=gp)
     size = np.empty(K)
     for g, (lo, hi) in enumerate(CREEK_BUCKETS):
         sel = np.flatnonzero(group == g)

@@ -95,6 +95,15 @@ def test_seeded_and_recorded():
     assert GENERATORS["creek"] is creek
 
 
+def test_group_probabilities():
+    inst = creek(10, 50, group_probabilities=[0, 1, 0, 0, 0], seed=1)
+    assert set(inst.meta["generator"]["groups"]) == {1}
+    assert np.all((inst.total_size >= 1e3 * (1 - 1e-12)) & (inst.total_size < 1e4))
+    # the default probabilities given explicitly draw the same instance
+    assert creek(10, 20, group_probabilities=list(CREEK_BUCKET_PROBABILITIES), seed=4) == \
+        creek(10, 20, seed=4)
+
+
 def test_on_a_fat_tree():
     inst = creek(num_coflows=8, fat_tree_k=4, releases="poisson:2", seed=3)
     assert not inst.is_big_switch and inst.num_hosts == 16
@@ -110,6 +119,9 @@ def test_on_a_fat_tree():
     ({"mice_byte_fraction": 1.0}, "mice_byte_fraction"), ({"capacity": 0}, "capacity"),
     ({"fat_tree_k": 3}, "fat_tree_k"), ({"fat_tree_k": 4, "num_ports": 17}, "num_ports"),
     ({"routing_seed": -1}, "routing_seed"), ({"releases": "poisson:x"}, "releases"),
+    ({"group_probabilities": [1, 0]}, "group_probabilities"),
+    ({"group_probabilities": [0, 0, 0, 0, 0]}, "group_probabilities"),
+    ({"group_probabilities": [1, -1, 0, 0, 1]}, "group_probabilities"),
 ])
 def test_bad_parameters(kwargs, name):
     with pytest.raises(InvalidParameterError, match=f"creek: {name} must be"):
