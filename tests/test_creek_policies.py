@@ -228,3 +228,22 @@ def test_leaf_spine_generator_instance():
     inst = leaf_spine_coflows(2, 2, 2, 5, oversubscription=2, pattern="all_to_all", seed=3)
     for name, f in POLICIES.items():
         verified(inst, f(inst, **PARAMS[name]))
+
+
+# ------------------------------------------------------------------------ against the optimum
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_not_below_the_proved_optimum_on_topologies(seed):
+    from coflowopt.exact.branch_and_bound import bnb
+    from coflowopt.generators import fat_tree_coflows
+    if seed < 2:
+        inst = leaf_spine_coflows(2, 2, 2, 4, oversubscription=2, pattern="all_to_all",
+                                  mappers=(1, 2), reducers=(1, 2), releases=(0, 3), seed=seed)
+    else:
+        inst = fat_tree_coflows(4, 4, pattern="all_to_all", mappers=(1, 2), reducers=(2, 2),
+                                seed=seed)
+    opt = bnb(inst, time_limit=120)
+    assert opt.kind == "optimal"
+    for name, f in POLICIES.items():
+        for within in ("fifo", "fair"):
+            v = verified(inst, f(inst, within=within, **PARAMS[name])).weighted_completion_time
+            assert float(v) >= float(opt.value) * (1 - 1e-9), (name, within, v, opt.value)

@@ -2,7 +2,9 @@
 them (see :mod:`coflowopt.registry`).
 
 * :mod:`.flow_level` -- per-flow baselines: ``fair`` (max-min), ``priority`` (SRTF/EDF), ``wss``;
-* :mod:`.varys` -- offline Varys (SEBF re-evaluated at coflow events + iterative MADD).
+* :mod:`.varys` -- offline Varys (SEBF re-evaluated at coflow events + iterative MADD);
+* :mod:`.mlfq` -- multi-level queues on attained bytes: ``mlfq``, ``creek`` (sub-coflow-aware
+  demotion, seed 001), ``baraat`` (FIFO with limited multiplexing), ``decentralized-las``.
 """
 
 from .flow_level import (MaxMinPolicy, PriorityPolicy, fair, max_min_rates, priority, wss)
