@@ -682,7 +682,7 @@ def creek(instance: Instance, *, thresholds=None, num_queues: int = 8,
           "percentile of coflow sizes) shares per flow with the coflows after it up to the next "
           "light one",
           reference="Dogar et al., Baraat, SIGCOMM 2014, Sec. 3; seed 001 (Creek) baseline; "
-          "Chowdhury dissertation Sec. 6.7 (FIFO-LM, 80th percentile)",
+          "Chowdhury dissertation Fig. 6.8 (FIFO-LM at the 80th percentile)",
           guarantee="work-conserving at every instant; a heavy coflow never blocks the next one",
           tags=("online", "release_dates", "preemptive", "heterogeneous_capacities",
                 "work_conserving"))
@@ -696,7 +696,7 @@ def baraat(instance: Instance, *, heavy_threshold: float | None = None, within: 
     heavy_threshold : float > 0, optional
         Attained service from which a coflow is heavy; default the 80th percentile of the
         instance's coflow sizes (a workload statistic, as in the dissertation's evaluation of
-        FIFO-LM; the decisions themselves read attained bytes only).
+        FIFO-LM, Fig. 6.8; the decisions themselves read attained bytes only).
     within : {"fair", "fifo"}, default "fair"
         Inside a multiplexed class: per-flow max-min, or FIFO.
     tol_rel : float
