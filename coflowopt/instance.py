@@ -45,7 +45,9 @@ COFLOW_BINS = ("SN", "LN", "SW", "LW")
 class Coflow:
     """One coflow in plain Python form, for building small instances by hand.
 
-    ``flows`` is a sequence of ``(ingress, egress, size)`` triples.
+    ``flows`` is a sequence of ``(ingress, egress, size)`` triples; ``subcoflows``, if given,
+    one sub-coflow label per flow (:attr:`Instance.flow_subcoflow`; default one sub-coflow per
+    egress port).
     """
 
     id: str
@@ -53,6 +55,7 @@ class Coflow:
     weight: float = 1.0
     release: float = 0.0
     deadline: float | None = None
+    subcoflows: Sequence[int] | None = None
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -499,7 +502,7 @@ class Instance:
         (2, 3, [1.0, 2.0])
         """
         cs = [c if isinstance(c, Coflow) else Coflow(**c) for c in coflows]
-        src, dst, size, fc = [], [], [], []
+        src, dst, size, fc, labels = [], [], [], [], []
         for k, c in enumerate(cs):
             for fl in c.flows:
                 if len(fl) != 3:
@@ -509,6 +512,16 @@ class Instance:
                 dst.append(fl[1])
                 size.append(fl[2])
                 fc.append(k)
+            if c.subcoflows is None:   # the default: one sub-coflow per egress port
+                labels.extend(_first_appearance(np.zeros(len(c.flows), dtype=np.int64),
+                                                np.asarray([f[1] for f in c.flows],
+                                                           dtype=np.int64)).tolist())
+            elif len(c.subcoflows) != len(c.flows):
+                raise InvalidInstanceError(f"expected {len(c.flows)} sub-coflow labels (one "
+                                           f"per flow), got {len(c.subcoflows)}",
+                                           field=f"coflows[{k}].subcoflows")
+            else:
+                labels.extend(c.subcoflows)
         if ingress_capacity is None:
             m_in = num_ingress if num_ingress is not None else (max(src) + 1 if src else 1)
             ingress_capacity = np.ones(m_in)
@@ -521,7 +534,9 @@ class Instance:
             flow_src=np.asarray(src, dtype=np.int64), flow_dst=np.asarray(dst, dtype=np.int64),
             flow_size=np.asarray(size, dtype=float),
             weight=[c.weight for c in cs], release=[c.release for c in cs],
-            deadline=[np.nan if c.deadline is None else c.deadline for c in cs], meta=meta)
+            deadline=[np.nan if c.deadline is None else c.deadline for c in cs], meta=meta,
+            flow_subcoflow=(None if all(c.subcoflows is None for c in cs) else
+                            np.asarray(labels)))
 
     # ------------------------------------------------------------------ sizes
     @property

@@ -79,6 +79,19 @@ def test_malformed_index_names_the_flow(labels, field, words):
     assert e.value.field == field and words in str(e.value)
 
 
+def test_from_coflows():
+    inst = Instance.from_coflows([
+        Coflow("A", [(0, 0, 1), (1, 0, 2), (0, 1, 3), (1, 1, 4)], subcoflows=[0, 0, 0, 0]),
+        Coflow("B", [(0, 2, 1), (1, 1, 1)])])
+    assert inst == shuffle().replace(flow_subcoflow=[0, 0, 0, 0, 0, 1])
+    with pytest.raises(InvalidInstanceError) as e:
+        Instance.from_coflows([Coflow("A", [(0, 0, 1)], subcoflows=[0, 0])])
+    assert e.value.field == "coflows[0].subcoflows"
+    with pytest.raises(InvalidInstanceError) as e:
+        Instance.from_coflows([Coflow("A", [(0, 0, 1), (0, 1, 1)], subcoflows=[0, 2])])
+    assert e.value.field == "coflows[0].flows[1].subcoflow"
+
+
 def test_transformations_keep_the_index():
     inst = shuffle().replace(flow_subcoflow=[1, 0, 1, 0, 0, 0])
     perm = inst.select_coflows([1, 0])
