@@ -542,15 +542,72 @@ def cmd_convert(args) -> int:
     return EXIT_OK
 
 
+def _generator_name(name: str, table) -> str:
+    """``fat_tree`` for ``fat-tree``, ``uniform-random`` for ``uniform_random``."""
+    if name not in table:
+        name = next((n for n in (name.replace("_", "-"), name.replace("-", "_")) if n in table),
+                    name)
+    return name
+
+
+def _generator_text(name: str, gen) -> list[str]:
+    import inspect
+
+    from .introspect import format_parameters, parameters
+    doc = (inspect.getdoc(gen) or "").split("\n\n")[0].replace("\n", " ")
+    return [f"{name}: {doc}", *format_parameters(parameters(gen, skip=("seed",)), "  ")]
+
+
+class GeneratorHelp(argparse.Action):
+    """``generate --help``: the usage; ``generate NAME --help``: also NAME's parameters (the
+    positional is parsed before the flag, so the action sees it)."""
+
+    def __init__(self, option_strings, dest, **kw):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kw)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.print_help()
+        name = getattr(namespace, "generator", None)
+        if name:
+            from . import generators
+            table = generators.GENERATORS
+            key = _generator_name(name, table)
+            if key in table:
+                print("\nparameters (-p KEY=VALUE; the seed is --seed):")
+                print("\n".join(_generator_text(key, table[key])))
+            else:
+                parser.exit(EXIT_BAD_INPUT, f"coflowopt generate: error: unknown generator "
+                            f"{name!r}; valid: {', '.join(sorted(table))}\n")
+        parser.exit()
+
+
+def subcommand_without_help(subparsers, name: str, help_: str) -> argparse.ArgumentParser:
+    """:func:`add_command` with the help flag left to the caller."""
+    sp = subparsers.add_parser(name, help=help_, description=help_, add_help=False)
+    sp.add_argument("--json", action="store_true", help="machine-readable output")
+    return sp
+
+
 @command("generate")
 def cmd_generate(args) -> int:
     from . import generators
     from .formats import write_instance
     table = generators.GENERATORS
+    if args.list:
+        if args.generator or args.param or args.out:
+            raise UsageError("--list: give it alone (it lists every generator and exits)")
+        from .introspect import parameters
+        rows = [{"name": n, "parameters": parameters(table[n], skip=("seed",))}
+                for n in sorted(table)]
+        emit(args, {"generators": rows},
+             "\n\n".join("\n".join(_generator_text(n, table[n])) for n in sorted(table)))
+        return EXIT_OK
+    if not args.generator:
+        raise UsageError("GENERATOR: give a generator name (coflowopt generate --list)")
+    if not args.out:
+        raise UsageError("--out/-o: required (the file to write)")
     name = args.generator
-    if name not in table:  # fat_tree for fat-tree, uniform-random for uniform_random
-        name = next((n for n in (name.replace("_", "-"), name.replace("-", "_")) if n in table),
-                    name)
+    name = _generator_name(name, table)
     if name not in table:
         raise UsageError(f"unknown generator {args.generator!r}; valid: {', '.join(sorted(table))}")
     args.generator = name
@@ -686,6 +743,12 @@ def cmd_schedule(args) -> int:
         payload["schedule_file"] = args.out
     text = _result_text(res, inst) + (f"\n  wrote {args.out}" if args.out else "")
     ok = res.kind is not None
+    if args.cct_csv and ok and res.report is not None:
+        from .formats.completion_csv import write_completion_csv
+        write_completion_csv(args.cct_csv, inst, {res.algorithm: res.report.coflow_completion},
+                             algorithm_column=False)
+        payload["cct_csv"] = args.cct_csv
+        text += f"\n  wrote per-coflow completion times to {args.cct_csv}"
     if args.slotted and ok:
         from .formats import write_slotted_schedule
         from .slotted_rounding import round_fluid_schedule
@@ -762,6 +825,8 @@ def _verify_slotted(args, inst) -> int:
 @command("algorithms")
 def cmd_algorithms(args) -> int:
     from .registry import algorithms
+    if args.name is not None:
+        return _describe_algorithm(args)
     algs = algorithms(args.kind)
     rows = [a.to_dict() for a in algs]
     text = "\n".join(f"{a.kind:9s} {a.name:22s} {a.summary}" +
@@ -769,6 +834,37 @@ def cmd_algorithms(args) -> int:
                      f"\n{'':32s}tags: {', '.join(sorted(a.tags)) or '-'}; ref: {a.reference}"
                      for a in algs)
     emit(args, {"algorithms": rows}, text)
+    return EXIT_OK
+
+
+def _describe_algorithm(args) -> int:
+    """``coflowopt algorithms NAME``: every entry of that name (or alias) with its parameters
+    (from the signature and the numpydoc docstring), guarantee, tags and reference."""
+    import difflib
+
+    from .introspect import describe_algorithm, format_parameters
+    from .registry import algorithms
+    want = args.name.strip()
+    hits = [a for a in algorithms(args.kind) if want == a.name or want in a.aliases]
+    if not hits:
+        names = sorted({a.name for a in algorithms(args.kind)})
+        close = difflib.get_close_matches(want, names, n=3)
+        raise UsageError(f"NAME {want!r}: no registered algorithm of that name"
+                         + (f" of kind {args.kind}" if args.kind else "")
+                         + (f"; did you mean {', '.join(close)}?" if close else
+                            "; coflowopt algorithms lists them"))
+    rows = [describe_algorithm(a) for a in hits]
+    text = []
+    for a, row in zip(hits, rows):
+        text += [f"{a.kind} {a.name}" + (f" (aliases: {', '.join(a.aliases)})" if a.aliases
+                                          else ""),
+                 f"  {a.summary}",
+                 f"  guarantee: {a.guarantee or 'none claimed'}",
+                 f"  tags: {', '.join(sorted(a.tags)) or '-'}",
+                 f"  reference: {a.reference}",
+                 f"  function: {row['function']}",
+                 "  parameters:", *format_parameters(row["parameters"], "    "), ""]
+    emit(args, {"algorithms": rows}, "\n".join(text).rstrip())
     return EXIT_OK
 
 
@@ -808,12 +904,17 @@ def build_parser() -> argparse.ArgumentParser:
                     help="output format (default: from the file name, .json only)")
     add_instance_options(sp)
 
-    sp = add("generate", "generate a random or structured instance")
-    sp.add_argument("generator", help="generator name (see coflowopt.generators.GENERATORS)")
+    sp = subcommand_without_help(sub, "generate", "generate a random or structured instance")
+    sp.add_argument("generator", nargs="?", metavar="GENERATOR",
+                    help="generator name (--list shows them; GENERATOR --help its parameters)")
+    sp.add_argument("--help", "-h", action=GeneratorHelp,
+                    help="show this help (after a GENERATOR: that generator's parameters)")
+    sp.add_argument("--list", action="store_true",
+                    help="list the generators with their parameters and exit")
     sp.add_argument("--param", "-p", action=KeyValues, metavar="KEY=VALUE",
                     help="generator parameter (repeatable), e.g. -p num_ports=4")
-    sp.add_argument("--seed", type=nonnegative_int, default=0)
-    sp.add_argument("--out", "-o", required=True)
+    sp.add_argument("--seed", type=nonnegative_int, default=0, help="random seed (default 0)")
+    sp.add_argument("--out", "-o", help="output file (required unless --list)")
 
     sp = add("schedule", "schedule an instance, verify the schedule, optionally write it")
     sp.add_argument("instance")
@@ -826,6 +927,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--objective", default="weighted_completion_time",
                     choices=["weighted_completion_time", "weighted_cct"])
     sp.add_argument("--out", "-o", help="write the schedule (.json segments or .npz pieces)")
+    sp.add_argument("--cct-csv", metavar="FILE",
+                    help="write per-coflow completion times as CSV (id, release, completion, "
+                         "cct, slowdown), as coflowsim and Sincronia's simulator do")
     sp.add_argument("--exact", action="store_true", help="verify in exact rational arithmetic")
     sp.add_argument("--slotted", metavar="FILE",
                     help="also round the verified schedule to the integral matching model "
@@ -851,8 +955,13 @@ def build_parser() -> argparse.ArgumentParser:
                     choices=["weighted_completion_time", "weighted_cct"])
     add_instance_options(sp)
 
-    sp = add("algorithms", "list the registered algorithms with guarantees and references")
-    sp.add_argument("--kind", choices=["ordering", "rates", "policy", "bound", "exact", "slotted"])
+    sp = add("algorithms", "list the registered algorithms with guarantees and references; "
+                           "with NAME, that algorithm's parameters")
+    sp.add_argument("name", nargs="?", metavar="NAME",
+                    help="an algorithm's name or alias: print its parameters (name, type, "
+                         "default, meaning), guarantee, tags and reference")
+    sp.add_argument("--kind", choices=["ordering", "rates", "policy", "bound", "exact", "slotted"],
+                    help="only algorithms of this kind")
 
     sp = add("demo", "schedule the embedded default instances with every algorithm, verify "
                      "each schedule and print a table")

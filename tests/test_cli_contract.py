@@ -25,6 +25,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 FIG51 = REPO / "instances" / "papers" / "dissertation-fig5.1.json"
 ADV = REPO / "instances" / "adversarial" / "sebf_madd-opt-4x4-6c-seed0.json"
+T_S4 = REPO / "instances" / "papers" / "sincronia-t-s4.json"
 ADV_SCHEDULE = REPO / "instances" / "adversarial" / "sebf_madd-opt-4x4-6c-seed0.opt.schedule.json"
 #: seed 002's offered-rate matrix T-A1 and a matrix whose row 1 is short (coflowopt normalize)
 T_A1_MATRIX = REPO / "tests" / "data" / "seed002-t-a1.matrix.json"
@@ -143,6 +144,13 @@ GOOD = [
     # rate normalisation (issue 14, seed 002): every method, one exact
     ("normalize", ["normalize", T_A1_MATRIX, "--method", "all"]),
     ("normalize-exact", ["normalize", T_A1_MATRIX, "--method", "sinkhorn-cap", "--exact"]),
+    # discoverability and one-shot comparison (issue 16)
+    ("algorithms-name", ["algorithms", "bssi"]),
+    ("generate-list", ["generate", "--list"]),
+    ("compare", ["compare", T_S4, "--algos", "bssi+greedy,sebf+madd,lp-ov+greedy", "--exact",
+                 "--cct-csv", "compare.cct.csv", "--csv", "compare.csv"]),
+    ("schedule-cct-csv", ["schedule", T_S4, "--order", "bssi", "--rates", "greedy",
+                          "--cct-csv", "t-s4.cct.csv"]),
 ]
 
 
@@ -196,6 +204,34 @@ def test_json_values_are_labelled(good_runs):
     # the optimum is at least every certified lower bound
     best_lb = max(r["value"] for r in bounds if r["kind"] == "lower_bound")
     assert ex["value"] >= best_lb * (1 - 1e-9)
+
+
+def test_compare_json_values(good_runs, work):
+    """The issue's must-show: each algorithm's verified value, the proven optimum 33 of
+    Sincronia's T-S4, ALG/OPT; and the per-coflow CSV files."""
+    d = json.loads(good_runs["compare"][1])
+    vals = {r["algorithm"]: (r["value"], r["kind"], r["alg_over_opt"]) for r in d["algorithms"]}
+    assert vals["bssi+greedy"] == (33.0, "feasible", 1.0)
+    assert vals["lp-ov+greedy"] == (33.0, "feasible", 1.0)
+    assert vals["sebf+madd"][0] == 37.0 and vals["sebf+madd"][2] == pytest.approx(37 / 33)
+    assert d["optimum"]["kind"] == "optimal" and d["optimum"]["value"] == 33.0
+    assert d["bound"]["kind"] == "lower_bound" and d["bound"]["value"] <= 33.0
+    rows = (work / "compare.cct.csv").read_text().splitlines()
+    assert rows[0] == "algorithm,id,release,completion,cct,slowdown" and len(rows) == 1 + 3 * 3
+    assert "bssi+greedy,A,0.0,6.0,6.0,1.0" in rows
+    one = (work / "t-s4.cct.csv").read_text().splitlines()
+    assert one[0] == "id,release,completion,cct,slowdown" and len(one) == 4
+    assert (work / "compare.csv").read_text().startswith("algorithm,value,kind")
+
+
+def test_algorithms_name_lists_parameters(good_runs):
+    d = json.loads(good_runs["algorithms-name"][1])
+    (bssi,) = d["algorithms"]
+    params = {p["name"]: p for p in bssi["parameters"]}
+    assert params["tie_break"]["default"] == "'paper'" and params["tie_break"]["meaning"]
+    assert "4 OPT" in bssi["guarantee"]
+    gens = {g["name"] for g in json.loads(good_runs["generate-list"][1])["generators"]}
+    assert {"uniform_random", "fat-tree", "creek"} <= gens
 
 
 def test_normalize_json_values(good_runs):
@@ -438,6 +474,18 @@ BAD = [
     ("fairness-missing-file", ["fairness", "nope.json"], ["nope.json"], ()),
     ("fairness-format", ["fairness", FIG51, "--format", "sincronia"], [str(FIG51), "Sincronia"],
      ()),
+    # algorithms NAME, generate --list, compare (issue 16)
+    ("algorithms-unknown-name", ["algorithms", "bsi"], ["NAME 'bsi'", "bssi"], ()),
+    ("generate-no-name", ["generate", "-o", "x.json"], ["GENERATOR"], ()),
+    ("generate-list-with-name", ["generate", "--list", "uniform_random"], ["--list"], ()),
+    ("generate-no-out", ["generate", "uniform_random", "-p", "num_ports=2"], ["--out"], ()),
+    ("compare-unknown-algo", ["compare", T_S4, "--algos", "bssi+greedy,nope"],
+     ["--algos nope", "nope"], ()),
+    ("compare-empty-algo", ["compare", T_S4, "--algos", "bssi+greedy,,madd"], ["--algos"], ()),
+    ("compare-twice", ["compare", T_S4, "--algos", "varys,varys"], ["--algos", "twice"], ()),
+    ("compare-no-algos", ["compare", T_S4], ["--algos"], ()),
+    ("compare-time-limit", ["compare", T_S4, "-a", "varys", "--time-limit", "nan"],
+     ["--time-limit"], ()),
     # normalize
     ("normalize-method", ["normalize", T_A1_MATRIX, "--method", "bogus"], ["--method", "bogus"],
      ()),
