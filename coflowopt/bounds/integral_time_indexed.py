@@ -8,9 +8,10 @@ integral`` (``commands/bound.py``, :data:`INTEGRAL_LP_BOUNDS`) and, like ``integ
 not registry bounds (the registry's bounds are bounds on the fluid optimum, and the conformance
 suite checks them so).
 
-Each value is the figure HiGHS's row duals certify in exact arithmetic
-(:func:`coflowopt.bounds.lp_bounds.solve_and_certify`: the LP is rebuilt from the instance, the
-dual repaired into exact feasibility, the bound recomputed in rationals), the certificate's
+Each value is the figure HiGHS's row duals certify in exact arithmetic (the steps of
+:func:`coflowopt.bounds.lp_bounds.solve_and_certify`, keeping the primal too, then
+:func:`coflowopt.bounds.common.certified_result`: the LP is rebuilt from the instance, the dual
+repaired into exact feasibility, the bound recomputed in rationals); the certificate's
 ``params`` say how to rebuild the LP.  ``extra["integral_value"]`` is that figure rounded up to
 the lattice of integral objective values (multiples of ``gcd_k(w_k s)``).
 """
@@ -32,7 +33,7 @@ from ..formulations.time_indexed_integral import (LP_NAMES, build_lp_a, build_lp
 from .common import check_objective, check_time_limit, weighted_release_sum
 
 __all__ = ["lp_a_bound", "lp_b_bound", "integral_lp_solution", "IntegralLPSolution",
-           "default_slots", "INTEGRAL_LP_BOUNDS", "MAX_NONZEROS"]
+           "default_slots", "clean_cdfs", "cdf_value", "INTEGRAL_LP_BOUNDS", "MAX_NONZEROS"]
 
 #: Refuse an LP with more estimated non-zeros (the time-indexed model is pseudo-polynomial).
 MAX_NONZEROS = 5_000_000
