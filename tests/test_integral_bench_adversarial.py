@@ -336,3 +336,25 @@ def test_stored_integral_find_reproduces(name):
     ev = evaluate_integral(inst, rec["settings"]["algorithm"], opt_time_limit=120)
     assert ev.ok, ev.status
     assert str(ev.ratio_exact) == rec["ratio_exact"] and ev.ratio_name == rec["base"]
+
+
+def test_integral_find_outside_library_reproduces():
+    """experiments/results/adversarial-integral/ (kept out of the library, see
+    instances/adversarial-integral/README.md): slotted-order in BSSI order at 37/25 of the
+    integral optimum."""
+    from coflowopt.adversarial.objective import evaluate_integral
+    from coflowopt.formats import read_slotted_schedule
+    from coflowopt.formats.instance_json import read_instance_json
+    from coflowopt.slotted import verify_slotted
+    folder = REPO / "experiments" / "results" / "adversarial-integral"
+    stem = "bssi_slotted-order-integral_opt-4x4-5c-seed0"
+    if not (folder / f"{stem}.json").is_file():
+        pytest.skip("no stored find")
+    inst = read_instance_json(folder / f"{stem}.json")
+    rec = json.loads((folder / f"{stem}.search.provenance.json").read_text())
+    for key, value in (("alg_slotted_schedule", rec["alg"]["value_exact"]),
+                       ("integral_opt_slotted_schedule", rec["opt"]["value_exact"])):
+        rep = verify_slotted(inst, read_slotted_schedule(folder / rec["files"][key], inst))
+        assert rep.ok and rep.weighted_completion_time == Fraction(value)
+    ev = evaluate_integral(inst, rec["settings"]["algorithm"], opt_time_limit=120)
+    assert ev.ok and ev.ratio_exact == Fraction(37, 25) == Fraction(rec["ratio_exact"])
