@@ -27,6 +27,12 @@ def add_parser(subparsers, common) -> None:
                                                   "folder (ALG/LB, ALG/OPT, wins, runtimes)")
     sp.add_argument("run", help="run folder written by coflowopt bench")
     sp.add_argument("--plots", metavar="DIR", help="write PNG and PDF plots to DIR")
+    sp.add_argument("--plot-algorithms", metavar="A,B,...",
+                    help="with --plots: only these algorithms, in this order (legends and "
+                         "colours follow it)")
+    sp.add_argument("--plot-style", choices=["screen", "paper"],
+                    help="with --plots: figure sizes and fonts (paper: one column of a "
+                         "two-column paper, 3.4 in wide, 8 pt; default screen)")
     sp.add_argument("--pairwise", action="store_true", help="print the pairwise win table")
     sp.add_argument("--baseline", default="fifo+greedy",
                     help="algorithm the runtime ratios are against (default fifo+greedy)")
@@ -58,6 +64,11 @@ def run_report(args, common) -> int:
     from ..experiments.report import analyse, format_factors, format_report, improvement_factors
     from ..experiments.store import load_rows, read_manifest
 
+    for flag, value in (("--plot-algorithms", args.plot_algorithms),
+                        ("--plot-style", args.plot_style)):
+        if value is not None and not args.plots:
+            raise common.UsageError(f"{flag}: only with --plots DIR (it chooses what the plots "
+                                    "show)")
     manifest = read_manifest(args.run)
     if args.sql:
         duckdb = _extra("duckdb", "--sql", common)
@@ -115,10 +126,13 @@ def run_report(args, common) -> int:
         _extra("matplotlib", "--plots", common)
         from ..experiments.plots import report_plots
         try:
+            chosen = None if not args.plot_algorithms else \
+                [a.strip() for a in args.plot_algorithms.split(",") if a.strip()]
             written = report_plots(rows, args.plots,
                                    run_dir=None if args.no_gantt else args.run,
                                    gantt_algorithms=args.gantt,
-                                   gantt_instance=args.gantt_instance)
+                                   gantt_instance=args.gantt_instance,
+                                   algorithms=chosen, style=args.plot_style or "screen")
         except ValueError as e:  # a bad --gantt / --gantt-instance: the message names it
             raise common.UsageError(str(e)) from e
         a["plots"] = written

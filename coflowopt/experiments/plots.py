@@ -20,7 +20,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["cdf", "ratio_vs", "gantt", "report_plots", "run_gantts", "coflow_colours"]
+__all__ = ["cdf", "ratio_vs", "gantt", "report_plots", "run_gantts", "coflow_colours",
+           "set_style", "OKABE_ITO", "STYLES"]
 
 _STYLES = ("-", "--", "-.", ":")
 
@@ -28,31 +29,68 @@ _STYLES = ("-", "--", "-.", ":")
 PNG_DPI = 150
 
 
+#: Okabe and Ito's colour-blind-safe palette ("Color Universal Design", 2002; Wong, Nature
+#: Methods 8:441, 2011), black last; after 8 algorithms the line style changes.
+OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442",
+             "#000000")
+
+#: rcParams every figure is saved with: TrueType (Type 42) fonts in PDF and PostScript, never
+#: Type 3 (camera-ready checks flag Type 3 bitmaps); editable text in SVG.
+SAVE_RC = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none"}
+
+#: Figure styles: "screen" (the default sizes) and "paper" (one column of a two-column paper:
+#: 3.4 in wide, 8 pt text; multi-panel figures span both columns, 7 in).
+STYLES = {"screen": {"scale": 1.0, "font": None},
+          "paper": {"width": 3.4, "wide": 7.0, "font": 8.0}}
+_STYLE = {"name": "screen"}
+
+
+def set_style(name: str) -> None:
+    """Choose the figure style of the following plots (:data:`STYLES`)."""
+    if name not in STYLES:
+        raise ValueError(f"plot style must be one of {', '.join(STYLES)}, got {name!r}")
+    _STYLE["name"] = name
+
+
 def _figure(w: float, h: float):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    st = STYLES[_STYLE["name"]]
+    if "width" in st:      # keep the aspect ratio at a paper's column or page width
+        target = st["width"] if w <= 8.0 else st["wide"]
+        w, h = target, h * target / w
     fig = Figure(figsize=(w, h), dpi=110, layout="constrained")
     FigureCanvasAgg(fig)
     return fig
 
 
+def _fontsize(size: float) -> float:
+    """A font size in the current style (the paper style caps every text at its size)."""
+    f = STYLES[_STYLE["name"]].get("font")
+    return size if f is None else min(size, f)
+
+
 def _save(fig, path: str | Path) -> list[str]:
+    from matplotlib import rc_context
     p = Path(path)
     if p.suffix.lower() in (".png", ".pdf"):
         p = p.with_suffix("")
     p.parent.mkdir(parents=True, exist_ok=True)
+    if STYLES[_STYLE["name"]].get("font") is not None:
+        f = STYLES[_STYLE["name"]]["font"]
+        for t in fig.findobj(lambda o: hasattr(o, "set_fontsize") and hasattr(o, "get_text")):
+            t.set_fontsize(min(t.get_fontsize(), f))
     out = []
-    for ext in (".png", ".pdf"):
-        q = p.with_name(p.name + ext)
-        fig.savefig(q, dpi=PNG_DPI if ext == ".png" else None)
-        out.append(str(q))
+    with rc_context(SAVE_RC):
+        for ext in (".png", ".pdf"):
+            q = p.with_name(p.name + ext)
+            fig.savefig(q, dpi=PNG_DPI if ext == ".png" else None)
+            out.append(str(q))
     return out
 
 
 def _colour(i: int):
-    from matplotlib import colormaps
-    cmap = colormaps["tab10"]
-    return cmap(i % 10), _STYLES[(i // 10) % len(_STYLES)]
+    return OKABE_ITO[i % len(OKABE_ITO)], _STYLES[(i // len(OKABE_ITO)) % len(_STYLES)]
 
 
 def coflow_colours(n: int) -> list:
@@ -105,12 +143,14 @@ def cdf(rrows: Sequence[Mapping[str, Any]], path: str | Path, *, base: str = "OP
         Output path without suffix.
     base : {"OPT", "LB"}
     algorithms : sequence of str, optional
-        Which algorithms (default: all with a ratio), ordered in the legend by mean ratio.
+        Which algorithms, in this order in the legend (default: all with a ratio, ordered by
+        mean ratio).
     per_panel : int
         More algorithms than this are split into panels by rate allocation.
     xmax : float, optional
-        Right end of the x axes (default per panel: the largest p99 of its algorithms, so
-        that one outlier does not squeeze the rest; the legend gives every maximum).
+        Right end of the x axes, shared by the panels (default: the largest p99 of the
+        algorithms shown, so that one outlier does not squeeze the rest; the legend gives every
+        maximum).
 
     Returns
     -------
@@ -120,21 +160,25 @@ def cdf(rrows: Sequence[Mapping[str, Any]], path: str | Path, *, base: str = "OP
     key = {"OPT": "alg_opt", "LB": "alg_lb"}[base]
     data = _by_alg(rrows, key)
     if algorithms is not None:
+        # the caller's algorithms in the caller's order (legend and colours follow it)
         data = {a: data[a] for a in algorithms if a in data}
-    names = sorted(data, key=lambda a: (float(data[a].mean()), a))
+        names = list(data)
+    else:
+        names = sorted(data, key=lambda a: (float(data[a].mean()), a))
     panels = _panels(names, per_panel)
     ncol = len(panels) if len(panels) <= 3 else 2
     nrow = math.ceil(len(panels) / ncol)
     fig = _figure(8.0 if ncol == 1 else 6.4 * ncol, 4.8 * nrow)
-    axes = fig.subplots(nrow, ncol, squeeze=False).ravel()
+    # panels compare the same ratio: one x range and one y range for all of them, up to the
+    # largest p99 shown (so that one outlier does not squeeze the rest against 1; the legend
+    # gives every maximum)
+    axes = fig.subplots(nrow, ncol, squeeze=False, sharex=True, sharey=True).ravel()
     n_inst = max((v.size for v in data.values()), default=0)
+    hi = xmax
+    if hi is None:
+        hi = max((float(np.percentile(v, 99)) for v in data.values()), default=2.0)
+        hi = max(1.0 + 1e-3, 1.0 + (hi - 1.0) * 1.05)
     for ax, (label, ns) in zip(axes, panels):
-        # each panel its own range: up to the largest p99 shown there, so that one outlier
-        # (or one poor family of algorithms) does not squeeze the others against 1
-        hi = xmax
-        if hi is None:
-            hi = max((float(np.percentile(data[a], 99)) for a in ns), default=2.0)
-            hi = max(1.0 + 1e-3, 1.0 + (hi - 1.0) * 1.05)
         for i, a in enumerate(ns):
             v = data[a]
             y = np.arange(1, v.size + 1) / v.size
@@ -204,6 +248,14 @@ def ratio_vs(rrows: Sequence[Mapping[str, Any]], path: str | Path, *, x: str = "
             return t
         labels = xs_all
     pos = {lab: i for i, lab in enumerate(labels)}
+    # instances per bin (the largest count over the algorithms shown), written under each tick
+    counts: dict[Any, int] = defaultdict(int)
+    for a in algorithms:
+        per: dict[Any, int] = defaultdict(int)
+        for xv, _ in pts.get(a, []):
+            per[bin_of(xv)] += 1
+        for k, n in per.items():
+            counts[k] = max(counts[k], n)
     fig = _figure(10.0, 4.8)
     ax = fig.subplots()
     width = 0.6 / max(1, len(algorithms))
@@ -222,7 +274,8 @@ def ratio_vs(rrows: Sequence[Mapping[str, Any]], path: str | Path, *, x: str = "
                     linestyle=ls if numeric else "none", color=c, capsize=2, markersize=4,
                     linewidth=1.2, label=a)
     ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels([str(t) for t in labels], rotation=30 if len(labels) > 6 else 0,
+    ax.set_xticklabels([f"{t}\n(n={counts.get(t, 0)})" for t in labels],
+                       rotation=30 if len(labels) > 6 else 0,
                        ha="right" if len(labels) > 6 else "center")
     ax.set_xlabel({"coflows": "coflows per instance (K)", "flows": "flows per instance (F)",
                    "max_port_load": "largest port load / capacity",
@@ -335,22 +388,45 @@ def _rect(xy, w, h, colour):
 
 def report_plots(rows: Sequence[Mapping[str, Any]], out_dir: str | Path, *,
                  run_dir: str | Path | None = None, gantt_algorithms: Sequence[str] = (),
-                 gantt_instance: str | None = None, gantt_max_flows: int = 400) -> list[str]:
+                 gantt_instance: str | None = None, gantt_max_flows: int = 400,
+                 algorithms: Sequence[str] | None = None, style: str = "screen") -> list[str]:
     """The standard plots of a results table: CDF of ALG/OPT (where optima exist) and ALG/LB,
     ratio against the number of coflows, the maximum port load and the instance group, and
-    (with ``run_dir``) per-port Gantt charts from :func:`run_gantts`."""
+    (with ``run_dir``) per-port Gantt charts from :func:`run_gantts`.
+
+    ``algorithms``: only these, in this order (legends and colours follow it); a name with no
+    row is a ValueError naming it.  ``style``: :data:`STYLES` ("paper": one column of a
+    two-column paper)."""
     from .report import ratio_rows
-    rr = ratio_rows(rows)
+    previous = _STYLE["name"]
+    set_style(style)
+    try:
+        return _report_plots(ratio_rows(rows), rows, out_dir, run_dir, gantt_algorithms,
+                             gantt_instance, gantt_max_flows, algorithms)
+    finally:
+        _STYLE["name"] = previous
+
+
+def _report_plots(rr, rows, out_dir, run_dir, gantt_algorithms, gantt_instance,
+                  gantt_max_flows, algorithms) -> list[str]:
+    if algorithms is not None:
+        known = {r["algorithm"] for r in rr}
+        missing = [a for a in algorithms if a not in known]
+        if missing:
+            raise ValueError(f"--plot-algorithms: no ratio rows for {', '.join(missing)} "
+                             f"(labels: {', '.join(sorted(known))})")
     out_dir = Path(out_dir)
     written: list[str] = []
     for base, key in (("OPT", "alg_opt"), ("LB", "alg_lb")):
         if not any(r[key] is not None for r in rr):
             continue
-        written += cdf(rr, out_dir / f"cdf-alg-{base.lower()}", base=base)
+        written += cdf(rr, out_dir / f"cdf-alg-{base.lower()}", base=base,
+                       algorithms=algorithms)
         for x in ("coflows", "max_port_load", "group"):
             # numeric x with many values (the load) is binned by ratio_vs
             if len({_xvalue(r, x) for r in rr} - {None}) > 1:
-                written += ratio_vs(rr, out_dir / f"alg-{base.lower()}-vs-{x}", x=x, base=base)
+                written += ratio_vs(rr, out_dir / f"alg-{base.lower()}-vs-{x}", x=x, base=base,
+                                    algorithms=algorithms)
     if run_dir is not None:
         written += run_gantts(run_dir, rows, out_dir, algorithms=gantt_algorithms,
                               instance_key=gantt_instance, max_flows=gantt_max_flows)
