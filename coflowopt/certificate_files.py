@@ -28,6 +28,7 @@ Examples
 from __future__ import annotations
 
 import hashlib
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -37,7 +38,8 @@ from .exceptions import InvalidParameterError
 from .formulations.certificates import check_certificate, fraction_str
 from .formulations.ordering_lp import OrderingCuts, port_loads
 
-__all__ = ["CERTIFICATE_FORMAT", "FILE_BOUNDS", "lower_bound_certificate", "instance_digest"]
+__all__ = ["CERTIFICATE_FORMAT", "FILE_BOUNDS", "lower_bound_certificate", "optimum_certificate",
+           "instance_digest"]
 
 CERTIFICATE_FORMAT = "coflowopt-certificate"
 #: The registered bounds whose certificates have a file form (duals of the ordering LP).
@@ -159,4 +161,336 @@ def lower_bound_certificate(instance, result) -> dict[str, Any]:
         "instance": {"digest": instance_digest(instance), "coflows": instance.num_coflows,
                      "flows": instance.num_flows},
         "proof": {"type": "ordering-lp-dual", "source": cert.source, "cuts": entries},
+    }
+
+
+# ----------------------------------------------------------------------------- optima
+def _fr(x) -> Fraction:
+    return Fraction(float(x))
+
+
+class _OptimumProof:
+    """The closed nodes of an ``event-sequence-search`` proof, each with a bound that
+    ``tools/check_certificate.py`` rebuilds exactly (its docstring, ``optimum``; the covering
+    argument is ``proofs/optimum-certificates.md``).
+
+    Nodes are suffixes of event codes (``k >= 0`` the completion of coflow ``k``, ``-(g+1)``
+    the release of group ``g``), as in :mod:`coflowopt.exact.branch_and_bound`, whose closed
+    nodes (``extra["closed_nodes"]``) are the candidates; a candidate whose bound cannot be
+    written, and any other node, is expanded.
+    """
+
+    def __init__(self, instance, dominance: bool):
+        from .exact.subset_bounds import ExactSubsetBounds
+        inst = self.inst = instance
+        K = inst.num_coflows
+        self.w = [_fr(v) for v in inst.weight.tolist()]
+        self.r = [_fr(v) for v in inst.release.tolist()]
+        self.cap = [_fr(c) for c in inst.capacity.tolist()]
+        self.members = [k for k in range(K) if self.w[k] > 0]
+        self.bit = {k: 1 << i for i, k in enumerate(self.members)}
+        self.esb = ExactSubsetBounds(inst, self.members)
+        self.e = dict(zip(self.members, self.esb.e))
+        self.times = sorted(set(r for r in self.r if r > 0))
+        self.group = [self.times.index(r) if r > 0 else -1 for r in self.r]
+        self.G = len(self.times)
+        self.pairs: dict[tuple, Fraction] = {}
+        ptr, res = inst.flow_resource_ptr.tolist(), inst.flow_resource.tolist()
+        for f, (k, z) in enumerate(zip(inst.flow_coflow.tolist(), inst.flow_size.tolist())):
+            key = (int(k), tuple(sorted(res[ptr[f]:ptr[f + 1]])))
+            self.pairs[key] = self.pairs.get(key, Fraction(0)) + _fr(z)
+        self.before: set = set()
+        if dominance:
+            sig: dict = {}
+            for k in self.members:
+                key = (self.r[k], tuple(sorted((p, z) for (c, p), z in self.pairs.items()
+                                               if c == k)))
+                sig.setdefault(key, []).append(k)
+            for grp in sig.values():
+                grp.sort(key=lambda k: (-self.w[k], k))
+                for i, a in enumerate(grp):
+                    for b in grp[i + 1:]:
+                        self.before.add((a, b))
+        self.root = tuple(k for k in range(K) if self.w[k] == 0)
+        self.lps = 0
+
+    def unplaced(self, suffix):
+        done = set(c for c in suffix if c >= 0)
+        U = [k for k in self.members if k not in done]
+        return U, self.G - sum(1 for c in suffix if c < 0)
+
+    def mask(self, ks) -> int:
+        m = 0
+        for k in ks:
+            m |= self.bit.get(k, 0)
+        return m
+
+    def children(self, suffix):
+        U, rho = self.unplaced(suffix)
+        out = [(k,) + suffix for k in U
+               if not any((k, j) in self.before for j in U if j != k)]
+        if rho > 0 and not any(self.group[k] == rho - 1 for k in U):
+            out.append((-rho,) + suffix)
+        return out
+
+    def chain(self, suffix, U) -> Fraction:
+        m = self.mask(U)
+        total = self.esb.dpb(m)
+        for c in suffix:
+            if c >= 0 and c in self.bit:
+                m |= self.bit[c]
+                total += self.w[c] * max(self.esb.mlb(m), self.e[c])
+        return total
+
+    # --- the node's event LP (the checker's canonical form, instance units)
+    def _events(self, suffix, U, rho):
+        ev = [("rel", g) for g in range(rho)] + ([("block", None)] if U else [])
+        return ev + [("rel", -c - 1) if c < 0 else ("done", c) for c in suffix]
+
+    def lp_duals(self, suffix, U, rho, target: Fraction):
+        """Multipliers of the node's event LP proving ``DPB(U) + LP >= target`` (dict in the
+        file's form), or None."""
+        import scipy.sparse as sp
+        from .exact.exact_lp import exact_lp_solution
+        from .formulations.linear_program import LinearProgram
+        ev = self._events(suffix, U, rho)
+        N = len(ev)
+        rel_ev = {x: n for n, (kd, x) in enumerate(ev) if kd == "rel"}
+        done_ev = {x: n for n, (kd, x) in enumerate(ev) if kd == "done"}
+        Uset = set(U)
+        cols: list = [("t", n) for n in range(N)]
+        windows = {}
+        for (k, path), z in self.pairs.items():
+            lo = rel_ev[self.group[k]] if self.group[k] >= 0 else -1
+            hi = rho if k in Uset else done_ev[k]
+            windows[(k, path)] = range(lo + 1, hi + 1)
+            cols += [("x", (k, path), n) for n in windows[(k, path)]]
+        col_of = {c: i for i, c in enumerate(cols)}
+        rows, keys, lo_r, hi_r = [], [], [], []
+        for n in range(1, N):
+            rows.append({col_of[("t", n)]: Fraction(1), col_of[("t", n - 1)]: Fraction(-1)})
+            keys.append(("order", n))
+            lo_r.append(Fraction(0)); hi_r.append(None)
+        cap_rows: dict = {}
+        for (k, path), win in windows.items():
+            for n in win:
+                for q in path:
+                    cap_rows.setdefault((n, q), []).append(col_of[("x", (k, path), n)])
+        for (n, q), xs in sorted(cap_rows.items()):
+            row = {col_of[("t", n)]: self.cap[q]}
+            if n > 0:
+                row[col_of[("t", n - 1)]] = -self.cap[q]
+            for j in xs:
+                row[j] = Fraction(-1)
+            rows.append(row); keys.append(("capacity", n, q))
+            lo_r.append(Fraction(0)); hi_r.append(None)
+        for pair, win in windows.items():
+            rows.append({col_of[("x", pair, n)]: Fraction(1) for n in win})
+            keys.append(("demand", pair))
+            lo_r.append(self.pairs[pair]); hi_r.append(self.pairs[pair])
+        W = [self.w[x] if kd == "done" else Fraction(0) for kd, x in ev]
+
+        def build(phase: bool):
+            c = ([Fraction(0)] * N if phase else list(W)) + [Fraction(0)] * (len(cols) - N)
+            clo = [self.times[x] if kd == "rel" else Fraction(0) for kd, x in ev] + \
+                [Fraction(0)] * (len(cols) - N)
+            chi = [self.times[x] if kd == "rel" else None for kd, x in ev] + \
+                [self.pairs[cl[1]] for cl in cols[N:]]
+            rws = [dict(r) for r in rows]
+            if phase:   # an artificial "unsent" column in every demand row, cost 1
+                for i, key in enumerate(keys):
+                    if key[0] == "demand":
+                        rws[i][len(c)] = Fraction(1)
+                        c.append(Fraction(1)); clo.append(Fraction(0)); chi.append(None)
+            ptr, idx, val = [0], [], []
+            for r in rws:
+                for j, v in sorted(r.items()):
+                    idx.append(j); val.append(v)
+                ptr.append(len(idx))
+            A = sp.csr_matrix((np.array([float(v) for v in val]), np.array(idx, dtype=np.int32),
+                               np.array(ptr, dtype=np.int64)), shape=(len(rws), len(c)))
+
+            def arr(v, inf):
+                return np.array([inf if x is None else float(x) for x in v])
+            return LinearProgram("event-lp-certificate", c=arr(c, 0.0), A=A,
+                                 row_lo=arr(lo_r, -np.inf), row_hi=arr(hi_r, np.inf),
+                                 col_lo=arr(clo, -np.inf), col_hi=arr(chi, np.inf),
+                                 exact={"A_data": val, "c": c, "col_lo": clo, "col_hi": chi,
+                                        "row_lo": lo_r, "row_hi": hi_r})
+        self.lps += 1
+        ex = exact_lp_solution(build(False))
+        scale = Fraction(1)
+        if ex is None:
+            ex = exact_lp_solution(build(True))     # infeasible?  a Farkas-type multiplier
+            if ex is None or ex.value <= 0:
+                return None
+        y = [max(v, Fraction(0)) if kk[0] != "demand" else v for v, kk in zip(ex.y, keys)]
+        duals = self._duals(y, keys)
+        v = self.lagrangian(ev, U, rho, duals, W)
+        if v is None:
+            return None
+        base = self.esb.dpb(self.mask(U))
+        if base + v < target:
+            # a phase-one multiplier proves emptiness: scale it until it proves the target
+            v0 = self.lagrangian(ev, U, rho, duals, [Fraction(0)] * N)
+            if v0 is None or v0 <= 0:
+                return None
+            scale = Fraction(math.ceil((target - base) / v0) + 1)
+            y = [scale * v for v in y]
+            duals = self._duals(y, keys)
+            v = self.lagrangian(ev, U, rho, duals, W)
+            if v is None or base + v < target:
+                return None
+        return {k: [[*key, fraction_str(val)] for key, val in ent] for k, ent in duals.items()}
+
+    @staticmethod
+    def _duals(y, keys) -> dict:
+        out: dict = {"order": [], "capacity": [], "demand": []}
+        for v, key in zip(y, keys):
+            if v == 0:
+                continue
+            if key[0] == "order":
+                out["order"].append(((key[1],), v))
+            elif key[0] == "capacity":
+                out["capacity"].append(((key[1], key[2]), v))
+            else:
+                out["demand"].append(((key[1][0], list(key[1][1])), v))
+        return out
+
+    def lagrangian(self, ev, U, rho, duals, W) -> Fraction | None:
+        """The bound the multipliers prove (the checker's arithmetic, redone here so that a
+        node is written only with a bound that holds)."""
+        N = len(ev)
+        y_ord = [Fraction(0)] * (N + 1)
+        for (n,), v in duals["order"]:
+            y_ord[n] += v
+        y_cap: dict = {}
+        cap_n: dict = {}
+        for (n, q), v in duals["capacity"]:
+            y_cap[(n, q)] = v
+            cap_n[n] = cap_n.get(n, Fraction(0)) + self.cap[q] * v
+        y_dem = {(k, tuple(p)): v for (k, p), v in duals["demand"]}
+        total = Fraction(0)
+        for n, (kd, x) in enumerate(ev):
+            d = W[n] - y_ord[n] + y_ord[n + 1] - cap_n.get(n, 0) + cap_n.get(n + 1, 0)
+            if kd == "rel":
+                total += d * self.times[x]
+            elif d < 0:
+                return None
+        rel_ev = {x: n for n, (kd, x) in enumerate(ev) if kd == "rel"}
+        done_ev = {x: n for n, (kd, x) in enumerate(ev) if kd == "done"}
+        Uset = set(U)
+        for (k, path), z in self.pairs.items():
+            yd = y_dem.get((k, path), Fraction(0))
+            total += yd * z
+            lo = rel_ev[self.group[k]] if self.group[k] >= 0 else -1
+            hi = rho if k in Uset else done_ev[k]
+            for n in range(lo + 1, hi + 1):
+                d = sum((y_cap.get((n, q), Fraction(0)) for q in path), Fraction(0)) - yd
+                if d < 0:
+                    total += d * z
+        return total
+
+    def close(self, suffix, target: Fraction) -> dict | None:
+        """A bound for the node that the checker confirms ``>= target``, or None."""
+        U, rho = self.unplaced(suffix)
+        if suffix and suffix[0] < 0 and U and \
+                self.esb.mlb(self.mask(U)) > self.times[-suffix[0] - 1]:
+            return {"type": "empty"}
+        if self.chain(suffix, U) >= target:
+            return {"type": "chain"}
+        duals = self.lp_duals(suffix, U, rho, target)
+        if duals is not None:
+            return {"type": "lp", "duals": duals}
+        return None
+
+
+def optimum_certificate(instance, result, *, max_nodes: int = 200_000,
+                        time_limit: float = 600.0) -> dict[str, Any]:
+    """The certificate file (a JSON-ready dict) of an optimum proved by ``bnb``.
+
+    Parameters
+    ----------
+    instance : Instance
+    result : Result
+        A ``bnb`` result run with ``certificate_nodes=True``, ``kind="optimal"`` and
+        ``certificate_status == "proved exactly"`` (an exact schedule, an exact proof).
+    max_nodes, time_limit : int, float
+        Effort for nodes whose closing bound has to be rebuilt (expanded) in the file's terms.
+
+    Returns
+    -------
+    dict
+        ``claim`` (``optimum``, exact value), ``instance`` (digest), ``schedule`` (pieces
+        ``[flow, start, end, rate]``, exact) and ``proof`` (``event-sequence-search``: the
+        closed nodes with their bounds: ``chain``, ``lp`` (exact multipliers of the node's event
+        LP) or ``empty``), all checked by ``tools/check_certificate.py``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the result is not an exactly proved optimum with recorded nodes, or a node could
+        not be closed with a bound the checker can rebuild (no certificate is written that the
+        checker would have to trust).
+
+    Notes
+    -----
+    The covering argument and why each bound holds: ``proofs/optimum-certificates.md``.
+    """
+    import time
+    from .verify import verify_schedule
+    if result.algorithm != "bnb" or result.kind != "optimal" or \
+            result.certificate_status != "proved exactly":
+        raise InvalidParameterError(
+            "a certificate of an optimum needs an optimum proved exactly by bnb (this result: "
+            f"{result.algorithm!r}, kind {result.kind!r}, {result.certificate_status!r})")
+    if result.objective != "weighted_completion_time":
+        raise InvalidParameterError("optimum certificates are for sum w C")
+    nodes = (result.extra or {}).get("closed_nodes")
+    if nodes is None:
+        raise InvalidParameterError("the bnb run did not record its closed nodes "
+                                    "(certificate_nodes=True)")
+    sched = result.schedule
+    rep = verify_schedule(instance, sched, mode="exact")
+    value = rep.weighted_completion_time
+    if not rep.ok or not isinstance(value, Fraction) or value != Fraction(result.value):
+        raise InvalidParameterError("the schedule does not verify exactly at the result's value")
+    proof = _OptimumProof(instance, bool(result.params.get("dominance", True)))
+    cand = set(tuple(s) for s in nodes)
+    t_end = time.perf_counter() + time_limit
+    closed, stack, seen = [], [proof.root], 0
+    while stack:
+        s = stack.pop()
+        seen += 1
+        if seen > max_nodes or time.perf_counter() > t_end:
+            raise InvalidParameterError(
+                f"no certificate: the proof's nodes could not all be closed with checkable "
+                f"bounds within {max_nodes} nodes / {time_limit:g} s")
+        kids = proof.children(s)
+        if s in cand or not kids:
+            b = proof.close(s, value)
+            if b is not None:
+                closed.append({"suffix": list(s), "bound": b})
+                continue
+            if not kids:
+                raise InvalidParameterError(
+                    f"no certificate: the event sequence {list(s)} has no bound the checker "
+                    f"can rebuild that reaches {value}")
+        stack.extend(kids)
+    pieces = [[int(f), fraction_str(Fraction(a)), fraction_str(Fraction(b)),
+               fraction_str(Fraction(r))]
+              for f, a, b, r in zip(sched.flow.tolist(), sched.start.tolist(),
+                                    sched.end.tolist(), sched.rate.tolist())]
+    return {
+        "format": CERTIFICATE_FORMAT, "version": 1,
+        "claim": {"kind": "optimum", "objective": "weighted_completion_time",
+                  "value": fraction_str(value), "value_float": float(value),
+                  "algorithm": "bnb"},
+        "instance": {"digest": instance_digest(instance), "coflows": instance.num_coflows,
+                     "flows": instance.num_flows},
+        "schedule": {"pieces": pieces},
+        "proof": {"type": "event-sequence-search", "dominance": bool(proof.before),
+                  "nodes": closed,
+                  "stats": {"bnb_closed_nodes": len(cand), "nodes_written": len(closed),
+                            "nodes_walked": seen, "lps": proof.lps}},
     }

@@ -41,6 +41,54 @@ Certificates (``format: coflowopt-certificate``, ``version: 1``):
     ``d``, ``rho`` and every right-hand side from the instance, checks ``y >= 0``,
     ``theta`` and ``z >= 0`` exactly, and confirms the claim if the sum is at least ``value``.
 
+``optimum`` by an ``event-sequence-search`` proof (``proofs/optimum-certificates.md``)
+    The claim: the least ``sum_k w_k C_k`` (or weighted CCT) over all feasible fluid schedules
+    is ``value``.  Two parts, both checked exactly:
+
+    * ``schedule``: pieces ``[flow, start, end, rate]`` (flow = global index in the instance
+      file's order: coflow by coflow, flow by flow).  Checked: ``start >= release``,
+      ``end > start``, ``rate >= 0``, every flow receives exactly its size, and at every instant
+      the rates through every resource sum to at most its capacity (a sweep over the
+      breakpoints); its objective must equal ``value``.  So ``OPT <= value``.
+    * ``proof``: the closed nodes of a search over *event sequences* (the positive-weight
+      coflows' completions sorted by ``(C_k, -w_k, k)``, the distinct positive release times
+      ("groups" ``g = 0, 1, ...`` ascending) interleaved, a release before the completions at
+      or after it; zero-weight completions moved to the end).  A node is a *suffix* of codes
+      (``k >= 0`` the completion of coflow ``k``, ``-(g+1)`` the release of group ``g``); its
+      region is the schedules whose sequence ends with it.  The root is the zero-weight
+      coflows (index order).  A node's children put in front of the suffix either the
+      completion of a positive-weight coflow ``k`` not in it (``U`` = those coflows) or, when
+      no coflow of ``U`` belongs to it, the latest release group not in it; so the children's
+      regions cover the parent's (the event just before the suffix is one of them).  With
+      ``"dominance": true`` a child completing ``k`` is omitted when ``U`` holds a coflow
+      ``j`` identical to ``k`` (same release, same data on the same paths) that ranks after
+      ``k`` in ``(-w, index)``: relabelling identical coflows so that their completion times
+      follow that rank keeps the schedule feasible and does not raise its cost.  The checker
+      walks the tree from the root; a node listed in ``nodes`` is closed and its bound is
+      checked, any other node is expanded; reaching a complete sequence that is not closed
+      rejects the certificate.  Closing bounds (every one ``>= value``):
+
+      ``chain``: ``DPB(U) + sum_j w_{s_j} max(MLB(U + {s_1..s_j}), r_{s_j} + rho_{s_j})`` over
+      the suffix's positive-weight completions in time order, with ``MLB(S) = max_q max_a
+      (a + sum_{k in S, r_k >= a} d_k^q / c_q)`` and ``DPB(S) = min_{k in S} [w_k max(MLB(S),
+      r_k + rho_k) + DPB(S - k)]``, recomputed here.
+
+      ``lp``: ``DPB(U) +`` the Lagrangian bound of the node's event LP at the given multipliers.
+      Events: the release groups not in the suffix (ascending), one *block* event (weight 0) by
+      which every coflow of ``U`` is complete (when ``U`` is not empty), then the suffix.
+      Columns ``t_n`` (``= r`` at a release, else ``>= 0``) and ``x_{j,n}`` in ``[0, s_j]``
+      for each *pair* ``j`` (a coflow's flows with one path, sizes summed) and each interval
+      ``n`` with ``rel(k_j) < n <= done(k_j)``.  Rows: ``order`` ``(n)``: ``t_n - t_{n-1} >=
+      0``; ``capacity`` ``(n, q)``: ``c_q (t_n - t_{n-1}) - sum_{j: q in path(j)} x_{j,n} >=
+      0`` (``t_{-1} = 0``); ``demand`` ``(k, path)``: ``sum_n x_{j,n} = s_j``.  Objective
+      ``sum_n W_n t_n``.  Multipliers of inequality rows must be ``>= 0``; the bound is
+      ``sum_j y_j s_j + sum_n min_{t_n} d_n t_n + sum_{j,n} min(0, d_{j,n} s_j)`` with the
+      reduced costs ``d = c - A^T y`` (``-infinity``, so rejected, when an unbounded ``t_n``
+      has ``d_n < 0``).
+
+      ``empty``: the suffix starts with the release of group ``g`` and ``MLB(U) > r_g``: ``U``
+      cannot complete by then, the region is empty.
+
 Every number in a certificate is a string ``"p/q"`` or ``"p"`` (exact rational) or a JSON
 integer.
 """
@@ -142,6 +190,7 @@ class Instance:
             raise Unreadable("instance: coflows must be a list")
         self.ids, self.weight, self.release = [], [], []
         self.load = []
+        self.flows: list[tuple[int, tuple, Fraction]] = []   # (coflow, sorted path, size)
         for k, c in enumerate(coflows):
             where = self._coflow(k, c)
             d: dict[int, Fraction] = {}
@@ -163,6 +212,7 @@ class Instance:
                     raise Unreadable(f"{fw}: size must be > 0")
                 for q in path:
                     d[q] = d.get(q, Fraction(0)) + z
+                self.flows.append((k, tuple(sorted(path)), z))
             self.load.append(d)
 
     def _read_big_switch(self, doc):
@@ -182,6 +232,7 @@ class Instance:
             raise Unreadable("instance: coflows must be a list")
         self.ids, self.weight, self.release = [], [], []
         self.load: list[dict[int, Fraction]] = []   # d_k^q
+        self.flows: list[tuple[int, tuple, Fraction]] = []   # (coflow, sorted path, size)
         for k, c in enumerate(coflows):
             where = self._coflow(k, c)
             d: dict[int, Fraction] = {}
@@ -198,6 +249,7 @@ class Instance:
                     raise Unreadable(f"{fw}: size must be > 0")
                 for q in (i, self.m_in + j):
                     d[q] = d.get(q, Fraction(0)) + z
+                self.flows.append((k, (i, self.m_in + j), z))
             self.load.append(d)
 
     def digest(self) -> str:
@@ -263,6 +315,277 @@ def check_ordering_lp_dual(inst: Instance, proof: dict, objective: str) -> Fract
     return total
 
 
+# ------------------------------------------------------------------------------ optimum
+def check_schedule(inst: Instance, sched) -> tuple[Fraction, int]:
+    """Verify a schedule exactly; return its ``sum_k w_k C_k`` and its number of pieces."""
+    if not isinstance(sched, dict) or not isinstance(sched.get("pieces"), list):
+        raise Unreadable("schedule: expected {\"pieces\": [[flow, start, end, rate], ...]}")
+    F = len(inst.flows)
+    sent = [Fraction(0)] * F
+    done = [Fraction(0)] * F
+    deltas: dict[int, dict[Fraction, Fraction]] = {}
+    for n, pc in enumerate(sched["pieces"]):
+        where = f"schedule.pieces[{n}]"
+        if not isinstance(pc, list) or len(pc) != 4:
+            raise Unreadable(f"{where}: a piece is [flow, start, end, rate]")
+        f = pc[0]
+        if not isinstance(f, int) or isinstance(f, bool) or not 0 <= f < F:
+            raise Rejected(f"{where}: flow {f!r} is not a flow of the instance (0..{F - 1})")
+        a, b, rate = (exact(v, f"{where}[{i + 1}]") for i, v in enumerate(pc[1:]))
+        k, path, _ = inst.flows[f]
+        if rate < 0:
+            raise Rejected(f"{where}: negative rate {rate}")
+        if not b > a:
+            raise Rejected(f"{where}: end {b} is not after start {a}")
+        if rate == 0:
+            continue
+        if a < inst.release[k]:
+            raise Rejected(f"{where}: flow {f} sends at {a}, before its coflow's release "
+                           f"{inst.release[k]}")
+        sent[f] += rate * (b - a)
+        done[f] = max(done[f], b)
+        for q in path:
+            dq = deltas.setdefault(q, {})
+            dq[a] = dq.get(a, Fraction(0)) + rate
+            dq[b] = dq.get(b, Fraction(0)) - rate
+    for f, (k, _, z) in enumerate(inst.flows):
+        if sent[f] != z:
+            raise Rejected(f"flow {f} (coflow {k}) receives {sent[f]}, not its size {z}")
+    for q, dq in deltas.items():
+        load = Fraction(0)
+        for t in sorted(dq):
+            load += dq[t]
+            if load > inst.cap[q]:
+                raise Rejected(f"resource {q}: rates sum to {load} > capacity {inst.cap[q]} "
+                               f"from time {t}")
+    C = [Fraction(0)] * inst.K
+    for f, (k, _, _) in enumerate(inst.flows):
+        C[k] = max(C[k], done[f])
+    return sum((w * c for w, c in zip(inst.weight, C)), Fraction(0)), len(sched["pieces"])
+
+
+class EventSearch:
+    """The search tree of an ``event-sequence-search`` proof and its closing bounds (module
+    docstring, ``optimum``)."""
+
+    def __init__(self, inst: Instance, proof: dict):
+        self.inst = inst
+        K = inst.K
+        self.members = [k for k in range(K) if inst.weight[k] > 0]
+        self.pos = {k: i for i, k in enumerate(self.members)}
+        self.times = sorted(set(r for r in inst.release if r > 0))
+        self.group = [self.times.index(r) if r > 0 else -1 for r in inst.release]
+        self.G = len(self.times)
+        self.e = [inst.release[k] + inst.rho[k] for k in range(K)]
+        self.pairs: dict[tuple, Fraction] = {}      # (coflow, path) -> size
+        for k, path, z in inst.flows:
+            self.pairs[(k, path)] = self.pairs.get((k, path), Fraction(0)) + z
+        self.resources = sorted(set(q for d in inst.load for q in d))
+        self.before = set()     # (a, b): a completes before b (identical coflows)
+        if proof.get("dominance", False) is True:
+            sig: dict = {}
+            for k in self.members:
+                key = (inst.release[k], tuple(sorted((p, z) for (c, p), z in self.pairs.items()
+                                                     if c == k)))
+                sig.setdefault(key, []).append(k)
+            for grp in sig.values():
+                grp.sort(key=lambda k: (-inst.weight[k], k))
+                for i, a in enumerate(grp):
+                    for b in grp[i + 1:]:
+                        self.before.add((a, b))
+        nodes = proof.get("nodes")
+        if not isinstance(nodes, list):
+            raise Unreadable("proof.nodes: expected a list")
+        self.closed: dict[tuple, dict] = {}
+        for n, nd in enumerate(nodes):
+            suf = nd.get("suffix") if isinstance(nd, dict) else None
+            if not isinstance(suf, list) or not all(isinstance(c, int) and
+                                                    not isinstance(c, bool) for c in suf):
+                raise Unreadable(f"proof.nodes[{n}].suffix: expected a list of integer codes")
+            if not isinstance(nd.get("bound"), dict):
+                raise Unreadable(f"proof.nodes[{n}].bound: expected an object")
+            self.closed[tuple(suf)] = nd["bound"]
+        self.root = tuple(k for k in range(K) if inst.weight[k] == 0)
+        self._mlb: dict[frozenset, Fraction] = {}
+        self._dpb: dict[frozenset, Fraction] = {frozenset(): Fraction(0)}
+
+    # --- subset bounds
+    def mlb(self, S: frozenset) -> Fraction:
+        v = self._mlb.get(S)
+        if v is None:
+            inst, v = self.inst, Fraction(0)
+            for a in set(inst.release[k] for k in S):
+                late = [k for k in S if inst.release[k] >= a]
+                for q in self.resources:
+                    d = sum((inst.load[k].get(q, Fraction(0)) for k in late), Fraction(0))
+                    if d:
+                        v = max(v, a + d / inst.cap[q])
+            self._mlb[S] = v
+        return v
+
+    def dpb(self, S: frozenset) -> Fraction:
+        v = self._dpb.get(S)
+        if v is None:
+            m = self.mlb(S)
+            v = min(self.inst.weight[k] * max(m, self.e[k]) + self.dpb(S - {k}) for k in S)
+            self._dpb[S] = v
+        return v
+
+    def unplaced(self, suffix: tuple) -> tuple[frozenset, int]:
+        """``U`` (positive-weight coflows not completed in the suffix) and ``rho`` (the number
+        of release groups not in it)."""
+        U = frozenset(self.members) - set(c for c in suffix if c >= 0)
+        return U, self.G - sum(1 for c in suffix if c < 0)
+
+    def children(self, suffix: tuple) -> list[tuple]:
+        U, rho = self.unplaced(suffix)
+        out = [(k,) + suffix for k in sorted(U)
+               if not any((k, j) in self.before for j in U if j != k)]
+        if rho > 0 and not any(self.group[k] == rho - 1 for k in U):
+            out.append((-rho,) + suffix)
+        return out
+
+    def valid(self, suffix: tuple) -> bool:
+        return len(set(suffix)) == len(suffix) and all(
+            -self.G <= c < self.inst.K for c in suffix)
+
+    # --- closing bounds
+    def chain(self, suffix: tuple, U: frozenset) -> Fraction:
+        total, S = self.dpb(U), set(U)
+        for c in suffix:
+            if c >= 0 and c in self.pos:
+                S.add(c)
+                total += self.inst.weight[c] * max(self.mlb(frozenset(S)), self.e[c])
+        return total
+
+    def lp(self, suffix: tuple, U: frozenset, rho: int, duals: dict, where: str) -> Fraction:
+        inst = self.inst
+        events: list = [("rel", g) for g in range(rho)]
+        if U:
+            events.append(("block", None))
+        events += [("rel", -c - 1) if c < 0 else ("done", c) for c in suffix]
+        N = len(events)
+        W = [inst.weight[x] if kind == "done" else Fraction(0) for kind, x in events]
+        fixed = [self.times[x] if kind == "rel" else None for kind, x in events]
+        rel_ev = {x: n for n, (kind, x) in enumerate(events) if kind == "rel"}
+        done_ev = {x: n for n, (kind, x) in enumerate(events) if kind == "done"}
+        blk = rho if U else None          # the block event follows the prefix releases
+        if not isinstance(duals, dict):
+            raise Unreadable(f"{where}.duals: expected an object")
+        y_ord = [Fraction(0)] * (N + 1)
+        y_cap: dict[tuple, Fraction] = {}
+        y_dem: dict[tuple, Fraction] = {}
+        for n_, ent in enumerate(duals.get("order", [])):
+            if not isinstance(ent, list) or len(ent) != 2 or not isinstance(ent[0], int) \
+                    or not 1 <= ent[0] < N:
+                raise Rejected(f"{where}.duals.order[{n_}]: not an order row (1..{N - 1})")
+            y = exact(ent[1], f"{where}.duals.order[{n_}]")
+            if y < 0:
+                raise Rejected(f"{where}.duals.order[{n_}]: negative multiplier")
+            y_ord[ent[0]] += y
+        for n_, ent in enumerate(duals.get("capacity", [])):
+            if not isinstance(ent, list) or len(ent) != 3 or not isinstance(ent[0], int) \
+                    or not 0 <= ent[0] < N or not isinstance(ent[1], int) \
+                    or not 0 <= ent[1] < len(inst.cap):
+                raise Rejected(f"{where}.duals.capacity[{n_}]: not a capacity row")
+            y = exact(ent[2], f"{where}.duals.capacity[{n_}]")
+            if y < 0:
+                raise Rejected(f"{where}.duals.capacity[{n_}]: negative multiplier")
+            y_cap[(ent[0], ent[1])] = y_cap.get((ent[0], ent[1]), Fraction(0)) + y
+        for n_, ent in enumerate(duals.get("demand", [])):
+            key = (ent[0], tuple(sorted(ent[1]))) if isinstance(ent, list) and len(ent) == 3 \
+                and isinstance(ent[1], list) else None
+            if key not in self.pairs:
+                raise Rejected(f"{where}.duals.demand[{n_}]: not a (coflow, path) pair")
+            y_dem[key] = y_dem.get(key, Fraction(0)) + exact(ent[2],
+                                                             f"{where}.duals.demand[{n_}]")
+        cap_n: dict[int, Fraction] = {}          # sum_q c_q y_cap[n, q]
+        for (n, q), y in y_cap.items():
+            cap_n[n] = cap_n.get(n, Fraction(0)) + inst.cap[q] * y
+        total = Fraction(0)
+        for n in range(N):
+            d = W[n] - y_ord[n] + y_ord[n + 1] - cap_n.get(n, Fraction(0)) + \
+                cap_n.get(n + 1, Fraction(0))
+            if fixed[n] is not None:
+                total += d * fixed[n]
+            elif d < 0:
+                raise Rejected(f"{where}: the reduced cost of t_{n} is {d} < 0 (t_{n} is "
+                               "unbounded above: the multipliers prove nothing)")
+        for (k, path), z in self.pairs.items():
+            y = y_dem.get((k, path), Fraction(0))
+            total += y * z
+            lo = rel_ev.get(self.group[k], -1) if self.group[k] >= 0 else -1
+            hi = blk if k in U else done_ev.get(k)
+            if hi is None:
+                raise Rejected(f"{where}: coflow {k} has no completion event")
+            for n in range(lo + 1, hi + 1):
+                d = sum((y_cap.get((n, q), Fraction(0)) for q in path), Fraction(0)) - y
+                if d < 0:
+                    total += d * z
+        return total
+
+    def bound(self, suffix: tuple, b: dict, where: str) -> Fraction | None:
+        """The closing bound of a node (``None`` for an empty region)."""
+        U, rho = self.unplaced(suffix)
+        kind = b.get("type")
+        if kind == "chain":
+            return self.chain(suffix, U)
+        if kind == "lp":
+            return self.dpb(U) + self.lp(suffix, U, rho, b.get("duals"), where)
+        if kind == "empty":
+            if not suffix or suffix[0] >= 0 or not U:
+                raise Rejected(f"{where}: 'empty' needs a suffix starting with a release "
+                               "and coflows before it")
+            r = self.times[-suffix[0] - 1]
+            if not self.mlb(U) > r:
+                raise Rejected(f"{where}: the makespan bound of the coflows before release "
+                               f"{r} is {self.mlb(U)} <= {r}: the region is not empty")
+            return None
+        raise Unreadable(f"{where}.type must be chain, lp or empty")
+
+    def cover(self, target: Fraction) -> tuple[int, int]:
+        """Walk the tree from the root; every leaf of the walk must be a closed node whose
+        bound is ``>= target``.  Returns (closed nodes used, nodes expanded)."""
+        stack, used, expanded = [self.root], 0, 0
+        while stack:
+            s = stack.pop()
+            b = self.closed.get(s)
+            if b is not None:
+                where = f"node {list(s)}"
+                v = self.bound(s, b, where)
+                if v is not None and v < target:
+                    raise Rejected(f"{where}: its {b.get('type')} bound {v} "
+                                   f"({float(v):.12g}) is below the claimed optimum")
+                used += 1
+                continue
+            kids = self.children(s)
+            if not kids:
+                raise Rejected(f"the search space is not covered: the event sequence {list(s)} "
+                               "is in no closed node")
+            expanded += 1
+            stack.extend(kids)
+        return used, expanded
+
+
+def check_optimum(inst: Instance, cert: dict, value: Fraction, objective: str) -> str:
+    """Confirm an ``optimum`` claim: a feasible schedule of that value, and a closed search
+    tree whose every bound is at least that value."""
+    shift = sum((w * r for w, r in zip(inst.weight, inst.release)), Fraction(0)) \
+        if objective == "weighted_cct" else Fraction(0)
+    sv, pieces = check_schedule(inst, cert.get("schedule"))
+    if sv - shift != value:
+        raise Rejected(f"the schedule's {objective} is {sv - shift} ({float(sv - shift):.12g}), "
+                       f"not the claimed {value}")
+    proof = cert.get("proof")
+    if not isinstance(proof, dict) or proof.get("type") != "event-sequence-search":
+        raise Unreadable("proof.type must be event-sequence-search for an optimum")
+    search = EventSearch(inst, proof)
+    used, expanded = search.cover(value + shift)
+    return (f"{objective} = {value} ({float(value):.12g}) is optimal: the schedule "
+            f"({pieces} pieces) is feasible with that value and {used} closed nodes "
+            f"({expanded} expanded) cover every event sequence, checked exactly")
+
+
 PROOFS = {"ordering-lp-dual": check_ordering_lp_dual}
 
 
@@ -277,8 +600,9 @@ def check(instance_doc, cert) -> str:
     if not isinstance(claim, dict):
         raise Unreadable("certificate: missing 'claim'")
     kind, objective = claim.get("kind"), claim.get("objective")
-    if kind != "lower_bound":
-        raise Unreadable(f"claim.kind {kind!r}: this checker confirms 'lower_bound' claims")
+    if kind not in ("lower_bound", "optimum"):
+        raise Unreadable(f"claim.kind {kind!r}: this checker confirms 'lower_bound' and "
+                         "'optimum' claims")
     if objective not in OBJECTIVES:
         raise Unreadable(f"claim.objective must be one of {', '.join(OBJECTIVES)}")
     value = exact(claim.get("value"), "claim.value")
@@ -286,6 +610,8 @@ def check(instance_doc, cert) -> str:
     if recorded is not None and recorded != inst.digest():
         raise Rejected("the certificate is for another instance (digest "
                        f"{recorded[:12]}..., this instance {inst.digest()[:12]}...)")
+    if kind == "optimum":
+        return check_optimum(inst, cert, value, objective)
     proof = cert.get("proof")
     if not isinstance(proof, dict) or proof.get("type") not in PROOFS:
         raise Unreadable(f"proof.type must be one of {', '.join(PROOFS)}")

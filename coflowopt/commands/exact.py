@@ -59,6 +59,11 @@ def add_parser(subparsers, common) -> None:
                          "method supports it)")
     sp.add_argument("--out", "-o", help="write the schedule (.json segments, exact fractions "
                                         "kept; or .npz pieces)")
+    sp.add_argument("--certificate", metavar="FILE.json",
+                    help="bnb only: write the certificate of the proved optimum (the exact "
+                         "schedule and every closed node with its bound), checkable by "
+                         "tools/check_certificate.py INSTANCE.json FILE.json; refused (exit 1, "
+                         "nothing written) when the optimum is not proved exactly")
     common.add_instance_options(sp)
     sp.set_defaults(handler=lambda args: run(args, common))
 
@@ -103,6 +108,15 @@ def run(args, common) -> int:
         raise common.UsageError("--float: the integral model is verified in exact integers "
                                 "(--model integral); drop --float")
     alg = get_algorithm("exact", args.method)
+    if args.certificate is not None:
+        if not args.certificate.lower().endswith(".json"):
+            raise common.UsageError(f"--certificate {args.certificate}: the file must end in "
+                                    ".json")
+        if args.method != "bnb" or args.float_verify:
+            raise common.UsageError("--certificate: certificates of optima come from --method "
+                                    "bnb with exact verification (drop --float)")
+        if "certificate_nodes" in params:
+            raise common.UsageError(f"{flag} certificate_nodes: set it with --certificate")
     for k, owner in (("time_limit", "--time-limit"), ("verify_mode", "--float")):
         if k in params:
             raise common.UsageError(f"{flag} {k}: set it with {owner}")
@@ -112,6 +126,8 @@ def run(args, common) -> int:
     if args.method not in ("slotted-mip",) + INTEGRAL_METHODS:
         params.setdefault("verify_mode", "float" if args.float_verify else "exact")
     params["time_limit"] = args.time_limit  # every exact method honours it
+    if args.certificate is not None:
+        params["certificate_nodes"] = True
     try:
         res = alg.func(inst, **params)
     except (InvalidParameterError, TypeError) as e:
@@ -150,9 +166,36 @@ def run(args, common) -> int:
         payload["certificate_status"] = res.certificate_status
     if args.out and res.schedule is not None:
         payload["schedule_file"] = args.out
+    payload.get("extra", {}).pop("closed_nodes", None)
+    refused = _write_certificate(args, inst, res, payload) if args.certificate else None
     emit_text = _text(args, res, inst)
+    if args.certificate:
+        emit_text += ("\n  certificate NOT written: " + refused if refused else
+                      f"\n  wrote {args.certificate} (check: python tools/check_certificate.py "
+                      "INSTANCE.json FILE)")
     common.emit(args, payload, emit_text)
-    return exit_code(res, common)
+    return common.EXIT_REJECTED if refused else exit_code(res, common)
+
+
+def _write_certificate(args, inst, res, payload) -> str | None:
+    """Write ``--certificate`` (coflowopt.certificate_files.optimum_certificate); the reason
+    when none can be written (then no file is written)."""
+    import json
+
+    from ..certificate_files import optimum_certificate
+    from ..exceptions import InvalidParameterError
+    t0 = time.perf_counter()
+    try:
+        cert = optimum_certificate(inst, res)
+    except InvalidParameterError as e:
+        payload["certificate_file_refused"] = str(e)
+        return str(e)
+    with open(args.certificate, "w", encoding="utf-8") as fh:
+        json.dump(cert, fh)
+    res.timings["certificate"] = time.perf_counter() - t0
+    payload["certificate_file"] = args.certificate
+    payload["certificate_nodes"] = len(cert["proof"]["nodes"])
+    return None
 
 
 def exit_code(res, common) -> int:

@@ -212,6 +212,22 @@ class _Search:
         self.complete = False
         self.stop_reason = ""
         self.counter = 0
+        # certificate files (coflowopt.certificate_files.optimum_certificate): the suffixes of
+        # the closed nodes and of the nodes whose bounds closed them; None = not recorded
+        self.closures: list[tuple] | None = None
+
+    def note(self, suffix, prov: tuple | None = None) -> None:
+        """Record a closed node (its suffix) and the node whose bound closed it, for the
+        certificate file; nothing when not asked (the search itself never reads this)."""
+        if self.closures is None:
+            return
+        self.closures.append(tuple(int(c) for c in suffix))
+        while prov is not None and prov[0] == "leaf":
+            prov = prov[2]
+        if prov is not None and prov[0] == "chain":
+            self.closures.append(tuple(int(c) for c in prov[3]))
+        elif prov is not None and prov[0] == "lp":
+            self.closures.append(tuple(int(c) for c in prov[3]))
 
     # ------------------------------------------------------------------ helpers
     def time_left(self) -> float:
@@ -409,6 +425,7 @@ class _Search:
             U, rho, suffix, chain, lp_done, prov = node
             if bound >= self.threshold():
                 self.prune(bound, prov)
+                self.note(suffix, prov)
                 continue
             dpb_U = self.sb.dpb(U)
             if self.node_lp and not lp_done:
@@ -416,13 +433,15 @@ class _Search:
                 sol = self.solve(suffix, rho, block)
                 if sol.status == "infeasible" and sol.infeasible_proven:
                     self.stats.nodes_infeasible += 1
+                    self.note(suffix)
                     continue
                 if sol.status == "optimal":
                     lpb = self.safe(dpb_U + sol.bound)
                     if lpb > bound:
-                        bound, prov = lpb, ("lp", U, sol)
+                        bound, prov = lpb, ("lp", U, sol, suffix)
                 if bound >= self.threshold():
                     self.prune(bound, prov)
+                    self.note(suffix, prov)
                     continue
                 self.push(heap, bound, -negdepth, (U, rho, suffix, chain, True, prov))
                 self.stats.nodes_created -= 1  # re-queued, not a new node
@@ -453,6 +472,7 @@ class _Search:
                 if cheap >= self.threshold():
                     self.stats.nodes_created += 1
                     self.prune(cheap, cprov)
+                    self.note(codes2, cprov)
                     continue
                 self.push(heap, cheap, depth, (U2, rho, codes2, chain2, False, cprov))
             # child: the latest unplaced release goes in front of the suffix
@@ -462,6 +482,7 @@ class _Search:
                     # U cannot finish by r (MLB's rounding error is far below the margin)
                     self.stats.nodes_created += 1
                     self.stats.nodes_infeasible += 1
+                    self.note((-rho,) + suffix)
                     continue
                 suffix2 = (-rho,) + suffix
                 cheap = self.safe(dpb_U + chain)
@@ -477,6 +498,7 @@ class _Search:
     def leaf(self, codes, rho: int, cheap: float, cprov: tuple) -> None:
         self.stats.nodes_created += 1
         self.stats.leaves += 1
+        self.note(codes, cprov)
         if cheap >= self.threshold():
             self.prune(cheap, cprov)
             return
@@ -626,7 +648,7 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         local_search: bool = True, max_nodes: int | None = None,
         heuristic_budget: float | None = None, verify_mode: str = "exact",
         exact_proof: bool = True, exact_proof_max_set: int = 16, seed_bounds: bool = True,
-        seed_budget: float | None = None) -> Result:
+        seed_budget: float | None = None, certificate_nodes: bool = False) -> Result:
     """The optimal total weighted completion time, by branch and bound over event sequences.
 
     Parameters
@@ -667,6 +689,10 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         so the reported bound is never below what ``coflowopt bound`` certifies.
     seed_budget : float, optional
         Seconds for the seed bounds (default: 30 % of ``time_limit``).
+    certificate_nodes : bool
+        Record the suffixes of the closed nodes (and of the nodes whose bounds closed them) in
+        ``extra["closed_nodes"]``, for :func:`coflowopt.certificate_files.optimum_certificate`;
+        the search and its result are otherwise the same.
 
     Returns
     -------
@@ -710,6 +736,8 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     t0 = time.perf_counter()
     search = _Search(instance, time_limit=time_limit, rtol=rtol, atol=atol, node_lp=node_lp,
                      dominance=dominance, max_nodes=max_nodes, local_search=local_search)
+    if certificate_nodes:
+        search.closures = []
     seed_rec = None
     if seed_bounds:
         ts = time.perf_counter()
@@ -730,6 +758,7 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     t3 = time.perf_counter()
     sched, rep = _final_schedule(search, verify_mode)
     t4 = time.perf_counter()
+    closed_nodes = None if search.closures is None else sorted(set(search.closures))
     timings = {"setup": t1 - t0, "bound_tables": search.t_tables, "heuristics": t2 - t1,
                "search": t3 - t2, "verify": t4 - t3, "total": t4 - t0}
     params = {"time_limit": time_limit, "rtol": rtol, "atol": atol, "node_lp": node_lp,
@@ -819,4 +848,5 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
                   certificate_status=("proved exactly" if exactly else "proved within rtol")
                   if proved else ("closed within the given rtol" if closed else "open"), gap=gap, solver=solver, timings=timings,
                   extra={"search": search_rec, "nodes": st.nodes_expanded,
-                         "root_bound": st.root_bound, "exact_proof": exactly})
+                         "root_bound": st.root_bound, "exact_proof": exactly,
+                         **({} if closed_nodes is None else {"closed_nodes": closed_nodes})})
