@@ -56,6 +56,11 @@ load_seconds        float     time to build (or fetch from cache) the instance
 timings             JSON      the algorithm's own timings
 error               JSON      ``{type, message, traceback}`` for failed tasks
 cct                 float[]   per coflow ``C_k - r_k`` of a verified schedule (optional)
+metrics             JSON      with ``cct``: summary statistics of the verified completion
+                              times (:func:`coflowopt.experiments.tasks.completion_metrics`:
+                              slowdown CCT/OCT and normalised FCT (mean, p50, p90, p99,
+                              max), Jain's index over OCT/CCT, throughput, makespan, mean
+                              CCT); absent in rows written before it existed
 model               str       ``integral`` in a ``model = "integral"`` spec (slotted schedules
                               judged by ``verify_slotted``, optima of the integral model);
                               absent (``NULL``) in fluid runs
@@ -91,7 +96,7 @@ SCHEMA: dict[str, str] = {
     "result_kind": "VARCHAR", "status": "VARCHAR", "verified": "BOOLEAN", "bound": "DOUBLE",
     "gap": "DOUBLE", "certificate_status": "VARCHAR", "message": "VARCHAR",
     "seconds": "DOUBLE", "load_seconds": "DOUBLE", "timings": "JSON", "error": "JSON",
-    "cct": "DOUBLE[]", "worker": "VARCHAR", "finished_at": "VARCHAR", "model": "VARCHAR",
+    "cct": "DOUBLE[]", "metrics": "JSON", "worker": "VARCHAR", "finished_at": "VARCHAR", "model": "VARCHAR",
 }
 
 

@@ -33,7 +33,7 @@ from .spec import AlgorithmSpec, InstanceRef, Spec, _accepts, instance_hash, loa
 
 __all__ = ["Task", "Plan", "plan", "execute", "InstanceCache", "InstanceHashMismatch",
            "error_fields", "FAILED_STATUSES", "warm_up", "task_id", "result_fields",
-           "integral_result_fields"]
+           "integral_result_fields", "completion_metrics"]
 
 #: Statuses of rows that record a failed task rather than an algorithm's answer.  A task with
 #: a row is finished whatever its status; ``--retry-failed`` runs these again.
@@ -303,7 +303,73 @@ def result_fields(res, inst, objective: str, completion_times: bool) -> dict[str
     if completion_times and rep is not None and rep.ok:
         cc = np.asarray([float(c) for c in rep.coflow_completion])
         row["cct"] = (cc - inst.release).tolist()
+        row["metrics"] = completion_metrics(inst, cc, getattr(rep, "flow_completion", None))
     return row
+
+
+def _summary(x: np.ndarray) -> dict[str, float]:
+    return {"mean": float(x.mean()), "p50": float(np.percentile(x, 50)),
+            "p90": float(np.percentile(x, 90)), "p99": float(np.percentile(x, 99)),
+            "max": float(x.max())}
+
+
+def completion_metrics(inst, coflow_completion, flow_completion=None) -> dict[str, Any]:
+    """Summary statistics of a verified schedule's completion times for the row's ``metrics``
+    (a few numbers, never per-flow lists).
+
+    Parameters
+    ----------
+    inst : Instance
+    coflow_completion : array_like (K,)
+        ``C_k`` as the verifier recomputes them.
+    flow_completion : array_like (F,), optional
+        ``C_f`` as the verifier recomputes them (``None``: no ``nfct`` entry).
+
+    Returns
+    -------
+    dict
+        ``slowdown``
+            mean, p50, p90, p99, max over coflows of Sincronia's slowdown ``CCT_k / OCT_k``
+            (:func:`coflowopt.slowdown.coflow_slowdown`; OCT = ``Instance.rho``, the coflow
+            alone; Sincronia Sec. 5.1).
+        ``nfct``
+            the same statistics over flows of the normalised FCT
+            (:func:`coflowopt.slowdown.normalized_fct`; seed 002 Sec. III-C).
+        ``jain``
+            Jain's index ``(sum x)^2 / (K sum x^2)`` (:func:`coflowopt.normalization
+            .jain_index`) over the coflows' *normalised throughputs* ``x_k = OCT_k / CCT_k``
+            (= 1 / slowdown): each coflow's average rate ``size / CCT`` over its rate alone
+            ``size / OCT``, as Jain, Chiu and Hawe normalise allocations (``x_i = T_i / O_i``,
+            the measured over the optimal throughput; DEC-TR-301, 1984).  1 when every coflow
+            is slowed down equally.
+        ``throughput``
+            total data over the schedule's span ``max_k C_k - min_k r_k`` (data per time
+            unit: the mean delivered rate of the whole fabric).
+        ``makespan``, ``mean_cct``
+            ``max_k C_k`` and the mean of ``C_k - r_k``.
+
+    Examples
+    --------
+    >>> from coflowopt import Coflow, Instance
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1.0)]), Coflow("B", [(0, 0, 2.0)])])
+    >>> m = completion_metrics(inst, [1.0, 3.0], [1.0, 3.0])
+    >>> m["slowdown"]["mean"], m["nfct"]["max"], round(m["jain"], 6), m["throughput"]
+    (1.25, 1.5, 0.961538, 1.0)
+    """
+    from ..normalization import jain_index
+    from ..slowdown import coflow_slowdown, normalized_fct
+    cc = np.asarray(coflow_completion, dtype=float)
+    sd = np.asarray(coflow_slowdown(inst, cc), dtype=float)
+    span = float(cc.max() - inst.release.min()) if cc.size else 0.0
+    out: dict[str, Any] = {
+        "slowdown": _summary(sd), "jain": jain_index(1.0 / sd),
+        "throughput": float(math.fsum(inst.flow_size.tolist())) / span if span > 0 else None,
+        "makespan": float(cc.max()), "mean_cct": float((cc - inst.release).mean())}
+    if flow_completion is not None:
+        fc = np.asarray(flow_completion, dtype=float)
+        if fc.shape == (inst.num_flows,) and np.all(np.isfinite(fc)):
+            out["nfct"] = _summary(np.asarray(normalized_fct(inst, fc), dtype=float))
+    return out
 
 
 def integral_result_fields(res, inst, objective: str, completion_times: bool
@@ -344,6 +410,7 @@ def integral_result_fields(res, inst, objective: str, completion_times: bool
     if completion_times and row["verified"]:
         cc = np.asarray([float(c) for c in rep.coflow_completion])
         row["cct"] = (cc - inst.release).tolist()
+        row["metrics"] = completion_metrics(inst, cc, rep.flow_completion)
     return row
 
 
