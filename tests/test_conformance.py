@@ -84,11 +84,6 @@ KNOWN_FAILURES = {
     ("check_port_relabelling", "qsz"):
         "the interval LP is degenerate: HiGHS returns an optimal vertex that depends on the "
         "column order, and the groups follow that vertex's completion times",
-    ("check_scaling", "qsz"):
-        "groups are cut where the LP completion time crosses C_min 2^j: a coflow exactly on a "
-        "cut (library integral-gap/integral_opt-fluid_opt-4x4-5c-r4-seed0-i241: C = 6 = 2 "
-        "C_min) lands on either side with the interior-point solution's ~1e-9 error, which "
-        "changes with the LP's scale (qsz_groups guards with 1e-12 only)",
 }
 
 #: Registered algorithms this file deliberately does not run, with the reason.

@@ -109,13 +109,22 @@ def lp_ov_order(instance: Instance, *, ports: str = "used", time_limit: float | 
     return _order_by(inst_u, lp.col_block("f", sol.x))
 
 
+#: Relative slack of a group cut: an LP completion time within this factor below
+#: ``C_min * ratio^j`` counts as on the cut (the later group).  The LP is solved to ~1e-9
+#: relative, so a coflow exactly on a cut would otherwise land on either side depending on the
+#: solver's rounding, which changes with the instance's scale.
+GROUP_CUT_RTOL = 1e-7
+
+
 def qsz_groups(C: np.ndarray, order: np.ndarray, ratio: float) -> list[np.ndarray]:
-    """Cut ``order`` where the LP completion time crosses ``C_min * ratio^j``."""
+    """Cut ``order`` where the LP completion time crosses ``C_min * ratio^j`` (within
+    :data:`GROUP_CUT_RTOL`, relative)."""
     if not (ratio > 1 and math.isfinite(ratio)):
         raise InvalidParameterError(f"group_ratio must be a finite number > 1, got {ratio!r}")
     Cs = np.asarray(C, dtype=float)[order]
     base = max(float(Cs.min()), 1e-300)
-    idx = np.floor(np.log(np.maximum(Cs, base) / base) / math.log(ratio) + 1e-12)
+    idx = np.floor(np.log(np.maximum(Cs, base) / base) / math.log(ratio)
+                   + GROUP_CUT_RTOL / math.log(ratio))
     idx = np.maximum.accumulate(idx)          # the order is by C, so this is non-decreasing
     cuts = np.flatnonzero(np.diff(idx)) + 1
     return [np.asarray(g, dtype=np.int64) for g in np.split(order, cuts)]
