@@ -151,6 +151,7 @@ GOOD = [
                  "--cct-csv", "compare.cct.csv", "--csv", "compare.csv"]),
     ("schedule-cct-csv", ["schedule", T_S4, "--order", "bssi", "--rates", "greedy",
                           "--cct-csv", "t-s4.cct.csv"]),
+    ("lib-status", ["lib", "status"]),
 ]
 
 
@@ -365,6 +366,7 @@ def test_text_output_has_no_banner(work):
 # ------------------------------------------------------------------------------ bad usage
 #: (id, argv, words that must all appear in the one stderr line, modules made unimportable)
 BAD = [
+    ("lib-unknown-instance", ["lib", "submit", "nope/x", "y.json"], ["nope/x"], ()),
     # info / convert / instance reading
     ("info-missing-file", ["info", "nope.json"], ["nope.json"], ()),
     ("info-format", ["info", FIG51, "--format", "bogus"], ["--format", "bogus"], ()),

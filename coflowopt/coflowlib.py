@@ -1,0 +1,232 @@
+"""CoflowLib: benchmark instances with proven optima and certificates anyone can check.
+
+The library lives in ``instances/coflowlib/`` (its README documents the layout; the files are
+written by ``instances/coflowlib/make_coflowlib.py``).  One manifest,
+``manifest.provenance.json``, lists the families (how each was made: generator, parameters,
+seeds, or the source folder) and every instance with its status:
+
+* ``optimal``: the best schedule's value is the optimum, proved by a certificate of an optimum
+  (:func:`coflowopt.certificate_files.optimum_certificate`) that ``tools/check_certificate.py``
+  confirms;
+* ``open``: the best verified schedule, the best bound with a checkable certificate (a lower
+  bound of the ordering-LP family), and the gap ``best / bound``.
+
+Each instance has ``<id>.instance`` (coflowopt-instance JSON), ``<id>.best.schedule.json``
+(coflowopt-schedule JSON, exact fractions) and ``<id>.certificate`` (certificate JSON).  The
+instance and certificate files do not end in ``.json`` so that :mod:`coflowopt.library` (the
+papers' examples, every ``*.json`` with a provenance sidecar) does not list them; every reader
+of coflowopt and the checker read them by content.
+
+Commands: ``coflowopt lib status`` (:func:`status_rows`), ``coflowopt lib check``
+(:func:`check_library`), ``coflowopt lib submit`` (:func:`submit`).
+
+Examples
+--------
+>>> rows = status_rows(load_manifest())
+>>> rows[0]["family"], rows[0]["instances"] >= 1
+('adversarial', True)
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from .exceptions import InvalidParameterError
+
+__all__ = ["MANIFEST", "MANIFEST_FORMAT", "coflowlib_dir", "load_manifest", "save_manifest",
+           "status_rows", "check_library", "submit", "load_checker", "instance_path",
+           "Refused"]
+
+MANIFEST = "manifest.provenance.json"
+
+
+class Refused(Exception):
+    """A submitted schedule that is not recorded (rejected, or no improvement): exit 1."""
+
+MANIFEST_FORMAT = "coflowlib-manifest"
+
+
+def coflowlib_dir(path: str | Path | None = None) -> Path:
+    """The CoflowLib folder (``instances/coflowlib`` by default)."""
+    if path is not None:
+        d = Path(path)
+    else:
+        from .library import library_dir
+        d = library_dir() / "coflowlib"
+    if not (d / MANIFEST).is_file():
+        raise InvalidParameterError(f"{d}: not a CoflowLib folder (no {MANIFEST})")
+    return d
+
+
+def load_manifest(d: str | Path | None = None) -> dict[str, Any]:
+    d = coflowlib_dir(d)
+    with open(d / MANIFEST, encoding="utf-8") as fh:
+        m = json.load(fh)
+    if m.get("format") != MANIFEST_FORMAT:
+        raise InvalidParameterError(f"{d / MANIFEST}: not a {MANIFEST_FORMAT} document")
+    m["_dir"] = str(d)
+    return m
+
+
+def save_manifest(m: dict[str, Any], d: str | Path) -> None:
+    doc = {k: v for k, v in m.items() if not k.startswith("_")}
+    tmp = Path(d) / (MANIFEST + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, indent=1, sort_keys=True)
+        fh.write("\n")
+    tmp.replace(Path(d) / MANIFEST)
+
+
+def instance_path(m: dict[str, Any], iid: str) -> Path:
+    if iid not in m["instances"]:
+        raise InvalidParameterError(f"unknown CoflowLib instance {iid!r} (e.g. "
+                                    f"{next(iter(sorted(m['instances'])))!r}; "
+                                    "'coflowopt lib status --json' lists them)")
+    return Path(m["_dir"]) / m["instances"][iid]["instance"]
+
+
+def status_rows(m: dict[str, Any]) -> list[dict[str, Any]]:
+    """The leaderboard: per family, how many instances, how many solved (proven optimal), the
+    mean and largest gap (best / certified bound; 1 when proven) and the algorithm that holds
+    most best schedules."""
+    fams: dict[str, list] = {}
+    for e in m["instances"].values():
+        fams.setdefault(e["family"], []).append(e)
+    rows = []
+    for fam in sorted(fams):
+        es = fams[fam]
+        gaps = [float(e["gap"]) for e in es]
+        algs: dict[str, int] = {}
+        for e in es:
+            algs[e["best"]["algorithm"]] = algs.get(e["best"]["algorithm"], 0) + 1
+        best_alg = max(sorted(algs), key=lambda a: algs[a])
+        rows.append({"family": fam, "instances": len(es),
+                     "solved": sum(1 for e in es if e["status"] == "optimal"),
+                     "mean_gap": sum(gaps) / len(gaps), "max_gap": max(gaps),
+                     "best_algorithm": best_alg, "best_algorithm_count": algs[best_alg]})
+    return rows
+
+
+def load_checker():
+    """``tools/check_certificate.py`` as a module (it imports nothing from coflowopt)."""
+    from .library import library_dir
+    path = library_dir().parent / "tools" / "check_certificate.py"
+    if not path.is_file():
+        raise InvalidParameterError(f"{path}: the standalone checker is missing (CoflowLib "
+                                    "checks need a source checkout)")
+    spec = importlib.util.spec_from_file_location("_coflowopt_check_certificate", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _verify_best(inst, path: Path):
+    from .formats.schedule_io import read_schedule_json
+    from .verify import verify_schedule
+    sched = read_schedule_json(path, inst, exact=True)
+    return verify_schedule(inst, sched, mode="exact")
+
+
+def check_entry(m: dict[str, Any], iid: str, checker) -> str | None:
+    """Re-verify one instance's best schedule and certificate; the reason it fails, or
+    None."""
+    from .formats.instance_json import read_instance_json
+    e = m["instances"][iid]
+    d = Path(m["_dir"])
+    try:
+        inst = read_instance_json(d / e["instance"])
+        rep = _verify_best(inst, d / e["best"]["schedule"])
+    except Exception as ex:  # noqa: BLE001 - any unreadable file is a failed entry
+        return f"cannot read: {ex}"
+    if not rep.ok:
+        return f"best schedule rejected by the verifier: {rep.violations[:1]}"
+    best = Fraction(e["best"]["value"])
+    if rep.weighted_completion_time != best:
+        return f"best schedule is worth {rep.weighted_completion_time}, manifest says {best}"
+    cpath = d / e["certificate"]
+    try:
+        with open(d / e["instance"], encoding="utf-8") as fh:
+            idoc = json.load(fh)
+        with open(cpath, encoding="utf-8") as fh:
+            cdoc = json.load(fh)
+        checker.check(idoc, cdoc)
+    except checker.Rejected as ex:
+        return f"certificate REJECTED: {ex}"
+    except (checker.Unreadable, OSError, json.JSONDecodeError) as ex:
+        return f"certificate unreadable: {ex}"
+    claim = cdoc["claim"]
+    cval = Fraction(claim["value"])
+    if e["status"] == "optimal":
+        if claim["kind"] != "optimum" or cval != best:
+            return f"status optimal but the certificate claims {claim['kind']} {cval}"
+    elif claim["kind"] != "lower_bound" or cval != Fraction(e["bound"]["value"]):
+        return f"the certificate claims {claim['kind']} {cval}, manifest bound " \
+               f"{e['bound']['value']}"
+    if best < Fraction(e["bound"]["value"]):
+        return "best schedule below the certified bound"
+    return None
+
+
+def check_library(m: dict[str, Any], families: list[str] | None = None
+                  ) -> list[tuple[str, str | None]]:
+    """``[(instance id, failure reason or None)]`` over the library (or some families)."""
+    checker = load_checker()
+    out = []
+    for iid in sorted(m["instances"]):
+        if families and m["instances"][iid]["family"] not in families:
+            continue
+        out.append((iid, check_entry(m, iid, checker)))
+    return out
+
+
+def submit(m: dict[str, Any], iid: str, schedule_path: str | Path, algorithm: str
+           ) -> dict[str, Any]:
+    """Verify a schedule of a CoflowLib instance exactly and record it when it improves the
+    best known value (the file is copied to ``<id>.best.schedule.json``, the manifest
+    updated).
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown instance or unreadable schedule (bad input).
+    Refused
+        The schedule is rejected by the verifier, or does not improve the best known value.
+    """
+    from .exceptions import CoflowOptError
+    from .formats.instance_json import read_instance_json
+    ipath = instance_path(m, iid)
+    e = m["instances"][iid]
+    inst = read_instance_json(ipath)
+    try:
+        rep = _verify_best(inst, Path(schedule_path))
+    except CoflowOptError as ex:
+        raise InvalidParameterError(f"{schedule_path}: {ex}") from None
+    if not rep.ok:
+        v = rep.violations[0] if getattr(rep, "violations", None) else "infeasible"
+        raise Refused(f"rejected: the verifier (exact mode) refuses the schedule: {v}")
+    value = Fraction(rep.weighted_completion_time)
+    best = Fraction(e["best"]["value"])
+    if value < Fraction(e["bound"]["value"]):
+        raise Refused(f"rejected: value {value} is below the certified bound "
+                         f"{e['bound']['value']} (verifier or certificate bug: please report)")
+    if value >= best:
+        raise Refused(f"not recorded: value {value} ({float(value):.12g}) does not improve "
+                         f"the best known {best} ({float(best):.12g}, {e['best']['algorithm']})")
+    d = Path(m["_dir"])
+    dest = d / e["best"]["schedule"]
+    shutil.copyfile(schedule_path, dest)
+    bound = Fraction(e["bound"]["value"])
+    e["best"] = {"value": str(value), "value_float": float(value), "algorithm": algorithm,
+                 "schedule": e["best"]["schedule"], "submitted": True}
+    e["gap"] = float(value / bound) if bound > 0 else None
+    if value == bound:
+        e["status_note"] = ("the submitted schedule meets the certified bound: optimal "
+                            "(regenerate the certificate to mark it so)")
+    save_manifest(m, d)
+    return {"instance": iid, "recorded": True, "value": str(value), "value_float": float(value),
+            "previous": str(best), "gap": e["gap"]}

@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Build CoflowLib (``instances/coflowlib/``): instances, best schedules, certificates, manifest.
+
+Run from the repository root::
+
+    python instances/coflowlib/make_coflowlib.py            # the whole release (v1)
+    python instances/coflowlib/make_coflowlib.py --family bs4-unit --seeds 3   # a trial
+
+Families of release v1 (objective ``sum_k w_k C_k``, fluid model):
+
+* ``papers``: every instance of ``instances/papers/`` (the papers' worked examples; provenance
+  in their sidecars), referenced in place;
+* ``adversarial``: the fluid adversarial finds of ``instances/adversarial/``, in place;
+* ``bs4-*`` and ``bs8-*``: random big switches from
+  ``coflowopt.generators.uniform_random(m, 8, seed=s, ...)`` with ``m = 4`` (1-4 flows per
+  coflow) or ``m = 8`` (1-8 flows per coflow), integer sizes 1-10, seeds ``0..29``, in five
+  variants: ``unit`` (unit weights and capacities, releases 0), ``weights`` (integer weights
+  1-5), ``releases`` (integer releases 0-5), ``hetcap`` (integer capacities 1-3 per port),
+  ``mixed`` (all three).
+
+Every instance is solved by ``bnb`` (time limit ``--time-limit``, default 20 s,
+``seed_bounds=False``) with ``certificate_nodes=True``.  Proved exactly: status ``optimal``,
+the exact schedule and the certificate of the optimum
+(``coflowopt.certificate_files.optimum_certificate``), confirmed here by
+``tools/check_certificate.py`` before anything is written.  Otherwise: status ``open`` with
+bnb's best verified schedule and the ``ordering-lp`` lower bound's certificate (the best bound
+with a file form), and the gap ``best / bound``.  Nothing is written for an instance whose
+schedule or certificate does not check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+RELEASE = "v1"
+SEEDS = 30
+VARIANTS = {
+    "unit": {},
+    "weights": {"weights": (1, 5)},
+    "releases": {"releases": (0, 5)},
+    "hetcap": {"capacities": (1, 3)},
+    "mixed": {"weights": (1, 5), "releases": (0, 5), "capacities": (1, 3)},
+}
+SWITCHES = {"bs4": (4, (1, 4)), "bs8": (8, (1, 8))}
+NUM_COFLOWS = 8
+
+
+def random_families() -> dict:
+    fams = {}
+    for sw, (m, fpc) in SWITCHES.items():
+        for var, kw in VARIANTS.items():
+            params = {"num_ports": m, "num_coflows": NUM_COFLOWS, "flows_per_coflow": list(fpc),
+                      "size": [1, 10], "integer_sizes": True,
+                      **{k: list(v) for k, v in kw.items()}}
+            fams[f"{sw}-{var}"] = {
+                "description": f"{m}x{m} big switch, {NUM_COFLOWS} coflows, {fpc[0]}-{fpc[1]} "
+                               f"flows each, integer sizes 1-10, variant {var!r}",
+                "source": {"generator": "coflowopt.generators.uniform_random",
+                           "params": params, "seeds": list(range(SEEDS))},
+                "version": 1}
+    return fams
+
+
+def build_random(fam: dict, seed: int):
+    from coflowopt.generators import uniform_random
+    p = dict(fam["source"]["params"])
+    m, K = p.pop("num_ports"), p.pop("num_coflows")
+    p = {k: tuple(v) if isinstance(v, list) else v for k, v in p.items()}
+    return uniform_random(m, K, seed=seed, **p)
+
+
+def folder_instances(sub: str) -> list[Path]:
+    return sorted(p for p in (ROOT / "instances" / sub).glob("*.json")
+                  if not p.name.endswith((".provenance.json", ".schedule.json")))
+
+
+def solve(inst, time_limit: float, checker) -> tuple[dict, dict, object]:
+    """(manifest fields, certificate, schedule) of one instance, everything checked."""
+    from coflowopt.certificate_files import (lower_bound_certificate, optimum_certificate)
+    from coflowopt.exact.branch_and_bound import bnb
+    from coflowopt.formats.instance_json import dumps_instance
+    import coflowopt.bounds  # noqa: F401 (registers the bounds)
+    from coflowopt.registry import get_algorithm
+    from coflowopt.verify import verify_schedule
+    t0 = time.perf_counter()
+    res = bnb(inst, time_limit=time_limit, certificate_nodes=True, seed_bounds=False)
+    t_bnb = time.perf_counter() - t0
+    rep = verify_schedule(inst, res.schedule, mode="exact")
+    assert rep.ok, "bnb's schedule must verify"
+    best = Fraction(rep.weighted_completion_time)
+    cert, status, refused = None, "open", None
+    if res.kind == "optimal" and res.certificate_status == "proved exactly":
+        try:
+            cert = optimum_certificate(inst, res)
+            status = "optimal"
+        except Exception as e:  # noqa: BLE001 - recorded; the instance stays open
+            refused = str(e)
+    if cert is None:
+        lb = get_algorithm("bound", "ordering-lp").func(inst)
+        cert = lower_bound_certificate(inst, lb)
+    idoc = json.loads(dumps_instance(inst))
+    checker.check(idoc, json.loads(json.dumps(cert)))   # raises if it does not check
+    bound = Fraction(cert["claim"]["value"])
+    fields = {
+        "status": status, "coflows": inst.num_coflows, "flows": inst.num_flows,
+        "best": {"value": str(best), "value_float": float(best),
+                 "algorithm": "bnb" + ("" if status == "optimal" else f" ({res.status})")},
+        "bound": {"value": str(bound), "value_float": float(bound),
+                  "source": "optimum certificate" if status == "optimal" else
+                  f"{cert['claim']['algorithm']} certificate"},
+        "gap": float(best / bound) if bound > 0 else None,
+        "seconds": {"bnb": round(t_bnb, 3), "total": round(time.perf_counter() - t0, 3)},
+    }
+    if refused:
+        fields["certificate_refused"] = refused
+    if status == "optimal":
+        fields["proof_nodes"] = len(cert["proof"]["nodes"])
+    return fields, cert, res.schedule
+
+
+def main(argv=None) -> int:
+    sys.path.insert(0, str(ROOT))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--family", action="append", help="only these families")
+    ap.add_argument("--seeds", type=int, default=SEEDS, help="seeds per random family")
+    ap.add_argument("--time-limit", type=float, default=20.0)
+    ap.add_argument("--out", default=str(HERE), help="library folder (default: this one)")
+    args = ap.parse_args(argv)
+    from coflowopt import __version__
+    from coflowopt.coflowlib import MANIFEST, MANIFEST_FORMAT, load_checker, save_manifest
+    from coflowopt.formats.instance_json import read_instance_json, write_instance_json
+    from coflowopt.formats.schedule_io import write_schedule_json
+    checker = load_checker()
+    out = Path(args.out)
+    fams = {
+        "papers": {"description": "the papers' worked examples (instances/papers/, provenance "
+                                  "in their .provenance.json sidecars)",
+                   "source": {"folder": "instances/papers"}, "version": 1},
+        "adversarial": {"description": "fluid adversarial finds (instances/adversarial/, "
+                                       "search records in their sidecars)",
+                        "source": {"folder": "instances/adversarial"}, "version": 1},
+        **random_families()}
+    if args.family:
+        unknown = set(args.family) - set(fams)
+        if unknown:
+            ap.error(f"unknown families {sorted(unknown)}; known: {sorted(fams)}")
+        fams = {k: v for k, v in fams.items() if k in args.family}
+    old = {}
+    if (out / MANIFEST).is_file():
+        old = json.loads((out / MANIFEST).read_text())
+    manifest = {"format": MANIFEST_FORMAT, "version": 1, "release": RELEASE,
+                "objective": "weighted_completion_time", "model": "fluid",
+                "generator": "instances/coflowlib/make_coflowlib.py",
+                "coflowopt_version": __version__,
+                "checker": "tools/check_certificate.py",
+                "families": {**old.get("families", {}), **fams},
+                "instances": {k: v for k, v in old.get("instances", {}).items()
+                              if v["family"] not in fams}}
+    t_all = time.perf_counter()
+    for fam, spec in fams.items():
+        jobs = []
+        if "folder" in spec["source"]:
+            for p in folder_instances(spec["source"]["folder"].split("/", 1)[1]):
+                jobs.append((f"{fam}/{p.stem}", read_instance_json(p),
+                             Path("..") / p.parent.name / p.name))
+        else:
+            for s in range(min(args.seeds, SEEDS)):
+                jobs.append((f"{fam}/{fam}-{s:03d}", build_random(spec, s), None))
+        (out / RELEASE / fam).mkdir(parents=True, exist_ok=True)
+        for iid, inst, ref in jobs:
+            fields, cert, sched = solve(inst, args.time_limit, checker)
+            stem = out / RELEASE / iid
+            if ref is None:
+                write_instance_json(inst, str(stem) + ".instance")
+                ipath = f"{RELEASE}/{iid}.instance"
+            else:
+                ipath = ref.as_posix()
+            with open(str(stem) + ".certificate", "w", encoding="utf-8") as fh:
+                json.dump(cert, fh, separators=(",", ":"))
+            write_schedule_json(sched, inst, str(stem) + ".best.schedule.json")
+            fields["best"]["schedule"] = f"{RELEASE}/{iid}.best.schedule.json"
+            manifest["instances"][iid] = {"family": fam, "instance": ipath,
+                                          "certificate": f"{RELEASE}/{iid}.certificate",
+                                          **fields}
+            print(f"{iid}: {fields['status']} {fields['best']['value']} gap {fields['gap']:.6g} "
+                  f"({fields['seconds']['total']:.2f} s)", flush=True)
+    manifest["build_seconds"] = round(time.perf_counter() - t_all, 1)
+    save_manifest(manifest, out)
+    n = len(manifest["instances"])
+    solved = sum(1 for e in manifest["instances"].values() if e["status"] == "optimal")
+    print(f"CoflowLib {RELEASE}: {n} instances, {solved} proven optimal")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

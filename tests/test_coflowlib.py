@@ -1,0 +1,186 @@
+"""CoflowLib (instances/coflowlib/, coflowopt.coflowlib, ``coflowopt lib``).
+
+The stored library: counts, manifest fields, a sample re-checked in process (the whole library
+is ``coflowopt lib check``, about 40 s, not run here), the papers family checked by the CLI as a
+process; ``lib submit`` on a copy: a worse, an invalid and a better schedule.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from coflowopt.coflowlib import (MANIFEST, check_entry, load_checker, load_manifest,
+                                 status_rows)
+from coflowopt.formats.instance_json import read_instance_json
+from coflowopt.formats.schedule_io import read_schedule_json, write_schedule_json
+from coflowopt.registry import get_algorithm
+from coflowopt.verify import verify_schedule
+
+ROOT = Path(__file__).resolve().parents[1]
+LIB = ROOT / "instances" / "coflowlib"
+
+
+def cli(*args, cwd=None):
+    p = subprocess.run([sys.executable, "-m", "coflowopt", *map(str, args)], cwd=cwd,
+                       capture_output=True, text=True, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+@pytest.fixture(scope="module")
+def manifest():
+    return load_manifest()
+
+
+def test_release_counts(manifest):
+    es = manifest["instances"]
+    assert manifest["release"] == "v1" and len(es) >= 300
+    assert sum(e["status"] == "optimal" for e in es.values()) >= 250
+    fams = {e["family"] for e in es.values()}
+    assert {"papers", "adversarial", "bs4-unit", "bs4-weights", "bs4-releases", "bs4-hetcap",
+            "bs4-mixed", "bs8-unit", "bs8-weights", "bs8-releases", "bs8-hetcap",
+            "bs8-mixed"} <= fams
+    assert fams <= set(manifest["families"])
+
+
+def test_manifest_entries(manifest):
+    for iid, e in manifest["instances"].items():
+        assert iid.split("/")[0] == e["family"]
+        for key in ("instance", "certificate"):
+            assert (LIB / e[key]).is_file(), (iid, key)
+        assert (LIB / e["best"]["schedule"]).is_file()
+        best, bound = Fraction(e["best"]["value"]), Fraction(e["bound"]["value"])
+        assert best >= bound
+        if e["status"] == "optimal":
+            assert best == bound and e["gap"] == 1.0
+        else:
+            assert e["status"] == "open" and e["gap"] == pytest.approx(float(best / bound))
+
+
+def test_random_families_are_reproducible(manifest):
+    sys.path.insert(0, str(LIB))
+    try:
+        import make_coflowlib as mk
+    finally:
+        sys.path.remove(str(LIB))
+    from coflowopt.certificate_files import instance_digest
+    for fam in ("bs4-mixed", "bs8-unit"):
+        for seed in (0, 29):
+            iid = f"{fam}/{fam}-{seed:03d}"
+            stored = read_instance_json(LIB / manifest["instances"][iid]["instance"])
+            assert instance_digest(mk.build_random(manifest["families"][fam], seed)) == \
+                instance_digest(stored)
+
+
+def test_sample_rechecked(manifest):
+    checker = load_checker()
+    ids = sorted(manifest["instances"])
+    sample = random.Random(0).sample(ids, 12)
+    for iid in sample:
+        assert check_entry(manifest, iid, checker) is None, iid
+
+
+def test_status_rows(manifest):
+    rows = status_rows(manifest)
+    assert sum(r["instances"] for r in rows) == len(manifest["instances"])
+    assert all(r["mean_gap"] >= 1.0 and r["solved"] <= r["instances"] for r in rows)
+
+
+def test_cli_status_and_check_papers():
+    code, out, err = cli("lib", "status", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["instances"] >= 300 and {r["family"] for r in doc["families"]} >= {"papers"}
+    code, out, err = cli("lib", "check", "--family", "papers", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["checked"] == 10 and doc["failed"] == []
+    code, out, err = cli("lib", "check", "--family", "nope")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+@pytest.fixture()
+def copy(tmp_path, manifest):
+    """A copy of the library restricted to two bs4-unit instances, with instance 000's best
+    schedule replaced by a worse verified one (BSSI + greedy) and marked open."""
+    d = tmp_path / "coflowlib"
+    ids = ["bs4-unit/bs4-unit-000", "bs4-unit/bs4-unit-001"]
+    (d / "v1" / "bs4-unit").mkdir(parents=True)
+    m = {k: v for k, v in manifest.items() if not k.startswith("_")}
+    m["instances"] = {i: json.loads(json.dumps(manifest["instances"][i])) for i in ids}
+    for i in ids:
+        for suf in (".instance", ".certificate", ".best.schedule.json"):
+            shutil.copy(LIB / "v1" / f"{i}{suf}", d / "v1" / f"{i}{suf}")
+    iid = ids[0]
+    inst = read_instance_json(d / "v1" / f"{iid}.instance")
+    order = get_algorithm("ordering", "bssi").func(inst)
+    worse = get_algorithm("rates", "greedy").func(inst, order)
+    rep = verify_schedule(inst, worse, mode="exact")
+    assert rep.ok
+    e = m["instances"][iid]
+    opt = Fraction(e["best"]["value"])
+    assert Fraction(rep.weighted_completion_time) > opt
+    write_schedule_json(worse, inst, d / e["best"]["schedule"])
+    e["best"].update(value=str(Fraction(rep.weighted_completion_time)), algorithm="bssi+greedy")
+    e["status"] = "open"
+    (d / MANIFEST).write_text(json.dumps(m))
+    return d, iid, opt
+
+
+def test_submit_worse_invalid_better(copy, tmp_path):
+    d, iid, opt = copy
+    m = load_manifest(d)
+    e = m["instances"][iid]
+    current = d / e["best"]["schedule"]
+    # equal to the best known: not recorded
+    code, out, err = cli("lib", "submit", iid, current, "--library", d)
+    assert code == 1 and "does not improve" in out
+    # an infeasible one (a rate raised): rejected by the verifier
+    optimal = LIB / "v1" / f"{iid}.best.schedule.json"
+    doc = json.loads(optimal.read_text())
+    seg = doc["segments"][0]
+    seg["rates"][0][2] = str(Fraction(seg["rates"][0][2]) * 2)
+    bad = tmp_path / "bad.schedule.json"
+    bad.write_text(json.dumps(doc))
+    code, out, err = cli("lib", "submit", iid, bad, "--library", d)
+    assert code == 1 and "rejected" in out, (out, err)
+    # the optimum: recorded
+    code, out, err = cli("lib", "submit", iid, optimal, "--library", d, "--algorithm", "bnb",
+                         "--json")
+    assert code == 0, err
+    assert json.loads(out)["recorded"] is True
+    m = load_manifest(d)
+    assert Fraction(m["instances"][iid]["best"]["value"]) == opt
+    assert m["instances"][iid]["best"]["algorithm"] == "bnb"
+    inst = read_instance_json(d / m["instances"][iid]["instance"])
+    rep = verify_schedule(inst, read_schedule_json(d / m["instances"][iid]["best"]["schedule"],
+                                                   inst, exact=True), mode="exact")
+    assert rep.ok and rep.weighted_completion_time == opt
+    # bad input: one line, exit 2
+    code, out, err = cli("lib", "submit", "nope/x", optimal, "--library", d)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_check_rejects_a_tampered_certificate(copy):
+    d, iid, _ = copy
+    other = "bs4-unit/bs4-unit-001"
+    code, out, err = cli("lib", "check", "--library", d, "--json")
+    # instance 000 was marked open with an optimum certificate: inconsistent, reported
+    assert code == 1
+    doc = json.loads(out)
+    assert [f["instance"] for f in doc["failed"]] == [iid]
+    cpath = d / "v1" / f"{other}.certificate"
+    cert = json.loads(cpath.read_text())
+    del cert["proof"]["nodes"][0]
+    cpath.write_text(json.dumps(cert))
+    code, out, err = cli("lib", "check", "--library", d, "--json")
+    assert code == 1
+    failed = {f["instance"]: f["reason"] for f in json.loads(out)["failed"]}
+    assert "REJECTED" in failed[other]
