@@ -92,8 +92,9 @@ def instance_path(m: dict[str, Any], iid: str) -> Path:
 
 def status_rows(m: dict[str, Any]) -> list[dict[str, Any]]:
     """The leaderboard: per family, how many instances, how many solved (proven optimal), the
-    mean and largest gap (best / certified bound; 1 when proven) and the algorithm that holds
-    most best schedules."""
+    mean and largest gap (best / certified bound; 1 when proven), the algorithm that holds
+    most best schedules, and the recorded heuristics' mean ratio to the best known value (the
+    best heuristic: the smallest mean)."""
     fams: dict[str, list] = {}
     for e in m["instances"].values():
         fams.setdefault(e["family"], []).append(e)
@@ -105,10 +106,21 @@ def status_rows(m: dict[str, Any]) -> list[dict[str, Any]]:
         for e in es:
             algs[e["best"]["algorithm"]] = algs.get(e["best"]["algorithm"], 0) + 1
         best_alg = max(sorted(algs), key=lambda a: algs[a])
+        # heuristics: mean ratio to the best known value over the family
+        ratios: dict[str, list[float]] = {}
+        for e in es:
+            for name, b in (e.get("baselines") or {}).items():
+                if b.get("ratio") is not None:
+                    ratios.setdefault(name, []).append(b["ratio"])
+        means = {n: sum(v) / len(v) for n, v in ratios.items() if len(v) == len(es)}
+        heur = min(sorted(means), key=lambda n: means[n]) if means else None
         rows.append({"family": fam, "instances": len(es),
                      "solved": sum(1 for e in es if e["status"] == "optimal"),
                      "mean_gap": sum(gaps) / len(gaps), "max_gap": max(gaps),
-                     "best_algorithm": best_alg, "best_algorithm_count": algs[best_alg]})
+                     "best_algorithm": best_alg, "best_algorithm_count": algs[best_alg],
+                     "best_heuristic": heur,
+                     "best_heuristic_mean_ratio": None if heur is None else means[heur],
+                     "heuristic_mean_ratios": dict(sorted(means.items()))})
     return rows
 
 

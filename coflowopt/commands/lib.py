@@ -49,11 +49,13 @@ def run(args, common) -> int:
         text = [f"CoflowLib {m['release']}: {len(m['instances'])} instances, "
                 f"{sum(r['solved'] for r in rows)} proven optimal",
                 f"{'family':<14} {'instances':>9} {'solved':>7} {'mean gap':>9} {'max gap':>9}"
-                "  best algorithm"]
+                "  best algorithm   best heuristic (mean ratio to best known)"]
         for r in rows:
             text.append(f"{r['family']:<14} {r['instances']:>9} {r['solved']:>7} "
-                        f"{r['mean_gap']:>9.4f} {r['max_gap']:>9.4f}  {r['best_algorithm']} "
-                        f"({r['best_algorithm_count']})")
+                        f"{r['mean_gap']:>9.4f} {r['max_gap']:>9.4f}  "
+                        f"{r['best_algorithm'] + ' (' + str(r['best_algorithm_count']) + ')':<16} "
+                        + (f"{r['best_heuristic']} ({r['best_heuristic_mean_ratio']:.4f})"
+                           if r["best_heuristic"] else "-"))
         common.emit(args, {"release": m["release"], "instances": len(m["instances"]),
                            "solved": sum(r["solved"] for r in rows), "families": rows},
                     "\n".join(text))

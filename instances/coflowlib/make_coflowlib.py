@@ -26,6 +26,11 @@ the exact schedule and the certificate of the optimum
 bnb's best verified schedule and the ``ordering-lp`` lower bound's certificate (the best bound
 with a file form), and the gap ``best / bound``.  Nothing is written for an instance whose
 schedule or certificate does not check.
+
+Baselines: every instance also records the value of the heuristics in :data:`BASELINES` (order
++ rate allocation, schedule verified in float mode) and its ratio to the best known value, so
+that ``coflowopt lib status`` can rank them per family.  ``--baselines`` recomputes only these
+for the stored instances.
 """
 
 from __future__ import annotations
@@ -50,6 +55,26 @@ VARIANTS = {
 }
 SWITCHES = {"bs4": (4, (1, 4)), "bs8": (8, (1, 8))}
 NUM_COFLOWS = 8
+#: The heuristics whose ratio to the best known value is recorded (order, rate allocation).
+BASELINES = (("bssi", "greedy"), ("ordering-lp", "greedy"), ("sebf", "madd"),
+             ("fifo", "greedy"))
+
+
+def baselines(inst, best: float) -> dict:
+    """``{"order+rates": {"value", "ratio"}}``: verified (float mode) heuristic schedules."""
+    import coflowopt.orderings  # noqa: F401 (registers)
+    import coflowopt.rates  # noqa: F401
+    from coflowopt.registry import get_algorithm
+    from coflowopt.verify import verify_schedule
+    out = {}
+    for o, r in BASELINES:
+        order = get_algorithm("ordering", o).func(inst)
+        sched = get_algorithm("rates", r).func(inst, order)
+        rep = verify_schedule(inst, sched)
+        assert rep.ok, f"{o}+{r}: the verifier rejected the schedule"
+        v = float(rep.weighted_completion_time)
+        out[f"{o}+{r}"] = {"value": v, "ratio": v / best if best > 0 else None}
+    return out
 
 
 def random_families() -> dict:
@@ -132,6 +157,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=SEEDS, help="seeds per random family")
     ap.add_argument("--time-limit", type=float, default=20.0)
     ap.add_argument("--out", default=str(HERE), help="library folder (default: this one)")
+    ap.add_argument("--baselines", action="store_true",
+                    help="only recompute the baselines of the stored instances")
     args = ap.parse_args(argv)
     from coflowopt import __version__
     from coflowopt.coflowlib import MANIFEST, MANIFEST_FORMAT, load_checker, save_manifest
@@ -139,6 +166,17 @@ def main(argv=None) -> int:
     from coflowopt.formats.schedule_io import write_schedule_json
     checker = load_checker()
     out = Path(args.out)
+    if args.baselines:
+        from coflowopt.coflowlib import load_manifest
+        m = load_manifest(out)
+        for iid, e in sorted(m["instances"].items()):
+            if args.family and e["family"] not in args.family:
+                continue
+            inst = read_instance_json(out / e["instance"])
+            e["baselines"] = baselines(inst, float(Fraction(e["best"]["value"])))
+        save_manifest(m, out)
+        print(f"baselines of {len(m['instances'])} instances updated")
+        return 0
     fams = {
         "papers": {"description": "the papers' worked examples (instances/papers/, provenance "
                                   "in their .provenance.json sidecars)",
@@ -186,6 +224,7 @@ def main(argv=None) -> int:
                 json.dump(cert, fh, separators=(",", ":"))
             write_schedule_json(sched, inst, str(stem) + ".best.schedule.json")
             fields["best"]["schedule"] = f"{RELEASE}/{iid}.best.schedule.json"
+            fields["baselines"] = baselines(inst, fields["best"]["value_float"])
             manifest["instances"][iid] = {"family": fam, "instance": ipath,
                                           "certificate": f"{RELEASE}/{iid}.certificate",
                                           **fields}
