@@ -1,14 +1,16 @@
 """``coflowopt report RUN``: tables (and plots) from a run folder.
 
     coflowopt report RUN [--json] [--plots DIR] [--pairwise] [--baseline ALG]
-                         [--factor TARGET:BASELINE ...] [--sql QUERY]
+                         [--factor TARGET:BASELINE ...] [--by CLASSES ...] [--sql QUERY]
 
 Per schedule algorithm: mean, median, p95 and max of ALG/LB (LB = the best certified lower
 bound of each instance, its source named) and of ALG/OPT (only over instances with a proven
 optimum), wins against the best schedule found, failures; per bound: LB/OPT and LB/best; exact
 methods' statuses; runtimes with their ratio to ``--baseline`` in the same run.  ``--factor``
 adds factors of improvement from per-coflow CCTs (ratio of averages and average of ratios,
-percentiles both ways, each labelled).  ``--plots DIR`` writes, as PNG and PDF, the CDF of
+percentiles both ways, each labelled); ``--by oct-bin`` (Sincronia's Fig. 5e bins
+``floor(log2(OCT/OCT_min))``), ``--by sn-ln-sw-lw`` and ``--by mice-elephant[:THRESHOLD]`` split
+them per coflow class (also under ``"by"`` in ``--json``).  ``--plots DIR`` writes, as PNG and PDF, the CDF of
 ALG/OPT (and ALG/LB), the ratio against instance size, maximum port load and instance group,
 and Gantt charts of schedules per port (``--gantt ALG``, ``--gantt-instance KEY``; recomputed
 from the run's recipes; ``--no-gantt`` skips them).  The first lines state the row count and
@@ -41,6 +43,11 @@ def add_parser(subparsers, common) -> None:
     sp.add_argument("--bins", action="store_true",
                     help="with --factor: also per coflow bin (SN/LN/SW/LW: short = longest "
                          "flow < 5, narrow = at most 50 flows), rebuilding the instances")
+    sp.add_argument("--by", action="append", metavar="CLASSES", default=[],
+                    help="with --factor: also per coflow class (repeatable): oct-bin "
+                         "(floor(log2(OCT/OCT_min)), OCT = the coflow alone, Sincronia Fig. "
+                         "5e), sn-ln-sw-lw, mice-elephant[:THRESHOLD] (total size < 1000 by "
+                         "default); rebuilds the instances from the run's recipes")
     sp.add_argument("--lb-from-exact", action="store_true",
                     help="let exact methods' optima and proven bounds count as lower bounds "
                          "(default: LB comes from the bound methods only)")
@@ -61,7 +68,10 @@ def run_report(args, common) -> int:
     import json
     from pathlib import Path
 
-    from ..experiments.report import analyse, format_factors, format_report, improvement_factors
+    import math
+
+    from ..experiments.report import (CLASSIFICATIONS, analyse, format_class_factors,
+                                      format_factors, format_report, improvement_factors)
     from ..experiments.store import load_rows, read_manifest
 
     for flag, value in (("--plot-algorithms", args.plot_algorithms),
@@ -103,13 +113,30 @@ def run_report(args, common) -> int:
     if manifest.get("unavailable_algorithms"):
         texts.append("Not registered when the run was made (skipped): " +
                      ", ".join(manifest["unavailable_algorithms"]))
+    if args.by and not args.factor:
+        raise common.UsageError("--by: only with --factor TARGET:BASELINE (it splits the "
+                                "factors by coflow class)")
+    for name in args.by:
+        base, _, param = name.partition(":")
+        if base not in CLASSIFICATIONS or (param and base != "mice-elephant"):
+            raise common.UsageError(f"--by {name!r}: one of {', '.join(CLASSIFICATIONS)} "
+                                    "(mice-elephant:THRESHOLD sets the threshold)")
+        if param:
+            try:
+                thr = float(param)
+            except ValueError:
+                thr = math.nan
+            if not (math.isfinite(thr) and thr > 0):
+                raise common.UsageError(f"--by {name!r}: the threshold must be a positive "
+                                        "number")
     classes = _bins(args.run, rows) if args.bins and args.factor else None
+    by = _bins(args.run, rows, args.by) if args.by else None
     factors = []
     for spec in args.factor or ():
         if ":" not in spec:
             raise common.UsageError(f"--factor must be TARGET:BASELINE, got {spec!r}")
         t, b = spec.split(":", 1)
-        f = improvement_factors(rows, t, b, classes=classes)
+        f = improvement_factors(rows, t, b, classes=classes, by=by)
         if not f["instances"]:
             raise common.UsageError(f"--factor {spec}: no instance has per-coflow CCTs of both "
                                     "algorithms (labels: "
@@ -121,6 +148,10 @@ def run_report(args, common) -> int:
             texts.append(format_factors({**f, "mean_over_instances": {}, "instances": [
                 {**v, "instance_key": f"{inst['instance_key']} [bin {c}]"}
                 for c, v in inst.get("classes", {}).items()]}, markdown=args.markdown))
+        for name in args.by:
+            txt = format_class_factors(f, name, markdown=args.markdown)
+            texts.append(txt or f"--by {name}: no instance could be rebuilt from the run's "
+                                "recipes (plan.json), so no per-class factors")
     a["factors"] = factors
     if args.plots:
         _extra("matplotlib", "--plots", common)
@@ -153,23 +184,31 @@ def _extra(module: str, flag: str, common):
                                 "installed (pip install 'coflowopt[experiments]')") from None
 
 
-def _bins(run_dir, rows) -> dict:
+def _bins(run_dir, rows, names=None) -> dict:
     """Per instance hash, the SN/LN/SW/LW bin of every coflow (instances rebuilt from the
-    recipes in plan.json; those that cannot be rebuilt are left out)."""
+    recipes in plan.json; those that cannot be rebuilt are left out).  With ``names`` (the
+    ``--by`` classifications): ``{name: {instance hash: labels}}``, each instance rebuilt
+    once."""
     import json
     from pathlib import Path
 
+    from ..experiments.report import coflow_classes
     from ..experiments.spec import load_recipe
     p = Path(run_dir) / "plan.json"
+    out: dict = {} if names is None else {n: {} for n in names}
     if not p.is_file():
-        return {}
+        return out
     with open(p, encoding="utf-8") as fh:
         recipes = json.load(fh).get("recipes", {})
     wanted = {r.get("instance_hash") for r in rows if r.get("cct")}
-    out = {}
     for h in wanted & set(recipes):
         try:
-            out[h] = load_recipe(recipes[h]["recipe"]).bins().tolist()
+            inst = load_recipe(recipes[h]["recipe"])
         except Exception:  # the file moved: no bins for it, the overall factors stay
             continue
+        if names is None:
+            out[h] = inst.bins().tolist()
+        else:
+            for n in names:
+                out[n][h] = coflow_classes(inst, n).tolist()
     return out

@@ -38,7 +38,9 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 __all__ = ["analyse", "stats", "instance_bases", "ratio_rows", "improvement_factors",
-           "format_report", "format_table", "format_factors", "format_integrity", "RTOL"]
+           "format_report", "format_table", "format_factors", "format_integrity", "RTOL",
+           "CLASSIFICATIONS", "oct_bins", "coflow_classes", "completion_metric_table",
+           "format_class_factors"]
 
 #: Relative tolerance for "equal" values (ties in wins, checks against bounds).
 RTOL = 1e-9
@@ -310,7 +312,11 @@ def analyse(rows: Sequence[Mapping[str, Any]], *, rtol: float = RTOL,
                           (r.get("error") or {}).get("message", "")}
                 for r in rows if r.get("error")]
     instances = {_inst(r) for r in rows}
-    return {
+    extra = {}
+    met = completion_metric_table(rows)
+    if met:  # only rows written since the metrics column exists carry them
+        extra["metrics"] = met
+    return {**extra,
         "objective": sorted({r.get("objective") for r in rows if r.get("objective")}),
         "model": sorted({r.get("model") or "fluid" for r in rows}),
         "rows": len(rows), "planned": planned,
@@ -325,6 +331,47 @@ def analyse(rows: Sequence[Mapping[str, Any]], *, rtol: float = RTOL,
         "failures": failures[:50], "failure_count": len(failures),
         "inconsistencies": incons, "integrity": integrity,
     }
+
+
+#: Columns of :func:`completion_metric_table`: (name, path into a row's ``metrics``).
+_METRIC_COLUMNS = (("slowdown mean", ("slowdown", "mean")), ("p50", ("slowdown", "p50")),
+                   ("p99", ("slowdown", "p99")), ("max", ("slowdown", "max")),
+                   ("nFCT mean", ("nfct", "mean")), ("p99", ("nfct", "p99")),
+                   ("Jain", ("jain",)), ("throughput", ("throughput",)))
+
+
+def completion_metric_table(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Per schedule algorithm, the mean over its rows (instances and repetitions) of each
+    completion metric the rows carry (:func:`coflowopt.experiments.tasks.completion_metrics`):
+    slowdown ``CCT/OCT`` (mean, p50, p99, max over coflows), normalised FCT (mean, p99 over
+    flows), Jain's index over ``OCT/CCT``, throughput.  Empty when no row has metrics (run
+    folders written before the ``metrics`` column).
+
+    Examples
+    --------
+    >>> rows = [{"algorithm": "a", "metrics": {"slowdown": {"mean": 2.0}, "jain": 0.5}},
+    ...         {"algorithm": "a", "metrics": {"slowdown": {"mean": 4.0}, "jain": 1.0}}]
+    >>> t = completion_metric_table(rows)[0]
+    >>> t["n"], t["slowdown_mean"], t["jain"], t["nfct_mean"]
+    (2, 3.0, 0.75, None)
+    """
+    by: dict[str, list[Mapping]] = defaultdict(list)
+    for r in rows:
+        if isinstance(r.get("metrics"), Mapping):
+            by[r["algorithm"]].append(r["metrics"])
+    out = []
+    for a in sorted(by):
+        d: dict[str, Any] = {"algorithm": a, "n": len(by[a])}
+        for _, path in _METRIC_COLUMNS:
+            vals = []
+            for m in by[a]:
+                v = m
+                for p in path:
+                    v = v.get(p) if isinstance(v, Mapping) else None
+                vals.append(v)
+            d["_".join(path)] = stats(vals)["mean"]
+        out.append(d)
+    return out
 
 
 def _integrity(rows: Sequence[Mapping[str, Any]], planned_ids: Iterable[str] | None,
@@ -359,7 +406,8 @@ def _status_counts(rows: Iterable[Mapping[str, Any]]) -> dict[str, int]:
 # ------------------------------------------------------------------------------ factors
 def improvement_factors(rows: Sequence[Mapping[str, Any]], target: str, baseline: str, *,
                         percentiles: Sequence[float] = (90, 95, 99), rtol: float = RTOL,
-                        classes: Mapping[str, Sequence[str]] | None = None
+                        classes: Mapping[str, Sequence[str]] | None = None,
+                        by: Mapping[str, Mapping[str, Sequence]] | None = None
                         ) -> dict[str, Any]:
     """Factor of improvement of ``target`` over ``baseline`` from per-coflow CCTs.
 
@@ -381,12 +429,28 @@ def improvement_factors(rows: Sequence[Mapping[str, Any]], target: str, baseline
     classes : mapping, optional
         ``instance_hash -> per-coflow class labels`` (e.g. the SN/LN/SW/LW bins): the
         factors are also given per class.
+    by : mapping, optional
+        ``classification name -> {instance_hash -> per-coflow labels}`` (see
+        :data:`CLASSIFICATIONS` and :func:`coflow_classes`): each instance gets
+        ``"by": {name: {label: factors}}``, labels in increasing order (numerically for
+        OCT bins), each with its coflow count.
 
     Returns
     -------
     dict
         ``{"target", "baseline", "instances": [{"instance_key", ...factors...,
-        "classes": {label: factors}}], "mean_over_instances": {...}}``.
+        "classes": {label: factors}, "by": {name: {label: factors}}}],
+        "mean_over_instances": {...}}``.
+
+    Examples
+    --------
+    Two coflows of OCT 1 and 3 (bins 0 and 1): the target is twice as fast on the first.
+
+    >>> rows = [{"algorithm": "t", "instance_hash": "h", "instance_key": "i", "cct": [1, 3]},
+    ...         {"algorithm": "b", "instance_hash": "h", "instance_key": "i", "cct": [2, 3]}]
+    >>> f = improvement_factors(rows, "t", "b", by={"oct-bin": {"h": [0, 1]}})
+    >>> {k: v["mean_of_ratios"] for k, v in f["instances"][0]["by"]["oct-bin"].items()}
+    {'0': 2.0, '1': 1.0}
     """
     cct: dict[tuple, dict[str, np.ndarray]] = defaultdict(dict)
     keys = {}
@@ -406,17 +470,88 @@ def improvement_factors(rows: Sequence[Mapping[str, Any]], target: str, baseline
             f["classes"] = {c: _factors(d[baseline][lab == c], d[target][lab == c],
                                         percentiles, rtol)
                             for c in sorted(set(lab.tolist()))}
+        for name, labels in (by or {}).items():
+            if k[0] not in labels:
+                continue
+            lab = np.asarray(labels[k[0]])
+            if lab.shape != d[target].shape:
+                continue  # the rebuilt instance does not match the row (file changed)
+            f.setdefault("by", {})[name] = {
+                str(c): _factors(d[baseline][lab == c], d[target][lab == c], percentiles,
+                                 rtol)
+                for c in sorted(set(lab.tolist()))}
         per.append(f)
     per.sort(key=lambda f: f["instance_key"])
     mean = {}
     if per:
         for name in per[0]:
-            if name in ("instance_key", "classes", "coflows"):
+            if name in ("instance_key", "classes", "coflows", "by"):
                 continue
             mean[name] = float(np.mean([f[name] for f in per]))
     return {"target": target, "baseline": baseline,
             "definition": "factor = CCT_baseline / CCT_target (> 1: target faster)",
             "instances": per, "mean_over_instances": mean}
+
+
+#: The per-coflow classifications of ``coflowopt report --factor A:B --by NAME``.
+CLASSIFICATIONS: dict[str, str] = {
+    "oct-bin": "bin i = floor(log2(OCT_k / OCT_min)), OCT = the coflow alone (Instance.rho), "
+               "OCT_min over the instance (Sincronia Fig. 5e)",
+    "sn-ln-sw-lw": "short = longest flow < 5, narrow = at most 50 flows (Varys's bins, "
+                   "Instance.bins)",
+    "mice-elephant": "mice = total coflow size < THRESHOLD (mice-elephant:THRESHOLD; default "
+                     "1000, Creek's group I, under 1 GB, with sizes in MB)",
+}
+
+#: Default threshold of the mice-elephant classification (data units of the instance).
+MICE_THRESHOLD = 1000.0
+
+
+def oct_bins(oct_) -> np.ndarray:
+    """Sincronia's OCT bins: ``floor(log2(OCT_k / min_j OCT_j))`` for every coflow.
+
+    "An OCT bin i contains the set of coflows whose OCT is within [2^i, 2^(i+1)) of the OCT
+    of the smallest coflow" (Sincronia, SIGCOMM 2018, Sec. 5.2 on Fig. 5e; Fig. 6e of the
+    technical report).  The floor of the base-2 logarithm is read off the float's exponent
+    (``numpy.frexp``), so a ratio that is exactly a power of two opens its bin.
+
+    Examples
+    --------
+    >>> oct_bins([2.0, 3.0, 4.0, 7.9, 8.0, 100.0]).tolist()
+    [0, 0, 1, 1, 2, 5]
+    """
+    o = np.asarray(oct_, dtype=float)
+    if o.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    _, e = np.frexp(o / o.min())
+    return (e - 1).astype(np.int64)
+
+
+def coflow_classes(instance, name: str) -> np.ndarray:
+    """Every coflow's class under a classification of :data:`CLASSIFICATIONS`
+    (``mice-elephant:THRESHOLD`` sets the threshold).
+
+    Examples
+    --------
+    >>> from coflowopt import Coflow, Instance
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1.0)]), Coflow("B", [(0, 0, 3.0)]),
+    ...                               Coflow("C", [(0, 1, 2.0), (1, 1, 2.0)])])
+    >>> coflow_classes(inst, "oct-bin").tolist()
+    [0, 1, 2]
+    >>> coflow_classes(inst, "mice-elephant:3").tolist()
+    ['mice', 'elephant', 'elephant']
+    """
+    base, _, param = name.partition(":")
+    if base == "oct-bin" and not param:
+        return oct_bins(instance.rho)
+    if base == "sn-ln-sw-lw" and not param:
+        return np.asarray(instance.bins())
+    if base == "mice-elephant":
+        thr = float(param) if param else MICE_THRESHOLD
+        return np.where(np.asarray(instance.total_size, dtype=float) < thr, "mice",
+                        "elephant")
+    raise ValueError(f"unknown classification {name!r} (one of "
+                     f"{', '.join(CLASSIFICATIONS)}; mice-elephant:THRESHOLD)")
 
 
 def _factors(base: np.ndarray, tgt: np.ndarray, percentiles, rtol) -> dict[str, Any]:
@@ -500,6 +635,15 @@ def format_report(a: Mapping[str, Any], *, pairwise: bool = False,
             ["algorithm", "ok", "fail", "ALG/LB mean", "median", "p95", "max", "n OPT",
              "ALG/OPT mean", "median", "p95", "max", "at OPT", "wins", "sole", "losses"],
             body))
+    if a.get("metrics"):
+        out.append("")
+        out.append("Completion metrics (verified schedules with per-coflow CCTs; mean over "
+                   "instances).  slowdown = CCT/OCT per coflow, OCT = the coflow alone; nFCT = "
+                   "FCT / FCT alone per flow; Jain = Jain's index over OCT/CCT; throughput = "
+                   "total data / (max C - min r).")
+        body = [[m["algorithm"], m["n"]] + [m["_".join(p)] for _, p in _METRIC_COLUMNS]
+                for m in a["metrics"]]
+        out.append(format_table(["algorithm", "n"] + [c for c, _ in _METRIC_COLUMNS], body))
     if a["bounds"]:
         out.append("")
         out.append("Bounds.  LB/OPT over instances with a proven optimum; LB/best: over the "
@@ -579,6 +723,27 @@ def format_integrity(i: Mapping[str, Any]) -> str:
         txt += (f"; store: {st.get('physical', 0)} readable lines, {st.get('superseded', 0)} "
                 f"superseded, {st.get('unreadable', 0)} unreadable")
     return txt
+
+
+def format_class_factors(f: Mapping[str, Any], name: str,
+                         percentiles: Sequence[float] = (90, 95, 99),
+                         markdown: bool = False) -> str:
+    """Text of the per-class factors of :func:`improvement_factors` (``by=``) under one
+    classification: a table per instance, one line per class with its coflow count."""
+    names = ["coflows", "ratio_of_means", "mean_of_ratios"]
+    for q in percentiles:
+        names += [f"ratio_of_p{q:g}", f"p{q:g}_of_ratios"]
+    names += ["faster", "slower"]
+    out = []
+    for inst in f["instances"]:
+        classes = (inst.get("by") or {}).get(name)
+        if not classes:
+            continue
+        body = [[c] + [v.get(n) for n in names] for c, v in classes.items()]
+        out.append(f"{f['target']} over {f['baseline']} on {inst['instance_key']} by {name} "
+                   f"({CLASSIFICATIONS.get(name.partition(':')[0], name)})\n" +
+                   format_table(["class"] + names, body, markdown=markdown))
+    return "\n".join(out)
 
 
 def format_factors(f: Mapping[str, Any], percentiles: Sequence[float] = (90, 95, 99),
