@@ -24,6 +24,14 @@ default).  Everything here works on plain row dicts (:func:`coflowopt.experiment
 .load_rows`), so it needs neither DuckDB nor a run folder; the same tables can be written as
 SQL over :func:`coflowopt.experiments.store.connect`.
 
+**Completion metrics** (rows written since the ``metrics`` column, see
+:func:`coflowopt.experiments.tasks.completion_metrics`): per schedule algorithm, the mean over
+instances of the slowdown CCT/OCT (mean, p50, p99, max over coflows), the normalised FCT (mean,
+p99 over flows), Jain's index over OCT/CCT and the throughput.  **Factors of improvement**
+(:func:`improvement_factors`) can be split per coflow class: Sincronia's OCT bins
+(:func:`oct_bins`), Varys's SN/LN/SW/LW bins, mice/elephant by total size
+(:data:`CLASSIFICATIONS`, :func:`coflow_classes`).
+
 A report also lists **inconsistencies**: a verified schedule below a certified lower bound, or
 two proven optima that disagree (relative tolerance ``rtol``).  There should be none; each one
 is a bug in a bound, an exact method or the verifier.
