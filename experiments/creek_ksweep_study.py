@@ -101,6 +101,8 @@ SWEPT = {"mlfq-fifo": ("mlfq", {"within": "fifo"}),
 FIXED = {"decentralized-las": {"policy": "decentralized-las"},
          "baraat": {"policy": "baraat"},
          "aalo": {"policy": "aalo"},
+         "aalo-reallocate": {"policy": "aalo",
+                             "policy_params": {"on_flow_completion": "reallocate"}},
          "bssi+greedy": {"order": "bssi", "rates": "greedy"},
          "sebf+madd": {"order": "sebf", "rates": "madd"}}
 #: bounds for the large instances (``best_certified_bound``; time-indexed-lp left out)
@@ -303,6 +305,8 @@ def summarise(rows: list[dict]) -> dict:
                     "share_of_gain": [None if total <= 1e-3 else round((means[0] - x) / total, 4)
                                       for x in means]}
         for label in FIXED:
+            if not all(label in r["values"] for r in ok):
+                continue
             x = ratios(label)
             s["fixed"][label] = {"mean": round(statistics.fmean(x), 6),
                                  "worst": round(max(x), 6)}
@@ -310,8 +314,11 @@ def summarise(rows: list[dict]) -> dict:
         for name, key in (("baraat", "baraat"), ("PFS (K = 1, per-flow fair)",
                                                  "mlfq-fair|geometric|1"),
                           ("FIFO (K = 1)", "mlfq-fifo|geometric|1"),
-                          ("aalo", "aalo"), ("decentralized-las", "decentralized-las"),
+                          ("aalo", "aalo"), ("aalo-reallocate", "aalo-reallocate"),
+                          ("decentralized-las", "decentralized-las"),
                           ("bssi+greedy", "bssi+greedy")):
+            if not all(key in r["values"] for r in ok):
+                continue
             imp = [r["values"][key] / c for r, c in zip(ok, creek8)]
             s["improvement_over"][name] = {"mean": round(statistics.fmean(imp), 4),
                                            "min": round(min(imp), 4),
@@ -344,6 +351,9 @@ def markdown(data: dict) -> str:
          f"Training set: {meta['train']} small instances ({meta['train_proved']} proved); "
          f"grid first in {list(GRID_FIRST)} MB x multiplier in {list(GRID_MULT)}; "
          "geometric default 10 MB x 10^i.", ""]
+    if meta.get("filled_later"):
+        L += [f"Added after the run by `--fill-missing` (same instances, verified): "
+              f"{', '.join(meta['filled_later'])}.", ""]
     L += ["## Searched thresholds (best mean ALG/OPT on the training set)", "",
           "| policy | " + " | ".join(f"K={K}" for K in KS) + " |",
           "|---|" + "---|" * len(KS)]
@@ -396,7 +406,9 @@ def plot(data: dict, path: Path) -> list[str]:
     fig = Figure(figsize=(4.2 * max(1, len(fams)), 3.8), layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, max(1, len(fams)), squeeze=False)[0]
-    colours = dict(zip(list(SWEPT) + list(FIXED), OKABE_ITO))
+    names = list(SWEPT) + list(FIXED)
+    colours = {n: OKABE_ITO[i % len(OKABE_ITO)] for i, n in enumerate(names)}
+    dash = {n: (":" if i < len(OKABE_ITO) else "-.") for i, n in enumerate(names)}
     for ax, fam in zip(axes, fams):
         s = data["summary"][fam]
         for key, v in s["swept"].items():
@@ -404,7 +416,7 @@ def plot(data: dict, path: Path) -> list[str]:
             ax.plot(KS, v["mean"], color=colours[lab], marker="o", ms=3,
                     ls="-" if kind == "geometric" else "--", label=f"{lab} ({kind})")
         for i, (lab, v) in enumerate(s["fixed"].items()):
-            ax.axhline(v["mean"], color=colours[lab], ls=":", lw=1.2, label=lab)
+            ax.axhline(v["mean"], color=colours[lab], ls=dash[lab], lw=1.2, label=lab)
         ax.set_xlabel("K (priority levels)")
         ax.set_ylabel("mean ALG / OPT" if fam == "small" else "mean ALG / best bound")
         ax.set_title(_title(fam, data["meta"]).split(":")[0] + f" (n = {s['scored']})", fontsize=8.5)
@@ -465,6 +477,35 @@ def run_study(*, seed=0, train=6, small=24, large=5, large_ft=3, bnb_limit=30.0,
             "train": train_rows, "rows": rows, "summary": summarise(rows)}
 
 
+def fill_missing(data: dict) -> int:
+    """Run every algorithm of :data:`FIXED` that a scored row of ``data`` lacks (an algorithm
+    added after the run) on the same instance, verified, and recompute the summary.  Returns
+    the number of runs."""
+    seed, n = data["meta"]["seed"], data["meta"].get("large_coflows", LARGE_COFLOWS)
+    runs, added = 0, set()
+    for r in data["rows"]:
+        if r.get("base") is None or not r["values"]:
+            continue
+        todo = [lab for lab in FIXED if lab not in r["values"]]
+        if not todo:
+            continue
+        inst = build(r["family"], r["index"], seed, n)
+        c0 = time.process_time()
+        for lab in todo:
+            v = run_value(inst, lab)
+            if v < r["base"] * (1 - 1e-6):
+                raise AssertionError(f"{lab} below the base on {r['family']} {r['index']}")
+            r["values"][lab] = v
+            runs += 1
+            added.add(lab)
+        dt = time.process_time() - c0
+        r["cpu"] = round(r["cpu"] + dt, 3)
+        data["meta"]["cpu_seconds"] = round(data["meta"]["cpu_seconds"] + dt, 1)
+    data["meta"]["filled_later"] = sorted(set(data["meta"].get("filled_later", [])) | added)
+    data["summary"] = summarise(data["rows"])
+    return runs
+
+
 def write(data: dict, out: Path, stem: str = "creek_ksweep") -> list[str]:
     """``out/stem.json``, ``out/stem.md`` and ``out/plots/stem.{png,pdf}``."""
     out.mkdir(parents=True, exist_ok=True)
@@ -492,8 +533,16 @@ def main(argv=None) -> int:
                     help="output directory (default experiments/results)")
     ap.add_argument("--report-only", action="store_true",
                     help="rewrite the .md and the plot from the JSON")
+    ap.add_argument("--fill-missing", action="store_true",
+                    help="run the not-swept algorithms missing from the JSON's rows (added "
+                         "after the run) on the same instances, then rewrite everything")
     a = ap.parse_args(argv)
     out = a.out or (Path(tempfile.mkdtemp(prefix="creek_ksweep_")) if a.quick else RESULTS)
+    if a.fill_missing:
+        data = json.loads((out / "creek_ksweep.json").read_text())
+        print(f"{fill_missing(data)} runs added")
+        print("\n".join(write(data, out)))
+        return 0
     if a.report_only:
         data = json.loads((out / "creek_ksweep.json").read_text())
         (out / "creek_ksweep.md").write_text(markdown(data))
