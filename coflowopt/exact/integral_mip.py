@@ -78,7 +78,6 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -840,37 +839,11 @@ def _size_guard(data: IntegralData, T: int, max_columns: int) -> None:
 
 
 def _run_highs(make, time_limit: float | None, threads: int | None, notes: list):
-    """Build a model with ``make(threads)`` and solve it; if HiGHS refuses ``threads``
-    because its process-wide thread pool already exists with another size, solve it again on
-    that pool (``make(None)``), warn, and record why in ``notes``.
-
-    HiGHS (>= 1.6) starts one global task scheduler at the first run in a process, sized by
-    that run's ``threads`` option (``0``, the default, means automatic); a later run whose
-    ``threads`` is set to another count does not solve anything (``Highs.run`` returns an
-    error, model status "Not Set": the message "global scheduler has already been initialized"
-    goes to the silenced log).  Resizing the pool (``Highs.resetGlobalScheduler``) is not
-    safe while another thread of the process may be inside HiGHS, so the requested count is
-    ignored instead, and said so.  A run with the option unset uses whatever pool exists.
-
-    Returns
-    -------
-    (HighsModel, LPSolution)
-    """
-    hm = make(threads)
-    sol = hm.run(time_limit=time_limit)
-    # (the failed run still hands back the MIP start as its "solution": not a result)
-    if threads is not None and sol.status == "not_solved" and sol.raw_status == "Not Set":
-        hm2 = make(None)
-        sol2 = hm2.run(time_limit=time_limit)
-        if sol2.raw_status != "Not Set":
-            msg = (f"integral-mip: threads={int(threads)} ignored: HiGHS's process-wide thread "
-                   "pool was started by an earlier HiGHS run in this process with another "
-                   "size (HiGHS fixes it at the first run); solved on that pool")
-            if msg not in notes:
-                notes.append(msg)
-                warnings.warn(msg, RuntimeWarning, stacklevel=3)
-            return hm2, sol2
-    return hm, sol
+    """:func:`coflowopt.formulations.highs.run_on_thread_pool` for integral-mip (a requested
+    thread count HiGHS's existing process-wide pool cannot honour is ignored, warned and
+    noted, never a silent "solved nothing")."""
+    from ..formulations.highs import run_on_thread_pool
+    return run_on_thread_pool(make, time_limit, threads, notes, "integral-mip")
 
 
 def deadline_units(data: IntegralData, due: np.ndarray, *, slack: int = 0,

@@ -45,7 +45,7 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError, SolverNotAvailableError
 from ..formulations.certificates import normalised, time_factor, unit_factor
-from ..formulations.highs import HighsModel, highs_version
+from ..formulations.highs import HighsModel, highs_version, run_on_thread_pool
 from ..formulations.time_indexed import TimeGrid, build_time_indexed, slotted_schedule
 from ..instance import Instance
 from ..schedule import Schedule
@@ -193,8 +193,10 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
     lp = build_time_indexed(inst_u, grid, model="slotted", mip=True)
     t1 = time.perf_counter()
     options: dict[str, Any] = {"mip_rel_gap": float(mip_rel_gap)}
-    hm = HighsModel(lp, algorithm="choose", threads=threads, options=options)
-    sol = hm.run(time_limit=max(1e-3, time_limit - (t1 - t0)))
+    thread_notes: list[str] = []
+    hm, sol = run_on_thread_pool(
+        lambda th: HighsModel(lp, algorithm="choose", threads=th, options=options),
+        max(1e-3, time_limit - (t1 - t0)), threads, thread_notes, "slotted-mip")
     t2 = time.perf_counter()
     params = {"delta": float(delta), "horizon": horizon, "time_limit": time_limit,
               "mip_rel_gap": mip_rel_gap}
@@ -205,6 +207,8 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
              "slotted_value": _in_instance_units(sol.objective, unit),
              "slotted_bound": _in_instance_units(sol.mip_bound, unit),
              "mip_gap": sol.mip_gap, "mip_status": sol.status, "matrix": lp.summary()}
+    if thread_notes:
+        extra["threads_note"] = thread_notes[0]
     timings = {"fluid_bound": t_seed, "build": t1 - t0 - t_seed, "mip": t2 - t1}
     solver = {**sol.solver, "version": highs_version()}
     if sol.x is None:

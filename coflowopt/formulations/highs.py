@@ -395,6 +395,52 @@ class HighsModel:
         return out
 
 
+def run_on_thread_pool(make, time_limit: float | None, threads: int | None, notes: list,
+                       who: str):
+    """Build a model with ``make(threads)`` and solve it; if HiGHS refuses ``threads``
+    because its process-wide thread pool already exists with another size, solve it again on
+    that pool (``make(None)``), warn, and record why in ``notes``.
+
+    HiGHS (>= 1.6) starts one global task scheduler at the first run in a process, sized by
+    that run's ``threads`` option (``0``, the default, means automatic); a later run whose
+    ``threads`` is set to another count does not solve anything (``Highs.run`` returns an
+    error, model status "Not Set": the message "global scheduler has already been initialized"
+    goes to the silenced log), and a MIP hands back its start as if it were a solution.
+    Resizing the pool (``Highs.resetGlobalScheduler``) is not safe while another thread of the
+    process may be inside HiGHS, so the requested count is ignored instead, and said so.
+
+    Parameters
+    ----------
+    make : callable
+        ``make(threads) -> HighsModel``.
+    time_limit : float or None
+    threads : int or None
+    notes : list
+        Receives the one-line note (once).
+    who : str
+        The method's name, for the note.
+
+    Returns
+    -------
+    (HighsModel, LPSolution)
+    """
+    import warnings
+    hm = make(threads)
+    sol = hm.run(time_limit=time_limit)
+    if threads is not None and sol.status == "not_solved" and sol.raw_status == "Not Set":
+        hm2 = make(None)
+        sol2 = hm2.run(time_limit=time_limit)
+        if sol2.raw_status != "Not Set":
+            msg = (f"{who}: threads={int(threads)} ignored: HiGHS's process-wide thread pool "
+                   "was started by an earlier HiGHS run in this process with another size "
+                   "(HiGHS fixes it at the first run); solved on that pool")
+            if msg not in notes:
+                notes.append(msg)
+                warnings.warn(msg, RuntimeWarning, stacklevel=3)
+            return hm2, sol2
+    return hm, sol
+
+
 def solve_with_highs(lp: LinearProgram, *, algorithm: str = "simplex", crossover: bool = True,
                      time_limit: float | None = None, options: dict | None = None,
                      export: str | None = None) -> LPSolution:
