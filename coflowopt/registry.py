@@ -171,7 +171,7 @@ def algorithms(kind: str | None = None) -> list[Algorithm]:
 #: skipped); ``slotted_greedy`` and ``lp_deadline`` register the slotted algorithms of the
 #: integral model.
 ALGORITHM_PACKAGES = ("orderings", "rates", "policies", "bounds", "exact", "fairness",
-                      "slotted_greedy", "lp_deadline")
+                      "slotted_greedy", "lp_deadline", "slow_motion")
 
 
 def _load_all() -> None:
