@@ -494,7 +494,8 @@ class EventSearch:
             y_cap[(ent[0], ent[1])] = y_cap.get((ent[0], ent[1]), Fraction(0)) + y
         for n_, ent in enumerate(duals.get("demand", [])):
             key = (ent[0], tuple(sorted(ent[1]))) if isinstance(ent, list) and len(ent) == 3 \
-                and isinstance(ent[1], list) else None
+                and isinstance(ent[1], list) and all(isinstance(q, int) for q in ent[1]) \
+                else None
             if key not in self.pairs:
                 raise Rejected(f"{where}.duals.demand[{n_}]: not a (coflow, path) pair")
             y_dem[key] = y_dem.get(key, Fraction(0)) + exact(ent[2],

@@ -16,7 +16,13 @@ Families of release v1 (objective ``sum_k w_k C_k``, fluid model):
   coflow) or ``m = 8`` (1-8 flows per coflow), integer sizes 1-10, seeds ``0..29``, in five
   variants: ``unit`` (unit weights and capacities, releases 0), ``weights`` (integer weights
   1-5), ``releases`` (integer releases 0-5), ``hetcap`` (integer capacities 1-3 per port),
-  ``mixed`` (all three).
+  ``mixed`` (all three);
+* ``ls222-*`` and ``ft4-*``: topologies (instance format version 2, flows over links):
+  ``coflowopt.generators.leaf_spine_coflows(2, 2, 2, 8, oversubscription=2, ...)`` (a 2-leaf,
+  2-spine, 4-host leaf-spine at 2:1 oversubscription, 16 directed links) and
+  ``fat_tree_coflows(4, 8, ...)`` (the k = 4 fat-tree, 16 hosts, 64 directed links), 1-4
+  flows per coflow, integer sizes 1-10, ECMP routing (seed 0), seeds ``0..29``, variants
+  ``unit`` and ``mixed`` (weights 1-5 and releases 0-5; the capacities are the topology's).
 
 Every instance is solved by ``bnb`` (time limit ``--time-limit``, default 20 s,
 ``seed_bounds=False``) with ``certificate_nodes=True``.  Proved exactly: status ``optimal``,
@@ -93,12 +99,38 @@ def random_families() -> dict:
     return fams
 
 
+TOPOLOGIES = {
+    "ls222": ("coflowopt.generators.leaf_spine_coflows",
+              {"leaves": 2, "spines": 2, "hosts_per_leaf": 2, "oversubscription": 2},
+              "2-leaf 2-spine leaf-spine, 2 hosts per leaf, 2:1 oversubscription"),
+    "ft4": ("coflowopt.generators.fat_tree_coflows", {"k": 4}, "k = 4 fat-tree, 16 hosts"),
+}
+TOPOLOGY_VARIANTS = {"unit": {}, "mixed": {"weights": (1, 5), "releases": (0, 5)}}
+
+
+def topology_families() -> dict:
+    fams = {}
+    for tp, (gen, base, words) in TOPOLOGIES.items():
+        for var, kw in TOPOLOGY_VARIANTS.items():
+            params = {**base, "num_coflows": NUM_COFLOWS, "flows_per_coflow": [1, 4],
+                      "size": [1, 10], "integer_sizes": True, "routing": "ecmp",
+                      "routing_seed": 0, **{k: list(v) for k, v in kw.items()}}
+            fams[f"{tp}-{var}"] = {
+                "description": f"{words}; {NUM_COFLOWS} coflows of 1-4 host-to-host flows, "
+                               f"integer sizes 1-10, ECMP routing, variant {var!r}",
+                "source": {"generator": gen, "params": params, "seeds": list(range(SEEDS))},
+                "version": 1}
+    return fams
+
+
 def build_random(fam: dict, seed: int):
-    from coflowopt.generators import uniform_random
-    p = dict(fam["source"]["params"])
-    m, K = p.pop("num_ports"), p.pop("num_coflows")
-    p = {k: tuple(v) if isinstance(v, list) else v for k, v in p.items()}
-    return uniform_random(m, K, seed=seed, **p)
+    import coflowopt.generators as g
+    p = {k: tuple(v) if isinstance(v, list) else v for k, v in fam["source"]["params"].items()}
+    gen = fam["source"]["generator"].rsplit(".", 1)[1]
+    if gen == "uniform_random":
+        m, K = p.pop("num_ports"), p.pop("num_coflows")
+        return g.uniform_random(m, K, seed=seed, **p)
+    return getattr(g, gen)(seed=seed, **p)
 
 
 def folder_instances(sub: str) -> list[Path]:
@@ -184,7 +216,7 @@ def main(argv=None) -> int:
         "adversarial": {"description": "fluid adversarial finds (instances/adversarial/, "
                                        "search records in their sidecars)",
                         "source": {"folder": "instances/adversarial"}, "version": 1},
-        **random_families()}
+        **random_families(), **topology_families()}
     if args.family:
         unknown = set(args.family) - set(fams)
         if unknown:
