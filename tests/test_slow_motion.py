@@ -256,3 +256,18 @@ def test_property_bound_opt_best_expectation_guarantee(topo, seed, K, releases):
     assert le(opt, value(inst, s))
     assert le(value(inst, s), s.meta["replay_cost"])        # compaction never later
     assert le(s.meta["expectation"], s.meta["guarantee"])
+
+
+def test_experiment_script_runs(capsys):
+    """experiments/theory_frontier_fluid.py on two instances (every schedule verified, every
+    value checked against the proved optimum inside the script)."""
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parents[1] / "experiments" / \
+        "theory_frontier_fluid.py"
+    spec = importlib.util.spec_from_file_location("theory_frontier_fluid", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.main(["--n", "2"])
+    out = capsys.readouterr().out
+    assert "instances with proved OPT" in out and "slow-motion E (replay)" in out
