@@ -38,9 +38,10 @@ The search (``--search-evaluations N``, after the sample): a hill climbing with 
 the adversarial search's genomes (:mod:`coflowopt.adversarial.search`: ``random_genome`` and
 ``mutate`` on a 4x4 unit-capacity fabric, ``--search-coflows`` coflows, sizes 1-5, weights 1,
 zero releases) maximising integral OPT / fluid OPT, both proved (an unproved candidate is
-skipped and counted); restarts start from the incumbent's kick half the time.  [Not
-``coflowopt adversarial --model integral``: the search command's scorer, report and writer
-assume fluid schedules; this loop reuses its genome and moves with the study's objective.]
+skipped and counted); restarts start from the incumbent's kick half the time.  (The study predates
+``coflowopt adversarial --model integral``, which now runs such searches with the command's
+scorer, report and writer; this loop, kept for the page's figures, reuses the search's genome
+and moves with the study's objective.)
 
 Sizing: ``--instances`` is the sample; ``--budget`` (wall seconds) stops handing out new
 instances when exceeded (the report says how many were done; the default 1380 s keeps a run

@@ -116,6 +116,9 @@ GOOD = [
     ("report-sql", ["report", "run", "--sql", "select count(*) as n from results"]),
     ("adversarial", ["adversarial", "--algo", "sebf+madd", "--against", "lb", "--ports", "2",
                      "--coflows", "3", "--evaluations", "3", "--strategy", "random"]),
+    ("adversarial-integral", ["adversarial", "--model", "integral", "--algo", "ocf", "--ports",
+                              "2", "--coflows", "3", "--evaluations", "3", "--strategy",
+                              "random"]),
     # topologies (issue 11): instances on resources, written as format version 2
     ("generate-fat-tree", ["generate", "fat-tree", "-p", "k=4", "--seed", "1", "-o", "ft4.json"]),
     ("info-v2", ["info", "ft4.json"]),
