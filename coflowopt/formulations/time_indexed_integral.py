@@ -279,6 +279,17 @@ def _meta_grid(b: np.ndarray, boundaries) -> dict:
             "boundaries": None if boundaries is None else b.tolist()}
 
 
+def _setup(instance: Instance, slots: int, slot: float, cutoff: bool, boundaries):
+    """What LP-A and LP-B share: the integral loads (``ready`` moved to ``e_k + 1`` without the
+    cut-off), the checked horizon ``T``, the interval ends ``b`` and their count ``L``."""
+    loads = integral_loads(instance, slot)
+    if not cutoff:
+        loads.ready = loads.first + 1
+    T = _check_T(loads, slots)
+    b = _grid(T, boundaries)
+    return loads, T, b, b.size - 1
+
+
 def build_lp_a(instance: Instance, slots: int, *, slot: float = 1.0, release_rows: bool = True,
                cutoff: bool = True, boundaries=None) -> LinearProgram:
     """LP-A over ``slots`` unit slots, or over the intervals ``boundaries`` (module
@@ -322,12 +333,7 @@ def build_lp_a(instance: Instance, slots: int, *, slot: float = 1.0, release_row
     >>> round(HighsModel(build_lp_a(inst, 4, cutoff=False)).run().objective, 9)
     1.5
     """
-    loads = integral_loads(instance, slot)
-    if not cutoff:
-        loads.ready = loads.first + 1
-    T = _check_T(loads, slots)
-    b = _grid(T, boundaries)
-    L = b.size - 1
+    loads, T, b, L = _setup(instance, slots, slot, cutoff, boundaries)
     K = instance.num_coflows
     oX, n = 0, K * L
     col_lo, col_hi = np.zeros(n), np.zeros(n)
@@ -384,12 +390,7 @@ def build_lp_b(instance: Instance, slots: int, *, slot: float = 1.0, cutoff: boo
     >>> round(HighsModel(build_lp_b(inst, 4)).run().objective, 9)
     2.0
     """
-    loads = integral_loads(instance, slot)
-    if not cutoff:
-        loads.ready = loads.first + 1
-    T = _check_T(loads, slots)
-    b = _grid(T, boundaries)
-    L = b.size - 1
+    loads, T, b, L = _setup(instance, slots, slot, cutoff, boundaries)
     data = loads.data
     K, G = instance.num_coflows, data.num_groups
     oX, oU = 0, K * L
