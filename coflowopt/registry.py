@@ -6,6 +6,7 @@ reference it implements.  A wrong name fails with the list of valid ones.
 
 Function contracts by kind
 --------------------------
+=============  =================================================================================
 ``ordering``   ``func(instance, **params) -> ndarray`` of coflow indices, highest priority first.
 ``rates``      ``func(instance, order, **params) -> Schedule``.
 ``policy``     ``func(instance, **params) -> Schedule`` (online or whole-schedule methods).
@@ -16,6 +17,7 @@ Function contracts by kind
                :mod:`coflowopt.slotted`), judged by :func:`coflowopt.slotted.verify_slotted`
                (exact integers), not a fluid ``Schedule``: the fluid suites and experiment
                specs never run these as schedules (``coflowopt.testing.check_slotted`` does).
+=============  =================================================================================
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ Bounds at a node (all proven; proofs/completion-order-lp-exact.md, Lemmas 5-7)
     * LP: ``DPB(U)`` plus the event LP of ``[unplaced releases, block(U), suffix]`` in which
       ``U`` completes, uncharged, at one *block* event (it relaxes every order of ``U``),
       evaluated through its safe dual bound, so rounding never prunes the optimum.
+
     Nodes are first queued with the cheap bound; the LP is solved when the node reaches the
     front of the queue (best first), and the node is queued again with the LP bound.
 

@@ -3,12 +3,14 @@
 Every function writes ``<path>.png`` and ``<path>.pdf`` (a ``.png``/``.pdf`` suffix on
 ``path`` is dropped) and returns the written paths.
 
+=====================  ==========================================================================
 :func:`cdf`            empirical CDF of ALG/OPT or ALG/LB per algorithm
 :func:`ratio_vs`       mean (and p95) ratio against instance size, load or group
 :func:`gantt`          a schedule drawn per port: each port a lane, the rate of every coflow
                        stacked as a share of the port's capacity
 :func:`report_plots`   the standard plots of a results table
 :func:`run_gantts`     Gantt charts of a run's schedules, recomputed from its recipes
+=====================  ==========================================================================
 """
 
 from __future__ import annotations

@@ -43,7 +43,8 @@ __all__ = ["read_instance", "write_instance", "detect_format", "INSTANCE_FORMATS
            "read_slotted_schedule", "write_slotted_schedule", "schedule_file_model",
            "SLOTTED_FORMATS"]
 
-#: name -> (reader, writer).  Readers take (path, **options); writers (instance, path, **options).
+#: name -> (reader, writer).  Readers take ``(path, **options)``; writers
+#: ``(instance, path, **options)``.
 INSTANCE_FORMATS = {
     "json": (read_instance_json, write_instance_json),
     "coflow-benchmark": (read_coflow_benchmark, write_coflow_benchmark),

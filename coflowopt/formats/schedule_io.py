@@ -1334,8 +1334,8 @@ def _load_npz_members(path: str | Path, bad) -> dict[str, np.ndarray]:
 
 
 # ---------------------------------------------------------------------------------- dispatch
-#: extension -> (reader, writer).  Readers take (path, instance, **options), writers
-#: (schedule, instance, path, **options).
+#: extension -> (reader, writer).  Readers take ``(path, instance, **options)``, writers
+#: ``(schedule, instance, path, **options)``.
 SCHEDULE_FORMATS = {
     ".json": (read_schedule_json, write_schedule_json),
     ".npz": (read_schedule_npz, write_schedule_npz),

@@ -73,7 +73,7 @@ the same operations in the same order, so a big switch written as paths gives th
 CLAS likewise: its LPs have one capacity row per resource.
 
 CLAS (``clas``; Sec. 6.3, App. C.2)
-----------------------------------
+-----------------------------------
 The continuous limit: one queue per attained level.  Coflows are served in increasing order of
 attained service with strict priority; coflows with *equal* attained service (a tie group) are
 served so that none gets ahead of the others when it can be helped: their total rates form the
