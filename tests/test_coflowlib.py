@@ -46,7 +46,7 @@ def test_release_counts(manifest):
     fams = {e["family"] for e in es.values()}
     assert {"papers", "adversarial", "bs4-unit", "bs4-weights", "bs4-releases", "bs4-hetcap",
             "bs4-mixed", "bs8-unit", "bs8-weights", "bs8-releases", "bs8-hetcap",
-            "bs8-mixed", "ls222-unit", "ls222-mixed", "ft4-unit", "ft4-mixed"} <= fams
+            "bs8-mixed", "ls222-unit", "ls222-mixed", "ft4-unit", "ft4-mixed", "bs4k12-weights"} <= fams
     assert fams <= set(manifest["families"])
 
 
@@ -71,7 +71,7 @@ def test_random_families_are_reproducible(manifest):
     finally:
         sys.path.remove(str(LIB))
     from coflowopt.certificate_files import instance_digest
-    for fam in ("bs4-mixed", "bs8-unit", "ls222-mixed", "ft4-unit"):
+    for fam in ("bs4-mixed", "bs8-unit", "ls222-mixed", "ft4-unit", "bs4k12-weights"):
         for seed in (0, 29):
             iid = f"{fam}/{fam}-{seed:03d}"
             stored = read_instance_json(LIB / manifest["instances"][iid]["instance"])

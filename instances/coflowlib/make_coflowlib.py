@@ -17,6 +17,8 @@ Families of release v1 (objective ``sum_k w_k C_k``, fluid model):
   variants: ``unit`` (unit weights and capacities, releases 0), ``weights`` (integer weights
   1-5), ``releases`` (integer releases 0-5), ``hetcap`` (integer capacities 1-3 per port),
   ``mixed`` (all three);
+* ``bs4k12-weights``: the harder one, ``uniform_random(4, 12, seed=s, weights=(1, 5))`` (12
+  coflows, 1-4 flows each, integer sizes 1-10), seeds ``0..29``;
 * ``ls222-*`` and ``ft4-*``: topologies (instance format version 2, flows over links):
   ``coflowopt.generators.leaf_spine_coflows(2, 2, 2, 8, oversubscription=2, ...)`` (a 2-leaf,
   2-spine, 4-host leaf-spine at 2:1 oversubscription, 16 directed links) and
@@ -96,6 +98,14 @@ def random_families() -> dict:
                 "source": {"generator": "coflowopt.generators.uniform_random",
                            "params": params, "seeds": list(range(SEEDS))},
                 "version": 1}
+    fams["bs4k12-weights"] = {
+        "description": "4x4 big switch, 12 coflows, 1-4 flows each, integer sizes 1-10, "
+                       "integer weights 1-5 (the harder family)",
+        "source": {"generator": "coflowopt.generators.uniform_random",
+                   "params": {"num_ports": 4, "num_coflows": 12, "flows_per_coflow": [1, 4],
+                              "size": [1, 10], "integer_sizes": True, "weights": [1, 5]},
+                   "seeds": list(range(SEEDS))},
+        "version": 1}
     return fams
 
 
