@@ -360,9 +360,10 @@ def replay_schedule(instance: Instance, rlp: ReplayLP, lam: float) -> Schedule:
     keep = (x > 0) & (start < end)
     gg, tt = np.nonzero(keep)
     cnt = np.diff(groups.ptr)[gg]
-    members = groups.flows[np.concatenate([np.arange(groups.ptr[g], groups.ptr[g + 1])
-                                           for g in gg.tolist()])] if gg.size else \
-        np.zeros(0, dtype=np.int64)
+    # the member flows of every kept (group, slot), without a Python loop: position j of
+    # piece p is ptr[g_p] + j
+    first = np.repeat(groups.ptr[gg] - np.r_[0, np.cumsum(cnt)[:-1]], cnt)
+    members = groups.flows[first + np.arange(int(cnt.sum()))]
     share = rlp.inst_u.flow_size[members] / np.repeat(groups.size[gg], cnt)
     tf = rlp.time_factor
     rf = float(np.ldexp(1.0, rlp.unit.get("capacity_exp", 0))) if rlp.unit else 1.0

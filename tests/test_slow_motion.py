@@ -51,6 +51,11 @@ def check_chain(inst, opt: float | None = None, **kw):
     assert le(lb, rlp.lp_value)
     best = float(p.costs[p.best])
     assert le(best, p.expectation)
+    # claim 4: the best breakpoint is the infimum over lambda; claim 2: E by a fine midpoint rule
+    lam = (np.arange(4000) + 0.5) / 4000
+    f = (rlp.inst_u.weight @ ((lambda_points(rlp, lam) + rlp.sigma) / lam)) * rlp.cost_factor
+    assert np.all(f >= best * (1 - 1e-9))
+    assert abs(np.mean(2 * lam * f) - p.expectation) <= 2e-3 * p.expectation
     assert le(p.expectation, p.riemann_bound)
     assert le(p.riemann_bound, p.guarantee)
     assert 1.0 <= rlp.gamma <= 1.0 + 1e-6
