@@ -52,8 +52,11 @@ stops the study):
   the default; with ``K = 2`` only ``first`` matters, with ``K = 1`` nothing), then evaluated
   on the held-out small instances and, transferred unchanged, on the large ones;
 * not swept: ``decentralized-las`` (default: 8 levels, 10 MB x 10^i), ``baraat`` (FIFO-LM,
-  heavy at the 80th percentile of coflow sizes), ``aalo`` (D-CLAS, its defaults), and the
-  clairvoyant references ``bssi+greedy`` (Sincronia) and ``sebf+madd`` (Varys).
+  heavy at the 80th percentile of coflow sizes), ``aalo`` (D-CLAS, its defaults: 10 queues,
+  weighted sharing across queues, a finished flow's bandwidth idle until the next event),
+  ``aalo-reallocate`` (the same with ``on_flow_completion="reallocate"``: the idealised fluid
+  Aalo, work-conserving at every instant like the swept policies), and the clairvoyant
+  references ``bssi+greedy`` (Sincronia) and ``sebf+madd`` (Varys).
 
 ``K = 1`` is one queue: ``mlfq-fifo`` is FIFO and ``mlfq-fair``/``creek`` are per-flow fair
 sharing (PFS, Creek's "FS" baseline).  Reported per family and ``K``: mean and worst ALG/OPT
