@@ -10,7 +10,8 @@ renders as written; and ``formulations/`` and ``proofs/`` are Markdown documents
 MyST renders unchanged (``dollarmath`` for ``$...$`` / ``$$...$$``, ``amsmath`` for
 ``\\begin{align}`` environments), so the site and the repository share one source.
 
-Generated at configuration time (into ``docs/_generated/``, git-ignored, rewritten each build):
+Generated at configuration time (into ``docs/_generated/`` and, by autosummary,
+``docs/api/generated/``; both git-ignored and rewritten on each build):
 
 * copies of ``formulations/*.md`` and ``proofs/*.md`` (the documents stay where they are; the copy
   only gives them a place in the site's tree, with a generated index per folder);
@@ -26,7 +27,10 @@ import sys
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
-ROOT = DOCS.parent
+# the checkout whose formulations/ and proofs/ are rendered: the folder above docs/, unless
+# COFLOWOPT_DOCS_ROOT names it (tests/test_docs_build.py builds a copy of docs/ in a temporary
+# folder, so that the test never writes into the checkout)
+ROOT = Path(os.environ.get("COFLOWOPT_DOCS_ROOT", DOCS.parent)).resolve()
 GENERATED = DOCS / "_generated"
 sys.path.insert(0, str(ROOT))
 
@@ -127,6 +131,9 @@ def _write_cli_reference() -> None:
 
 _copy_documents()
 _write_cli_reference()
+# autosummary rewrites its pages on every build; remove the old ones first, so that the page of
+# a module that was renamed or removed does not linger (an orphan page fails the -W build)
+shutil.rmtree(DOCS / "api" / "generated", ignore_errors=True)
 
 
 def _skip_modules(app, what, name, obj, skip, options):
