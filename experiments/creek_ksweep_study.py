@@ -74,7 +74,6 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
-import math
 import platform
 import statistics
 import subprocess
@@ -418,18 +417,19 @@ def plot(data: dict, path: Path) -> list[str]:
             lab, kind = key.split("|")
             ax.plot(KS, v["mean"], color=colours[lab], marker="o", ms=3,
                     ls="-" if kind == "geometric" else "--", label=f"{lab} ({kind})")
-        for i, (lab, v) in enumerate(s["fixed"].items()):
+        for lab, v in s["fixed"].items():
             ax.axhline(v["mean"], color=colours[lab], ls=dash[lab], lw=1.2, label=lab)
         ax.set_xlabel("K (priority levels)")
         ax.set_ylabel("mean ALG / OPT" if fam == "small" else "mean ALG / best bound")
-        ax.set_title(_title(fam, data["meta"]).split(":")[0] + f" (n = {s['scored']})", fontsize=8.5)
+        ax.set_title(_title(fam, data["meta"]).split(":")[0] + f" (n = {s['scored']})",
+                     fontsize=8.5)
         ax.set_xticks(KS)
         ax.grid(alpha=0.3)
     if fams:
         axes[0].legend(fontsize=6.5, loc="upper right")
     out = []
     path.parent.mkdir(parents=True, exist_ok=True)
-    with rc_context({**SAVE_RC, "pdf.fonttype": 42}):
+    with rc_context(SAVE_RC):      # pdf.fonttype = 42: TrueType fonts, never Type 3
         for ext in (".png", ".pdf"):
             q = path.with_suffix(ext)
             fig.savefig(q, dpi=150 if ext == ".png" else None)
