@@ -366,6 +366,23 @@ def markdown(data: dict) -> str:
             cells.append("-" if K == 1 else (f"{f:g}" if K == 2 else f"{f:g} x {m:g}^i"))
         L.append(f"| {label} | " + " | ".join(cells) + " |")
     L.append("")
+    chk = data.get("large_search_check")
+    if chk:
+        L += [f"## Check: {chk['label']} with thresholds searched on large big-switch draws", "",
+              f"Grid searched by mean ALG/LB on large-bs draws {chk['train_indices']} "
+              f"({chk['train_flows']} flows), evaluated on the {chk['test_instances']} large-bs "
+              f"test instances; {chk['cpu_seconds']:.0f} s CPU.", "",
+              "| | " + " | ".join(f"K={K}" for K in KS) + " |", "|---|" + "---|" * len(KS),
+              "| thresholds | " + " | ".join(
+                  "-" if K == 1 else (f"{f:g}" if K == 2 else f"{f:g} x {m:g}^i")
+                  for K, (f, m) in ((K, chk["choice"][str(K)]) for K in KS)) + " |",
+              "| mean ALG/LB | " + " | ".join(_fmt(x) for x in chk["mean"]) + " |",
+              "| worst ALG/LB | " + " | ".join(_fmt(x) for x in chk["worst"]) + " |",
+              "| gain K-1 -> K | - | " + " | ".join(_fmt(x, 4) for x in chk["marginal_gain"])
+              + " |",
+              "| share of K=1->8 gain | " + " | ".join(
+                  "-" if x is None else f"{100 * x:.0f}%" for x in chk["share_of_gain"]) + " |",
+              ""]
     for fam, s in summ.items():
         L += [f"## {_title(fam, meta)}", "",
               f"{s['instances']} instances, {s['scored']} scored "
@@ -509,6 +526,67 @@ def fill_missing(data: dict) -> int:
     return runs
 
 
+def _large_train_task(args) -> dict:
+    index, seed, n, label = args
+    c0 = time.process_time()
+    inst = large_instance(index, seed, num_coflows=n)
+    out = {"index": index, "flows": inst.num_flows, "lb": _lb(inst), "grid": {}}
+    for K in KS:
+        for thr, fm in grid_thresholds(K).items():
+            out["grid"][f"{K}|{fm[0]}|{fm[1]}"] = run_value(inst, label, list(thr))
+    out["cpu"] = round(time.process_time() - c0, 3)
+    return out
+
+
+def large_search_check(data: dict, *, train: int = 2, label: str = "creek",
+                       workers: int = 1) -> dict:
+    """A check of the transfer: the grid searched for ``label`` on ``train`` *large big-switch*
+    draws that are not test instances (indices after the test ones), by mean ALG/LB, then
+    evaluated on the large-bs test instances of ``data``.  Stored as
+    ``data["large_search_check"]``; the summary is unchanged."""
+    seed, n = data["meta"]["seed"], data["meta"].get("large_coflows", LARGE_COFLOWS)
+    first = data["meta"]["large"]
+    t0 = time.perf_counter()
+    rows = _map(_large_train_task, [(first + i, seed, n, label) for i in range(train)], workers)
+    choice = {}
+    for K in KS:
+        means = {fm: statistics.fmean(r["grid"][f"{K}|{fm[0]}|{fm[1]}"] / r["lb"]["value"]
+                                      for r in rows)
+                 for fm in grid_thresholds(K).values()}
+        f, m = min(means, key=lambda fm: means[fm])
+        choice[str(K)] = [f, m if m is not None else DEFAULT_GEOMETRIC[1]]
+    test = [r for r in data["rows"] if r["family"] == "large-bs" and r.get("base")]
+    c0, ratios = time.process_time(), {K: [] for K in KS}
+    for r in test:
+        inst = build("large-bs", r["index"], seed, n)
+        for K in KS:
+            thr = thresholds(K, *choice[str(K)])
+            v = None
+            for kind, fm in (("geometric", DEFAULT_GEOMETRIC),
+                             ("searched", data["searched"][label][str(K)])):
+                if thr == thresholds(K, *fm):
+                    v = r["values"][f"{label}|{kind}|{K}"]
+            if v is None:
+                v = run_value(inst, label, thr)
+            if v < r["base"] * (1 - 1e-6):
+                raise AssertionError(f"{label} below the bound on large-bs {r['index']}")
+            ratios[K].append(v / r["base"])
+    means = [statistics.fmean(ratios[K]) for K in KS]
+    total = means[0] - means[-1]
+    out = {"label": label, "train_indices": [r["index"] for r in rows],
+           "train_flows": [r["flows"] for r in rows], "choice": choice,
+           "test_instances": len(test),
+           "mean": [round(x, 6) for x in means],
+           "worst": [round(max(ratios[K]), 6) for K in KS],
+           "marginal_gain": [round(means[i] - means[i + 1], 6) for i in range(len(KS) - 1)],
+           "share_of_gain": [None if total <= 1e-3 else round((means[0] - x) / total, 4)
+                             for x in means],
+           "cpu_seconds": round(sum(r["cpu"] for r in rows) + time.process_time() - c0, 1),
+           "wall_seconds": round(time.perf_counter() - t0, 1)}
+    data["large_search_check"] = out
+    return out
+
+
 def write(data: dict, out: Path, stem: str = "creek_ksweep") -> list[str]:
     """``out/stem.json``, ``out/stem.md`` and ``out/plots/stem.{png,pdf}``."""
     out.mkdir(parents=True, exist_ok=True)
@@ -536,11 +614,20 @@ def main(argv=None) -> int:
                     help="output directory (default experiments/results)")
     ap.add_argument("--report-only", action="store_true",
                     help="rewrite the .md and the plot from the JSON")
+    ap.add_argument("--large-search-check", type=int, default=0, metavar="N",
+                    help="on the JSON: search creek's thresholds on N large big-switch draws "
+                         "(not test instances) and evaluate them on the large-bs test set")
     ap.add_argument("--fill-missing", action="store_true",
                     help="run the not-swept algorithms missing from the JSON's rows (added "
                          "after the run) on the same instances, then rewrite everything")
     a = ap.parse_args(argv)
     out = a.out or (Path(tempfile.mkdtemp(prefix="creek_ksweep_")) if a.quick else RESULTS)
+    if a.large_search_check:
+        data = json.loads((out / "creek_ksweep.json").read_text())
+        chk = large_search_check(data, train=a.large_search_check, workers=a.workers)
+        print(json.dumps({k: chk[k] for k in ("choice", "mean", "cpu_seconds")}))
+        print("\n".join(write(data, out)))
+        return 0
     if a.fill_missing:
         data = json.loads((out / "creek_ksweep.json").read_text())
         print(f"{fill_missing(data)} runs added")

@@ -112,3 +112,18 @@ def test_summary_report_and_plot(study, tmp_path):
     pdf = Path([p for p in paths if p.endswith(".pdf")][0]).read_bytes()
     kinds = set(re.findall(rb"/Subtype\s*/(Type3|TrueType|Type1|Type0|CIDFontType2)", pdf))
     assert kinds and b"Type3" not in kinds
+
+
+def test_eval_task_and_large_search_check(study, monkeypatch):
+    monkeypatch.setattr(study, "KS", (1, 2, 3))
+    searched = {lab: {str(K): [50.0, 3.0] for K in study.KS} for lab in study.SWEPT}
+    row = study.eval_task(("large-bs", 0, 0, 30.0, searched, 4))
+    assert row["base"] == row["lb"]["value"] > 0
+    assert min(row["values"].values()) >= row["base"] * (1 - 1e-6)
+    assert row["values"]["creek|geometric|1"] == row["values"]["creek|searched|1"]
+    data = {"meta": {"seed": 0, "large": 1, "large_coflows": 4}, "searched": searched,
+            "rows": [row]}
+    chk = study.large_search_check(data, train=1)
+    assert data["large_search_check"] is chk and chk["train_indices"] == [1]
+    assert len(chk["mean"]) == 3 and chk["mean"][0] == pytest.approx(
+        row["values"]["creek|geometric|1"] / row["base"])
