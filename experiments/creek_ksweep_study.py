@@ -4,6 +4,9 @@ Run:  python experiments/creek_ksweep_study.py [--seed 0] [--workers 2] [--quick
                                                 [--train 6] [--small 24] [--large 5]
                                                 [--large-fat-tree 3] [--bnb-time-limit 30]
       python experiments/creek_ksweep_study.py --report-only   # tables and plot from the JSON
+      python experiments/creek_ksweep_study.py --fill-missing  # an algorithm added later
+      python experiments/creek_ksweep_study.py --large-search-check 3 [--workers 2]
+                                          # creek's grid searched on large draws (a check)
       (outputs: experiments/results/creek_ksweep.json and .md,
       experiments/results/plots/creek_ksweep.png and .pdf; --out DIR writes there instead;
       --quick writes to a temporary directory unless --out is given)
