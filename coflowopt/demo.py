@@ -144,12 +144,8 @@ def format_table(rows) -> str:
                      r["kind"] or "-", num(r["value"]), num(r["average_cct"]),
                      num(r["alg_lb"], "{:.4f}"), num(r["alg_opt"], "{:.4f}"), ver,
                      f"{r['seconds']:.3f}"))
-    widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h)
-              for i, h in enumerate(head)]
-    left = (0, 3, 4, 9)
-    fmt = "  ".join(f"{{:{'<' if i in left else '>'}{w}}}" for i, w in enumerate(widths))
-    lines = [fmt.format(*head), "  ".join("-" * w for w in widths)]
-    lines += [fmt.format(*b) for b in body]
+    from .tables import format_table as table
+    lines = table(head, body, left=(0, 3, 4, 9)).split("\n")
     lines.append("")
     seen = set()
     for r in rows:

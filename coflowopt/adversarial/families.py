@@ -674,12 +674,12 @@ def table_rows(quick: bool = False) -> list[dict[str, Any]]:
 
 
 def format_table(rows) -> str:
-    w = [max(len(str(r[c])) for r in rows) for c in ("family", "param", "published")]
-    lines = [f"{'family':<{w[0]}}  {'parameter':<{w[1]}}  {'published':<{w[2]}}  measured"]
-    for r in rows:
-        lines.append(f"{r['family']:<{w[0]}}  {r['param']:<{w[1]}}  {r['published']:<{w[2]}}  "
-                     f"{r['ratio']:.4f} = {r['base']}; {r['measured']}")
-    return "\n".join(lines)
+    """The rows as a text table (the one printer, :func:`coflowopt.tables.format_table`)."""
+    from ..tables import format_table as table
+    return table(["family", "parameter", "published", "measured"],
+                 [[r["family"], r["param"], r["published"],
+                   f"{r['ratio']:.4f} = {r['base']}; {r['measured']}"] for r in rows],
+                 left=range(4), rule=False)
 
 
 def format_markdown(rows) -> str:

@@ -119,6 +119,7 @@ def run(args, common) -> int:
 
 
 def _table(head, rows) -> list[str]:
-    widths = [max(len(str(r[c])) for r in [head] + rows) for c in range(len(head))]
-    return ["  ".join(str(x).ljust(w) for x, w in zip(r, widths)).rstrip()
-            for r in [head] + rows]
+    """Left-aligned columns without a rule (the one printer, coflowopt.tables)."""
+    from ..tables import format_table
+    return format_table([str(h) for h in head], [[str(x) for x in r] for r in rows],
+                        left=range(len(head)), rule=False).split("\n")

@@ -577,31 +577,8 @@ def _factors(base: np.ndarray, tgt: np.ndarray, percentiles, rtol) -> dict[str, 
 
 
 # ------------------------------------------------------------------------------ text
-def format_table(head: Sequence[str], body: Sequence[Sequence[Any]],
-                 left: Sequence[int] = (0,), markdown: bool = False) -> str:
-    """A plain-text table; columns in ``left`` are left-aligned, the others right-aligned.
-    ``markdown=True`` gives a GitHub-flavoured Markdown table instead."""
-    cells = [[_cell(c) for c in row] for row in body]
-    if markdown:
-        rule = ["---" if i in left else "---:" for i in range(len(head))]
-        return "\n".join("| " + " | ".join(r) + " |" for r in [list(head), rule] + cells)
-    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(head)]
-    fmt = "  ".join(f"{{:{'<' if i in left else '>'}{w}}}" for i, w in enumerate(widths))
-    lines = [fmt.format(*head), "  ".join("-" * w for w in widths)]
-    lines += [fmt.format(*r) for r in cells]
-    return "\n".join(lines)
-
-
-def _cell(x: Any) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, bool):
-        return "yes" if x else "no"
-    if isinstance(x, float):
-        if math.isinf(x):
-            return "inf"
-        return f"{x:.4f}" if abs(x) < 1e4 else f"{x:.4g}"
-    return str(x)
+# the one table printer (coflowopt.tables); kept importable from here
+from ..tables import cell as _cell, format_table  # noqa: E402
 
 
 def format_report(a: Mapping[str, Any], *, pairwise: bool = False,
