@@ -894,12 +894,12 @@ def build_parser() -> argparse.ArgumentParser:
         return add_command(sub, name, help_)
 
     sp = add("info", "summarise an instance (counts, sizes, bins, isolated bound)")
-    sp.add_argument("instance")
+    sp.add_argument("instance", help="the instance file (format from its content or --format)")
     add_instance_options(sp)
 
     sp = add("convert", "convert an instance between formats")
-    sp.add_argument("instance")
-    sp.add_argument("output")
+    sp.add_argument("instance", help="the instance file to read")
+    sp.add_argument("output", help="the file to write (format from --to or its name)")
     sp.add_argument("--to", default="auto", choices=["auto", *INSTANCE_FORMAT_NAMES],
                     help="output format (default: from the file name, .json only)")
     add_instance_options(sp)
@@ -917,14 +917,20 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--out", "-o", help="output file (required unless --list)")
 
     sp = add("schedule", "schedule an instance, verify the schedule, optionally write it")
-    sp.add_argument("instance")
+    sp.add_argument("instance", help="the instance file")
     sp.add_argument("--order", help="ordering name (coflowopt algorithms --kind ordering)")
     sp.add_argument("--rates", help="rate allocation name (coflowopt algorithms --kind rates)")
     sp.add_argument("--policy", help="a whole policy instead of --order/--rates")
-    sp.add_argument("--order-param", action="append", metavar="KEY=VALUE")
-    sp.add_argument("--rate-param", action="append", metavar="KEY=VALUE")
-    sp.add_argument("--policy-param", action="append", metavar="KEY=VALUE")
+    sp.add_argument("--order-param", action="append", metavar="KEY=VALUE",
+                    help="a parameter of the ordering (repeatable; coflowopt algorithms NAME "
+                         "lists them)")
+    sp.add_argument("--rate-param", action="append", metavar="KEY=VALUE",
+                    help="a parameter of the rate allocation (repeatable)")
+    sp.add_argument("--policy-param", action="append", metavar="KEY=VALUE",
+                    help="a parameter of the policy (repeatable)")
     sp.add_argument("--objective", default="weighted_completion_time",
+                    help="weighted_completion_time (sum w C, default) or weighted_cct "
+                         "(sum w (C - r))",
                     choices=["weighted_completion_time", "weighted_cct"])
     sp.add_argument("--out", "-o", help="write the schedule (.json segments or .npz pieces)")
     sp.add_argument("--cct-csv", metavar="FILE",
@@ -948,10 +954,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = add("verify", "verify a schedule file against an instance (a slotted schedule, "
                        "format coflowopt-slotted-schedule, in the integral model)")
-    sp.add_argument("instance")
-    sp.add_argument("schedule")
+    sp.add_argument("instance", help="the instance file")
+    sp.add_argument("schedule", help="the schedule file (coflowopt-schedule JSON/npz, or a "
+                                     "coflowopt-slotted-schedule)")
     sp.add_argument("--exact", action="store_true", help="exact rational arithmetic")
     sp.add_argument("--objective", default="weighted_completion_time",
+                    help="weighted_completion_time (sum w C, default) or weighted_cct "
+                         "(sum w (C - r))",
                     choices=["weighted_completion_time", "weighted_cct"])
     add_instance_options(sp)
 

@@ -179,6 +179,17 @@ def test_every_subcommand_is_covered():
     assert set(sub.choices) <= covered, sorted(set(sub.choices) - covered)
 
 
+def test_every_argument_has_help():
+    """Positional arguments and options all say what they are (issue 16 item 2)."""
+    import argparse
+
+    from coflowopt.cli import build_parser
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    missing = [(name, a.dest) for name, sp in sub.choices.items() for a in sp._actions
+               if not a.help and not isinstance(a, argparse._HelpAction)]
+    assert not missing, missing
+
+
 @pytest.fixture(scope="module")
 def good_runs(work):
     out = {}

@@ -62,8 +62,11 @@ def add_parser(subparsers, common) -> None:
     sp.add_argument("--evaluations", type=int, default=None, metavar="N",
                     help="number of candidates (reproducible); default 200 when --budget is "
                          "not given")
-    sp.add_argument("--seed", type=int, default=0)
-    sp.add_argument("--strategy", default="all", choices=["random", "local", "cma", "all"])
+    sp.add_argument("--seed", type=int, default=0,
+                    help="random seed of the search (default 0): a run is reproducible from it")
+    sp.add_argument("--strategy", default="all", choices=["random", "local", "cma", "all"],
+                    help="random sampling, local search, CMA-ES, or all of them in turn "
+                         "(default)")
     sp.add_argument("--size-max", type=int, default=10, help="flow sizes 1..S (default 10)")
     sp.add_argument("--max-flows", type=int, default=None,
                     help="flows per coflow in random candidates (default: ports)")

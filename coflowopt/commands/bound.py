@@ -65,7 +65,7 @@ SOLVER_FAILED = frozenset({"error", "solver_error", "memory_limit", "not_solved"
 def add_parser(subparsers, common) -> None:
     sp = common.add_command(subparsers, "bound", "certified lower bounds on the optimal "
                                                  "weighted completion time")
-    sp.add_argument("instance")
+    sp.add_argument("instance", help="the instance file")
     sp.add_argument("--method", "-m", default="all",
                     help="a registered bound (coflowopt algorithms --kind bound) or 'all' "
                          "(default)")
@@ -80,6 +80,8 @@ def add_parser(subparsers, common) -> None:
     sp.add_argument("--time-limit", type=common.seconds, default=None,
                     help="seconds per method (for the methods that solve an LP)")
     sp.add_argument("--objective", default="weighted_completion_time",
+                    help="weighted_completion_time (sum w C, default) or weighted_cct "
+                         "(sum w (C - r))",
                     choices=["weighted_completion_time", "weighted_cct"])
     sp.add_argument("--model", default="fluid", choices=["fluid", "integral"],
                     help="fluid (default) or integral: bounds on the optimum of the integral "

@@ -40,7 +40,7 @@ def add_parser(subparsers, common) -> None:
     sp = common.add_command(subparsers, "exact",
                             "proven optimum of a small instance (branch and bound over "
                             "completion orders, slotted MIP, deadline MIP)")
-    sp.add_argument("instance")
+    sp.add_argument("instance", help="the instance file")
     sp.add_argument("--method", default=None, choices=METHODS,
                     help="exact method (default: bnb; integral-mip with --model integral)")
     sp.add_argument("--model", default="fluid", choices=tuple(MODELS),

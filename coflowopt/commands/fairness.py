@@ -22,7 +22,7 @@ def add_parser(subparsers, common) -> None:
     sp = common.add_command(subparsers, "fairness",
                             "multi-tenant fairness: HUG's optimal isolation guarantee P*, per-"
                             "coflow progress and utilisation under HUG, DRF, PS-P, per-flow")
-    sp.add_argument("instance")
+    sp.add_argument("instance", help="the instance file")
     sp.add_argument("--method", default="all", choices=CHOICES,
                     help="allocation method (default: all)")
     sp.add_argument("--weighted", action="store_true",

@@ -18,7 +18,9 @@ def add_parser(subparsers, common) -> None:
     sp = subparsers.add_parser("lib", help="CoflowLib: benchmark instances with proven optima "
                                            "(status, check, submit)",
                                description=__doc__.split("\n\n")[0])
-    sub = sp.add_subparsers(dest="action", metavar="{status,check,submit}", required=True)
+    sub = sp.add_subparsers(dest="action", metavar="{status,check,submit}", required=True,
+                            help="status: the leaderboard; check: re-verify every schedule and "
+                                 "certificate; submit: record a better schedule")
     st = common.add_command(sub, "status", "the leaderboard: per family, instances, solved, "
                                            "mean gap, best algorithm")
     ck = common.add_command(sub, "check", "re-verify every stored schedule and certificate "

@@ -34,7 +34,7 @@ def add_parser(subparsers, common) -> None:
                             "schedule in the integral matching model (time slotted, whole "
                             "units per slot and resource) with a slotted algorithm, verified "
                             "in exact integers")
-    sp.add_argument("instance")
+    sp.add_argument("instance", help="the instance file")
     sp.add_argument("--policy", default="order", metavar="NAME",
                     help="slotted algorithm (coflowopt algorithms --kind slotted): order "
                          "(default; greedy maximal matching per slot in --order's coflow "
@@ -49,6 +49,8 @@ def add_parser(subparsers, common) -> None:
     sp.add_argument("--slot", type=common.positive_number, default=1.0, metavar="LENGTH",
                     help="slot length (default 1); capacity x slot must be whole")
     sp.add_argument("--objective", default="weighted_completion_time",
+                    help="weighted_completion_time (sum w C, default) or weighted_cct "
+                         "(sum w (C - r))",
                     choices=["weighted_completion_time", "weighted_cct"])
     sp.add_argument("--out", "-o", help="write the slotted schedule (.json slots or .npz "
                                         "entries)")
