@@ -170,12 +170,7 @@ def run(args, common) -> int:
             head += (f"ALG {payload['alg']['value_exact']} (verified by verify_slotted), "
                      f"integral OPT {io['value_exact']} ({io['certificate_status']})")
         lines.append(head)
-        g = res.genome
-        for k in range(g.sizes.shape[0]):
-            flows = [(int(i), int(j), int(g.sizes[k, i, j])) for i, j in
-                     zip(*g.sizes[k].nonzero())]
-            lines.append(f"    C{k + 1}: w {int(g.weight[k])}, r {int(g.release[k])}, "
-                         f"flows {flows}")
+        lines += _genome_lines(res.genome)
         lines.append(f"  rerun: --evaluations {st['evaluations']} --seed {args.seed} (the "
                      "integral-mip limit is wall clock: a candidate near it may be skipped "
                      "elsewhere)")
@@ -188,12 +183,7 @@ def run(args, common) -> int:
                         f" {payload['opt']['nodes_expanded']} nodes)" if ev.base == "OPT"
                         else f", LB {float(ev.reference.value):.10g} "
                              f"({ev.reference.algorithm})"))
-        g = res.genome
-        for k in range(g.sizes.shape[0]):
-            flows = [(int(i), int(j), int(g.sizes[k, i, j])) for i, j in
-                     zip(*g.sizes[k].nonzero())]
-            lines.append(f"    C{k + 1}: w {int(g.weight[k])}, r {int(g.release[k])}, "
-                         f"flows {flows}")
+        lines += _genome_lines(res.genome)
         lines.append(f"  rerun exactly: --evaluations {st['evaluations']} --seed {args.seed}")
     if res.bound_check:
         worst = max(v["max_lb_over_opt"] for v in res.bound_check.values())
@@ -207,3 +197,14 @@ def run(args, common) -> int:
         lines.append(f"  wrote {v}")
     common.emit(args, payload, "\n".join(lines))
     return common.EXIT_REJECTED if res.findings else common.EXIT_OK
+
+
+def _genome_lines(g) -> list[str]:
+    """The found instance, one line per coflow: weight, release and its flows (i, j, size)."""
+    lines = []
+    for k in range(g.sizes.shape[0]):
+        flows = [(int(i), int(j), int(g.sizes[k, i, j])) for i, j in
+                 zip(*g.sizes[k].nonzero())]
+        lines.append(f"    C{k + 1}: w {int(g.weight[k])}, r {int(g.release[k])}, "
+                     f"flows {flows}")
+    return lines

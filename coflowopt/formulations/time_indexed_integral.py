@@ -279,6 +279,17 @@ def _meta_grid(b: np.ndarray, boundaries) -> dict:
             "boundaries": None if boundaries is None else b.tolist()}
 
 
+def _matrix_and_objective(asm, r: int, n: int, K: int, b, oX: int, instance, slot, loads):
+    """What LP-A and LP-B end with: the constraint matrix of ``r`` rows, the objective, its
+    offset and the exact data (``offset``, and ``c`` when the float objective is rounded)."""
+    A, _ = asm.csr(r, n)
+    c, cex, offset = _objective(n, K, b, oX, instance, slot, loads.ready)
+    exact = {"offset": offset}
+    if cex is not None:
+        exact["c"] = cex
+    return A, c, offset, exact
+
+
 def _setup(instance: Instance, slots: int, slot: float, cutoff: bool, boundaries):
     """What LP-A and LP-B share: the integral loads (``ready`` moved to ``e_k + 1`` without the
     cut-off), the checked horizon ``T``, the interval ends ``b`` and their count ``L``."""
@@ -344,11 +355,7 @@ def build_lp_a(instance: Instance, slots: int, *, slot: float = 1.0, release_row
     r = _monotone_rows(asm, 0, loads, K, b, oX, lo, hi)
     nl, nrho = _load_rows(asm, r, loads, b, oX, lo, hi, release_rows)
     r += nl
-    A, _ = asm.csr(r, n)
-    c, cex, offset = _objective(n, K, b, oX, instance, slot, loads.ready)
-    exact = {"offset": offset}
-    if cex is not None:
-        exact["c"] = cex
+    A, c, offset, exact = _matrix_and_objective(asm, r, n, K, b, oX, instance, slot, loads)
     return LinearProgram(
         name=LP_NAMES["a"], c=c, A=A, row_lo=np.concatenate(lo) if lo else np.zeros(0),
         row_hi=np.concatenate(hi) if hi else np.zeros(0), col_lo=col_lo, col_hi=col_hi,
@@ -457,11 +464,7 @@ def build_lp_b(instance: Instance, slots: int, *, slot: float = 1.0, cutoff: boo
     if load_rows:
         nl, _ = _load_rows(asm, r, loads, b, oX, lo, hi, release_rows)
         r += nl
-    A, _ = asm.csr(r, n)
-    c, cex, offset = _objective(n, K, b, oX, instance, slot, loads.ready)
-    exact = {"offset": offset}
-    if cex is not None:
-        exact["c"] = cex
+    A, c, offset, exact = _matrix_and_objective(asm, r, n, K, b, oX, instance, slot, loads)
     return LinearProgram(
         name=LP_NAMES["b"], c=c, A=A, row_lo=np.concatenate(lo), row_hi=np.concatenate(hi),
         col_lo=col_lo, col_hi=col_hi, offset=float(offset), exact=exact,
