@@ -500,6 +500,8 @@ BAD = [
     ("compare-empty-algo", ["compare", T_S4, "--algos", "bssi+greedy,,madd"], ["--algos"], ()),
     ("compare-twice", ["compare", T_S4, "--algos", "varys,varys"], ["--algos", "twice"], ()),
     ("compare-no-algos", ["compare", T_S4], ["--algos"], ()),
+    ("compare-big-switch-only", ["compare", T_S4, "--topology", "fat-tree:k=4", "--algos",
+                                 "bssi+bvn"], ["--algos bvn", "placed by --topology"], ()),
     ("compare-time-limit", ["compare", T_S4, "-a", "varys", "--time-limit", "nan"],
      ["--time-limit"], ()),
     # normalize

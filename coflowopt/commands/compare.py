@@ -75,7 +75,7 @@ def run(args, common) -> int:
         for kind, name in (("ordering", s.order), ("rates", s.rates), ("policy", s.policy)):
             if name is not None:
                 common.refuse_big_switch_only(common.lookup(kind, name, "--algos"), inst,
-                                              "--algos", f"{kind} {name!r}")
+                                              "--algos", common.instance_words(args))
     rows, completions = [], {}
     for s in specs:
         t0 = time.perf_counter()
