@@ -173,7 +173,8 @@ def algorithms(kind: str | None = None) -> list[Algorithm]:
 #: skipped); ``slotted_greedy`` and ``lp_deadline`` register the slotted algorithms of the
 #: integral model.
 ALGORITHM_PACKAGES = ("orderings", "rates", "policies", "bounds", "exact", "fairness",
-                      "slotted_greedy", "lp_deadline", "slow_motion")
+                      "slotted_greedy", "lp_deadline", "slow_motion",
+                      "interval_groups")
 
 
 def _load_all() -> None:
