@@ -138,6 +138,8 @@ def slotted_greedy(instance: Instance, priority: str = "order", *, order=None,
     ordering : str, optional
         ``priority="order"`` without ``order``: a registered ordering's name (default
         ``"bssi"``), run on the instance with ``ordering_params``.
+    ordering_params : mapping, optional
+        Parameters passed to the ordering ``ordering``.
     job : {"flow", "coflow"}
         ``priority="srjf"``: whose remaining units rank a flow.
     slot : float

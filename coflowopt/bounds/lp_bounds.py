@@ -105,12 +105,18 @@ def ordering_lp_bound(instance: Instance, *, objective: str = "weighted_completi
     ----------
     instance : Instance
     objective : {"weighted_completion_time", "weighted_cct"}
+        The objective bounded: ``sum_k w_k C_k``, or ``sum_k w_k (C_k - r_k)`` (the same
+        bound less the constant ``sum_k w_k r_k``).
     release_cuts : bool
         Add the release-threshold parallel inequalities (with releases only).
     tol : float
         Relative violation at which the cutting-plane loop stops.
     max_rounds : int
+        Cutting-plane rounds at most; a loop stopped here still certifies its last
+        restricted LP (a valid, weaker bound).
     initial : {"bssi", "full"}
+        Initial rows: the full set of every resource, plus BSSI's primal-dual sets with
+        ``"bssi"`` (a warm start at least as large as the BSSI dual bound).
     time_limit : float, optional
         Seconds; on the limit the last optimal restricted LP is certified (a valid, weaker
         bound) and the status is ``"time_limit"``.
@@ -191,6 +197,8 @@ def time_indexed_lp_bound(instance: Instance, *, objective: str = "weighted_comp
     ----------
     instance : Instance
     objective : {"weighted_completion_time", "weighted_cct"}
+        The objective bounded: ``sum_k w_k C_k``, or ``sum_k w_k (C_k - r_k)`` (the same
+        bound less the constant ``sum_k w_k r_k``).
     slot : float, optional
         Slot length delta (default: a power of two giving about 48 slots).
     horizon : float or "safe", optional
@@ -199,11 +207,16 @@ def time_indexed_lp_bound(instance: Instance, *, objective: str = "weighted_comp
         allowed).  With the overflow slot any horizon gives a valid bound.
     model : {"fluid", "slotted"}
         What the bound bounds (module docstring of :mod:`~coflowopt.formulations.time_indexed`).
-    overflow, mean_busy_time : bool
-    backend, algorithm, crossover :
+    overflow : bool
+        Add the unbounded last slot ``[b_T, inf)`` (needed for validity unless the horizon is
+        at least the safe horizon).
+    mean_busy_time : bool
+        Add the mean-busy-time completion rows (stronger; fluid model).
+    backend, algorithm, crossover : str, str, bool or "auto"
         Solver choice; default HiGHS IPM (solver-interfaces.md section 4.1), crossover
         ``"auto"`` (on for LPs up to 500k non-zeros).
     time_limit : float, optional
+        Seconds for the whole bound, building the LP included.
     export : str, optional
         Write the LP (HiGHS backend).
     max_nonzeros : int
@@ -276,7 +289,38 @@ def interval_lp_bound(instance: Instance, *, objective: str = "weighted_completi
                       last: float | None = None, backend: str = "highs",
                       algorithm: str | None = "ipm", crossover: bool | str = "auto",
                       time_limit: float | None = None, export: str | None = None) -> Result:
-    """The interval-indexed LP bound (:mod:`coflowopt.formulations.interval_lp`)."""
+    """The interval-indexed LP bound (:mod:`coflowopt.formulations.interval_lp`).
+
+    Parameters
+    ----------
+    instance : Instance
+    objective : {"weighted_completion_time", "weighted_cct"}
+        The objective bounded: ``sum_k w_k C_k``, or ``sum_k w_k (C_k - r_k)`` (the same
+        bound less the constant ``sum_k w_k r_k``).
+    epsilon : float > 0, default 0.25
+        The intervals grow by ``1 + epsilon``; a finer grid gives a larger bound and a larger
+        LP.
+    first, last : float, optional
+        First and last grid point (defaults: the smallest ``r_k + rho_k``; the makespan of
+        running the coflows one after another); any grid gives a valid bound.
+    backend : str, default "highs"
+        LP backend with row duals (:data:`coflowopt.formulations.backends.DUAL_BACKENDS`).
+    algorithm : str, optional, default "ipm"
+        HiGHS algorithm (``"ipm"``, ``"simplex"``, ``"pdlp"``).
+    crossover : bool or "auto", default "auto"
+        HiGHS crossover after the IPM; ``"auto"``: on for LPs with at most
+        :data:`CROSSOVER_AUTO_NNZ` non-zeros (an IPM dual without crossover certifies a
+        figure about 1e-7 relative below the LP optimum).
+    time_limit : float, optional
+        Seconds for the whole bound, building the LP included.
+    export : str, optional
+        Write the LP to this ``.lp`` / ``.mps`` file (HiGHS backend).
+
+    Returns
+    -------
+    Result
+        ``kind="lower_bound"`` with a certificate checked in exact arithmetic.
+    """
     check_objective(objective)
     if time_limit is not None:
         check_time_limit(time_limit)
@@ -309,7 +353,38 @@ def lp_ov_bound(instance: Instance, *, objective: str = "weighted_completion_tim
                 ports: str = "used", backend: str = "highs", algorithm: str | None = "ipm",
                 crossover: bool | str = "auto", time_limit: float | None = None,
                 export: str | None = None, max_nonzeros: int = 20_000_000) -> Result:
-    """The LP-OV bound (:mod:`coflowopt.formulations.lp_ov`)."""
+    """The LP-OV bound (:mod:`coflowopt.formulations.lp_ov`).
+
+    Parameters
+    ----------
+    instance : Instance
+    objective : {"weighted_completion_time", "weighted_cct"}
+        The objective bounded: ``sum_k w_k C_k``, or ``sum_k w_k (C_k - r_k)`` (the same
+        bound less the constant ``sum_k w_k r_k``).
+    ports : {"used", "all"}, default "used"
+        Write the row of coflow k at every port it uses, or at every port some coflow uses
+        (stronger, larger).
+    backend : str, default "highs"
+        LP backend with row duals (:data:`coflowopt.formulations.backends.DUAL_BACKENDS`).
+    algorithm : str, optional, default "ipm"
+        HiGHS algorithm (``"ipm"``, ``"simplex"``, ``"pdlp"``).
+    crossover : bool or "auto", default "auto"
+        HiGHS crossover after the IPM; ``"auto"``: on for LPs with at most
+        :data:`CROSSOVER_AUTO_NNZ` non-zeros (an IPM dual without crossover certifies a
+        figure about 1e-7 relative below the LP optimum).
+    time_limit : float, optional
+        Seconds for the whole bound, building the LP included.
+    export : str, optional
+        Write the LP to this ``.lp`` / ``.mps`` file (HiGHS backend).
+    max_nonzeros : int
+        Refuse (``NotSupportedError``) an LP with more estimated non-zeros (the pairwise
+        order variables grow as the square of the coflows per port).
+
+    Returns
+    -------
+    Result
+        ``kind="lower_bound"`` with a certificate checked in exact arithmetic.
+    """
     check_objective(objective)
     if time_limit is not None:
         check_time_limit(time_limit)

@@ -46,6 +46,8 @@ def isolated_bound(instance: Instance, *, objective: str = "weighted_completion_
     ----------
     instance : Instance
     objective : {"weighted_completion_time", "weighted_cct"}
+        The objective bounded: ``sum_k w_k C_k``, or ``sum_k w_k (C_k - r_k)`` (the same
+        bound less the constant ``sum_k w_k r_k``).
 
     Returns
     -------
@@ -125,6 +127,8 @@ def port_bound(instance: Instance, *, objective: str = "weighted_completion_time
     ----------
     instance : Instance
     objective : {"weighted_completion_time", "weighted_cct"}
+        The objective bounded: ``sum_k w_k C_k``, or ``sum_k w_k (C_k - r_k)`` (the same
+        bound less the constant ``sum_k w_k r_k``).
     port : int, optional
         Unified port index; default the port with the largest bound.
 

@@ -49,6 +49,7 @@ def enumerate_orders(instance: Instance, *, max_coflows: int = 7, rtol: float = 
         LP bound, and within :data:`coflowopt.results.OPTIMALITY_RTOL` (a looser ``rtol`` gives
         ``feasible`` with status ``within_rtol``).
     verify_mode : {"exact", "float"}
+        How the best schedule is verified (exact: rational arithmetic, zero tolerance).
     time_limit : float, optional
         Seconds, checked between orders: on the limit the best schedule found so far is
         returned as ``feasible`` with status ``time_limit`` and, as its bound, the best

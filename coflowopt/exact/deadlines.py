@@ -240,6 +240,7 @@ def deadline_mip(instance: Instance, *, objective: str = "count", time_limit: fl
     instance : Instance
         Coflows without a deadline are scheduled (after the last breakpoint) but not counted.
     objective : {"count", "weight"}
+        Maximise the number of coflows that meet their deadline, or their total weight.
     time_limit : float
         Seconds for HiGHS's MIP.
     verify_mode : {"exact", "float"}

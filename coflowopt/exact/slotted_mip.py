@@ -145,6 +145,8 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
         ``slotted_optimal`` only when the MIP gap is within
         :data:`coflowopt.results.OPTIMALITY_RTOL`, whatever this value.
     threads : int, optional
+        HiGHS's ``threads``; a count HiGHS's process-wide thread pool cannot honour is
+        ignored with a warning and noted in ``extra["threads_note"]``.
 
     Returns
     -------

@@ -305,9 +305,14 @@ def _policy(name: str, method: str, *, summary: str, reference: str, tags: tuple
         def policy(instance: Instance) -> Schedule:
             return _schedule(instance, method, False)
     policy.__name__ = policy.__qualname__ = method.replace("-", "_") + "_policy"
+    params = ("\n    Parameters\n    ----------\n    instance : Instance\n"
+              "    weighted : bool, default False\n"
+              "        Use the coflows' weights (shares ``w_k d_k``); when every active coflow "
+              "has weight 0\n        the policy falls back to equal weights.\n"
+              if "weights" in tags else "")
     policy.__doc__ = (f"{summary[0].upper()}{summary[1:]}.\n\n"
-                      "See :mod:`coflowopt.fairness.simulation` for how the link allocation "
-                      "becomes flow rates.\n" + doc)
+                      "    See :mod:`coflowopt.fairness.simulation` for how the link allocation "
+                      "becomes flow rates.\n" + params + doc)
     return register("policy", name, summary=summary, reference=reference, guarantee=guarantee,
                     tags=tags)(policy)
 

@@ -99,7 +99,22 @@ def ordering_lp_order(instance: Instance, *, release_cuts: bool = True,
           tags=("weights", "release_dates", "heterogeneous_capacities", "needs_solver", "slow"))
 def lp_ov_order(instance: Instance, *, ports: str = "used", time_limit: float | None = None
                 ) -> np.ndarray:
-    """Coflows in order of their LP-OV completion times ``f_k``."""
+    """Coflows in order of their LP-OV completion times ``f_k``.
+
+    Parameters
+    ----------
+    instance : Instance
+    ports : {"used", "all"}, default "used"
+        Write the row of coflow k at every port it uses, or at every port some coflow uses
+        (:func:`~coflowopt.formulations.lp_ov.build_lp_ov`; stronger, larger).
+    time_limit : float, optional
+        Seconds for HiGHS's IPM (no crossover: the order only needs the ``f_k``).
+
+    Returns
+    -------
+    ndarray of int64
+        Coflow indices by increasing ``f_k``, highest priority first.
+    """
     # solved in the LP units (HiGHS's tolerances are absolute); an order has no unit
     inst_u, _ = normalised(instance)
     lp = build_lp_ov(inst_u, ports=ports)

@@ -199,8 +199,12 @@ def best_order(instance: Instance, *, rates: str = "greedy",
     rates : str, default "greedy"
         Registered rate allocation used to evaluate every order.
     rate_params : mapping, optional
+        Parameters passed to the rate allocation ``rates``.
     objective : {"weighted_completion_time", "weighted_cct"}
+        The objective the search minimises (they differ by the constant ``sum w r``, so the
+        best order is the same; the figure compared is the chosen one).
     max_coflows : int, default 9
+        Refuse larger instances (``K!`` orders are evaluated).
     time_limit : float, optional
         Seconds; on the limit, the best of the orders tried so far (no longer the guarantee).
 

@@ -491,6 +491,8 @@ def wss(instance: Instance, *, engine: str = "auto") -> Schedule:
     ----------
     instance : Instance
     engine : {"auto", "kernel", "python"}
+        ``kernel`` (compiled, as for :func:`fair`) or ``python`` (from-scratch weighted
+        progressive filling in the generic simulator).  ``auto`` uses the kernel.
 
     Returns
     -------

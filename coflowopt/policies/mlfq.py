@@ -531,8 +531,13 @@ _LEVEL_PARAMS = """    thresholds : list of float, optional
         levels), in the instance's size unit; default ``first_threshold *
         multiplier**i`` for ``num_queues`` levels (:func:`level_thresholds`).
     num_queues : int >= 1, default 8
+        Number of levels ``K`` when ``thresholds`` is not given (8: the priority queues of
+        commodity switches).
     first_threshold : float > 0, default 10
-    multiplier : float > 1, default 10"""
+        Upper threshold of the first level (attained bytes, in the instance's size unit) when
+        ``thresholds`` is not given.
+    multiplier : float > 1, default 10
+        Each further level's threshold is this times the one before."""
 
 _COMMON_TAGS = ("online", "non_clairvoyant", "release_dates", "preemptive",
                 "heterogeneous_capacities", "work_conserving")
@@ -633,6 +638,7 @@ def creek(instance: Instance, *, thresholds=None, num_queues: int = 8,
     subcoflow_estimate : bool, default True
         Use the sub-coflow projection ``P_c``; False: levels on ``S_c`` only.
     tol_rel : float
+        A resource's residual capacity below ``tol_rel`` times its capacity counts as 0.
 
     Returns
     -------
@@ -700,6 +706,7 @@ def baraat(instance: Instance, *, heavy_threshold: float | None = None, within: 
     within : {"fair", "fifo"}, default "fair"
         Inside a multiplexed class: per-flow max-min, or FIFO.
     tol_rel : float
+        A resource's residual capacity below ``tol_rel`` times its capacity counts as 0.
 
     Returns
     -------
@@ -754,9 +761,12 @@ def decentralized_las(instance: Instance, *, thresholds=None, num_queues: int = 
     instance : Instance
     LEVEL_PARAMETERS
     within : {"fair", "fifo"}, default "fair"
+        Inside a level: per-flow max-min among the level's flows, or FIFO (as in
+        :func:`mlfq`).
     aging : float > 0, optional
         As in :func:`mlfq`, per (coflow, source).
     tol_rel : float
+        A resource's residual capacity below ``tol_rel`` times its capacity counts as 0.
 
     Returns
     -------

@@ -644,9 +644,14 @@ def varys_deadline(instance: Instance, *, serve_rejected: str = "after", backfil
         and finished ("not served"); ``"backfill"``: they get what the others leave.  Either
         way they are reported as rejected (module docstring).
     backfill : {"varys", "coflowsim", None, True, False}, default "varys"
+        Work conservation after MADD (:mod:`coflowopt.rates.madd`): the leftover to each
+        coflow's flows in proportion to their remaining sizes (``"varys"``, ``True``), the
+        reference simulators' fair-share-then-greedy pass (``"coflowsim"``), or none
+        (``None``, ``False``).
     tie_order : array_like of int, optional
         Breaks SEBF ties among best-effort coflows (default: instance order).
     tol_rel : float
+        A port's residual capacity below ``tol_rel`` times its capacity counts as 0.
 
     Returns
     -------
