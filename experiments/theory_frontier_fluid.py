@@ -17,9 +17,9 @@ every row.  (The integral-model figures of lp-deadline-greedy are in
 
 from __future__ import annotations
 
-import argparse
 import json
-import time
+import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -28,7 +28,9 @@ from coflowopt.exact import bnb
 from coflowopt.registry import get_algorithm
 from coflowopt.slow_motion import slow_motion, slow_motion_pieces
 from coflowopt.topology import leaf_spine, on_topology
-from coflowopt.verify import verify_schedule
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from frontier_common import frontier_parser, timed, verified_value  # noqa: E402
 
 
 def instance(rng, idx: int) -> Instance:
@@ -53,25 +55,14 @@ def instance(rng, idx: int) -> Instance:
 
 
 def verified(inst, sched) -> float:
-    rep = verify_schedule(inst, sched)
-    assert rep.ok, rep.summary()
-    return float(rep.weighted_completion_time)
-
-
-def timed(f, *a, **kw):
-    t0 = time.perf_counter()
-    v = f(*a, **kw)
-    return v, time.perf_counter() - t0
+    return float(verified_value(inst, sched))
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--n", type=int, default=30)
-    ap.add_argument("--seed", type=int, default=0)
+    ap = frontier_parser(__doc__)
     ap.add_argument("--target-slots", type=int, default=48,
                     help="slow-motion's slots up to the safe horizon (finer: smaller additive "
                          "term, larger LP)")
-    ap.add_argument("--out")
     args = ap.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     greedy = get_algorithm("rates", "greedy").func

@@ -14,10 +14,9 @@ has every row.
 
 from __future__ import annotations
 
-import argparse
 import json
-import time
-from fractions import Fraction
+import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -27,6 +26,9 @@ from coflowopt.lp_deadline import lp_deadline_greedy, lp_deadline_pieces
 from coflowopt.registry import get_algorithm
 from coflowopt.slotted import verify_slotted
 from coflowopt.testing import integral_optimum
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from frontier_common import frontier_parser, timed  # noqa: E402
 
 
 def instance(rng, m=4, kmin=4, kmax=6, smax=5, p_release=0.3) -> Instance:
@@ -42,18 +44,10 @@ def instance(rng, m=4, kmin=4, kmax=6, smax=5, p_release=0.3) -> Instance:
     return Instance.from_coflows(cofs)
 
 
-def timed(f, *a, **kw):
-    t0 = time.perf_counter()
-    v = f(*a, **kw)
-    return v, time.perf_counter() - t0
-
-
 def main(argv=None):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--n", type=int, default=30)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--epsilon", type=float)
-    ap.add_argument("--out")
+    ap = frontier_parser(__doc__)
+    ap.add_argument("--epsilon", type=float,
+                    help="also LP-A and lp-deadline-greedy on intervals (1+eps)^l")
     args = ap.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     ti = get_algorithm("bound", "time-indexed-lp").func
