@@ -60,6 +60,17 @@ The checks
     prefix-maximal one in the recorded order; on tiny instances it is at least the integral
     optimum that ``integral-mip`` proves (:func:`integral_optimum`).  Slotted algorithms are
     never run as fluid schedulers (:func:`schedulers` enumerates fluid kinds only).
+``check_lp_rounding_guarantee`` (slotted LP roundings with a proof, :data:`LP_ROUNDINGS`)
+    ``best piece <= E <= rho LP`` with ``LP`` the rounded LP solution's value and ``rho`` the
+    factor its document proves (``proofs/lp-deadline-greedy.md``, ``interval-groups.md``,
+    ``lp-deadline-iterated.md``; an additive term where the proof has one); the default
+    (deterministic) schedule is the best piece, so ``ALG <= rho LP``; every piece within its
+    per-piece factor where one is proved; where the integral optimum is proved, ``LP <= OPT
+    <= ALG <= rho OPT``.  :func:`check_slotted` runs it for these algorithms.
+``check_slow_motion_guarantee`` (policy ``slow-motion``)
+    ``best piece <= E <= 2 gamma (LP + delta sum w) + 2 sigma sum w`` (the recorded
+    guarantee), the compacted schedule no dearer than its replay, and, given a proved fluid
+    optimum, ``E <= 2 OPT + 4 delta sum w`` (``proofs/slow-motion.md``).
 
 Tolerances are relative, 1e-9 for objectives and times and 1e-7 for port saturation.
 
@@ -126,6 +137,7 @@ __all__ = ["Scheduler", "RunResult", "as_scheduler", "schedulers", "load_all_alg
            "check_scaling", "check_isolated_lower_bound", "check_work_conserving",
            "check_order_preserving", "check_ordered_load_bound", "check_bssi_guarantees",
            "check_lp_ordering_guarantee", "LP_ORDERINGS",
+           "check_lp_rounding_guarantee", "LP_ROUNDINGS", "check_slow_motion_guarantee",
            "check_lower_bound", "check_exact", "integral_reference_schedules",
            "check_slotted", "integral_version", "integral_optimum",
            "integral_isolation_bound",
@@ -1394,7 +1406,157 @@ def check_slotted(algorithm, instance: Instance, *, params: Mapping | None = Non
     if optimum is not None and v < Fraction(optimum):
         raise AssertionError(f"{name}: value {v} < the integral optimum {optimum} that "
                              "integral-mip proved")
+    if alg.name in LP_ROUNDINGS:
+        check_lp_rounding_guarantee(alg, instance, params=params, optimum=optimum,
+                                    report=rep)
     return rep
+
+
+#: Slotted LP roundings whose documents prove ``E <= rho LP`` (plus an additive term where
+#: stated): name -> (module, function returning the pieces, the parameters it takes, proof).
+#: The pieces object has ``lp_value``, ``costs``, ``best``, ``expectation`` and either
+#: ``guarantee`` (the proved bound on the expectation) or ``factor`` (``rho``); optional
+#: ``piece_factor`` (a bound on every piece) and ``factor`` for the ratio to a proved optimum.
+LP_ROUNDINGS: dict[str, tuple] = {
+    "lp-deadline-greedy": ("coflowopt.lp_deadline", "lp_deadline_pieces",
+                           ("slot", "lp", "slots", "epsilon", "time_limit"),
+                           "proofs/lp-deadline-greedy.md"),
+    "interval-groups": ("coflowopt.interval_groups", "interval_group_pieces",
+                        ("slot", "lp", "ratio", "slots", "time_limit"),
+                        "proofs/interval-groups.md"),
+    "lp-deadline-iterated": ("coflowopt.lp_deadline_iterated", "iterated_pieces",
+                             ("slot", "lp", "epsilon_blocks", "min_block", "slots",
+                              "time_limit"),
+                             "proofs/lp-deadline-iterated.md"),
+}
+
+#: The parameters that make a rounding pick one random or given draw instead of the best
+#: piece (then only the expectation is bounded, not the one schedule).
+_DRAW_PARAMS = ("tau", "seed", "offset")
+
+
+def _le(a, b, rtol: float = 1e-9) -> bool:
+    a, b = float(a), float(b)
+    return a <= b + rtol * max(1.0, abs(b))
+
+
+def check_lp_rounding_guarantee(algorithm, instance: Instance, *,
+                                params: Mapping | None = None, optimum=None,
+                                report=None) -> None:
+    """The proved LP guarantee of a slotted LP rounding (:data:`LP_ROUNDINGS`).
+
+    Checks (relative tolerance 1e-9, the LP solver's):
+
+    * ``best piece <= E <= bound``, ``bound`` the proved bound on the expectation
+      (``rho LP``, or the document's ``rho LP + A``);
+    * the best piece is the cheapest piece;
+    * without a draw parameter (``tau``, ``seed``, ``offset``) the schedule is the best piece:
+      its verified value equals that piece's cost, hence ``ALG <= bound``;
+    * ``piece_factor`` (interval-groups): every piece ``<= piece_factor LP``;
+    * ``optimum`` (a proved integral optimum): ``LP <= OPT`` and, for ``rho``-forms,
+      ``E <= rho OPT`` and the best piece ``<= rho OPT``.
+
+    Raises
+    ------
+    AssertionError
+        When a rule is broken.
+
+    Examples
+    --------
+    >>> check_lp_rounding_guarantee("interval-groups", integral_version(digest_ts4()))
+    """
+    import importlib
+    from fractions import Fraction
+    from .slotted import verify_slotted
+    alg = algorithm if isinstance(algorithm, Algorithm) else get_algorithm("slotted",
+                                                                            algorithm)
+    if alg.name not in LP_ROUNDINGS:
+        raise AssertionError(f"slotted {alg.name}: no proved LP guarantee is listed")
+    module, fname, takes, doc = LP_ROUNDINGS[alg.name]
+    params = dict(params or {})
+    iname = instance.meta.get("library_name") or instance.meta.get("name") or repr(instance)
+    name = f"slotted {alg.name} on {iname} ({doc})"
+    pieces = getattr(importlib.import_module(module), fname)(
+        instance, **{k: v for k, v in params.items() if k in takes})
+    lp = pieces.lp_value
+    rho = getattr(pieces, "factor", None)
+    bound = getattr(pieces, "guarantee", None)
+    if bound is None:
+        bound = rho * lp
+    costs = pieces.costs
+    best = costs[pieces.best]
+    if min(costs) != best:
+        raise AssertionError(f"{name}: best piece {best} is not the cheapest {min(costs)}")
+    if not _le(best, pieces.expectation):
+        raise AssertionError(f"{name}: best piece {float(best)!r} > the expectation "
+                             f"{float(pieces.expectation)!r}")
+    if not _le(pieces.expectation, bound):
+        raise AssertionError(f"{name}: expectation {float(pieces.expectation)!r} > the proved "
+                             f"bound {float(bound)!r} (LP {float(lp)!r})")
+    pf = getattr(pieces, "piece_factor", None)
+    if pf is not None:
+        worst = max(costs)
+        if not _le(worst, pf * lp):
+            raise AssertionError(f"{name}: a piece costs {float(worst)!r} > {pf!r} x LP "
+                                 f"{float(lp)!r}")
+    if not any(params.get(k) is not None for k in _DRAW_PARAMS):
+        if report is None:
+            report = verify_slotted(instance, alg.func(instance, **params))
+        v = report.weighted_completion_time
+        if v != Fraction(best):
+            raise AssertionError(f"{name}: the default schedule costs {v}, not the best "
+                                 f"piece's {best}")
+        if not _le(v, bound):
+            raise AssertionError(f"{name}: ALG {float(v)!r} > the proved bound "
+                                 f"{float(bound)!r}")
+    if optimum is not None:
+        opt = Fraction(optimum)
+        if not _le(lp, opt):
+            raise AssertionError(f"{name}: LP {float(lp)!r} > the integral optimum {opt}")
+        if not _le(opt, best):
+            raise AssertionError(f"{name}: best piece {best} < the integral optimum {opt}")
+        if rho is not None and not _le(pieces.expectation, rho * opt):
+            raise AssertionError(f"{name}: E / OPT = {float(pieces.expectation / opt)!r} > "
+                                 f"the proved {float(rho)!r}")
+
+
+def check_slow_motion_guarantee(algorithm, instance: Instance, *,
+                                run: RunResult | None = None, optimum=None) -> None:
+    """``slow-motion``'s proved figures (``proofs/slow-motion.md``), from its ``meta``:
+    ``best piece <= E <= guarantee = 2 gamma (LP + delta sum w) + 2 sigma sum w``; the
+    verified (compacted) schedule costs at most its replay at the ``lambda`` used (statement
+    5); with a proved fluid ``optimum``: ``LP <= OPT`` and ``E <= 2 OPT + 4 delta sum w``
+    (relative tolerance 1e-7: the cleaned LP solution moves by the solver's tolerance).
+
+    Raises
+    ------
+    AssertionError
+        When a rule is broken.
+    """
+    alg = as_scheduler(algorithm)
+    if alg.policy is None or alg.policy.name != "slow-motion":
+        raise AssertionError(f"{alg.label}: not slow-motion")
+    r = _ok_run(alg, instance, run)
+    m = r.schedule.meta
+    name = f"{_name(alg, instance)} (proofs/slow-motion.md)"
+    if not _le(m["best_piece_cost"], m["expectation"], 1e-7):
+        raise AssertionError(f"{name}: best piece {m['best_piece_cost']!r} > E "
+                             f"{m['expectation']!r}")
+    if not _le(m["expectation"], m["guarantee"], 1e-7):
+        raise AssertionError(f"{name}: E {m['expectation']!r} > the guarantee "
+                             f"{m['guarantee']!r}")
+    v = float(r.report.weighted_completion_time)
+    if not _le(v, m["replay_cost"], 1e-7):
+        raise AssertionError(f"{name}: the schedule costs {v!r} > its replay "
+                             f"{m['replay_cost']!r} (the compaction delayed a coflow)")
+    if optimum is not None:
+        opt = float(optimum)
+        wsum = float(np.sum(instance.weight))
+        if m["lp_bound"] is not None and not _le(m["lp_bound"], opt, 1e-7):
+            raise AssertionError(f"{name}: certified LP {m['lp_bound']!r} > OPT {opt!r}")
+        if not _le(m["expectation"], 2 * opt + 4 * m["slot"] * wsum, 1e-7):
+            raise AssertionError(f"{name}: E {m['expectation']!r} > 2 OPT + 4 delta sum w = "
+                                 f"{2 * opt + 4 * m['slot'] * wsum!r}")
 
 
 def _deadlines_met(instance: Instance, report, objective: str) -> float:
@@ -1540,12 +1702,15 @@ def applicable_checks(algorithm, instance: Instance, *, tie_free: bool = False,
         if name in LP_ORDERINGS and not instance.has_releases and \
                 any(b.name == LP_ORDERINGS[name] for b in algorithms("bound")):
             out.append(("check_lp_ordering_guarantee", check_lp_ordering_guarantee))
+    if alg.policy is not None and alg.policy.name == "slow-motion":
+        out.append(("check_slow_motion_guarantee", check_slow_motion_guarantee))
     return out
 
 
 _TAKES_RUN = {"check_verified", "check_same_seed_same_schedule", "check_isolated_lower_bound",
               "check_work_conserving", "check_order_preserving", "check_ordered_load_bound",
-              "check_bssi_guarantees", "check_lp_ordering_guarantee", "check_prefix_maximal"}
+              "check_bssi_guarantees", "check_lp_ordering_guarantee", "check_prefix_maximal",
+              "check_slow_motion_guarantee"}
 
 
 def check_algorithm(algorithm, instance: Instance, *, tie_free: bool = False,
