@@ -136,6 +136,34 @@ _write_cli_reference()
 shutil.rmtree(DOCS / "api" / "generated", ignore_errors=True)
 
 
+def _shadowed_modules() -> list[str]:
+    """Submodules that their package shadows with an attribute of the same name (the function
+    re-exported under its module's name: ``coflowopt.exact.order_lp``, ``.slotted_mip``).
+
+    autosummary resolves such a name to the function; ``_templates/autosummary/function.rst``
+    renders the module instead (every member, the function among them), so the rest of the
+    module is on the site too.
+    """
+    import importlib
+    import pkgutil
+
+    import coflowopt
+
+    out = []
+    for info in pkgutil.walk_packages(coflowopt.__path__, "coflowopt."):
+        parent, _, leaf = info.name.rpartition(".")
+        if leaf.startswith("_"):
+            continue
+        pkg = importlib.import_module(parent)
+        attr = getattr(pkg, leaf, None)
+        if attr is not None and not isinstance(attr, type(pkg)):
+            out.append(info.name)
+    return sorted(out)
+
+
+autosummary_context = {"shadowed_modules": _shadowed_modules()}
+
+
 def _skip_modules(app, what, name, obj, skip, options):
     """A package's submodules get their own pages (autosummary), not a second entry as members."""
     import inspect

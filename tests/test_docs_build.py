@@ -50,6 +50,13 @@ def test_docs_build_warnings_as_errors(tmp_path):
     for name in ("coflowopt.instance", "coflowopt.verify", "coflowopt.registry",
                  "coflowopt.orderings.bssi", "coflowopt.exact.branch_and_bound"):
         assert (out / "api" / "generated" / f"{name}.html").is_file(), name
+    # a module its package shadows with the function of the same name (exact.order_lp,
+    # rates.greedy, ...) is on the site as the module, not only the function
+    for name, member in (("coflowopt.exact.order_lp", "build_event_lp"),
+                         ("coflowopt.exact.slotted_mip", "slotted_horizon"),
+                         ("coflowopt.rates.greedy", "fill_in_order")):
+        page = (out / "api" / "generated" / f"{name}.html").read_text(encoding="utf-8")
+        assert f'id="{name}.{member}"' in page, (name, member)
     # every formulation and proof document is rendered
     for folder in ("formulations", "proofs"):
         for md in (REPO / folder).glob("*.md"):

@@ -16,21 +16,25 @@ slotted algorithm, ``integral OPT/fluid OPT`` for ``"integral-opt"``).
 
 Strategies
 ----------
-``random``  independent random genomes (restarts).
-``local``   hill climbing: one or two mutations (resize, move a flow to another ingress or
-            egress, add or remove a flow, change a release or a weight); sideways moves
-            accepted; restart after ``patience`` moves without improvement.  A restart starts
-            from the incumbent (best genome scored so far, by any strategy) the first time it
-            is new, then half the time from a *kick* of it (three mutations: iterated local
-            search), else from a random genome.
-``cma``     CMA-ES (the ``cma`` package, Hansen's pycma) on a continuous encoding (one
-            coordinate per ``(k, i, j)`` size, plus releases and weights), decoded by rounding
-            and clipping; restarts when CMA-ES stops, with the incumbent as the mean the first
-            time it is new, else a random mean.  Without ``cma`` installed a built-in
-            (mu/mu, lambda) evolution strategy with the 1/5th success rule takes its place
-            (recorded as ``engine``).
-``all``     the three in turn, with 20 / 40 / 40 % of the budget; each phase starts from the
-            incumbent the previous phases found.
+``random``
+    independent random genomes (restarts).
+``local``
+    hill climbing: one or two mutations (resize, move a flow to another ingress or
+    egress, add or remove a flow, change a release or a weight); sideways moves
+    accepted; restart after ``patience`` moves without improvement.  A restart starts
+    from the incumbent (best genome scored so far, by any strategy) the first time it
+    is new, then half the time from a *kick* of it (three mutations: iterated local
+    search), else from a random genome.
+``cma``
+    CMA-ES (the ``cma`` package, Hansen's pycma) on a continuous encoding (one
+    coordinate per ``(k, i, j)`` size, plus releases and weights), decoded by rounding
+    and clipping; restarts when CMA-ES stops, with the incumbent as the mean the first
+    time it is new, else a random mean.  Without ``cma`` installed a built-in
+    (mu/mu, lambda) evolution strategy with the 1/5th success rule takes its place
+    (recorded as ``engine``).
+``all``
+    the three in turn, with 20 / 40 / 40 % of the budget; each phase starts from the
+    incumbent the previous phases found.
 
 Reproducibility
 ---------------

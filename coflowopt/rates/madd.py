@@ -42,7 +42,7 @@ Ambiguities of the dissertation and how they are resolved here
       No work conservation: plain iterative MADD.
 
 On resources (a topology)
-------------------------
+-------------------------
 An instance whose flows run over paths of shared resources (``not instance.is_big_switch``) is
 served by the same rules with "port" read as "resource" (Varys states MADD for the big switch;
 this reading is the natural one, and on a big switch written as paths it is the same
