@@ -83,6 +83,13 @@ class IntegralLPSolution:
         ``b_0 = 0 < ... < b_L = T`` (``0..T`` on unit slots).
     ready : ndarray of int64
         ``e_k`` (the cut-off; ``a_k + 1`` with ``cutoff=False``).
+    U : ndarray, shape (G, L) or None
+        LP-B only: the primal cumulative units ``U[g,l]`` of flow group ``g`` (the groups of
+        ``groups``) sent by the end of ``b_l`` (column ``l - 1``), as the solver returned them
+        (read by :mod:`coflowopt.lp_deadline_iterated`).
+    groups : IntegralData or None
+        LP-B only: :func:`coflowopt.exact.integral_mip.integral_data` of the instance (the flow
+        groups of ``U``).
     """
 
     result: Result
@@ -92,6 +99,8 @@ class IntegralLPSolution:
     slot: float
     boundaries: np.ndarray | None = None
     ready: np.ndarray | None = None
+    U: np.ndarray | None = None
+    groups: object = None
 
 
 def clean_cdfs(X: np.ndarray) -> np.ndarray:
@@ -240,15 +249,18 @@ def integral_lp_solution(instance: Instance, which: str = "a", *, slot: float = 
         res.message = (f"certified lower bound on the {objective} of the INTEGRAL model (slot "
                        f"{float(slot):g}, {T} slots; LP-{which.upper()}, dual checked in exact "
                        "arithmetic), not on the fluid optimum")
-    X = lp_value = None
+    X = lp_value = U = None
     b = np.arange(T + 1, dtype=np.int64) if boundaries is None else boundaries
     ready = loads.ready if cutoff else loads.first + 1
     if x is not None and res.kind == "lower_bound":
         X = clean_cdfs(lp.col_block("X", x))
         lp_value = cdf_value(instance, X, slot, b, ready)
         res.extra["primal_value"] = float(lp_value)
+        if which == "b":
+            U = np.asarray(lp.col_block("U", x), dtype=float)
     return IntegralLPSolution(result=res, X=X, lp_value=lp_value, slots=T, slot=float(slot),
-                              boundaries=b, ready=ready)
+                              boundaries=b, ready=ready, U=U,
+                              groups=loads.data if which == "b" else None)
 
 
 def _solve_and_certify(instance, lp, *, name, formulation, cert_params, objective, params,
