@@ -174,7 +174,7 @@ def algorithms(kind: str | None = None) -> list[Algorithm]:
 #: integral model.
 ALGORITHM_PACKAGES = ("orderings", "rates", "policies", "bounds", "exact", "fairness",
                       "slotted_greedy", "lp_deadline", "slow_motion",
-                      "interval_groups")
+                      "interval_groups", "lp_deadline_iterated")
 
 
 def _load_all() -> None:
