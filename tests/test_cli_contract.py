@@ -155,6 +155,8 @@ GOOD = [
     ("schedule-cct-csv", ["schedule", T_S4, "--order", "bssi", "--rates", "greedy",
                           "--cct-csv", "t-s4.cct.csv"]),
     ("lib-status", ["lib", "status"]),
+    # the certified gap (issue 15 item 4)
+    ("gap", ["gap", T_S4, "--time-limit", "60"]),
 ]
 
 
@@ -237,6 +239,16 @@ def test_compare_json_values(good_runs, work):
     one = (work / "t-s4.cct.csv").read_text().splitlines()
     assert one[0] == "id,release,completion,cct,slowdown" and len(one) == 4
     assert (work / "compare.csv").read_text().startswith("algorithm,value,kind")
+
+
+def test_gap_json_values(good_runs):
+    """T-S4: BSSI + greedy 33 (the proven optimum), the certified bound 32, gap 33/32."""
+    d = json.loads(good_runs["gap"][1])
+    assert d["best_schedule"]["value"] == 33.0 and d["best_schedule"]["kind"] == "feasible"
+    assert d["best_bound"]["kind"] == "lower_bound"
+    assert d["best_bound"]["value"] == pytest.approx(32.0, rel=1e-9)
+    assert d["gap"] == pytest.approx(33 / 32, rel=1e-9)
+    assert d["releases"] == "all 0"
 
 
 def test_algorithms_name_lists_parameters(good_runs):
@@ -504,6 +516,13 @@ BAD = [
                                  "bssi+bvn"], ["--algos bvn", "placed by --topology"], ()),
     ("compare-time-limit", ["compare", T_S4, "-a", "varys", "--time-limit", "nan"],
      ["--time-limit"], ()),
+    ("gap-unknown-bound", ["gap", T_S4, "--bounds", "ordering-lp,nope"], ["--bounds nope"],
+     ()),
+    ("gap-lp-start", ["gap", T_S4, "--starts", "lp:lp-ov", "--bounds", "ordering-lp"],
+     ["--starts lp:lp-ov", "--bounds"], ()),
+    ("gap-max-schedules", ["gap", T_S4, "--max-schedules", "0"], ["--max-schedules"], ()),
+    ("gap-time-limit", ["gap", T_S4, "--time-limit", "inf"], ["--time-limit"], ()),
+    ("gap-rates", ["gap", T_S4, "--rates", "fast"], ["--rates fast"], ()),
     # normalize
     ("normalize-method", ["normalize", T_A1_MATRIX, "--method", "bogus"], ["--method", "bogus"],
      ()),

@@ -39,8 +39,13 @@ _LP_TAGS = ("certificate", "weights", "release_dates", "heterogeneous_capacities
 def solve_and_certify(instance: Instance, lp, *, algorithm_name: str, formulation: str,
                       cert_params: dict, objective: str, params: dict, backend: str,
                       algorithm: str | None, crossover, time_limit: float | None,
-                      export: str | None, timings: dict, extra: dict | None = None) -> Result:
+                      export: str | None, timings: dict, extra: dict | None = None,
+                      order_block: str | None = None) -> Result:
     """Solve ``lp`` with ``backend`` and certify its row duals (shared by the one-shot LPs).
+
+    ``order_block`` names the column block of the completion times (``"f"`` in LP-OV): their
+    order (ties by index) goes to ``extra["lp_order"]``, the LP-guided order the ordering of
+    the same name computes (a heuristic start, not part of the certificate).
 
     ``crossover="auto"`` runs HiGHS's crossover after the IPM when the LP has at most
     :data:`CROSSOVER_AUTO_NNZ` non-zeros: an IPM dual without crossover is feasible after
@@ -64,6 +69,9 @@ def solve_and_certify(instance: Instance, lp, *, algorithm_name: str, formulatio
     extra = dict(extra or {})
     extra.update({"lp": lp.summary(), "iterations": sol.iterations,
                   "raw_status": sol.raw_status})
+    if order_block is not None and sol.x is not None:
+        f = np.asarray(lp.col_block(order_block, sol.x), dtype=float)
+        extra["lp_order"] = np.lexsort((np.arange(f.size), f)).tolist()
     if sol.row_dual is None:
         return uncertified_result(algorithm=algorithm_name, objective=objective,
                                   status=sol.status, params=params, solver=sol.solver,
@@ -405,4 +413,4 @@ def lp_ov_bound(instance: Instance, *, objective: str = "weighted_completion_tim
                              params=params,
                              backend=backend, algorithm=algorithm, crossover=crossover,
                              time_limit=time_limit, export=export, timings=timings,
-                             extra={"pairs": lp.meta["pairs"]})
+                             extra={"pairs": lp.meta["pairs"]}, order_block="f")
