@@ -4,7 +4,8 @@
   *proven* optimum (``coflowopt.exact.bnb``, kind ``optimal``) or over the best certified lower
   bound; in the integral matching model (``model="integral"``) a slotted algorithm's value
   (``verify_slotted``) over integral-mip's proved optimum, or the integral gap (integral OPT
-  over fluid OPT, both proved);
+  over fluid OPT, both proved); against ``"gap"`` (:func:`.objective.evaluate_gap`) a
+  relaxation's integrality gap, proved OPT over its certified value;
 * :mod:`.search` -- random restarts, local search and CMA-ES over small instances,
   reproducible from a seed; :func:`.search.write_result` stores the best instance in the
   library's format (``instances/adversarial/``);
@@ -16,12 +17,13 @@ The command line is ``coflowopt adversarial``; the claims and their proofs are i
 ``proofs/README.md``.
 """
 
-from .objective import AlgorithmSpec, Evaluation, evaluate, evaluate_integral, fast_bounds, \
-    parse_algorithm, parse_integral_algorithm
+from .objective import AlgorithmSpec, Evaluation, evaluate, evaluate_gap, evaluate_integral, \
+    fast_bounds, gap_bounds, parse_algorithm, parse_integral_algorithm
 from .search import STRATEGIES, SearchResult, SearchSpace, load_search_record, search, \
     write_result
 
-__all__ = ["AlgorithmSpec", "Evaluation", "evaluate", "evaluate_integral", "fast_bounds",
+__all__ = ["AlgorithmSpec", "Evaluation", "evaluate", "evaluate_gap", "evaluate_integral",
+           "fast_bounds", "gap_bounds",
            "parse_algorithm", "parse_integral_algorithm",
            "STRATEGIES", "SearchResult", "SearchSpace", "load_search_record", "search",
            "write_result"]

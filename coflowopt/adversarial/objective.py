@@ -31,6 +31,7 @@ proofs/completion-order-lp-exact.md (why a ``bnb`` optimum is a proof).
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from dataclasses import dataclass, field
@@ -46,12 +47,18 @@ from ..results import Result, ratio
 __all__ = ["AlgorithmSpec", "parse_algorithm", "fast_bounds", "Evaluation", "evaluate",
            "proof_summary", "AGAINST", "OBJECTIVE", "MODELS", "INTEGRAL_GAP",
            "SlottedAlgorithmSpec", "parse_integral_algorithm", "evaluate_integral",
-           "integral_proof_summary"]
+           "integral_proof_summary", "DRAWS", "check_draw", "randomized_parts", "GAP",
+           "GapBound", "gap_bounds", "parse_gap_bound", "evaluate_gap"]
 
 #: The bases a search can maximise against.
 AGAINST = ("opt", "lb")
 #: The objective of every ratio the search reports.
 OBJECTIVE = "weighted_completion_time"
+#: How a randomised algorithm runs in a search: ``"seed"`` (one draw, seeded with the
+#: search's seed) or ``"default"`` (its own default; allowed only where the ``seed``
+#: parameter's documentation says the default is deterministic, e.g. the best piece of
+#: ``slow-motion`` and ``lp-deadline-greedy``).
+DRAWS = ("seed", "default")
 
 
 @dataclass(frozen=True)
@@ -78,19 +85,63 @@ class AlgorithmSpec:
     def uses_weights(self) -> bool:
         return "weights" in self.tags
 
-    def run(self, instance: Instance, seed: int = 0) -> Result:
-        """Schedule ``instance`` and verify the schedule (float mode)."""
+    def run(self, instance: Instance, seed: int | None = 0) -> Result:
+        """Schedule ``instance`` and verify the schedule (float mode).  ``seed=None``: a
+        randomised part runs its own default (:data:`DRAWS`)."""
         if self.policy is not None:
             alg = get_algorithm("policy", self.policy)
-            params = {"seed": seed} if "randomized" in alg.tags else {}
+            params = {"seed": seed} if "randomized" in alg.tags and seed is not None else {}
             return run_schedule(instance, policy=self.policy, policy_params=params,
                                 objective=OBJECTIVE)
         oalg = get_algorithm("ordering", self.order)
         ralg = get_algorithm("rates", self.rates)
-        op = {"seed": seed} if "randomized" in oalg.tags else {}
-        rp = {"seed": seed} if "randomized" in ralg.tags else {}
+        op = {"seed": seed} if "randomized" in oalg.tags and seed is not None else {}
+        rp = {"seed": seed} if "randomized" in ralg.tags and seed is not None else {}
         return run_schedule(instance, self.order, self.rates, order_params=op, rate_params=rp,
                             objective=OBJECTIVE)
+
+
+def randomized_parts(spec) -> list:
+    """The registered algorithms of ``spec`` (an :class:`AlgorithmSpec` or
+    :class:`SlottedAlgorithmSpec`) tagged ``randomized``."""
+    if isinstance(spec, AlgorithmSpec):
+        parts = ([get_algorithm("policy", spec.policy)] if spec.policy is not None else
+                 [get_algorithm("ordering", spec.order), get_algorithm("rates", spec.rates)])
+    else:
+        parts = [] if spec.gap else [get_algorithm("slotted", spec.name)]
+        if spec.params.get("ordering"):
+            parts.append(get_algorithm("ordering", spec.params["ordering"]))
+    return [a for a in parts if "randomized" in a.tags]
+
+
+def check_draw(spec, draw: str) -> None:
+    """Refuse ``draw="default"`` unless every randomised part of ``spec`` documents a
+    deterministic default for its ``seed`` (numpydoc: the word "deterministic").
+
+    Raises
+    ------
+    InvalidParameterError
+        For an unknown ``draw`` or a randomised part without a deterministic default.
+
+    Examples
+    --------
+    >>> check_draw(parse_algorithm("slow-motion"), "default")
+    >>> check_draw(parse_algorithm("random+greedy"), "default")
+    Traceback (most recent call last):
+    ...
+    coflowopt.exceptions.InvalidParameterError: draw='default': ordering 'random' documents no deterministic default for its seed; use draw='seed'
+    """
+    from ..introspect import docstring_parameters
+    if draw not in DRAWS:
+        raise InvalidParameterError(f"draw must be one of {DRAWS}, got {draw!r}")
+    if draw == "seed":
+        return
+    for a in randomized_parts(spec):
+        doc = docstring_parameters(a.func).get("seed", {}).get("meaning", "")
+        if "deterministic" not in doc:
+            raise InvalidParameterError(f"draw='default': {a.kind} {a.name!r} documents no "
+                                        "deterministic default for its seed; use "
+                                        "draw='seed'")
 
 
 def parse_algorithm(name: str) -> AlgorithmSpec:
@@ -210,7 +261,7 @@ def _bounds(instance: Instance, names) -> dict[str, Result]:
 
 def evaluate(instance: Instance, algorithm: AlgorithmSpec | str, *, against: str = "opt",
              opt_nodes: int | None = 20000, opt_time_limit: float = 30.0,
-             check_bounds: bool = False, seed: int = 0) -> Evaluation:
+             check_bounds: bool = False, seed: int | None = 0) -> Evaluation:
     """Score ``instance`` for ``algorithm``: verified ALG over proven OPT or certified LB.
 
     Parameters
@@ -227,8 +278,8 @@ def evaluate(instance: Instance, algorithm: AlgorithmSpec | str, *, against: str
     check_bounds : bool
         With ``against="opt"``, also compute the fast certified bounds (their validity
         ``LB <= OPT`` is then checked on every candidate).
-    seed : int
-        Passed to randomised algorithms.
+    seed : int or None
+        Passed to randomised algorithms; None: they run their own default (:data:`DRAWS`).
 
     Returns
     -------
@@ -319,14 +370,15 @@ class SlottedAlgorithmSpec:
     def uses_weights(self) -> bool:
         return "weights" in self.tags
 
-    def run(self, instance: Instance, seed: int = 0) -> Result:
+    def run(self, instance: Instance, seed: int | None = 0) -> Result:
         """Run the slotted algorithm and judge it with :func:`coflowopt.slotted.verify_slotted`
         (exact integers): a ``feasible`` Result of the verified value, or a rejection
-        (``kind=None``, the verifier's summary as message)."""
+        (``kind=None``, the verifier's summary as message).  ``seed=None``: a randomised
+        algorithm runs its own default (:data:`DRAWS`)."""
         from ..slotted import verify_slotted
         alg = get_algorithm("slotted", self.name)
         params = dict(self.params)
-        if "randomized" in self.tags:
+        if "randomized" in self.tags and seed is not None:
             import inspect
             if "seed" in inspect.signature(alg.func).parameters:
                 params.setdefault("seed", seed)
@@ -434,7 +486,7 @@ def _integral_opt(instance: Instance, time_limit: float) -> tuple[Result, bool]:
 
 def evaluate_integral(instance: Instance, algorithm: SlottedAlgorithmSpec | str, *,
                       opt_nodes: int | None = 20000, opt_time_limit: float = 30.0,
-                      check_bounds: bool = False, seed: int = 0) -> Evaluation:
+                      check_bounds: bool = False, seed: int | None = 0) -> Evaluation:
     """Score ``instance`` in the integral matching model.
 
     * a slotted algorithm: ``ALG / integral OPT``, ALG the value ``verify_slotted`` computes
@@ -501,3 +553,169 @@ def evaluate_integral(instance: Instance, algorithm: SlottedAlgorithmSpec | str,
     if q < 1:
         return done("alg_below_opt", alg, ref, float(q), q)
     return done("ok", alg, ref, float(q), q)
+
+
+# ------------------------------------------------------------------------- integrality gaps
+#: ``--against gap``: maximise OPT / LB for one relaxation (no algorithm).
+GAP = "gap"
+
+
+@dataclass(frozen=True)
+class GapBound:
+    """A relaxation the gap search can attack (``--against gap --bound NAME``).
+
+    Attributes
+    ----------
+    name : str
+        The name ``--bound`` takes: a registered bound (``ordering-lp``, ``lp-ov``, ...), a
+        bound of the integral model (``lp-a``, ``lp-b``, ``integral-lp``,
+        ``integral-isolated``) or a named variant (``fluid-network-lp``, ``lp-a-no-cutoff``,
+        ``lp-b-no-cutoff``).
+    bounds_model : str
+        ``"fluid"``: a bound on the fluid optimum (valid in the integral model too, since
+        integral OPT >= fluid OPT); ``"integral"``: a bound on the integral optimum only.
+    function : str
+        What computes it, for the record (``coflowopt bound`` method and parameters).
+    """
+
+    name: str
+    bounds_model: str
+    function: str
+    method: str
+    params: tuple = ()
+
+    def compute(self, instance: Instance) -> Result:
+        """The certified bound on ``instance`` (a Result of kind ``lower_bound`` or not)."""
+        if self.bounds_model == "integral":
+            from ..commands.bound import _integral_bound
+            func = _integral_bound(self.method)
+        else:
+            func = get_algorithm("bound", self.method).func
+        return func(instance, **dict(self.params))
+
+    @property
+    def command(self) -> str:
+        """The ``coflowopt bound`` options that recompute it."""
+        opts = f"--method {self.method}"
+        if self.bounds_model == "integral":
+            opts += " --model integral"
+        for k, v in self.params:
+            opts += f" --param {k}={json.dumps(v)}"
+        return opts
+
+
+def gap_bounds(model: str = "fluid") -> dict[str, GapBound]:
+    """The relaxations ``--bound`` takes in ``model``, by name.
+
+    Fluid model: every registered bound, plus ``fluid-network-lp`` (the time-indexed LP at the
+    safe horizon without the overflow slot: the LP ``slow-motion`` replays,
+    ``formulations/fluid_network_lp.md``).  Integral model: those (bounds on the fluid
+    optimum bound the integral one too) plus the integral model's ``integral-isolated``,
+    ``integral-lp``, ``lp-a``, ``lp-b`` and LP-A / LP-B without the Delta cut-off
+    (``lp-a-no-cutoff``, ``lp-b-no-cutoff``: the digest's K_{Delta,Delta} gap instance,
+    section 8.3 #1).
+
+    Examples
+    --------
+    >>> "lp-a" in gap_bounds("integral"), "lp-a" in gap_bounds("fluid")
+    (True, False)
+    >>> gap_bounds("integral")["lp-a-no-cutoff"].command
+    '--method lp-a --model integral --param cutoff=false'
+    """
+    if model not in MODELS:
+        raise InvalidParameterError(f"model must be one of {MODELS}, got {model!r}")
+    out = {a.name: GapBound(a.name, "fluid", f"registered bound {a.name}", a.name)
+           for a in algorithms("bound")}
+    out["fluid-network-lp"] = GapBound(
+        "fluid-network-lp", "fluid", "time-indexed-lp at the safe horizon, no overflow slot "
+        "(formulations/fluid_network_lp.md)", "time-indexed-lp",
+        (("horizon", "safe"), ("overflow", False)))
+    if model == "integral":
+        from ..commands.bound import INTEGRAL_BOUNDS
+        for name in INTEGRAL_BOUNDS:
+            out[name] = GapBound(name, "integral", f"integral-model bound {name}", name)
+        for name in ("lp-a", "lp-b"):
+            out[f"{name}-no-cutoff"] = GapBound(
+                f"{name}-no-cutoff", "integral", f"{name} without the Delta cut-off "
+                "(digest section 8.3 #1)", name, (("cutoff", False),))
+    return out
+
+
+def parse_gap_bound(name: str, model: str = "fluid") -> GapBound:
+    """The :class:`GapBound` called ``name`` in ``model``.
+
+    Raises
+    ------
+    InvalidParameterError
+        For an unknown name (the message lists the names of ``model``; an integral-model bound
+        asked for in the fluid model says to add the integral model).
+
+    Examples
+    --------
+    >>> parse_gap_bound("ordering-lp").bounds_model
+    'fluid'
+    """
+    table = gap_bounds(model)
+    if isinstance(name, str) and name.strip() in table:
+        return table[name.strip()]
+    hint = ""
+    if model == "fluid" and isinstance(name, str) and name.strip() in gap_bounds("integral"):
+        hint = " (a bound of the integral model: use the integral model)"
+    raise InvalidParameterError(f"unknown relaxation {name!r}{hint}; in the {model} model: "
+                                f"{', '.join(sorted(table))}")
+
+
+def evaluate_gap(instance: Instance, bound: GapBound | str, *, model: str = "fluid",
+                 opt_nodes: int | None = 20000, opt_time_limit: float = 30.0) -> Evaluation:
+    """Score ``instance`` for an integrality gap: proved OPT over one certified bound.
+
+    OPT is ``bnb``'s fluid optimum (``model="fluid"``, kind ``optimal`` within ``opt_nodes``)
+    or ``integral-mip``'s integral optimum (``model="integral"``, kind ``optimal`` and its
+    schedule verified by ``verify_slotted`` at that value); an unproved optimum skips the
+    candidate (``opt_unproved``).  LB is the bound's *certified* value (kind
+    ``lower_bound``; anything else: ``no_bound``).  A bound above the proved optimum is a bug
+    (status ``bound_above_opt``, a finding).
+
+    Returns
+    -------
+    Evaluation
+        ``numerator`` ``"OPT"`` or ``"integral OPT"``, ``base`` the bound's name, ``alg`` the
+        optimum's Result (the numerator), ``reference`` the bound's, ``ratio_exact`` OPT / LB
+        as a Fraction.
+
+    Examples
+    --------
+    One coflow K_{2,2} of unit flows: integral OPT 2, LP-A without the cut-off 3/2.
+
+    >>> from coflowopt import Instance, Coflow
+    >>> k22 = Instance.from_coflows([Coflow("A", [(0, 0, 1), (0, 1, 1), (1, 0, 1), (1, 1, 1)])])
+    >>> ev = evaluate_gap(k22, "lp-a-no-cutoff", model="integral")
+    >>> ev.status, ev.ratio_name, ev.ratio_exact
+    ('ok', 'integral OPT/lp-a-no-cutoff', Fraction(4, 3))
+    """
+    gb = parse_gap_bound(bound, model) if isinstance(bound, str) else bound
+    t0 = time.perf_counter()
+    numerator = "integral OPT" if model == "integral" else "OPT"
+
+    def done(status: str, opt: Result, ref: Result | None = None,
+             exact: Fraction | None = None) -> Evaluation:
+        return Evaluation(None if exact is None else float(exact), status, gb.name, opt, ref,
+                          {}, time.perf_counter() - t0, model=model, numerator=numerator,
+                          ratio_exact=exact)
+
+    if model == "integral":
+        opt, ok = _integral_opt(instance, opt_time_limit)
+    else:
+        from ..exact import bnb
+        opt = bnb(instance, time_limit=opt_time_limit, max_nodes=opt_nodes,
+                  verify_mode="exact")
+        ok = opt.kind == "optimal"
+    if not ok:
+        return done("opt_unproved", opt)
+    lb = gb.compute(instance)
+    if lb.kind != "lower_bound" or lb.value is None or not Fraction(lb.value) > 0:
+        return done("no_bound", opt, lb)
+    q = Fraction(opt.value) / Fraction(lb.value)
+    if q < 1 and float(Fraction(lb.value)) > float(opt.value) * (1 + 1e-9):
+        return done("bound_above_opt", opt, lb, q)
+    return done("ok", opt, lb, q)

@@ -74,9 +74,10 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError
 from ..instance import Instance
-from .objective import AGAINST, INTEGRAL_GAP, MODELS, OBJECTIVE, AlgorithmSpec, Evaluation, \
-    evaluate, evaluate_integral, integral_proof_summary, parse_algorithm, \
-    parse_integral_algorithm, proof_summary
+from .objective import AGAINST, DRAWS, GAP, INTEGRAL_GAP, MODELS, OBJECTIVE, AlgorithmSpec, \
+    Evaluation, GapBound, check_draw, evaluate, evaluate_gap, evaluate_integral, \
+    integral_proof_summary, parse_algorithm, parse_gap_bound, parse_integral_algorithm, \
+    proof_summary
 
 __all__ = ["SearchSpace", "Genome", "SearchResult", "search", "write_result", "STRATEGIES",
            "result_name", "load_search_record", "SEARCH_FORMAT"]
@@ -325,7 +326,10 @@ class SearchResult:
         out: dict[str, Any] = {"ratio": self.best_ratio, "settings": self.settings,
                                "stats": self.stats, "history": self.history,
                                "findings": self.findings, "bound_check": self.bound_check}
-        if self.best is not None and self.best.model == "integral":
+        if self.best is not None and self.settings.get("against") == GAP:
+            out.update(_gap_summary(self.best, self.settings["bound"]))
+            out["genome"] = self.genome.to_dict()
+        elif self.best is not None and self.best.model == "integral":
             out.update(_integral_summary(self.best))
             out["genome"] = self.genome.to_dict()
         elif self.best is not None:
@@ -364,6 +368,24 @@ def _integral_summary(ev: Evaluation) -> dict[str, Any]:
     else:
         out["opt"] = integral_proof_summary(ev.reference)
     return out
+
+
+def _gap_summary(ev: Evaluation, bound: str) -> dict[str, Any]:
+    """The gap target's part of :meth:`SearchResult.summary`: the model, the ratio's name and
+    exact value, the optimum's proof and the bound's certificate."""
+    gb = parse_gap_bound(bound, ev.model)
+    lb = ev.reference
+    return {"model": ev.model, "base": ev.ratio_name,
+            "ratio_exact": None if ev.ratio_exact is None else str(ev.ratio_exact),
+            "opt": (integral_proof_summary(ev.alg) if ev.model == "integral"
+                    else proof_summary(ev.alg)),
+            "lb": {"bound": gb.name, "bounds_model": gb.bounds_model, "function": gb.function,
+                   "command": f"coflowopt bound INSTANCE {gb.command}",
+                   "value": float(lb.value), "value_exact": str(Fraction(lb.value)),
+                   "kind": lb.kind, "certificate_status": lb.certificate_status,
+                   "params": {k: v for k, v in (lb.params or {}).items()
+                              if isinstance(v, (int, float, str, bool, type(None)))},
+                   "seconds": round(float(sum((lb.timings or {}).values())), 4)}}
 
 
 class _Budget:
@@ -429,7 +451,10 @@ class _Scorer:
         if key in self.cache:
             self.counts["cache_hits"] += 1
             return self.cache[key]
-        if self.model == "integral":
+        if isinstance(self.spec, GapBound):
+            ev = evaluate_gap(g.instance(capacity=self.capacity), self.spec, model=self.model,
+                              opt_nodes=self.opt_nodes, opt_time_limit=self.opt_time_limit)
+        elif self.model == "integral":
             ev = evaluate_integral(g.instance(capacity=self.capacity), self.spec,
                                    opt_nodes=self.opt_nodes,
                                    opt_time_limit=self.opt_time_limit,
@@ -446,6 +471,10 @@ class _Scorer:
         if ev.status == "alg_rejected":
             self.findings.append({"kind": "alg_rejected", "genome": g.to_dict(),
                                   "message": ev.alg.message})
+        if ev.status == "bound_above_opt":  # gap target: the relaxation above OPT, a bug
+            self.findings.append({"kind": "bound_above_opt", "bound": ev.base,
+                                  "value": float(ev.reference.value),
+                                  "opt": float(ev.alg.value), "genome": g.to_dict()})
         if ev.status == "alg_below_opt":   # integral model: below a proved optimum, a bug
             self.findings.append({"kind": "alg_below_opt", "genome": g.to_dict(),
                                   "ratio": ev.ratio, "ratio_exact": str(ev.ratio_exact),
@@ -596,25 +625,36 @@ def _run_cma(space, rng, score, budget, stats):
 
 
 # ------------------------------------------------------------------------------- driver
-def search(algorithm: str, *, against: str = "opt", ports: int = 3, coflows: int = 4,
+def search(algorithm: str | None, *, against: str = "opt", ports: int = 3, coflows: int = 4,
            strategy: str = "local", seed: int = 0, evaluations: int | None = None,
            seconds: float | None = None, size_max: int = 10, max_flows: int | None = None,
            releases: int = 0, weights: int | None = None, opt_nodes: int | None = 20000,
            opt_time_limit: float = 30.0, check_bounds: bool = True,
            progress: Callable[[int, float], None] | None = None, model: str = "fluid",
-           capacity: int = 1) -> SearchResult:
-    """Maximise ``ALG / OPT`` (or ``ALG / LB``) over small instances.
+           capacity: int = 1, bound: str | None = None, draw: str = "seed") -> SearchResult:
+    """Maximise ``ALG / OPT`` (or ``ALG / LB``, or an integrality gap ``OPT / LB``) over small
+    instances.
 
     Parameters
     ----------
-    algorithm : str
+    algorithm : str or None
         ``"order+rates"`` (e.g. ``"bssi+greedy"``) or a registered policy; with
         ``model="integral"`` a slotted algorithm (``"slotted-ocf"``, ``"srjf"``, ...),
-        ``"ORDER+slotted-order"`` or ``"integral-opt"`` (the integral gap).
-    against : {"opt", "lb"}
+        ``"ORDER+slotted-order"`` or ``"integral-opt"`` (the integral gap).  None against
+        ``"gap"`` (no algorithm runs).
+    against : {"opt", "lb", "gap"}
         Proven optimum (bnb; unproved candidates skipped) or best fast certified bound;
-        the integral model takes ``"opt"`` only (the integral optimum of integral-mip, or for
-        ``"integral-opt"`` the fluid optimum of bnb).
+        the integral model takes ``"opt"`` (the integral optimum of integral-mip, or for
+        ``"integral-opt"`` the fluid optimum of bnb) and ``"gap"``.  ``"gap"``: maximise
+        ``OPT / LB`` for the relaxation ``bound`` (:func:`~.objective.evaluate_gap`: OPT
+        proved by bnb, or by integral-mip in the integral model; LB its certified value).
+    bound : str, optional
+        The relaxation against ``"gap"`` (:func:`~.objective.gap_bounds` lists the names of
+        each model).
+    draw : {"seed", "default"}
+        A randomised algorithm gets the search's ``seed`` (one draw, default) or runs its own
+        default (``"default"``: only where that default is documented as deterministic, e.g.
+        the best piece of ``slow-motion`` and ``lp-deadline-greedy``).
     ports, coflows : int
         Fabric ``ports x ports`` (unit capacities) and number of coflows.
     strategy : {"random", "local", "cma", "all"}
@@ -664,8 +704,15 @@ def search(algorithm: str, *, against: str = "opt", ports: int = 3, coflows: int
     """
     if strategy not in STRATEGIES:
         raise InvalidParameterError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
-    if against not in AGAINST:
-        raise InvalidParameterError(f"against must be one of {AGAINST}, got {against!r}")
+    if against not in AGAINST + (GAP,):
+        raise InvalidParameterError(f"against must be one of {AGAINST + (GAP,)}, got "
+                                    f"{against!r}")
+    if (against == GAP) != (bound is not None):
+        raise InvalidParameterError("bound= goes with against='gap' (and against='gap' needs "
+                                    f"a bound), got against={against!r}, bound={bound!r}")
+    if against == GAP and algorithm is not None:
+        raise InvalidParameterError(f"against='gap' runs no algorithm, got algorithm="
+                                    f"{algorithm!r}")
     if evaluations is None and seconds is None:
         raise InvalidParameterError("give a budget: evaluations= (reproducible) and/or "
                                     "seconds= (wall clock)")
@@ -679,33 +726,45 @@ def search(algorithm: str, *, against: str = "opt", ports: int = 3, coflows: int
         raise InvalidParameterError(f"seed must be an integer >= 0, got {seed!r}")
     if model not in MODELS:
         raise InvalidParameterError(f"model must be one of {MODELS}, got {model!r}")
-    if model == "integral":
+    if model != "integral" and capacity != 1:
+        raise InvalidParameterError("capacity applies to model='integral' (the fluid "
+                                    "search keeps unit capacities)")
+    if against == GAP:
+        spec = parse_gap_bound(bound, model)
+    elif model == "integral":
         if against != "opt":
             raise InvalidParameterError("the integral model searches against proved optima "
-                                        "only (against='opt'), got against="
+                                        "only (against='opt' or 'gap'), got against="
                                         f"{against!r}")
         spec = parse_integral_algorithm(algorithm)
     else:
-        if capacity != 1:
-            raise InvalidParameterError("capacity applies to model='integral' (the fluid "
-                                        "search keeps unit capacities)")
         spec = parse_algorithm(algorithm)
-    if weights is None:
-        weights = 5 if spec.uses_weights else 1
+    if against != GAP:
+        check_draw(spec, draw)
+    if weights is None:     # every relaxation weighs its coflows
+        weights = 5 if against == GAP or spec.uses_weights else 1
     space = SearchSpace(ports=ports, coflows=coflows, size_max=size_max, max_flows=max_flows,
                         release_max=releases, weight_max=weights, capacity=capacity)
-    settings = {"algorithm": spec.label, "against": against, "base": f"ALG/"
+    settings = {"algorithm": getattr(spec, "label", None), "against": against, "base": f"ALG/"
                 f"{'OPT' if against == 'opt' else 'LB'}", "objective": OBJECTIVE,
                 "strategy": strategy, "seed": int(seed), "evaluations": evaluations,
                 "seconds": seconds, "space": space.to_dict(), "opt_nodes": opt_nodes,
                 "opt_time_limit": opt_time_limit, "check_bounds": bool(check_bounds)}
-    if model == "integral":
+    if against == GAP:
+        settings.update(algorithm=None, bound=spec.name, model=model, check_bounds=False,
+                        base=f"{'integral OPT' if model == 'integral' else 'OPT'}/{spec.name}",
+                        opt_method="integral-mip" if model == "integral" else "bnb")
+        check_bounds = False        # the relaxation under attack is itself checked
+    elif model == "integral":
         settings["model"] = "integral"
         settings["base"] = ("integral OPT/fluid OPT" if spec.gap else "ALG/integral OPT")
         settings["opt_method"] = ("integral-mip (integral OPT) and bnb (fluid OPT)"
                                   if spec.gap else "integral-mip")
-    score = _Scorer(spec, against, opt_nodes, opt_time_limit, check_bounds, int(seed),
-                    progress, model=model, capacity=capacity)
+    if draw != "seed":
+        settings["draw"] = draw
+    score = _Scorer(spec, against, opt_nodes, opt_time_limit, check_bounds,
+                    None if draw == "default" else int(seed), progress, model=model,
+                    capacity=capacity)
     budget = _Budget(evaluations, seconds)
     stats: dict[str, Any] = {}
     plan = ALL_SHARES if strategy == "all" else ((strategy, 1.0),)
@@ -737,8 +796,16 @@ def search(algorithm: str, *, against: str = "opt", ports: int = 3, coflows: int
 def result_name(settings: dict) -> str:
     """File stem of a search result, e.g. ``bssi_greedy-opt-4x4-6c-seed1``."""
     sp = settings["space"]
-    label = settings["algorithm"].replace("+", "_")
     extra = f"-r{sp['release_max']}" if sp.get("release_max") else ""
+    if settings.get("against") == GAP:
+        # gap_lp-a-integral_opt-3x3-4c-seed0, gap_ordering-lp-opt-3x3-4c-seed0
+        opt = "integral_opt" if settings.get("model") == "integral" else "opt"
+        cap = f"-cap{sp['capacity']}" if sp.get("capacity", 1) != 1 else ""
+        return (f"gap_{settings['bound']}-{opt}-{sp['ports']}x{sp['ports']}{cap}-"
+                f"{sp['coflows']}c{extra}-seed{settings['seed']}")
+    label = settings["algorithm"].replace("+", "_")
+    if settings.get("draw") == "default":
+        label += "_default"
     if settings.get("model") == "integral":
         # integral_opt-fluid_opt-... (the gap) or slotted-ocf-integral_opt-...
         against = "fluid_opt" if settings["algorithm"] == INTEGRAL_GAP else "integral_opt"
@@ -768,7 +835,8 @@ def write_result(result: SearchResult, out_dir: str | Path, *, name: str | None 
     schedule), ``<stem>.opt.schedule.json`` (the proven optimum's schedule, against ``opt``)
     ``<stem>.provenance.json`` (exactly the library's schema, ``instances/README.md``) and
     ``<stem>.search.provenance.json`` (the search record, documented in
-    ``instances/adversarial/README.md``; :func:`load_search_record`).
+    ``instances/adversarial/README.md``; :func:`load_search_record`).  In the integral model
+    see :func:`_write_integral`; against ``gap`` :func:`_write_gap`.
 
     Returns
     -------
@@ -781,111 +849,190 @@ def write_result(result: SearchResult, out_dir: str | Path, *, name: str | None 
     InvalidParameterError
         If the search scored no candidate.
     """
-    from .. import __version__
-    from ..formats.instance_json import read_instance_json, write_instance_json
-    from ..formats.schedule_io import read_schedule_json, write_schedule_json
-    from ..library import schedule_metrics
-    from ..verify import verify_schedule
-
     if result.best is None or result.instance is None:
         raise InvalidParameterError("the search scored no candidate: nothing to write")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stem = name or result_name(result.settings)
+    if result.settings.get("against") == GAP:
+        return _write_gap(result, out, stem)
     if result.best.model == "integral":
         return _write_integral(result, out, stem)
-    inst_path = out / f"{stem}.json"
-    write_instance_json(result.instance, inst_path)
-    inst = read_instance_json(inst_path)
+    w = _EntryWriter(result, out, stem)
     ev = result.best
-    paths = {"instance": inst_path}
+    claims = [w.claim("alg", ev.alg.schedule,
+                      f"{ev.alg.algorithm}: its schedule, verified independently",
+                      {"weighted_completion_time": repr(float(ev.alg.value))},
+                      exact_failure="unverified")]
+    if ev.base == "OPT":
+        claims.append(w.fluid_opt_claim("opt", ev.reference,
+                                        "the optimum, proved by coflowopt.exact.bnb"))
+    settings = result.settings
+    sp = settings["space"]
+    ratio_text = f"{result.best_ratio:.6f}"
+    return w.finish(
+        title=(f"{settings['algorithm']} at {ratio_text} x {ev.base} ({sp['ports']}x"
+               f"{sp['ports']}, {sp['coflows']} coflows), found by the adversarial search"),
+        paper="coflowopt adversarial search (coflowopt.adversarial.search)",
+        construction=("integer flow sizes on a unit-capacity big switch proposed by the "
+                      "search; coflow k is C{k+1}, flows in (ingress, egress) order"),
+        assumptions=["unit port capacities", "objective sum_k w_k C_k"],
+        units_time="time units (unit capacity moves one data unit per time unit)",
+        printed=[f"{settings['base']} = {ratio_text} ({settings['algorithm']}, weighted "
+                 "completion time)"],
+        claims=claims,
+        rerun=(f"coflowopt adversarial --algo {settings['algorithm']} --against "
+               f"{settings['against']} --ports {sp['ports']} --coflows {sp['coflows']} "
+               f"--strategy {settings['strategy']} --seed {settings['seed']} --evaluations "
+               f"{result.stats['evaluations']}"
+               + (f" --releases {sp['release_max']}" if sp['release_max'] else "")),
+        record_note="bnb's proof summary", algorithm_value=float(ev.alg.value))
 
-    def claim(cid: str, sched, description: str, derived: dict, optimality=None,
-              notes: str = "") -> dict:
-        spath = out / f"{stem}.{cid}.schedule.json"
+
+class _EntryWriter:
+    """Writes one library entry of a search result: the instance, one claim per schedule
+    (:meth:`claim`, the one claim writer of every target), then the provenance and the search
+    record (:meth:`finish`)."""
+
+    def __init__(self, result: SearchResult, out: Path, stem: str):
+        from ..formats.instance_json import read_instance_json, write_instance_json
+        self.result, self.out, self.stem = result, out, stem
+        inst_path = out / f"{stem}.json"
+        write_instance_json(result.instance, inst_path)
+        self.inst = read_instance_json(inst_path)
+        self.paths: dict[str, Path] = {"instance": inst_path}
+
+    def claim(self, cid: str, sched, description: str, derived: dict, *, optimality=None,
+              notes: str = "", slotted=None, exact_failure: str = "raise") -> dict:
+        """Write ``sched`` as ``<stem>.<cid>.schedule.json`` and verify the file in float and
+        exact mode (and ``slotted``, a slotted schedule of the integral model, with
+        ``verify_slotted`` at ``derived["weighted_completion_time"]``).
+
+        ``exact_failure`` is the policy when the fluid verifier rejects the file:
+        ``"unverified"`` (the claim is kept, marked unverified, with the reason: float rates
+        such as MADD's 1/3 are rounded in float64 and exact mode can refuse them) or
+        ``"raise"`` (InvalidParameterError: schedules of whole units per slot and bnb's exact
+        optima must verify exactly)."""
+        from ..formats import write_slotted_schedule
+        from ..formats.schedule_io import read_schedule_json, write_schedule_json
+        from ..library import schedule_metrics
+        from ..slotted import verify_slotted
+        from ..verify import verify_schedule
+        inst, key = self.inst, cid.replace("-", "_")
+        spath = self.out / f"{self.stem}.{cid}.schedule.json"
         write_schedule_json(sched, inst, spath)
-        paths[f"{cid}_schedule"] = spath
+        self.paths[f"{key}_schedule"] = spath
         verified = {}
         for mode in ("float", "exact"):
             rep = verify_schedule(inst, read_schedule_json(spath, inst, exact=mode == "exact"),
                                   mode=mode)
-            if not rep.ok:
-                return {"id": cid, "description": description, "tag": "DERIV", "printed": {},
-                        "derived": derived, "status": "unverified", "schedule": None,
-                        "verified": None, "optimality": optimality,
-                        "notes": (notes + f" The schedule file {spath.name} verifies in float "
-                                  f"mode; exact mode rejects it ({rep.summary()}): rates such "
-                                  "as 1/3 are rounded in float64.").strip()}
-            verified[mode] = schedule_metrics(inst, rep)
+            if rep.ok:
+                verified[mode] = schedule_metrics(inst, rep)
+                continue
+            if exact_failure == "raise":
+                raise InvalidParameterError(f"{spath}: the fluid verifier rejects it in {mode} "
+                                            f"mode: {rep.summary()}")
+            why = (f"verifies in float mode; exact mode rejects it ({rep.summary()}): rates "
+                   "such as 1/3 are rounded in float64." if mode == "exact" else
+                   f"is rejected in float mode ({rep.summary()}).")
+            return {"id": cid, "description": description, "tag": "DERIV", "printed": {},
+                    "derived": derived, "status": "unverified", "schedule": None,
+                    "verified": None, "optimality": optimality,
+                    "notes": (notes + f" The schedule file {spath.name} {why}").strip()}
+        if slotted is not None:
+            value = Fraction(derived["weighted_completion_time"])
+            p = self.out / f"{self.stem}.{cid}.slotted.schedule.json"
+            write_slotted_schedule(slotted, inst, p)
+            srep = verify_slotted(inst, slotted)
+            if not (srep.ok and srep.weighted_completion_time == value):
+                raise InvalidParameterError(f"{p}: verify_slotted gives "
+                                            f"{srep.summary()}, not {value}")
+            self.paths[f"{key}_slotted_schedule"] = p
+            notes = (notes + f" The slotted schedule (whole units per slot) is {p.name}; "
+                     f"`coflowopt verify {self.stem}.json {p.name}` checks it in the integral "
+                     "model. The claim's schedule file is its fluid form (each unit sent at "
+                     "rate 1 over its slot).").strip()
         return {"id": cid, "description": description, "tag": "DERIV", "printed": {},
                 "derived": derived, "status": "verified", "schedule": spath.name,
                 "verified": verified, "optimality": optimality, "notes": notes}
 
-    alg_val = ev.alg.value
-    claims = [claim("alg", ev.alg.schedule,
-                    f"{ev.alg.algorithm}: its schedule, verified independently",
-                    {"weighted_completion_time": repr(float(alg_val))})]
-    search_rec = result.summary()
-    search_rec.pop("genome", None)
-    if ev.base == "OPT":
-        ps = proof_summary(ev.reference)
-        opt_exact = ps["value_exact"] or repr(ps["value"])
-        claims.append(claim(
-            "opt", ev.reference.schedule, "the optimum, proved by coflowopt.exact.bnb",
-            {"weighted_completion_time": opt_exact},
+    def fluid_opt_claim(self, cid: str, ref, description: str) -> dict:
+        """The claim of bnb's proved fluid optimum ``ref``."""
+        ps = proof_summary(ref)
+        v = ps["value_exact"] or repr(ps["value"])
+        return self.claim(cid, ref.schedule, description, {"weighted_completion_time": v},
+                          optimality={"claimed": True, "status": "proved", "argument": (
+                              f"coflowopt.exact.bnb: search complete, verified schedule of "
+                              f"value {v} equal to the proven lower bound {ps['bound']} (gap "
+                              f"{ps['gap']}, {ps['certificate_status']}; "
+                              f"{ps['nodes_expanded']} nodes expanded, {ps['lps_solved']} "
+                              "LPs); proofs/completion-order-lp-exact.md")})
+
+    def integral_opt_claim(self, iopt) -> dict:
+        """The claim ``integral-opt`` of integral-mip's proved optimum ``iopt``."""
+        ips = integral_proof_summary(iopt)
+        return self.claim(
+            "integral-opt", iopt.schedule.to_schedule(exact=True),
+            "the optimum of the integral matching model (slot 1, whole units per slot and "
+            "port), proved by coflowopt.exact.integral_mip; not a fluid optimum",
+            {"weighted_completion_time": str(Fraction(iopt.value))}, slotted=iopt.schedule,
             optimality={"claimed": True, "status": "proved", "argument": (
-                f"coflowopt.exact.bnb: search complete, verified schedule of value {opt_exact} "
-                f"equal to the proven lower bound {ps['bound']} (gap {ps['gap']}, "
-                f"{ps['certificate_status']}; {ps['nodes_expanded']} nodes expanded, "
-                f"{ps['lps_solved']} LPs); proofs/completion-order-lp-exact.md")}))
-    settings = result.settings
-    ratio_text = f"{result.best_ratio:.6f}"
-    prov = {
-        "format": "coflowopt-provenance", "version": 1,
-        "name": f"{out.name}/{stem}",
-        "title": (f"{settings['algorithm']} at {ratio_text} x {ev.base} "
-                  f"({settings['space']['ports']}x{settings['space']['ports']}, "
-                  f"{settings['space']['coflows']} coflows), found by the adversarial search"),
-        "instance": inst_path.name,
-        "source": {"paper": "coflowopt adversarial search (coflowopt.adversarial.search)",
-                   "location": f"strategy {settings['strategy']}, seed {settings['seed']}",
-                   "digest": "none: generated", "tag": "DERIV"},
-        "construction": ("integer flow sizes on a unit-capacity big switch proposed by the "
-                         "search; coflow k is C{k+1}, flows in (ingress, egress) order"),
-        "assumptions": ["unit port capacities", "objective sum_k w_k C_k",
-                        "releases 0" if not settings["space"]["release_max"]
-                        else f"integer releases 0..{settings['space']['release_max']}"],
-        "units": {"size": "data units", "time": "time units (unit capacity moves one data "
-                                                "unit per time unit)"},
-        "printed": [f"{settings['base']} = {ratio_text} ({settings['algorithm']}, "
-                    f"weighted completion time)"],
-        "claims": claims,
-        "discrepancies": [],
-        "notes": [f"The search record (settings, statistics, history, bnb's proof summary): "
-                  f"{stem}.search.provenance.json (load_search_record).",
-                  f"Rerun: coflowopt adversarial --algo {settings['algorithm']} --against "
-                  f"{settings['against']} --ports {settings['space']['ports']} --coflows "
-                  f"{settings['space']['coflows']} --strategy {settings['strategy']} --seed "
-                  f"{settings['seed']} --evaluations {result.stats['evaluations']}"
-                  + (f" --releases {settings['space']['release_max']}"
-                     if settings['space']['release_max'] else "")],
-    }
-    prov_path = out / f"{stem}.provenance.json"
-    search_path = out / f"{stem}.search.provenance.json"
-    paths["provenance"] = prov_path
-    paths["search"] = search_path
-    record = {
-        "format": SEARCH_FORMAT, "version": 1, "name": f"{out.name}/{stem}",
-        **search_rec,
-        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "coflowopt_version": __version__, "git_commit": _git_commit(),
-        "algorithm_value": float(alg_val),
-        "files": {k: Path(v).name for k, v in paths.items()},
-    }
-    prov_path.write_text(json.dumps(prov, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-    search_path.write_text(json.dumps(record, indent=2, allow_nan=False) + "\n",
-                           encoding="utf-8")
-    return paths
+                f"integral-mip ({ips['certificate_status']}): the verified integral value "
+                f"{ips['value_exact']} equals the bound {ips['bound']} ({ips['bound_source']}); "
+                "optimal in the integral matching model only (formulations/integral_mip.md)")})
+
+    def finish(self, *, title: str, paper: str, construction: str, assumptions: list,
+               units_time: str, printed: list, claims: list, rerun: str, record_note: str,
+               algorithm_value: float | None, extra_record: dict | None = None
+               ) -> dict[str, Path]:
+        """Write ``<stem>.provenance.json`` (the library schema) and
+        ``<stem>.search.provenance.json`` (the search record); the paths written."""
+        from .. import __version__
+        result, out, stem = self.result, self.out, self.stem
+        settings, sp = result.settings, result.settings["space"]
+        assumptions = assumptions + ["releases 0" if not sp["release_max"]
+                                     else f"integer releases 0..{sp['release_max']}"]
+        prov = {
+            "format": "coflowopt-provenance", "version": 1, "name": f"{out.name}/{stem}",
+            "title": title, "instance": self.paths["instance"].name,
+            "source": {"paper": paper, "location": f"strategy {settings['strategy']}, seed "
+                                                   f"{settings['seed']}",
+                       "digest": "none: generated", "tag": "DERIV"},
+            "construction": construction, "assumptions": assumptions,
+            "units": {"size": "data units", "time": units_time},
+            "printed": printed, "claims": claims, "discrepancies": [],
+            "notes": [f"The search record (settings, statistics, history, {record_note}): "
+                      f"{stem}.search.provenance.json (load_search_record).",
+                      f"Rerun: {rerun}"]}
+        prov_path = out / f"{stem}.provenance.json"
+        search_path = out / f"{stem}.search.provenance.json"
+        self.paths["provenance"] = prov_path
+        self.paths["search"] = search_path
+        search_rec = result.summary()
+        search_rec.pop("genome", None)
+        record = {
+            "format": SEARCH_FORMAT, "version": 1, "name": f"{out.name}/{stem}", **search_rec,
+            **(extra_record or {}),
+            "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "coflowopt_version": __version__, "git_commit": _git_commit(),
+            "algorithm_value": algorithm_value,
+            "files": {k: Path(v).name for k, v in self.paths.items()},
+        }
+        prov_path.write_text(json.dumps(prov, indent=2, allow_nan=False) + "\n",
+                             encoding="utf-8")
+        search_path.write_text(json.dumps(record, indent=2, allow_nan=False, default=str)
+                               + "\n", encoding="utf-8")
+        return self.paths
+
+
+def _integral_words(sp: dict) -> tuple[int, str, list]:
+    """Capacity, construction and the model's assumptions of an integral-model entry."""
+    cap = sp.get("capacity", 1)
+    return cap, (f"integer flow sizes on a big switch with integer port capacity {cap} "
+                 "proposed by the search; coflow k is C{k+1}, flows in (ingress, egress) "
+                 "order"), [("unit port capacities" if cap == 1 else f"port capacities {cap}"),
+                            "objective sum_k w_k C_k",
+                            "integral model: slot 1, whole units per slot and port"]
 
 
 def _write_integral(result: SearchResult, out: Path, stem: str) -> dict[str, Path]:
@@ -896,134 +1043,101 @@ def _write_integral(result: SearchResult, out: Path, stem: str) -> dict[str, Pat
     ``verify_slotted`` at its value) and in its fluid form (each unit at rate 1 over its slot,
     ``<stem>.<id>.schedule.json``, the claim's schedule, checked by the fluid verifier in float
     and exact mode), as ``instances/integral-gap/`` stores them."""
-    from .. import __version__
-    from ..formats import write_slotted_schedule
-    from ..formats.instance_json import read_instance_json, write_instance_json
-    from ..formats.schedule_io import read_schedule_json, write_schedule_json
-    from ..library import schedule_metrics
-    from ..slotted import verify_slotted
-    from ..verify import verify_schedule
-
+    w = _EntryWriter(result, out, stem)
     ev = result.best
     settings = result.settings
-    inst_path = out / f"{stem}.json"
-    write_instance_json(result.instance, inst_path)
-    inst = read_instance_json(inst_path)
-    paths: dict[str, Path] = {"instance": inst_path}
     gap = ev.base == "fluid OPT"
-
-    def claim(cid, sched, description, value, optimality=None, notes="", slotted=None):
-        spath = out / f"{stem}.{cid}.schedule.json"
-        write_schedule_json(sched, inst, spath)
-        paths[f"{cid.replace('-', '_')}_schedule"] = spath
-        verified = {}
-        for mode in ("float", "exact"):
-            rep = verify_schedule(inst, read_schedule_json(spath, inst, exact=mode == "exact"),
-                                  mode=mode)
-            if not rep.ok:
-                raise InvalidParameterError(f"{spath}: the fluid verifier rejects it in {mode} "
-                                            f"mode: {rep.summary()}")
-            verified[mode] = schedule_metrics(inst, rep)
-        if slotted is not None:
-            p = out / f"{stem}.{cid}.slotted.schedule.json"
-            write_slotted_schedule(slotted, inst, p)
-            srep = verify_slotted(inst, slotted)
-            if not (srep.ok and srep.weighted_completion_time == Fraction(value)):
-                raise InvalidParameterError(f"{p}: verify_slotted gives "
-                                            f"{srep.summary()}, not {value}")
-            paths[f"{cid.replace('-', '_')}_slotted_schedule"] = p
-            notes = (notes + f" The slotted schedule (whole units per slot) is {p.name}; "
-                     f"`coflowopt verify {stem}.json {p.name}` checks it in the integral "
-                     "model. The claim's schedule file is its fluid form (each unit sent at "
-                     "rate 1 over its slot).").strip()
-        return {"id": cid, "description": description, "tag": "DERIV", "printed": {},
-                "derived": {"weighted_completion_time": str(Fraction(value))},
-                "status": "verified", "schedule": spath.name, "verified": verified,
-                "optimality": optimality, "notes": notes}
-
-    iopt = ev.alg if gap else ev.reference
-    ips = integral_proof_summary(iopt)
     claims = []
     if not gap:
-        claims.append(claim("alg", ev.alg.schedule.to_schedule(exact=True),
-                            f"{ev.alg.algorithm}: its slotted schedule in the integral "
-                            "matching model, verified independently (verify_slotted)",
-                            ev.alg.value, slotted=ev.alg.schedule))
-    claims.append(claim(
-        "integral-opt", iopt.schedule.to_schedule(exact=True),
-        "the optimum of the integral matching model (slot 1, whole units per slot and port), "
-        "proved by coflowopt.exact.integral_mip; not a fluid optimum", iopt.value,
-        slotted=iopt.schedule,
-        optimality={"claimed": True, "status": "proved", "argument": (
-            f"integral-mip ({ips['certificate_status']}): the verified integral value "
-            f"{ips['value_exact']} equals the bound {ips['bound']} ({ips['bound_source']}); "
-            "optimal in the integral matching model only (formulations/integral_mip.md)")}))
+        claims.append(w.claim("alg", ev.alg.schedule.to_schedule(exact=True),
+                              f"{ev.alg.algorithm}: its slotted schedule in the integral "
+                              "matching model, verified independently (verify_slotted)",
+                              {"weighted_completion_time": str(Fraction(ev.alg.value))},
+                              slotted=ev.alg.schedule))
+    claims.append(w.integral_opt_claim(ev.alg if gap else ev.reference))
     if gap:
-        ps = proof_summary(ev.reference)
-        fv = ps["value_exact"] or repr(ps["value"])
-        claims.append(claim(
-            "fluid-opt", ev.reference.schedule, "the optimum of the fluid model, proved by "
-            "coflowopt.exact.bnb", Fraction(ev.reference.value),
-            optimality={"claimed": True, "status": "proved", "argument": (
-                f"coflowopt.exact.bnb: search complete, verified schedule of value {fv} equal "
-                f"to the proven lower bound {ps['bound']} (gap {ps['gap']}, "
-                f"{ps['certificate_status']}; {ps['nodes_expanded']} nodes expanded); "
-                "proofs/completion-order-lp-exact.md")}))
+        claims.append(w.fluid_opt_claim("fluid-opt", ev.reference, "the optimum of the fluid "
+                                        "model, proved by coflowopt.exact.bnb"))
     sp = settings["space"]
     ratio_text = f"{result.best_ratio:.6f}"
+    cap, construction, assumptions = _integral_words(sp)
+    return w.finish(
+        title=(f"{ev.ratio_name} = {ratio_text} ({ev.ratio_exact}) in the integral matching "
+               f"model ({sp['ports']}x{sp['ports']}, {sp['coflows']} coflows), found by the "
+               "adversarial search"),
+        paper="coflowopt adversarial search (coflowopt.adversarial.search, model integral)",
+        construction=construction, assumptions=assumptions,
+        units_time="time units (one slot per time unit)",
+        printed=[f"{settings['base']} = {ratio_text} ({ev.ratio_exact}; "
+                 f"{settings['algorithm']}, weighted completion time, integral model)"],
+        claims=claims,
+        rerun=(f"coflowopt adversarial --model integral --algo {settings['algorithm']} "
+               f"{_space_flags(settings, result.stats)} (integral-mip's limit is wall clock: a "
+               "candidate near it may be skipped on another machine)"),
+        record_note="the proofs' summaries", algorithm_value=float(ev.alg.value))
+
+
+def _space_flags(settings: dict, stats: dict) -> str:
+    """The flags that rerun a search's space, strategy, seed and evaluations."""
+    sp = settings["space"]
     cap = sp.get("capacity", 1)
-    prov = {
-        "format": "coflowopt-provenance", "version": 1,
-        "name": f"{out.name}/{stem}",
-        "title": (f"{ev.ratio_name} = {ratio_text} ({ev.ratio_exact}) in the integral matching "
-                  f"model ({sp['ports']}x{sp['ports']}, {sp['coflows']} coflows), found by the "
-                  "adversarial search"),
-        "instance": inst_path.name,
-        "source": {"paper": "coflowopt adversarial search (coflowopt.adversarial.search, "
-                            "model integral)",
-                   "location": f"strategy {settings['strategy']}, seed {settings['seed']}",
-                   "digest": "none: generated", "tag": "DERIV"},
-        "construction": (f"integer flow sizes on a big switch with integer port capacity {cap} "
-                         "proposed by the search; coflow k is C{k+1}, flows in (ingress, "
-                         "egress) order"),
-        "assumptions": [("unit port capacities" if cap == 1 else f"port capacities {cap}"),
-                        "objective sum_k w_k C_k",
-                        "integral model: slot 1, whole units per slot and port",
-                        "releases 0" if not sp["release_max"]
-                        else f"integer releases 0..{sp['release_max']}"],
-        "units": {"size": "data units", "time": "time units (one slot per time unit)"},
-        "printed": [f"{settings['base']} = {ratio_text} ({ev.ratio_exact}; "
-                    f"{settings['algorithm']}, weighted completion time, integral model)"],
-        "claims": claims,
-        "discrepancies": [],
-        "notes": [f"The search record (settings, statistics, history, the proofs' summaries): "
-                  f"{stem}.search.provenance.json (load_search_record).",
-                  f"Rerun: coflowopt adversarial --model integral --algo "
-                  f"{settings['algorithm']} --ports {sp['ports']} --coflows {sp['coflows']} "
-                  f"--size-max {sp['size_max']} --strategy {settings['strategy']} --seed "
-                  f"{settings['seed']} --evaluations {result.stats['evaluations']}"
-                  + (f" --capacity {cap}" if cap != 1 else "")
-                  + (f" --releases {sp['release_max']}" if sp['release_max'] else "")
-                  + f" --opt-time-limit {settings['opt_time_limit']:g} (integral-mip's limit is "
-                    "wall clock: a candidate near it may be skipped on another machine)"],
-    }
-    prov_path = out / f"{stem}.provenance.json"
-    search_path = out / f"{stem}.search.provenance.json"
-    paths["provenance"] = prov_path
-    paths["search"] = search_path
-    search_rec = result.summary()
-    search_rec.pop("genome", None)
-    record = {
-        "format": SEARCH_FORMAT, "version": 1, "name": f"{out.name}/{stem}", **search_rec,
-        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "coflowopt_version": __version__, "git_commit": _git_commit(),
-        "algorithm_value": float(ev.alg.value),
-        "files": {k: Path(v).name for k, v in paths.items()},
-    }
-    prov_path.write_text(json.dumps(prov, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-    search_path.write_text(json.dumps(record, indent=2, allow_nan=False, default=str) + "\n",
-                           encoding="utf-8")
-    return paths
+    return (f"--ports {sp['ports']} --coflows {sp['coflows']} --size-max {sp['size_max']} "
+            f"--max-flows {sp['max_flows']} --weights {sp['weight_max']} --strategy "
+            f"{settings['strategy']} --seed {settings['seed']} --evaluations "
+            f"{stats['evaluations']}"
+            + (f" --capacity {cap}" if cap != 1 else "")
+            + (f" --releases {sp['release_max']}" if sp['release_max'] else "")
+            + (f" --opt-time-limit {settings['opt_time_limit']:g}"
+               if settings.get("model") == "integral" else ""))
+
+
+def _write_gap(result: SearchResult, out: Path, stem: str) -> dict[str, Path]:
+    """:func:`write_result` against ``gap``.  Claims: the proved optimum (``opt``, bnb's, in
+    the fluid model; ``integral-opt``, integral-mip's, in the integral model, with its slotted
+    schedule) and ``lb``, the certified lower bound: a bound is not the value of a schedule,
+    so the claim is ``unverified`` in the library's sense (no schedule file) and its notes say
+    what certifies it and which command recomputes it; the search record keeps the bound's
+    certificate summary under ``lb``."""
+    w = _EntryWriter(result, out, stem)
+    ev = result.best
+    settings = result.settings
+    integral = ev.model == "integral"
+    gb = parse_gap_bound(settings["bound"], ev.model)
+    claims = [w.integral_opt_claim(ev.alg) if integral else
+              w.fluid_opt_claim("opt", ev.alg, "the optimum, proved by coflowopt.exact.bnb")]
+    lb = ev.reference
+    lbv = str(Fraction(lb.value))
+    claims.append({
+        "id": "lb", "description": f"the certified lower bound {gb.name} ({gb.function}; a "
+                                   f"bound on the {gb.bounds_model} optimum)",
+        "tag": "DERIV", "printed": {}, "derived": {"weighted_completion_time": lbv},
+        "status": "unverified", "schedule": None, "verified": None, "optimality": None,
+        "notes": (f"A lower bound, not the value of a schedule: certificate "
+                  f"{lb.certificate_status} (HiGHS's duals checked in exact arithmetic). "
+                  f"Recompute: coflowopt bound {stem}.json {gb.command}.")})
+    sp = settings["space"]
+    ratio_text = f"{result.best_ratio:.6f}"
+    if integral:
+        _, construction, assumptions = _integral_words(sp)
+        units_time = "time units (one slot per time unit)"
+    else:
+        construction = ("integer flow sizes on a unit-capacity big switch proposed by the "
+                        "search; coflow k is C{k+1}, flows in (ingress, egress) order")
+        assumptions = ["unit port capacities", "objective sum_k w_k C_k"]
+        units_time = "time units (unit capacity moves one data unit per time unit)"
+    return w.finish(
+        title=(f"{ev.ratio_name} = {ratio_text} ({ev.ratio_exact}) in the {ev.model} model "
+               f"({sp['ports']}x{sp['ports']}, {sp['coflows']} coflows), found by the "
+               "integrality-gap search"),
+        paper=f"coflowopt adversarial search (coflowopt.adversarial.search, against gap, "
+              f"model {ev.model})",
+        construction=construction, assumptions=assumptions, units_time=units_time,
+        printed=[f"{ev.ratio_name} = {ratio_text} ({ev.ratio_exact}; weighted completion "
+                 f"time, {ev.model} model)"],
+        claims=claims,
+        rerun=(f"coflowopt adversarial --against gap --bound {gb.name} --model {ev.model} "
+               f"{_space_flags(settings, result.stats)}"),
+        record_note="the optimum's proof and the bound's certificate", algorithm_value=None)
 
 
 def load_search_record(name: str) -> dict[str, Any]:

@@ -20,8 +20,20 @@ in a registered ordering's order, e.g. ``sebf+slotted-order``), scored as ``ALG/
 OPT`` (ALG verified by ``verify_slotted``, OPT the exact ``integral-mip`` when it proves
 optimality within ``--opt-time-limit``; unproved candidates are skipped and counted); or
 ``integral-opt``, the integral gap ``integral OPT/fluid OPT`` (both proved: integral-mip, and
-bnb within ``--opt-nodes``).  Only ``--against opt``.  The report and ``--json`` say the model
-and the ratio's base.
+bnb within ``--opt-nodes``).  ``--against opt`` or ``gap``.  The report and ``--json`` say
+the model and the ratio's base.
+
+``--against gap --bound NAME``: the integrality-gap search.  No algorithm runs; a candidate
+scores ``OPT / LB`` for the relaxation ``NAME`` (OPT proved by bnb, or by integral-mip with
+``--model integral``; LB its certified value; :func:`coflowopt.adversarial.objective.
+evaluate_gap`).  The names: every registered bound and ``fluid-network-lp``; with ``--model
+integral`` also ``lp-a``, ``lp-b``, ``lp-a-no-cutoff``, ``lp-b-no-cutoff``, ``integral-lp``,
+``integral-isolated``.  Weights 1..5 are searched unless ``--weights`` says otherwise.  Finds
+are written like the others (``instances/adversarial-gap/README.md``).
+
+``--draw default`` runs a randomised algorithm with its own default instead of one seeded draw,
+where that default is deterministic (the best piece of ``slow-motion`` and
+``lp-deadline-greedy``).
 
 Exit code 0 when the search ran (also when no candidate could be scored because every optimum
 was left unproved within the node or time limits: the report says so, like a time limit); 1
@@ -38,17 +50,28 @@ def add_parser(subparsers, common) -> None:
     sp = common.add_command(subparsers, "adversarial",
                             "search for instances that maximise ALG/OPT (proven optimum) or "
                             "ALG/LB (certified bound)")
-    sp.add_argument("--algo", required=True,
-                    help="ORDER+RATES (e.g. bssi+greedy, sebf+madd) or a policy name; with "
+    sp.add_argument("--algo", default=None,
+                    help="(required unless --against gap) ORDER+RATES (e.g. bssi+greedy, sebf+madd) or a policy name; with "
                          "--model integral a registered slotted algorithm (coflowopt "
                          "algorithms --kind slotted: slotted-order = BSSI order, slotted-ocf, "
                          "slotted-srjf, slotted-mmf, ...), ORDER+slotted-order (e.g. "
                          "sebf+slotted-order), or integral-opt (the integral gap: integral "
                          "OPT/fluid OPT, both proved)")
-    sp.add_argument("--against", default="opt", choices=["opt", "lb"],
+    sp.add_argument("--against", default="opt", choices=["opt", "lb", "gap"],
                     help="opt: proven optimum (bnb, default; in the integral model "
                          "integral-mip's integral optimum, or bnb's fluid optimum for "
-                         "integral-opt); lb: best fast certified bound (fluid model only)")
+                         "integral-opt); lb: best fast certified bound (fluid model only); "
+                         "gap: no algorithm, maximise OPT/LB for the relaxation --bound "
+                         "(OPT proved by bnb, or integral-mip with --model integral)")
+    sp.add_argument("--bound", default=None, metavar="NAME",
+                    help="with --against gap: the relaxation (a registered bound such as "
+                         "ordering-lp, lp-ov, time-indexed-lp, interval-lp, or "
+                         "fluid-network-lp; with --model integral also lp-a, lp-b, "
+                         "lp-a-no-cutoff, lp-b-no-cutoff, integral-lp, integral-isolated)")
+    sp.add_argument("--draw", default="seed", choices=["seed", "default"],
+                    help="a randomised algorithm gets --seed (one draw, default) or runs its "
+                         "own default (default: only where that is deterministic, e.g. the "
+                         "best piece of slow-motion and lp-deadline-greedy)")
     sp.add_argument("--model", default="fluid", choices=["fluid", "integral"],
                     help="fluid (default): rates are fluid; integral: the matching model, "
                          "slot 1, whole units per slot and port; ratios ALG/integral OPT or "
@@ -93,23 +116,48 @@ def add_parser(subparsers, common) -> None:
 
 
 def run(args, common) -> int:
-    from ..adversarial.objective import parse_algorithm, parse_integral_algorithm
+    from ..adversarial.objective import check_draw, gap_bounds, parse_algorithm, \
+        parse_integral_algorithm
     from ..adversarial.search import search, write_result
     from ..exceptions import CoflowOptError
     integral = args.model == "integral"
-    if integral and args.against != "opt":
+    gap = args.against == "gap"
+    if gap:
+        if args.algo is not None:
+            raise common.UsageError(f"--algo {args.algo}: --against gap runs no algorithm (it "
+                                    "maximises OPT/LB for --bound)")
+        allowed = gap_bounds(args.model)
+        if args.bound is None or args.bound.strip() not in allowed:
+            hint = (" (a bound of the integral model: add --model integral)" if not integral
+                    and (args.bound or "").strip() in gap_bounds("integral") else "")
+            raise common.UsageError(
+                f"--bound {args.bound or '(missing)'}: --against gap needs a relaxation of the "
+                f"{args.model} model, one of {', '.join(sorted(allowed))}{hint}")
+        if args.draw != "seed":
+            raise common.UsageError("--draw applies to an algorithm (--against gap runs none)")
+    else:
+        if args.bound is not None:
+            raise common.UsageError(f"--bound {args.bound}: goes with --against gap")
+        if args.algo is None:
+            raise common.UsageError(f"--algo: required with --against {args.against}")
+    if integral and args.against == "lb":
         raise common.UsageError(f"--against {args.against} is not available with --model "
                                 "integral (it scores against proved optima only: --against "
-                                "opt)")
+                                "opt or gap)")
     if not integral and args.capacity is not None:
         raise common.UsageError("--capacity applies to --model integral (the fluid search "
                                 "keeps unit capacities)")
     if args.capacity is not None and args.capacity < 1:
         raise common.UsageError(f"--capacity must be >= 1, got {args.capacity}")
-    try:
-        (parse_integral_algorithm if integral else parse_algorithm)(args.algo)
-    except CoflowOptError as e:
-        raise common.UsageError(f"--algo {args.algo}: {e}") from None
+    if not gap:
+        try:
+            spec = (parse_integral_algorithm if integral else parse_algorithm)(args.algo)
+        except CoflowOptError as e:
+            raise common.UsageError(f"--algo {args.algo}: {e}") from None
+        try:
+            check_draw(spec, args.draw)
+        except CoflowOptError as e:
+            raise common.UsageError(f"--draw {args.draw}: {e}") from None
     for flag, v, low in (("--ports", args.ports, 1), ("--coflows", args.coflows, 1),
                          ("--evaluations", args.evaluations, 1), ("--size-max", args.size_max, 1),
                          ("--max-flows", args.max_flows, 1), ("--releases", args.releases, 0),
@@ -120,7 +168,9 @@ def run(args, common) -> int:
     if evaluations is None and args.budget is None:
         evaluations = 200
 
-    if integral:
+    if gap:
+        ratio_name = f"{'integral OPT' if integral else 'OPT'}/{args.bound.strip()}"
+    elif integral:
         ratio_name = ("integral OPT/fluid OPT" if args.algo.strip() == "integral-opt"
                       else "ALG/integral OPT")
     else:
@@ -135,7 +185,8 @@ def run(args, common) -> int:
                  seconds=args.budget, size_max=args.size_max, max_flows=args.max_flows,
                  releases=args.releases, weights=args.weights, opt_nodes=args.opt_nodes,
                  opt_time_limit=args.opt_time_limit, check_bounds=not args.no_bound_check,
-                 progress=progress, model=args.model, capacity=args.capacity or 1)
+                 progress=progress, model=args.model, capacity=args.capacity or 1,
+                 bound=args.bound.strip() if gap else None, draw=args.draw)
     payload = res.summary()
     files = {}
     if args.out and res.best is not None:
@@ -155,8 +206,22 @@ def run(args, common) -> int:
                     f"{cap}): {res.settings['algorithm']}, {res.settings['base']}, on "
                     f"{args.ports}x{args.ports}, {args.coflows} coflows, strategy "
                     f"{args.strategy}, seed {args.seed}")
+    if gap:
+        lines[0] = (f"integrality-gap search ({args.model} model): {res.settings['base']} on "
+                    f"{args.ports}x{args.ports}, {args.coflows} coflows, strategy "
+                    f"{args.strategy}, seed {args.seed}")
     if res.best is None:
         lines.append("  no candidate could be scored")
+    elif gap:
+        o, lb = payload["opt"], payload["lb"]
+        lines.append(f"  best {res.best.ratio_name} = {res.best_ratio:.6f} "
+                     f"({payload['ratio_exact']}): OPT {o['value_exact'] or o['value']} "
+                     f"({o['certificate_status']}, {o['method']}), LB {lb['value']:.10g} "
+                     f"(certificate {lb['certificate_status']}; a bound on the "
+                     f"{lb['bounds_model']} optimum)")
+        lines += _genome_lines(res.genome)
+        lines.append(f"  rerun: --evaluations {st['evaluations']} --seed {args.seed}"
+                     + (" (integral-mip's limit is wall clock)" if integral else ""))
     elif integral:
         ev = res.best
         io = payload.get("integral_opt") or payload["opt"]
