@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from .exceptions import InvalidParameterError, SolverError
+from .exceptions import InvalidParameterError
 from .instance import Instance
 from .registry import register
 from .slotted import SlottedSchedule, integral_capacities
@@ -282,15 +282,9 @@ def interval_group_pieces(instance: Instance, *, slot: float = 1.0, lp: str = "a
     SolverError
         When the LP gives no certified solution.
     """
-    from .bounds.integral_time_indexed import integral_lp_solution
-    from .lp_deadline import _cost
-    if lp not in ("a", "b"):
-        raise InvalidParameterError(f"lp must be 'a' or 'b', got {lp!r}")
+    from .lp_deadline import _cost, solved_lp
     ratio = _check_ratio(ratio)
-    sol = integral_lp_solution(instance, lp, slot=slot, slots=slots, time_limit=time_limit)
-    if sol.X is None:
-        raise SolverError(f"LP-{lp.upper()} gave no certified solution: "
-                          f"{sol.result.message}")
+    sol = solved_lp(instance, lp, slot=slot, slots=slots, time_limit=time_limit)
     cbar = lp_means(sol.X, sol.ready)
     rank = _rank(cbar)
     starts = offset_breakpoints(cbar, ratio)

@@ -57,7 +57,8 @@ from .slotted import SlottedSchedule, integral_capacities
 from .slotted_greedy import first_slots, slotted_greedy
 
 __all__ = ["lp_deadline_greedy", "lp_deadline_pieces", "DeadlinePieces", "tau_deadlines",
-           "breakpoints", "ordered_load_bound", "guarantee_factor", "grid_stretch"]
+           "breakpoints", "ordered_load_bound", "guarantee_factor", "grid_stretch",
+           "solved_lp", "tau_expectation"]
 
 
 def tau_deadlines(X: np.ndarray, tau: float, boundaries=None) -> np.ndarray:
@@ -200,6 +201,46 @@ def _cost(instance: Instance, sched: SlottedSchedule, slot: float) -> Fraction:
                 zip(instance.weight.tolist(), last.tolist())), Fraction(0)) * s
 
 
+def solved_lp(instance: Instance, lp: str = "a", **params):
+    """LP-A (``lp="a"``) or LP-B (``"b"``) solved and certified, with its cleaned CDFs
+    (:func:`~coflowopt.bounds.integral_time_indexed.integral_lp_solution`, ``params`` passed
+    on): the LP every rounding of this family reads.
+
+    Raises
+    ------
+    InvalidParameterError
+        For another ``lp``.
+    SolverError
+        When the LP gives no certified solution.
+    """
+    from .bounds.integral_time_indexed import integral_lp_solution
+    if lp not in ("a", "b"):
+        raise InvalidParameterError(f"lp must be 'a' or 'b', got {lp!r}")
+    sol = integral_lp_solution(instance, lp, **params)
+    if sol.X is None:
+        raise SolverError(f"LP-{lp.upper()} gave no certified solution: "
+                          f"{sol.result.message}")
+    return sol
+
+
+def tau_expectation(ends, costs) -> tuple[Fraction, int]:
+    """The exact expectation under the density ``2 tau`` of a cost constant on every piece
+    ``(a, b]`` (``sum (b^2 - a^2) cost``), and the cheapest piece (the first among equals).
+
+    Examples
+    --------
+    >>> tau_expectation([0.5, 1.0], [Fraction(4), Fraction(2)])
+    (Fraction(5, 2), 1)
+    """
+    a = Fraction(0)
+    expectation = Fraction(0)
+    for b, c in zip(np.asarray(ends).tolist(), costs):
+        fb = Fraction(b)
+        expectation += (fb * fb - a * a) * c
+        a = fb
+    return expectation, int(min(range(len(costs)), key=lambda i: costs[i]))
+
+
 def lp_deadline_pieces(instance: Instance, *, slot: float = 1.0, lp: str = "a",
                        slots: int | None = None, epsilon: float | None = None,
                        time_limit: float | None = None) -> DeadlinePieces:
@@ -212,14 +253,8 @@ def lp_deadline_pieces(instance: Instance, *, slot: float = 1.0, lp: str = "a",
     SolverError
         When the LP gives no certified solution.
     """
-    from .bounds.integral_time_indexed import integral_lp_solution
-    if lp not in ("a", "b"):
-        raise InvalidParameterError(f"lp must be 'a' or 'b', got {lp!r}")
-    sol = integral_lp_solution(instance, lp, slot=slot, slots=slots, epsilon=epsilon,
-                               time_limit=time_limit)
-    if sol.X is None:
-        raise SolverError(f"LP-{lp.upper()} gave no certified solution: "
-                          f"{sol.result.message}")
+    sol = solved_lp(instance, lp, slot=slot, slots=slots, epsilon=epsilon,
+                    time_limit=time_limit)
     X = sol.X
     ends = breakpoints(X)
     K = instance.num_coflows
@@ -235,13 +270,7 @@ def lp_deadline_pieces(instance: Instance, *, slot: float = 1.0, lp: str = "a",
             cost_of[order] = _cost(instance, schedules[order], slot)
         orders.append(order)
         costs.append(cost_of[order])
-    a = Fraction(0)
-    expectation = Fraction(0)
-    for b, c in zip(ends.tolist(), costs):
-        fb = Fraction(b)
-        expectation += (fb * fb - a * a) * c
-        a = fb
-    best = int(min(range(len(costs)), key=lambda i: costs[i]))
+    expectation, best = tau_expectation(ends, costs)
     return DeadlinePieces(lp=lp, lp_value=sol.lp_value, bound=sol.result, X=X, ends=ends,
                           costs=costs, orders=orders, schedules=schedules,
                           expectation=expectation, best=best,

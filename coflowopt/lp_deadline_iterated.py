@@ -349,8 +349,7 @@ def iterated_pieces(instance: Instance, *, slot: float = 1.0, lp: str = "b",
     SolverError
         When the LP gives no certified solution.
     """
-    from .bounds.integral_time_indexed import integral_lp_solution
-    from .lp_deadline import _cost, breakpoints, tau_deadlines
+    from .lp_deadline import _cost, breakpoints, solved_lp, tau_deadlines, tau_expectation
     if lp != "b":
         raise InvalidParameterError(f"lp must be 'b' (the replay needs LP-B's per-slot "
                                     f"fractional matchings), got {lp!r}")
@@ -363,9 +362,7 @@ def iterated_pieces(instance: Instance, *, slot: float = 1.0, lp: str = "b",
         raise InvalidParameterError(f"min_block must be a whole number >= 1, got "
                                     f"{min_block!r}")
     instance.require_big_switch("lp-deadline-iterated (Konig blocks, two ports per unit)")
-    sol = integral_lp_solution(instance, "b", slot=slot, slots=slots, time_limit=time_limit)
-    if sol.X is None or sol.U is None:
-        raise SolverError(f"LP-B gave no certified solution: {sol.result.message}")
+    sol = solved_lp(instance, "b", slot=slot, slots=slots, time_limit=time_limit)
     data = sol.groups
     X = sol.X
     K = instance.num_coflows
@@ -398,13 +395,7 @@ def iterated_pieces(instance: Instance, *, slot: float = 1.0, lp: str = "b",
         schedules.append(sched)
         costs.append(_cost(instance, sched, slot))
         stats.append(st)
-    a = Fraction(0)
-    expectation = Fraction(0)
-    for b, c in zip(ends.tolist(), costs):
-        fb = Fraction(b)
-        expectation += (fb * fb - a * a) * c
-        a = fb
-    best = int(min(range(len(costs)), key=lambda i: costs[i]))
+    expectation, best = tau_expectation(ends, costs)
     rho = Fraction(1) + Fraction(float(epsilon_blocks)) + Fraction(3, int(min_block))
     add = rho + int(min_block) + 2 + 3 * len(cuts)
     wsum = sum((Fraction(float(w)) for w in instance.weight.tolist()), Fraction(0))

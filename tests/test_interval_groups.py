@@ -145,15 +145,8 @@ def test_single_machine_smith():
 
 def test_concurrent_open_shop():
     """Digest 8.3 #3: private port pairs per machine; OPT by permutations."""
-    import itertools
-    p = [[2, 1, 0], [1, 2, 2], [0, 1, 3]]
-    w = [2.0, 1.0, 1.0]
-    inst = Instance.from_coflows([Coflow(f"J{j}", [(i, i, p[j][i]) for i in range(3)
-                                                    if p[j][i]], weight=w[j])
-                                  for j in range(3)])
-    best = min(sum(w[j] * max(sum(p[k][i] for k in perm[:perm.index(j) + 1]) if p[j][i] else 0
-                              for i in range(3)) for j in range(3))
-               for perm in itertools.permutations(range(3)))
+    from test_guarantee_checks import open_shop
+    inst, best = open_shop()
     assert integral_optimum(inst) == best
     check_lemmas(inst, interval_group_pieces(inst), best)
     for ratio in (2.0, math.e, 3.0):
@@ -224,7 +217,8 @@ def test_property_big_switch_chain(inst, caps, lp, ratio):
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
-@given(seed=st.integers(0, 2 ** 16), topology=st.sampled_from(["leaf-spine-2x2-os2", "fat-tree-k4"]))
+@given(seed=st.integers(0, 2 ** 16),
+       topology=st.sampled_from(["leaf-spine-2x2-os2", "fat-tree-k4"]))
 def test_property_on_topologies(seed, topology):
     inst = integral_version(random_topology_instance(np.random.default_rng(seed),
                                                      topology=topology, max_coflows=4,
