@@ -1,6 +1,6 @@
 """Max-min building blocks: multi-round DRF, per-link water-filling, per-flow progressive filling.
 
-Three progressive-filling procedures, each exact on Fractions (zero tolerance) and vectorised on
+Three max-min procedures, each exact on Fractions (zero tolerance) and vectorised on
 float64 (relative tolerance :data:`FLOAT_RTOL`, only to decide *which* constraint became tight):
 
 :func:`multi_round_drf`
@@ -14,9 +14,10 @@ float64 (relative tolerance :data:`FLOAT_RTOL`, only to decide *which* constrain
     Stage 2 "local max-min fairness subject to coflow-specific upper bounds", Sec. 7.6.1).
 :func:`flow_max_min`
     Per-flow max-min fairness on the big switch: every flow is a user of its ingress and its
-    egress port (classic progressive filling, Bertsekas & Gallager, Data Networks, Sec. 6.5.2).
-    On resources (a topology) the fairness module uses the ``fair`` policy's progressive
-    filling over paths, :func:`coflowopt.policies.flow_level.max_min_rates` (float only).
+    egress port (classic progressive filling, Bertsekas & Gallager, Data Networks, Sec. 6.5.2),
+    by the project's one progressive filling, :func:`coflowopt.maxmin.progressive_filling`
+    (also behind :func:`coflowopt.policies.flow_level.max_min_rates`, which the fairness
+    module uses on resources).
 
 References
 ----------
@@ -37,6 +38,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..exceptions import InvalidParameterError
+from ..maxmin import progressive_filling
 from .correlation import CorrelationVectors, as_correlation_vectors, is_exact, ones, zeros
 
 __all__ = ["FLOAT_RTOL", "DRFResult", "multi_round_drf", "water_fill", "flow_max_min"]
@@ -240,25 +242,10 @@ def flow_max_min(src_port: np.ndarray, dst_port: np.ndarray, capacity: np.ndarra
 
     Notes
     -----
-    At most ``P`` rounds of O(F + P).
+    At most ``P`` rounds of O(F + P): :func:`coflowopt.maxmin.progressive_filling` (the one
+    implementation) over the incidence "flow f uses ports ``src_port[f]`` and ``dst_port[f]``".
     """
-    cap = np.asarray(capacity)
-    exact = is_exact(cap)
-    F_, P = src_port.size, cap.size
-    rate = zeros(F_, exact)
-    residual = cap.copy()
-    active = np.ones(F_, dtype=bool)
-    ports = np.concatenate([src_port, dst_port])
-    while active.any():
-        cnt = np.bincount(ports[np.concatenate([active, active])], minlength=P)
-        on = np.flatnonzero(cnt > 0)
-        inc = residual[on] / cnt[on]
-        delta = inc.min()
-        if delta > 0:
-            rate[active] += delta
-            residual[on] = residual[on] - delta * cnt[on]
-        sat = on[_tight(delta, inc, exact)]
-        frozen = np.zeros(P, dtype=bool)
-        frozen[sat] = True
-        active &= ~(frozen[src_port] | frozen[dst_port])
-    return rate
+    n = np.asarray(src_port).size
+    row = np.concatenate([np.arange(n), np.arange(n)])
+    col = np.concatenate([np.asarray(src_port), np.asarray(dst_port)])
+    return progressive_filling(row, col, n, np.asarray(capacity))

@@ -69,6 +69,7 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError, NotSupportedError
 from ..instance import Instance
+from ..maxmin import progressive_filling
 from ..orderings.basic import validate_order
 from ..rates.greedy import fill_in_order
 from ..registry import register
@@ -153,7 +154,8 @@ def _schedule_from_chunks(instance: Instance, chunks, meta: dict) -> Schedule:
 
 # ------------------------------------------------------------------------------ max-min
 def max_min_rates(instance: Instance, flows, weights=None, capacity=None) -> np.ndarray:
-    """Weighted max-min fair rates of ``flows`` by progressive filling (plain numpy).
+    """Weighted max-min fair rates of ``flows`` by progressive filling (plain numpy; the one
+    implementation, :func:`coflowopt.maxmin.progressive_filling`, in float64).
 
     Parameters
     ----------
@@ -191,13 +193,11 @@ def max_min_rates(instance: Instance, flows, weights=None, capacity=None) -> np.
     [1.0, 1.0]
     """
     fl = np.asarray(flows, dtype=np.int64)
-    w = np.ones(fl.size) if weights is None else np.asarray(weights, dtype=float)
-    res = (instance.capacity if capacity is None else np.asarray(capacity, dtype=float)).copy()
-    P = res.size
-    big = instance.is_big_switch
-    if big:
-        a = instance.flow_src[fl]
-        b = instance.flow_egress_port[fl]
+    cap = instance.capacity if capacity is None else np.asarray(capacity, dtype=float)
+    if instance.is_big_switch:
+        # each flow uses its ingress and its egress port (unified numbering)
+        row = np.concatenate([np.arange(fl.size), np.arange(fl.size)])
+        col = np.concatenate([instance.flow_src[fl], instance.flow_egress_port[fl]])
     else:
         # the incidence of the listed flows: entry x is (flow position row[x], resource col[x])
         ptr = instance.flow_resource_ptr
@@ -205,27 +205,7 @@ def max_min_rates(instance: Instance, flows, weights=None, capacity=None) -> np.
         row = np.repeat(np.arange(fl.size), length)
         col = instance.flow_resource[np.repeat(ptr[fl] - np.cumsum(length) + length, length)
                                      + np.arange(row.size)]
-    rate = np.zeros(fl.size)
-    live = np.ones(fl.size, dtype=bool)
-    tol = 1e-12 * res  # per resource: full relative to its own capacity
-    while live.any():
-        if big:
-            wsum = (np.bincount(a[live], weights=w[live], minlength=P)
-                    + np.bincount(b[live], weights=w[live], minlength=P))
-        else:
-            on = live[row]
-            wsum = np.bincount(col[on], weights=w[row[on]], minlength=P)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = np.where(wsum > 0, res / wsum, np.inf)
-        d = float(step.min())
-        rate[live] += w[live] * d
-        res -= wsum * d
-        full = (res <= tol) & (wsum > 0)
-        if big:
-            live &= ~(full[a] | full[b])
-        else:
-            live &= np.bincount(row, weights=full[col], minlength=fl.size) == 0
-    return rate
+    return progressive_filling(row, col, fl.size, np.asarray(cap, dtype=float), weights)
 
 
 class MaxMinPolicy:
