@@ -180,7 +180,7 @@ class _OptimumProof:
     written, and any other node, is expanded.
     """
 
-    def __init__(self, instance, dominance: bool):
+    def __init__(self, instance, dominance):
         from .exact.subset_bounds import ExactSubsetBounds
         inst = self.inst = instance
         K = inst.num_coflows
@@ -200,17 +200,17 @@ class _OptimumProof:
             key = (int(k), tuple(sorted(res[ptr[f]:ptr[f + 1]])))
             self.pairs[key] = self.pairs.get(key, Fraction(0)) + _fr(z)
         self.before: set = set()
+        self.rule = "subset" if dominance == "subset" else bool(dominance)
         if dominance:
-            sig: dict = {}
-            for k in self.members:
-                key = (self.r[k], tuple(sorted((p, z) for (c, p), z in self.pairs.items()
-                                               if c == k)))
-                sig.setdefault(key, []).append(k)
-            for grp in sig.values():
-                grp.sort(key=lambda k: (-self.w[k], k))
-                for i, a in enumerate(grp):
-                    for b in grp[i + 1:]:
-                        self.before.add((a, b))
+            from .exact.branch_and_bound import dominance_pairs
+            data: dict = {k: {} for k in self.members}
+            for (c, p), z in self.pairs.items():
+                if c in data:
+                    data[c][p] = z
+            self.before = set(dominance_pairs(
+                self.members, {k: self.r[k] for k in self.members},
+                {k: self.w[k] for k in self.members}, data,
+                "subset" if dominance == "subset" else "identical"))
         self.root = tuple(k for k in range(K) if self.w[k] == 0)
         self.lps = 0
 
@@ -455,7 +455,8 @@ def optimum_certificate(instance, result, *, max_nodes: int = 200_000,
     value = rep.weighted_completion_time
     if not rep.ok or not isinstance(value, Fraction) or value != Fraction(result.value):
         raise InvalidParameterError("the schedule does not verify exactly at the result's value")
-    proof = _OptimumProof(instance, bool(result.params.get("dominance", True)))
+    dom = result.params.get("dominance", True)
+    proof = _OptimumProof(instance, dom if dom == "subset" else bool(dom))
     cand = set(tuple(s) for s in nodes)
     t_end = time.perf_counter() + time_limit
     closed, stack, seen = [], [proof.root], 0
@@ -489,7 +490,8 @@ def optimum_certificate(instance, result, *, max_nodes: int = 200_000,
         "instance": {"digest": instance_digest(instance), "coflows": instance.num_coflows,
                      "flows": instance.num_flows},
         "schedule": {"pieces": pieces},
-        "proof": {"type": "event-sequence-search", "dominance": bool(proof.before),
+        "proof": {"type": "event-sequence-search",
+                  "dominance": proof.rule if proof.before else False,
                   "nodes": closed,
                   "stats": {"bnb_closed_nodes": len(cand), "nodes_written": len(closed),
                             "nodes_walked": seen, "lps": proof.lps}},

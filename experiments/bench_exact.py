@@ -3,6 +3,8 @@
 Run:  python experiments/bench_exact.py [--seeds 20] [--coflows 8] [--time-limit 60]
                                         [--ladder 8,10,12,14,16,18,20,22] [--ladder-seeds 5]
                                         [--naive-max 8] [--quick]
+                                        [--reach "4x4:22,23,24;8x8:12,14,16"]
+                                        [--reach-seeds 5] [--only-reach]
                                         [--out experiments/results/bench_exact.json]
 
 What it measures (wall-clock seconds on this machine, all in this process):
@@ -24,6 +26,14 @@ What it measures (wall-clock seconds on this machine, all in this process):
    not the fluid model: the naive MIP's optimum is an upper bound on the fluid optimum (equal on
    these integral instances only when an optimal fluid schedule has integral events).
 
+0. ``reach`` (run first): the first search (:data:`OLD_SEARCH`) and the current one on the
+   same instances, K by K (``--reach``), ``--reach-seeds`` seeds each, ``--time-limit`` each:
+   the largest K at which every seed is proved optimal within the limit, for each search, on
+   the 4x4 family above and on an 8x8 family (1-8 flows per coflow, integer sizes 1-10,
+   integer weights 1-5, integer releases 0-5: CoflowLib's ``bs8`` weights+releases draw with
+   K coflows).  The two must agree on every optimum both prove.  ``--only-reach`` stops there
+   (the JSON then holds only this part).
+
 Figures are printed and written as JSON (with the machine and library versions).
 """
 
@@ -40,8 +50,28 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def family(K: int, seed: int):
+FAMILIES = {
+    "4x4": "uniform_random(4 ports, K coflows, 1-4 flows per coflow, integer sizes 1-10, unit "
+           "capacities, weights 1, releases 0), seeds 0..n-1",
+    "8x8": "uniform_random(8 ports, K coflows, 1-8 flows per coflow, integer sizes 1-10, unit "
+           "capacities, integer weights 1-5, integer releases 0-5), seeds 0..n-1 (CoflowLib's "
+           "bs8 weights+releases draw at K coflows)",
+}
+
+#: The branch and bound as first written (issue 15, item 3, measures against it): DP tables
+#: built with numpy up to 22 coflows, the certified seed bounds computed before the search,
+#: adjacent-swap local search only, dominance between identical coflows only.
+OLD_SEARCH = {"dp_table_max": 22, "dp_kernel": False, "seed_after": False, "insertion": False,
+              "dominance": True}
+#: The current defaults.
+NEW_SEARCH: dict = {}
+
+
+def family(K: int, seed: int, name: str = "4x4"):
     from coflowopt.generators import uniform_random
+    if name == "8x8":
+        return uniform_random(8, K, flows_per_coflow=(1, 8), size=(1, 10), weights=(1, 5),
+                              releases=(0, 5), seed=seed)
     return uniform_random(4, K, flows_per_coflow=(1, 4), size=(1, 10), seed=seed)
 
 
@@ -97,6 +127,50 @@ def bench_target(K, seeds, time_limit) -> dict:
                      for n, v in out.items() if n != "bnb"}
     for k, v in out["ratios"].items():
         print(f"  ratio of medians {k}: {v:.2f}")
+    return out
+
+
+def bench_reach(name, ladder, seeds, time_limit) -> dict:
+    """Old and new search on the same instances, K by K: the largest K at which every seed
+    is proved optimal within the limit, for each.  A variant stops at its first failing K;
+    the ladder stops when both have."""
+    out = {"family": FAMILIES[name], "time_limit": time_limit, "seeds": seeds, "rows": {}}
+    variants = {"old": OLD_SEARCH, "new": NEW_SEARCH}
+    largest = {v: None for v in variants}
+    alive = set(variants)
+    for K in ladder:
+        row = {}
+        for v, kw in variants.items():
+            if v not in alive:
+                continue
+            rows = []
+            for s in range(seeds):
+                r = run_bnb(family(K, s, name), time_limit, **kw)
+                r["seed"] = s
+                rows.append(r)
+                print(f"    {name} K={K} {v} seed {s}: {r['kind']} {r['status']} "
+                      f"{r['value']:.6g} (bound {r['bound']:.6g}) {r['seconds']:.2f} s, "
+                      f"{r['nodes']} nodes", flush=True)
+            sm = summarise(rows, time_limit)
+            row[v] = {"summary": sm, "runs": rows}
+            print(f"  {name} K={K} {v}: {sm['optimal']}/{sm['n']} proved optimal within "
+                  f"{time_limit:g} s, median {sm['median_seconds']:.2f} s, max "
+                  f"{sm['max_seconds']:.2f} s", flush=True)
+            if sm["optimal"] == sm["n"]:
+                largest[v] = K
+            else:
+                alive.discard(v)
+        # both proved: they must agree
+        if "old" in row and "new" in row:
+            for a, b in zip(row["old"]["runs"], row["new"]["runs"]):
+                if a["kind"] == b["kind"] == "optimal" and \
+                        abs(a["value"] - b["value"]) > 1e-9 * abs(a["value"]):
+                    raise SystemExit(f"old and new disagree on {name} K={K} seed "
+                                     f"{a['seed']}: {a['value']} vs {b['value']}")
+        out["rows"][K] = row
+        if not alive:
+            break
+    out["largest_K_all_proved"] = largest
     return out
 
 
@@ -176,16 +250,47 @@ def main(argv=None) -> int:
     ap.add_argument("--naive-seeds", type=int, default=3)
     ap.add_argument("--quick", action="store_true",
                     help="5 seeds, ladder 8,10,12, naive up to 4 coflows (a smoke run)")
+    ap.add_argument("--reach", default="4x4:20,22,24,26,28;8x8:10,12,14,16,18,20,22",
+                    help="old-versus-new reach ladders, FAMILY:K,K,...;FAMILY:... "
+                         "(families 4x4 and 8x8; empty: skip)")
+    ap.add_argument("--reach-seeds", type=int, default=5)
+    ap.add_argument("--only-reach", action="store_true",
+                    help="run only the old-versus-new reach ladders")
     ap.add_argument("--out", default=str(HERE / "results" / "bench_exact.json"))
     args = ap.parse_args(argv)
     if args.quick:
         args.seeds, args.ladder, args.ladder_seeds = 5, "8,10,12", 2
         args.naive_max, args.naive_seeds = 4, 2
+        args.reach, args.reach_seeds = "4x4:10,12;8x8:8,10", 2
     import coflowopt
     from coflowopt.exact import bnb
     from coflowopt.formulations.highs import highs_version
     bnb(family(3, 0), time_limit=10)          # untimed warm-up: numba compiles the greedy kernel
     t0 = time.perf_counter()
+    reach = {}
+    for part in filter(None, args.reach.split(";")):
+        name, ks = part.split(":")
+        print(f"reach ({name}): old and new search, {args.reach_seeds} seeds, "
+              f"{args.time_limit:g} s each", flush=True)
+        reach[name] = bench_reach(name, [int(k) for k in ks.split(",")], args.reach_seeds,
+                                  args.time_limit)
+        print(f"  {name}: largest K with every seed proved: "
+              f"{reach[name]['largest_K_all_proved']}", flush=True)
+    if args.only_reach:
+        doc = {"benchmark": "bench_exact (reach only)",
+               "machine": {"python": platform.python_version(),
+                           "platform": platform.platform()},
+               "versions": {"coflowopt": coflowopt.__version__, "highs": highs_version()},
+               "old_search": OLD_SEARCH, "reach": reach,
+               "headline": {f"largest_K_{n}_{v}": r["largest_K_all_proved"][v]
+                            for n, r in reach.items() for v in ("old", "new")},
+               "total_seconds": time.perf_counter() - t0}
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(doc, indent=1, default=str) + "\n")
+        print(json.dumps(doc["headline"], indent=1))
+        print(f"wrote {out}")
+        return 0
     print(f"target: {args.coflows} coflows, 4x4, {args.seeds} seeds", flush=True)
     target = bench_target(args.coflows, args.seeds, args.time_limit)
     print("ladder: largest K proved within the time limit", flush=True)
@@ -203,13 +308,16 @@ def main(argv=None) -> int:
         "versions": {"coflowopt": coflowopt.__version__, "highs": highs_version()},
         "family": "uniform_random(4 ports, K coflows, 1-4 flows per coflow, integer sizes "
                   "1-10, unit capacities, weights 1, releases 0), seeds 0..n-1",
-        "target": target, "ladder": ladder, "naive": naive,
+        "target": target, "ladder": ladder, "naive": naive, "reach": reach,
+        "old_search": OLD_SEARCH,
         "headline": {
             "median_seconds_K%d" % args.coflows: target["bnb"]["summary"]["median_seconds"],
             "proved_K%d" % args.coflows: f"{target['bnb']['summary']['optimal']}/"
                                          f"{target['bnb']['summary']['n']}",
             "largest_K_bnb_within_limit": ladder["largest_K_all_proved"],
             "largest_K_naive_pyomo_mip_within_limit": naive["largest_K_all_proved"],
+            **{f"largest_K_{n}_{v}": r["largest_K_all_proved"][v]
+               for n, r in reach.items() for v in ("old", "new")},
             "time_limit": args.time_limit},
         "total_seconds": time.perf_counter() - t0,
     }

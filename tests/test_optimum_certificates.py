@@ -94,6 +94,13 @@ def test_identical_coflows_dominance(tmp_path):
         flow_size=np.array([2.0, 2.0, 2.0, 3.0, 1.0]), weight=np.array([1.0, 2.0, 2.0, 1.0]),
         release=np.zeros(4))
     res, cert, path = certified(inst, tmp_path)
+    # the default rule (proofs/completion-order-dominance.md) includes the identical pairs
+    assert cert["proof"]["dominance"] == "subset"
+    p = check(path, cert)
+    assert p.returncode == 0, p.stdout + p.stderr
+    # the identical-coflow rule alone (bnb(dominance=True)) writes and checks its own flag
+    res = bnb(inst, time_limit=60, certificate_nodes=True, seed_bounds=False, dominance=True)
+    cert = optimum_certificate(inst, res)
     assert cert["proof"]["dominance"] is True
     p = check(path, cert)
     assert p.returncode == 0, p.stdout + p.stderr

@@ -63,7 +63,13 @@ Certificates (``format: coflowopt-certificate``, ``version: 1``):
       ``"dominance": true`` a child completing ``k`` is omitted when ``U`` holds a coflow
       ``j`` identical to ``k`` (same release, same data on the same paths) that ranks after
       ``k`` in ``(-w, index)``: relabelling identical coflows so that their completion times
-      follow that rank keeps the schedule feasible and does not raise its cost.  The checker
+      follow that rank keeps the schedule feasible and does not raise its cost.  With
+      ``"dominance": "subset"`` (which includes that rule) the child completing ``k`` is
+      omitted when ``U`` holds a ``j`` that must complete after it: same release, ``k``'s
+      data on every path at most ``j``'s, ``w_k >= w_j``, and ``k`` before ``j`` in
+      ``(-w, total data, index)``; some optimal schedule completes every such ``k`` before
+      its ``j`` (an exchange of rate profiles; its sequence breaks ties by that order,
+      ``proofs/completion-order-dominance.md``).  The checker
       walks the tree from the root; a node listed in ``nodes`` is closed and its bound is
       checked, any other node is expanded; reaching a complete sequence that is not closed
       rejects the certificate.  Closing bounds (every one ``>= value``):
@@ -381,8 +387,27 @@ class EventSearch:
         for k, path, z in inst.flows:
             self.pairs[(k, path)] = self.pairs.get((k, path), Fraction(0)) + z
         self.resources = sorted(set(q for d in inst.load for q in d))
-        self.before = set()     # (a, b): a completes before b (identical coflows)
-        if proof.get("dominance", False) is True:
+        self.before = set()     # (a, b): a completes before b
+        dom = proof.get("dominance", False)
+        if dom not in (True, False, "subset"):
+            raise Unreadable(f"proof.dominance: expected true, false or \"subset\", got "
+                             f"{dom!r}")
+        if dom == "subset":
+            # a's data on every path at most b's, same release, w_a >= w_b, and a before b
+            # in (-w, total data, index) (proofs/completion-order-dominance.md)
+            data: dict = {k: {} for k in self.members}
+            for (c, p), z in self.pairs.items():
+                if c in data:
+                    data[c][p] = z
+            tot = {k: sum(data[k].values(), Fraction(0)) for k in self.members}
+            for a in self.members:
+                for b in self.members:
+                    if a != b and inst.release[a] == inst.release[b] and \
+                            inst.weight[a] >= inst.weight[b] and \
+                            (-inst.weight[a], tot[a], a) < (-inst.weight[b], tot[b], b) and \
+                            all(z <= data[b].get(p, 0) for p, z in data[a].items()):
+                        self.before.add((a, b))
+        elif dom is True:
             sig: dict = {}
             for k in self.members:
                 key = (inst.release[k], tuple(sorted((p, z) for (c, p), z in self.pairs.items()

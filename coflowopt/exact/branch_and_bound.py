@@ -16,7 +16,10 @@ Search (backward)
 
 Bounds at a node (all proven; proofs/completion-order-lp-exact.md, Lemmas 5-7)
     * cheap: ``DPB(U) + sum_j w_{s_j} max(MLB(U + {s_1..s_j}), r_{s_j} + rho_{s_j})`` over the
-      suffix's completions ``s_1, s_2, ...`` in time order (:mod:`.subset_bounds`);
+      suffix's completions ``s_1, s_2, ...`` in time order (:mod:`.subset_bounds`; ``DPB``
+      and ``MLB`` are tabulated over all subsets, by a compiled kernel, for at most
+      :data:`DP_TABLE_MAX` positive-weight coflows when the tables fit in a quarter of the
+      limit; above, ``DPB`` falls back to a far weaker bound and the search rarely closes);
     * LP: ``DPB(U)`` plus the event LP of ``[unplaced releases, block(U), suffix]`` in which
       ``U`` completes, uncharged, at one *block* event (it relaxes every order of ``U``),
       evaluated through its safe dual bound, so rounding never prunes the optimum.
@@ -24,16 +27,21 @@ Bounds at a node (all proven; proofs/completion-order-lp-exact.md, Lemmas 5-7)
     Nodes are first queued with the cheap bound; the LP is solved when the node reaches the
     front of the queue (best first), and the node is queued again with the LP bound.
 
-Dominance (both keep at least one optimal sequence)
+Dominance (each keeps at least one optimal sequence)
     * coflows of weight 0 complete last: moving a completion to the end only relaxes the LP;
-    * coflows with the same release and the same data per path (per (ingress, egress) pair on
-      a big switch) are interchangeable: they complete in order of decreasing weight (ties:
+    * ``dominance="subset"`` (default): a coflow with the same release as another, at most its
+      data on every path (per (ingress, egress) pair on a big switch) and at least its weight
+      completes first (ties: ``(-w, total data, index)``; proofs/completion-order-dominance.md,
+      an exchange of rate profiles); it includes the first search's rule,
+      ``dominance=True``: identical coflows complete in order of decreasing weight (ties:
       instance order).
 
 Incumbent
     Greedy order-preserving schedules (:func:`coflowopt.rates.greedy.greedy`) for the DP order,
     Smith's ratio on rho, SEBF and FIFO; each schedule's event sequence is re-optimised by its
-    LP, then improved by swapping adjacent events (first improvement) within a budget.  MADD
+    LP, then improved by swapping adjacent events (first improvement) and, with
+    ``insertion=True`` (default), by moving one completion 2-4 places (each candidate sequence
+    solved exactly by its LP), within a budget.  MADD
     replaces greedy above :data:`GREEDY_MAX_FLOWS` flows and on an instance over resources
     while greedy carries ``big_switch_only`` (only the event sequence is taken from it).
 
@@ -42,6 +50,13 @@ Resources
     and interval, a pair being a coflow's flows on one path; the subset bounds are over
     resources and the dominance rule compares data per path.  Nothing else changes
     (formulations/completion-order-lp.md, "Resources").
+
+Anytime bound
+    With ``seed_after=True`` (default) the certified bounds of :mod:`coflowopt.bounds` (the
+    ones ``coflowopt bound`` computes) run only when the search stops on a limit, in a share of
+    the limit kept for them (15 %): a search that closes never needs them, and one that stops
+    reports the larger of its own bound and theirs.  ``seed_after=False`` (the first search)
+    computes them before the search.
 
 Result
     ``optimal`` only when the search is complete, the incumbent schedule passed the verifier
@@ -101,9 +116,74 @@ EVENT_LP_MAX_COLS = 10_000_000
 #: mode was asked for (the exact snap and verifier are pure Python on Fractions); the result
 #: says so and is then never labelled ``optimal``.
 EXACT_VERIFY_MAX_PIECES = 20_000
+#: Largest number of positive-weight coflows for which the search builds the all-subset DP
+#: tables (:class:`.subset_bounds.SubsetBounds`, 24 bytes per subset: 400 MB and about 6 s at
+#: 24 with the compiled kernel).  Above it the DP bound falls back to one level over Smith's
+#: single-port bound, far weaker (the search's reach ends there).  The first search used 22
+#: (the numpy build's limit).
+DP_TABLE_MAX = 24
+#: Seconds per subset for building the tables with the kernel (measured on the 2 shared cores,
+#: rounded up): above 22 coflows the tables are built only if they fit in a quarter of the limit.
+TABLE_SECONDS_PER_SUBSET = 5e-7
 #: Absolute pruning floor, 0 by default: an absolute tolerance would make the search (and the
 #: label) depend on the instance's units.
 DEFAULT_ATOL = 0.0
+
+
+def dominance_pairs(members, release, weight, data, rule: str = "subset"
+                    ) -> list[tuple[int, int]]:
+    """The pairs ``(a, b)``: some optimal schedule completes ``a`` before ``b``
+    (proofs/completion-order-dominance.md; the certificate writer and
+    ``tools/check_certificate.py`` compute the same pairs).
+
+    Parameters
+    ----------
+    members : list of int
+        Positive-weight coflows.
+    release, weight : dict int -> Fraction
+        Exact release and weight per member.
+    data : dict int -> dict path -> Fraction
+        Exact data per path (a big switch's path is its port pair) of each member.
+    rule : {"subset", "identical"}
+        ``identical``: same release and the same data per path (the first rule).
+        ``subset``: same release, ``data_a <= data_b`` on every path (a path of ``a`` that
+        ``b`` does not use fails it), ``w_a >= w_b``, and ``a`` before ``b`` in
+        ``(-w, total data, index)`` (only identical coflows of equal weight need the index).
+        ``identical``: ``a`` before ``b`` in ``(-w, index)``.  These are the tie-breaks of
+        the event sequences the rules' proofs use.
+
+    Returns
+    -------
+    list of (int, int)
+
+    Examples
+    --------
+    >>> from fractions import Fraction as F
+    >>> d = {0: {(0, 4): F(2)}, 1: {(0, 4): F(3), (1, 5): F(1)}, 2: {(1, 5): F(1)}}
+    >>> dominance_pairs([0, 1, 2], {k: F(0) for k in d}, {k: F(1) for k in d}, d)
+    [(0, 1), (2, 1)]
+    >>> dominance_pairs([0, 1, 2], {k: F(0) for k in d}, {k: F(1) for k in d}, d, "identical")
+    []
+    """
+    out = []
+    total = {k: sum(data[k].values(), Fraction(0)) for k in members}
+    for a in members:
+        for b in members:
+            if a == b or release[a] != release[b] or weight[a] < weight[b]:
+                continue
+            if rule == "identical":
+                if (-weight[a], a) > (-weight[b], b):
+                    continue
+            elif (-weight[a], total[a], a) > (-weight[b], total[b], b):
+                continue
+            da, db = data[a], data[b]
+            if rule == "identical":
+                ok = da == db
+            else:
+                ok = all(z <= db.get(p, 0) for p, z in da.items())
+            if ok:
+                out.append((a, b))
+    return out
 
 
 def _float_below(v: Fraction) -> float:
@@ -146,7 +226,8 @@ class _Search:
 
     def __init__(self, instance: Instance, *, time_limit: float, rtol: float, atol: float,
                  node_lp: bool, dominance: bool, max_nodes: int | None,
-                 local_search: bool):
+                 local_search: bool, table_max: int = 22, table_kernel: bool = False,
+                 insertion: bool = False):
         self.inst = instance
         self.t_start = time.perf_counter()
         self.deadline = self.t_start + time_limit
@@ -154,6 +235,7 @@ class _Search:
         self.node_lp = node_lp
         self.max_nodes = max_nodes
         self.local_search = local_search
+        self.insertion = insertion
         self.stats = BnBStats()
         self.pd: PairData = pair_data(instance)
         self.lp_too_large = (self.pd.size.size * (instance.num_coflows + self.pd.num_groups)
@@ -165,33 +247,34 @@ class _Search:
         n = self.members.size
         self.n = n
         t0 = time.perf_counter()
-        self.sb = SubsetBounds(instance, self.members)
+        if n > 22 and (1 << n) * TABLE_SECONDS_PER_SUBSET > 0.25 * time_limit:
+            table_max = min(table_max, 22)   # the tables would take most of the limit
+        self.sb = SubsetBounds(instance, self.members, max_table=table_max,
+                               kernel=table_kernel)
         self.t_tables = time.perf_counter() - t0
         self.e = instance.release + instance.rho
-        # dominance: identical coflows (same release, same data per port pair) complete in
-        # order of decreasing weight, ties by index; succ[i] = members that must come after i
+        # dominance (proofs/completion-order-dominance.md): succ[i] = members that must
+        # complete after member i
         self.succ = [0] * n
         if dominance and n > 1:
-            sig: dict[Any, list[int]] = {}
             pd = self.pd
-            for i, k in enumerate(self.members.tolist()):
+            data: dict[int, dict[tuple, Fraction]] = {}
+            for j in range(pd.coflow.size):
                 # exact pair sizes: two different sums may round to the same float
-                js = np.flatnonzero(pd.coflow == k).tolist()
-                if instance.is_big_switch:
-                    key = (float(instance.release[k]),
-                           tuple(sorted((int(pd.src[j]), int(pd.dst[j]), pd.exact_size(j))
-                                        for j in js)))
-                else:
-                    # the same data on the same paths
-                    key = (float(instance.release[k]),
-                           tuple(sorted((tuple(pd.pair_resources(j)), pd.exact_size(j))
-                                        for j in js)))
-                sig.setdefault(key, []).append(i)
-            for grp in sig.values():
-                grp.sort(key=lambda i: (-float(w[self.members[i]]), int(self.members[i])))
-                for a, i in enumerate(grp):
-                    for j in grp[a + 1:]:
-                        self.succ[i] |= 1 << j
+                d = data.setdefault(int(pd.coflow[j]), {})
+                # a big switch's pair is (ingress, egress), in that order; a path is the set
+                # of its resources (as the certificate writer and the checker key it)
+                key = (tuple(pd.pair_resources(j)) if instance.is_big_switch
+                       else tuple(sorted(pd.pair_resources(j))))
+                d[key] = d.get(key, Fraction(0)) + pd.exact_size(j)
+            mem = self.members.tolist()
+            pos = {k: i for i, k in enumerate(mem)}
+            rule = "subset" if dominance == "subset" else "identical"
+            for a, b in dominance_pairs(
+                    mem, {k: Fraction(float(instance.release[k])) for k in mem},
+                    {k: Fraction(float(w[k])) for k in mem},
+                    {k: data.get(k, {}) for k in mem}, rule):
+                self.succ[pos[a]] |= 1 << pos[b]
         # release groups: positive members per group (as a mask)
         G = self.pd.num_groups
         self.group_mask = [0] * G
@@ -361,6 +444,39 @@ class _Search:
                 if self.inc.value < before - max(self.atol, self.rtol * abs(before)):
                     improved = True
                     break
+
+    def insertion_search(self, t_end: float, reach: int = 4) -> None:
+        """First-improvement descent that moves one completion event 2..``reach`` places
+        earlier or later in the incumbent's sequence (adjacent swaps are
+        :meth:`_local_search`'s), each candidate evaluated exactly by its event LP; after an
+        improvement the adjacent-swap descent runs again.  Stops at ``t_end``."""
+        improved = True
+        while improved and time.perf_counter() < t_end:
+            improved = False
+            base = list(self.inc.codes)
+            L = len(base)
+            for i in range(L):
+                if base[i] < 0:
+                    continue
+                for d in (-2, 2, -3, 3, -4, 4)[:2 * (reach - 1)]:
+                    j = i + d
+                    if not 0 <= j < L or time.perf_counter() >= t_end:
+                        continue
+                    cand = base[:i] + base[i + 1:]
+                    cand.insert(j, base[i])
+                    if not self._valid(cand):
+                        continue
+                    sol = self.solve(cand)
+                    self.stats.heuristic_lps += 1
+                    before = self.inc.value
+                    self.offer(cand, sol, "insertion search")
+                    if self.inc.value < before - max(self.atol, self.rtol * abs(before)):
+                        improved = True
+                        break
+                if improved:
+                    break
+            if improved:
+                self._local_search(t_end)
 
     # ------------------------------------------------------------------ search
     def push(self, heap, bound: float, depth: int, node: tuple) -> None:
@@ -645,11 +761,13 @@ def _final_schedule(search: _Search, verify_mode: str):
                 "heterogeneous_capacities", "preemptive", "certificate", "exact_arithmetic",
                 "slow"))
 def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_RTOL,
-        atol: float = DEFAULT_ATOL, node_lp: bool = True, dominance: bool = True,
+        atol: float = DEFAULT_ATOL, node_lp: bool = True, dominance: bool | str = "subset",
         local_search: bool = True, max_nodes: int | None = None,
         heuristic_budget: float | None = None, verify_mode: str = "exact",
         exact_proof: bool = True, exact_proof_max_set: int = 16, seed_bounds: bool = True,
-        seed_budget: float | None = None, certificate_nodes: bool = False) -> Result:
+        seed_budget: float | None = None, certificate_nodes: bool = False,
+        dp_table_max: int = DP_TABLE_MAX, dp_kernel: bool = True, seed_after: bool = True,
+        insertion: bool = True) -> Result:
     """The optimal total weighted completion time, by branch and bound over event sequences.
 
     Parameters
@@ -665,8 +783,12 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         ``rtol`` gives ``feasible`` with status ``within_rtol`` and the gap stated.
     node_lp : bool
         Solve the relaxed event LP at inner nodes (default); otherwise cheap bounds only.
-    dominance : bool
-        Apply the identical-coflow rule (zero-weight coflows always complete last).
+    dominance : {"subset", True, False}
+        ``"subset"`` (default): a coflow whose data on every path is at most another's, with
+        the same release and a weight at least as large, completes first
+        (proofs/completion-order-dominance.md); ``True`` or ``"identical"``: only identical
+        coflows (the first search's rule); ``False``: none.  Zero-weight coflows always
+        complete last.
     local_search : bool
         Improve the heuristic incumbent by adjacent swaps of events.
     max_nodes : int, optional
@@ -684,16 +806,28 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         integer operations; 16 takes about a second, 18 about ten and 400 MB); a larger set,
         or running out of ``time_limit``, leaves the proof "within rtol" (still rigorous).
     seed_bounds : bool
-        Start from the best certified bound of :mod:`coflowopt.bounds`
+        Use the best certified bound of :mod:`coflowopt.bounds`
         (:func:`~coflowopt.bounds.best.best_certified_bound`: isolated, port, bssi-dual,
         ordering-lp, lp-ov, interval-lp, time-indexed-lp, cheapest first, as the budget allows),
-        so the reported bound is never below what ``coflowopt bound`` certifies.
+        so the reported bound is never below what ``coflowopt bound`` certifies in that budget.
     seed_budget : float, optional
-        Seconds for the seed bounds (default: 30 % of ``time_limit``).
+        Seconds for the seed bounds (default: 30 % of ``time_limit`` before the search; after
+        it, at most 15 % is kept for them).
     certificate_nodes : bool
         Record the suffixes of the closed nodes (and of the nodes whose bounds closed them) in
         ``extra["closed_nodes"]``, for :func:`coflowopt.certificate_files.optimum_certificate`;
         the search and its result are otherwise the same.
+    dp_table_max : int
+        Tabulate the DP bound for at most this many positive-weight coflows
+        (:data:`DP_TABLE_MAX`; the first search: 22).  Above 22 the tables are built only if
+        their estimated time fits in a quarter of ``time_limit``.
+    dp_kernel : bool
+        Build the tables with the compiled kernel (bit-identical to numpy's build).
+    seed_after : bool
+        Compute the seed bounds only if the search stops on a limit (module docstring,
+        "Anytime bound"); ``False``: before the search (the first search).
+    insertion : bool
+        Also improve the incumbent by moving one completion 2-4 places (module docstring).
 
     Returns
     -------
@@ -731,31 +865,50 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     check_time_limit(time_limit)
     if not (rtol >= 0 and atol >= 0):
         raise InvalidParameterError("rtol and atol must be >= 0")
+    if dominance not in (True, False, "subset", "identical"):
+        raise InvalidParameterError(f"dominance must be 'subset', 'identical', True or False, "
+                                    f"got {dominance!r}")
     if verify_mode not in ("exact", "float"):
         raise InvalidParameterError(f"verify_mode must be 'exact' or 'float', got "
                                     f"{verify_mode!r}")
     t0 = time.perf_counter()
     search = _Search(instance, time_limit=time_limit, rtol=rtol, atol=atol, node_lp=node_lp,
-                     dominance=dominance, max_nodes=max_nodes, local_search=local_search)
+                     dominance=dominance, max_nodes=max_nodes, local_search=local_search,
+                     table_max=dp_table_max, table_kernel=dp_kernel, insertion=insertion)
     if certificate_nodes:
         search.closures = []
     seed_rec = None
-    if seed_bounds:
+    sb = 0.3 * time_limit if seed_budget is None else seed_budget
+
+    def seed_search(limit: float) -> dict:
         ts = time.perf_counter()
-        sb = 0.3 * time_limit if seed_budget is None else seed_budget
-        best, runs = best_certified_bound(instance, time_limit=min(sb, search.time_left()))
+        best, runs = best_certified_bound(instance, time_limit=limit)
         v = seed_value(best)
         if v is not None:
             search.seed_exact = v
             search.seed = _float_below(v)
-        seed_rec = {"best": None if best is None else best.algorithm,
-                    "value": None if v is None else float(v), "runs": runs,
-                    "seconds": time.perf_counter() - ts}
+        return {"best": None if best is None else best.algorithm,
+                "value": None if v is None else float(v), "runs": runs,
+                "seconds": time.perf_counter() - ts, "when": when}
+
+    when = "after" if seed_after else "before"
+    if seed_bounds and not seed_after:
+        seed_rec = seed_search(min(sb, search.time_left()))
+    reserve = min(sb, 0.15 * time_limit) if seed_bounds and seed_after else 0.0
+    search.deadline -= reserve      # the seed bounds' share, given back after the search
     t1 = time.perf_counter()
     budget = heuristic_budget if heuristic_budget is not None else min(5.0, 0.1 * time_limit)
     search.heuristics(min(budget, max(0.0, search.time_left())))
+    if search.local_search and search.insertion and math.isfinite(search.inc.value):
+        search.insertion_search(time.perf_counter() +
+                                min(0.5 * budget, max(0.0, search.time_left())))
     t2 = time.perf_counter()
     search.run()
+    search.deadline += reserve
+    if seed_bounds and seed_after and not search.complete:
+        # anytime: the search stopped on a limit, so its bound may be below what the
+        # registered bounds certify; they get the reserved share (and whatever is left)
+        seed_rec = seed_search(max(1e-3, search.time_left()))
     t3 = time.perf_counter()
     sched, rep = _final_schedule(search, verify_mode)
     t4 = time.perf_counter()
@@ -817,6 +970,8 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
                    "certified exactly from HiGHS's duals", "Farkas rays checked exactly for "
                    "infeasible nodes"],
         "dominance": ["zero-weight coflows complete last"] + (
+            ["a coflow with at most another's data on every path, the same release and at "
+             "least its weight completes first"] if dominance == "subset" else
             ["identical coflows complete by decreasing weight"] if dominance else []),
         "complete": search.complete,
         "lower_bound": float(lb_rep),
