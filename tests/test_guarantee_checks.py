@@ -114,3 +114,17 @@ def test_slow_motion_against_proved_fluid_optima():
     with pytest.raises(AssertionError, match="OPT"):
         check_slow_motion_guarantee(alg, ts4, optimum=1.0)
     assert float(bnb(ts4).value) == pytest.approx(33.0)
+
+
+def test_roundings_experiment_runs(capsys):
+    """experiments/theory_frontier_roundings.py on one instance: every best piece verified
+    (the script asserts it), a table row per rounding."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "experiments" / "theory_frontier_roundings.py"
+    spec = importlib.util.spec_from_file_location("theory_frontier_roundings", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.main(["--n", "1", "--seed", "3"])
+    out = capsys.readouterr().out
+    assert all(f"| {label} |" in out for label in mod.ROUNDINGS)
