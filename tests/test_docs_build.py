@@ -108,3 +108,62 @@ def test_tutorial_benchmark_spec_runs(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "varys" in proc.stdout and "p4-k5-weights/seed=3" in proc.stdout
     assert "1.4226" in proc.stdout
+
+
+def test_tutorial_hunt_adversarial_commands(tmp_path):
+    """docs/tutorials/hunt-adversarial.md: the search's best instance and ratio (reproducible
+    from --evaluations and --seed), the independent re-verification of both schedules, and the
+    compare table on the found instance."""
+    proc = _coflowopt("adversarial", "--algo", "sebf+madd", "--evaluations", "80", "--seed", "0",
+                      "--strategy", "local", "--out", "found", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "best ALG/OPT = 1.616667: ALG 97 (verified), OPT 60 (proved exactly" in proc.stdout
+    assert "C4: w 1, r 0, flows [(1, 2, 1), (2, 0, 8)]" in proc.stdout
+    assert "max LB/OPT 1.000000, 0 violations" in proc.stdout
+    stem = "found/sebf_madd-opt-3x3-4c-seed0"
+    for which, value in (("alg", "97"), ("opt", "60")):
+        proc = _coflowopt("verify", f"{stem}.json", f"{stem}.{which}.schedule.json", cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        assert f"verified (float): weighted completion time {value}," in proc.stdout
+    proc = _coflowopt("compare", f"{stem}.json", "--algos",
+                      "sebf+madd,sebf+greedy,bssi+greedy,varys", "--exact", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["optimum"]["value"] == 60 and doc["optimum"]["kind"] == "optimal"
+    ratios = {a["algorithm"]: a["alg_over_opt"] for a in doc["algorithms"]}
+    assert ratios == pytest.approx({"sebf+madd": 97 / 60, "sebf+greedy": 68 / 60,
+                                    "bssi+greedy": 1.0, "varys": 96 / 60})
+
+
+def test_tutorial_fairness_commands(tmp_path):
+    """docs/tutorials/fairness.md: P* and every method's progress on tenants.json, the compare
+    table against the optimum and the per-tenant slowdowns of --cct-csv."""
+    inst = str(DOCS / "tutorials" / "tenants.json")
+    proc = _coflowopt("fairness", inst, "--exact", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["optimal_isolation_guarantee"] == 0.5 and doc["system_bottleneck"] == ["in0"]
+    from fractions import Fraction as F
+    # exact values: a dyadic one is a JSON number, any other a string such as "1/5"
+    progress = {m: [F(str(c["progress"])) for c in r["coflows"]]
+                for m, r in doc["methods"].items()}
+    assert progress["per-flow"] == [F(1, 5), F(4, 5), 1]
+    assert progress["hug"] == progress["drf"] == [F(1, 2), F(1, 2), F(1, 2)]
+    assert progress["ps-p"] == progress["hug-cooperative"] == [F(1, 2), F(1, 2), 1]
+    assert doc["methods"]["drf"]["utilisation_fraction"] == "3/7"
+    assert doc["methods"]["hug"]["utilisation_fraction"] == "5/7"
+
+    proc = _coflowopt("compare", inst, "--algos", "hug,drf,ps-p,fair,sebf+madd", "--exact",
+                      "--cct-csv", "cct.csv", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["optimum"]["value"] == 28 and doc["optimum"]["kind"] == "optimal"
+    values = {a["algorithm"]: a["value"] for a in doc["algorithms"]}
+    assert values == {"hug": 36, "drf": 36, "ps-p": 32, "fair": 44, "sebf+madd": 28}
+    import csv
+    with open(tmp_path / "cct.csv", newline="") as fh:
+        slow = {(r["algorithm"], r["id"]): float(r["slowdown"]) for r in csv.DictReader(fh)}
+    table = {"hug": (2, 1.25, 2), "drf": (2, 1.25, 2), "ps-p": (2, 1.25, 1),
+             "fair": (5, 1.25, 1), "sebf+madd": (1, 1.25, 1)}
+    for alg, row in table.items():
+        assert tuple(slow[(alg, k)] for k in "ABC") == row, alg
