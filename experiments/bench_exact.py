@@ -285,12 +285,7 @@ def main(argv=None) -> int:
                "headline": {f"largest_K_{n}_{v}": r["largest_K_all_proved"][v]
                             for n, r in reach.items() for v in ("old", "new")},
                "total_seconds": time.perf_counter() - t0}
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(doc, indent=1, default=str) + "\n")
-        print(json.dumps(doc["headline"], indent=1))
-        print(f"wrote {out}")
-        return 0
+        return write_doc(doc, args.out)
     print(f"target: {args.coflows} coflows, 4x4, {args.seeds} seeds", flush=True)
     target = bench_target(args.coflows, args.seeds, args.time_limit)
     print("ladder: largest K proved within the time limit", flush=True)
@@ -321,7 +316,12 @@ def main(argv=None) -> int:
             "time_limit": args.time_limit},
         "total_seconds": time.perf_counter() - t0,
     }
-    out = Path(args.out)
+    return write_doc(doc, args.out)
+
+
+def write_doc(doc: dict, path) -> int:
+    """Write the JSON document, print its headline; exit status 0."""
+    out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=1, default=str) + "\n")
     print(json.dumps(doc["headline"], indent=1))

@@ -126,8 +126,9 @@ def _check(inst_path: Path, cert: dict) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def subset_certificate(tmp_path_factory):
     inst = uniform_random(4, 8, seed=3)      # 2 dominated pairs; the rule removes 6 children
-    res = bnb(inst, time_limit=60, certificate_nodes=True, seed_bounds=False)
-    assert res.kind == "optimal" and res.certificate_status == "proved exactly"
+    # a generous limit: the proof is all that matters here (the machine may be busy)
+    res = bnb(inst, time_limit=600, certificate_nodes=True, seed_bounds=False)
+    assert res.kind == "optimal" and res.certificate_status == "proved exactly", res.message
     assert res.extra["search"]["dominated"] > 0
     cert = optimum_certificate(inst, res)
     path = tmp_path_factory.mktemp("cert") / "inst.json"

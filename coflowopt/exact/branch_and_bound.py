@@ -434,16 +434,20 @@ class _Search:
                 a, b = base[i], base[i + 1]
                 if a < 0 and b < 0:
                     continue
-                cand = base[:i] + [b, a] + base[i + 2:]
-                if not self._valid(cand):
-                    continue
-                sol = self.solve(cand)
-                self.stats.heuristic_lps += 1
-                before = self.inc.value
-                self.offer(cand, sol, "local search")
-                if self.inc.value < before - max(self.atol, self.rtol * abs(before)):
+                if self._improves(base[:i] + [b, a] + base[i + 2:], "local search"):
                     improved = True
                     break
+
+    def _improves(self, cand: list, source: str) -> bool:
+        """Solve a candidate sequence's LP, offer it as incumbent; True when it improved the
+        incumbent by more than the pruning tolerance (False for an invalid sequence)."""
+        if not self._valid(cand):
+            return False
+        sol = self.solve(cand)
+        self.stats.heuristic_lps += 1
+        before = self.inc.value
+        self.offer(cand, sol, source)
+        return self.inc.value < before - max(self.atol, self.rtol * abs(before))
 
     def insertion_search(self, t_end: float, reach: int = 4) -> None:
         """First-improvement descent that moves one completion event 2..``reach`` places
@@ -464,13 +468,7 @@ class _Search:
                         continue
                     cand = base[:i] + base[i + 1:]
                     cand.insert(j, base[i])
-                    if not self._valid(cand):
-                        continue
-                    sol = self.solve(cand)
-                    self.stats.heuristic_lps += 1
-                    before = self.inc.value
-                    self.offer(cand, sol, "insertion search")
-                    if self.inc.value < before - max(self.atol, self.rtol * abs(before)):
+                    if self._improves(cand, "insertion search"):
                         improved = True
                         break
                 if improved:
@@ -1002,7 +1000,8 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
                   algorithm="bnb", message=msg, params=params, schedule=sched, report=rep,
                   bound=lb_rep, incumbent=ub, certificate=certificate,
                   certificate_status=("proved exactly" if exactly else "proved within rtol")
-                  if proved else ("closed within the given rtol" if closed else "open"), gap=gap, solver=solver, timings=timings,
+                  if proved else ("closed within the given rtol" if closed else "open"),
+                  gap=gap, solver=solver, timings=timings,
                   extra={"search": search_rec, "nodes": st.nodes_expanded,
                          "root_bound": st.root_bound, "exact_proof": exactly,
                          **({} if closed_nodes is None else {"closed_nodes": closed_nodes})})
