@@ -119,6 +119,8 @@ GOOD = [
     ("adversarial-integral", ["adversarial", "--model", "integral", "--algo", "ocf", "--ports",
                               "2", "--coflows", "3", "--evaluations", "3", "--strategy",
                               "random"]),
+    ("adversarial-gap", ["adversarial", "--against", "gap", "--bound", "ordering-lp", "--ports",
+                         "2", "--coflows", "2", "--evaluations", "2", "--strategy", "random"]),
     # topologies (issue 11): instances on resources, written as format version 2
     ("generate-fat-tree", ["generate", "fat-tree", "-p", "k=4", "--seed", "1", "-o", "ft4.json"]),
     ("info-v2", ["info", "ft4.json"]),
@@ -575,6 +577,14 @@ BAD = [
      ["--budget"], ()),
     ("adversarial-opt-time-limit", ["adversarial", "--algo", "sebf+madd", "--opt-time-limit",
                                     "nan"], ["--opt-time-limit"], ()),
+    ("adversarial-gap-bound", ["adversarial", "--against", "gap", "--bound", "nope"],
+     ["--bound nope", "ordering-lp"], ()),
+    ("adversarial-gap-integral-bound", ["adversarial", "--against", "gap", "--bound", "lp-a"],
+     ["--bound lp-a", "--model integral"], ()),
+    ("adversarial-gap-algo", ["adversarial", "--against", "gap", "--bound", "ordering-lp",
+                              "--algo", "bssi+greedy"], ["--algo", "--against gap"], ()),
+    ("adversarial-draw", ["adversarial", "--algo", "random+greedy", "--draw", "default"],
+     ["--draw default", "random"], ()),
     # slotted (issue 12: the integral matching model)
     ("slotted-policy", ["slotted", FIG51, "--policy", "nope"],
      ["--policy nope", "slotted-order"], ()),
