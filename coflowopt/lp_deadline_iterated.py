@@ -139,111 +139,110 @@ def iterated_rounding(z: np.ndarray, gsize, gk, gports, cap, lengths,
     Parameters
     ----------
     gports : list of array
-        The ports (resources) of every group's path.
+        The ports (resources) of every group's path (two on a big switch).
     cap : ndarray
         ``c_q`` per resource.
     lengths : ndarray
         ``l_i`` per block.
+    objective : ndarray (G, B), optional
+        The cost of each variable in the vertex LPs (default: the block index, earlier blocks
+        first); any objective keeps the guarantee.
 
     Returns
     -------
     m : ndarray of int64, shape (G, B)
     stats : dict
-        ``iterations``, ``dropped`` (capacity rows dropped), ``max_excess`` (the largest load
-        minus ``c_q l_i``, at most 3 when the rounding went by the proof).
+        ``iterations``, ``dropped`` (capacity rows dropped with fractional variables in them),
+        ``max_excess`` (the largest load minus ``c_q l_i``, at most 3 by the proof).
+
+    Examples
+    --------
+    >>> z = np.array([[0.5, 0.5], [0.5, 0.5]])
+    >>> m, st = iterated_rounding(z, [1, 1], None, [np.array([0, 2]), np.array([1, 2])],
+    ...                           np.ones(3, dtype=np.int64), np.array([1, 1]))
+    >>> m.sum(axis=1).tolist(), st["max_excess"]
+    ([1, 1], 0)
     """
     from .formulations.highs import new_highs
     import highspy
     G, B = z.shape
+    R = int(np.asarray(cap).size)
+    cap = np.asarray(cap, dtype=np.int64)
+    P = np.array([np.asarray(p, dtype=np.int64) for p in gports]).reshape(G, -1)   # (G, 2)
     m = np.floor(z + 1e-12).astype(np.int64)
     resid = np.asarray(gsize, dtype=np.int64) - m.sum(axis=1)
-    # fractional variables (g, i)
-    frac = z - m
-    live = [(g, i) for g in range(G) for i in range(B) if frac[g, i] > INTEGRAL_TOL
-            and resid[g] > 0]
-    capres: dict = {}
-    for i in range(B):
-        for g in range(G):
-            for q in gports[g]:
-                capres.setdefault((int(q), i), int(cap[q]) * int(lengths[i]))
-    for g in range(G):
-        for i in range(B):
-            if m[g, i]:
-                for q in gports[g]:
-                    capres[(int(q), i)] -= int(m[g, i])
-    rows_live = {key for key in capres}
+
+    def port_loads(a):
+        out = np.zeros((R, B), dtype=a.dtype)
+        for j in range(P.shape[1]):
+            np.add.at(out, P[:, j], a)
+        return out
+    capres = cap[:, None] * np.asarray(lengths, dtype=np.int64)[None, :] - port_loads(m)
+    row_live = np.ones((R, B), dtype=bool)
+    cost = np.broadcast_to(np.arange(B, dtype=float), (G, B)) if objective is None \
+        else np.asarray(objective, dtype=float)
+    gl, il = np.nonzero((z - m > INTEGRAL_TOL) & (resid[:, None] > 0))
     iterations = dropped = 0
-    while live:
+    inf = highspy.kHighsInf
+    while gl.size:
         iterations += 1
-        idx = {v: j for j, v in enumerate(live)}
-        groups = sorted({g for g, _ in live})
+        n = gl.size
         h = new_highs()
         h.setOptionValue("solver", "simplex")
-        n = len(live)
-        cost = np.array([float(i) if objective is None else objective[g, i]
-                         for g, i in live])
-        inf = highspy.kHighsInf
         h.addVars(n, np.zeros(n), np.ones(n))
-        h.changeColsCost(n, np.arange(n, dtype=np.int32), cost)
-        for g in groups:
-            cols = np.array([idx[(g, i)] for gg, i in live if gg == g], dtype=np.int32)
-            h.addRow(float(resid[g]), float(resid[g]), cols.size, cols, np.ones(cols.size))
-        rows = {}
-        for (g, i), j in idx.items():
-            for q in gports[g]:
-                key = (int(q), i)
-                if key in rows_live:
-                    rows.setdefault(key, []).append(j)
-        for key, cols in rows.items():
-            c = np.array(cols, dtype=np.int32)
-            h.addRow(-inf, float(capres[key]), c.size, c, np.ones(c.size))
+        h.changeColsCost(n, np.arange(n, dtype=np.int32), cost[gl, il])
+        # group rows: sum_i y[g,i] = r_g
+        gs, gstart = np.unique(gl, return_index=True)
+        order = np.argsort(gl, kind="stable")
+        counts = np.diff(np.r_[np.searchsorted(gl[order], gs), n])
+        starts_ = np.r_[0, np.cumsum(counts)[:-1]].astype(np.int32)
+        h.addRows(gs.size, resid[gs].astype(float), resid[gs].astype(float), n,
+                  starts_, order.astype(np.int32), np.ones(n))
+        # live capacity rows: sum_{g at q} y[g,i] <= capres[q,i]
+        qv = np.concatenate([P[gl, j] for j in range(P.shape[1])])
+        jv = np.tile(np.arange(n), P.shape[1])
+        iv = np.tile(il, P.shape[1])
+        keep = row_live[qv, iv]
+        qv, jv, iv = qv[keep], jv[keep], iv[keep]
+        rk = qv * B + iv
+        o = np.argsort(rk, kind="stable")
+        rk, jv = rk[o], jv[o]
+        keys, first = np.unique(rk, return_index=True)
+        if keys.size:
+            h.addRows(keys.size, np.full(keys.size, -inf),
+                      capres.ravel()[keys].astype(float), jv.size,
+                      first.astype(np.int32), jv.astype(np.int32), np.ones(jv.size))
         h.run()
         status = h.getModelStatus()
         if status != highspy.HighsModelStatus.kOptimal:
             raise SolverError(f"iterated rounding: the assignment LP has status {status} "
                               f"(iteration {iterations})")
         y = np.asarray(h.getSolution().col_value)
-        progress = False
-        keep = []
-        for (g, i), v in zip(live, y.tolist()):
-            if v <= INTEGRAL_TOL:
-                progress = True
-            elif v >= 1 - INTEGRAL_TOL:
-                progress = True
-                m[g, i] += 1
-                resid[g] -= 1
-                for q in gports[g]:
-                    capres[(int(q), i)] -= 1
-            else:
-                keep.append((g, i))
-        live = [(g, i) for g, i in keep if resid[g] > 0]
-        count: dict = {}
-        for g, i in live:
-            for q in gports[g]:
-                key = (int(q), i)
-                if key in rows_live:
-                    count[key] = count.get(key, 0) + 1
-        for key in list(rows_live):
-            if count.get(key, 0) <= DROP_AT:
-                rows_live.discard(key)
-                if count.get(key, 0):
-                    dropped += 1
-                    progress = True
+        one = y >= 1 - INTEGRAL_TOL
+        frac = (y > INTEGRAL_TOL) & ~one
+        progress = bool(np.any(~frac))
+        np.add.at(m, (gl[one], il[one]), 1)
+        np.add.at(resid, gl[one], -1)
+        for j in range(P.shape[1]):
+            np.add.at(capres, (P[gl[one], j], il[one]), -1)
+        gl, il = gl[frac], il[frac]
+        alive = resid[gl] > 0
+        gl, il = gl[alive], il[alive]
+        live_count = np.zeros((R, B), dtype=np.int64)
+        for j in range(P.shape[1]):
+            np.add.at(live_count, (P[gl, j], il), 1)
+        drop = row_live & (live_count <= DROP_AT)
+        dropped += int(np.sum(drop & (live_count > 0)))
+        progress = progress or bool(np.any(drop & (live_count > 0)))
+        row_live &= ~drop
         if not progress:      # pragma: no cover - excluded by the counting argument
             raise SolverError("iterated rounding made no progress (the vertex has no "
                               "integral variable and every row more than 4 fractional ones)")
     if np.any(resid != 0):    # pragma: no cover - the group rows are equalities
         raise SolverError("iterated rounding left units unassigned")
-    excess = 0
-    load: dict = {}
-    for g in range(G):
-        for i in range(B):
-            if m[g, i]:
-                for q in gports[g]:
-                    load[(int(q), i)] = load.get((int(q), i), 0) + int(m[g, i])
-    for (q, i), v in load.items():
-        excess = max(excess, v - int(cap[q]) * int(lengths[i]))
-    return m, {"iterations": iterations, "dropped": dropped, "max_excess": excess}
+    excess = port_loads(m) - cap[:, None] * np.asarray(lengths, dtype=np.int64)[None, :]
+    return m, {"iterations": iterations, "dropped": dropped,
+               "max_excess": int(max(0, excess.max()))}
 
 
 @dataclass
@@ -293,9 +292,11 @@ class IteratedPieces:
     stats: list = field(default_factory=list)
 
 
-def _realise(instance: Instance, data, m: np.ndarray, starts: np.ndarray, rank, slot):
+def _realise(instance: Instance, data, m: np.ndarray, starts: np.ndarray, rank, slot,
+             coloured: dict | None = None):
     """Blocks back to back (step 6): whole units per group and block, split over the group's
-    flows, Konig-coloured; returns the SlottedSchedule."""
+    flows, Konig-coloured (``coloured``: a cache of block contents to colourings shared by the
+    pieces); returns the SlottedSchedule."""
     from .slotted_rounding import _colour_block
     size, cap = integral_capacities(instance, slot)
     first = first_slots(instance, slot)
@@ -326,7 +327,12 @@ def _realise(instance: Instance, data, m: np.ndarray, starts: np.ndarray, rank, 
         np.add.at(load, instance.flow_egress_port[f], u)
         k_need = int(np.max(-(-load // cap)))
         start = max(end, int(first[data.gk[gs]].max()))
-        bt, bf, bu = _colour_block(instance, f, u, cap, k_need, rank)
+        key = (f.tobytes(), u.tobytes())
+        if coloured is None or key not in coloured:
+            blk = _colour_block(instance, f, u, cap, k_need, rank)
+            if coloured is not None:
+                coloured[key] = blk
+        bt, bf, bu = blk if coloured is None else coloured[key]
         ts.append(start + bt)
         fs.append(bf)
         us.append(bu)
@@ -386,10 +392,15 @@ def iterated_pieces(instance: Instance, *, slot: float = 1.0, lp: str = "b",
     pos[korder] = np.arange(K)
     rank = pos[instance.flow_coflow]
     costs, schedules, phis, stats = [], [], [], []
+    done: dict = {}           # the same assignment gives the same schedule: colour it once
+    coloured: dict = {}       # and the same block the same colouring
     for b, D in zip(ends.tolist(), deadlines):
         z = replay_block_units(sol.U, data.gsize, data.gk, D, b, starts)
         m, st = iterated_rounding(z, data.gsize, data.gk, gports, cap, lengths)
-        sched = _realise(instance, data, m, starts, rank, slot)
+        key = m.tobytes()
+        if key not in done:
+            done[key] = _realise(instance, data, m, starts, rank, slot, coloured)
+        sched = done[key]
         N = np.ceil(D / b - 1e-12).astype(np.int64)
         phis.append(np.array([phi(int(n), starts) for n in N.tolist()], dtype=np.int64))
         schedules.append(sched)
