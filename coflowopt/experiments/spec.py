@@ -41,7 +41,7 @@ import json
 import math
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
@@ -173,6 +173,48 @@ def load_recipe(recipe: Mapping[str, Any]) -> Instance:
 _PLACEMENT_KEYS = ("routing", "routing_seed", "placement", "placement_seed")
 
 
+# ------------------------------------------------------------------------------ the schema
+@dataclass(frozen=True)
+class Rule:
+    """What the value of one key must be.  The schema of a table is data: the dataclass of the
+    table (``Limits``, ``_Settings``) carries each field's rule in its metadata, and
+    :data:`ENTRY_RULES` gives the rule of every key of an ``[[instances]]`` block or an
+    algorithm entry; :meth:`_Checker.entry` / :func:`_read_table` check a whole table in one
+    pass, and every error names the file, the dotted key and the rule.
+
+    ``kind``: ``integer`` (``>= minimum`` when given), ``number`` (finite; ``> 0`` when
+    ``positive``), ``boolean``, ``string`` (non-empty), ``text`` (any string), ``choice`` (one
+    of ``choices``), ``params`` (a table of parameters).
+    """
+
+    kind: str
+    minimum: int | None = None
+    positive: bool = True
+    choices: tuple = ()
+
+
+_STRING, _PARAMS = Rule("string"), Rule("params")
+_COUNT, _NATURAL = Rule("integer", minimum=1), Rule("integer", minimum=0)
+
+
+def _rule(default: Any, rule: Rule):
+    """A dataclass field with its :class:`Rule`."""
+    return field(default=default, metadata={"rule": rule})
+
+
+#: The rule of every key an ``[[instances]]`` block or an algorithm entry may carry (which keys
+#: a given table allows is its key set: ``_SOURCE_KEYS``, ``_SCHEDULE_KEYS``, ...).  ``seeds``,
+#: ``library``, ``files`` and ``topology`` have shapes of their own (``_seeds``, ``_topology``).
+ENTRY_RULES = {
+    **{k: Rule("string") for k in ("label", "name", "order", "rates", "policy", "slotted",
+                                   "method", "generator", "format", "split")},
+    **{k: Rule("params") for k in ("params", "order_params", "rate_params")},
+    **{k: Rule("integer", minimum=1) for k in ("max_coflows", "max_flows")},
+    **{k: Rule("number") for k in ("time_limit", "time_unit_ms", "capacity")},
+    **{k: Rule("boolean") for k in ("zero_release", "unit_weights")},
+}
+
+
 # ------------------------------------------------------------------------------ data classes
 @dataclass(frozen=True)
 class InstanceRef:
@@ -267,11 +309,11 @@ class AlgorithmSpec:
 class Limits:
     """Per-task limits (``[limits]`` table)."""
 
-    task_seconds: float = 600.0
-    grace_seconds: float = 30.0
-    exponential_max_coflows: int = 8
-    slow_max_flows: int = 20000
-    memory_mb: int | None = None
+    task_seconds: float = _rule(600.0, Rule("number"))
+    grace_seconds: float = _rule(30.0, Rule("number", positive=False))
+    exponential_max_coflows: int = _rule(8, Rule("integer", minimum=1))
+    slow_max_flows: int = _rule(20000, Rule("integer", minimum=1))
+    memory_mb: int | None = _rule(None, Rule("integer", minimum=256))
 
     def hard_seconds(self, alg: AlgorithmSpec) -> float:
         """Seconds after which a task is killed: ``task_seconds``, or an algorithm's own
@@ -279,6 +321,21 @@ class Limits:
         if alg.time_limit is not None:
             return max(self.task_seconds, alg.time_limit + self.grace_seconds)
         return self.task_seconds
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """The top-level keys of a spec with a scalar value, in the order they are checked (the
+    default ``name`` is the file's stem)."""
+
+    name: str = _rule("spec", Rule("string"))
+    description: str = _rule("", Rule("text"))
+    objective: str = _rule("weighted_completion_time", Rule("choice", choices=OBJECTIVES))
+    model: str = _rule("fluid", Rule("choice", choices=MODELS))
+    repetitions: int = _rule(1, Rule("integer", minimum=1))
+    seed: int = _rule(0, Rule("integer", minimum=0))
+    completion_times: bool = _rule(True, Rule("boolean"))
+    warm_up: bool = _rule(True, Rule("boolean"))
 
 
 @dataclass
@@ -355,34 +412,58 @@ class _Checker:
             if r not in d:
                 raise self.fail(key, f"missing required key {r!r}")
 
-    def integer(self, v, key: str, minimum: int | None = None) -> int:
-        if not isinstance(v, int) or isinstance(v, bool) or (minimum is not None and v < minimum):
-            raise self.fail(key, f"must be an integer{f' >= {minimum}' if minimum is not None else ''}"
-                                 f", got {v!r}")
+    def value(self, v, key: str, rule: Rule):
+        """``v`` checked by ``rule`` (and normalised: a number is a float, params a dict)."""
+        kind, ok = rule.kind, True
+        if kind == "integer":
+            ok = isinstance(v, int) and not isinstance(v, bool) and \
+                (rule.minimum is None or v >= rule.minimum)
+            what = "an integer" + ("" if rule.minimum is None else f" >= {rule.minimum}")
+        elif kind == "number":
+            ok = isinstance(v, (int, float)) and not isinstance(v, bool) and \
+                math.isfinite(v) and (v > 0 or not rule.positive)
+            what, v = "a finite number" + (" > 0" if rule.positive else ""), \
+                float(v) if ok else v
+        elif kind == "boolean":
+            ok, what = isinstance(v, bool), "true or false"
+        elif kind == "string":
+            ok, what = isinstance(v, str) and bool(v), "a non-empty string"
+        elif kind == "text":
+            if not isinstance(v, str):
+                raise self.fail(key, "must be a string")
+        elif kind == "choice":
+            ok, what = v in rule.choices, "one of " + ", ".join(rule.choices)
+        elif kind == "params":
+            ok, what = v is None or isinstance(v, dict), "a table of parameters"
+            v = dict(v or {}) if ok else v
+        if not ok:
+            raise self.fail(key, f"must be {what}, got {v!r}")
         return v
 
-    def number(self, v, key: str, positive: bool = True) -> float:
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or \
-                (positive and v <= 0):
-            raise self.fail(key, f"must be a finite number{' > 0' if positive else ''}, got {v!r}")
-        return float(v)
+    def entry(self, d: Any, key: str, allowed: set[str], required: set[str] = frozenset()
+              ) -> dict:
+        """One pass over a table: its keys (allowed, required), then every key that has a rule
+        in :data:`ENTRY_RULES`.  Returns the table with its values normalised."""
+        self.keys(d, key, allowed, required)
+        return {k: (self.value(v, f"{key}.{k}", ENTRY_RULES[k]) if k in ENTRY_RULES else v)
+                for k, v in d.items()}
 
-    def boolean(self, v, key: str) -> bool:
-        if not isinstance(v, bool):
-            raise self.fail(key, f"must be true or false, got {v!r}")
-        return v
 
-    def string(self, v, key: str) -> str:
-        if not isinstance(v, str) or not v:
-            raise self.fail(key, f"must be a non-empty string, got {v!r}")
-        return v
-
-    def table(self, v, key: str) -> dict:
-        if v is None:
-            return {}
-        if not isinstance(v, dict):
-            raise self.fail(key, f"must be a table of parameters, got {v!r}")
-        return dict(v)
+def _read_table(ck: _Checker, cls, raw: Mapping[str, Any], key: str,
+                defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The values of ``cls``'s fields from ``raw`` in one pass, each checked by the rule in the
+    field's metadata; an absent key (or ``None`` where the default is ``None``) takes the
+    default (``defaults`` overrides the class's)."""
+    out = {}
+    for f in fields(cls):
+        rule = f.metadata.get("rule")
+        if rule is None:
+            continue
+        present = f.name in raw and not (raw[f.name] is None and f.default is None)
+        dotted = f"{key}.{f.name}" if key else f.name
+        out[f.name] = ck.value(raw[f.name], dotted, rule) if present else \
+            (defaults or {}).get(f.name, f.default)
+    return out
 
 
 def _substitute(x: Any, subs: Mapping[str, str]) -> Any:
@@ -442,15 +523,16 @@ _SOURCE_KEYS = {
 
 def _seeds(ck: _Checker, v, key: str) -> list[int]:
     if isinstance(v, int) and not isinstance(v, bool):
-        return list(range(ck.integer(v, key, 1)))
+        return list(range(ck.value(v, key, _COUNT)))
     if isinstance(v, dict):
         ck.keys(v, key, {"start", "stop"}, {"start", "stop"})
-        a, b = ck.integer(v["start"], key + ".start", 0), ck.integer(v["stop"], key + ".stop")
+        a = ck.value(v["start"], key + ".start", _NATURAL)
+        b = ck.value(v["stop"], key + ".stop", Rule("integer"))
         if b <= a:
             raise ck.fail(key, f"stop must be > start, got start={a}, stop={b}")
         return list(range(a, b))
     if isinstance(v, list) and v:
-        out = [ck.integer(s, f"{key}[{i}]", 0) for i, s in enumerate(v)]
+        out = [ck.value(s, f"{key}[{i}]", _NATURAL) for i, s in enumerate(v)]
         if len(set(out)) != len(out):
             raise ck.fail(key, "must not repeat a seed")
         return out
@@ -465,22 +547,19 @@ def _topology(ck: _Checker, t, key: str) -> dict:
     bad parameter is an error of the spec, not of a task."""
     from ..exceptions import CoflowOptError
     from ..topology import BUILDERS, PLACEMENTS, ROUTINGS, build
-    t = ck.table(t, key)
+    t = ck.value(t, key, _PARAMS)
     if "kind" not in t:
         raise ck.fail(f"{key}.kind", f"is required; one of {', '.join(BUILDERS)}")
-    kind = ck.string(t["kind"], f"{key}.kind")
+    kind = ck.value(t["kind"], f"{key}.kind", _STRING)
     if kind not in BUILDERS:
         raise ck.fail(f"{key}.kind", f"unknown topology kind {kind!r}; valid: "
                                      f"{', '.join(BUILDERS)}")
-    if "routing" in t and ck.string(t["routing"], f"{key}.routing") not in ROUTINGS:
-        raise ck.fail(f"{key}.routing", f"must be one of {', '.join(ROUTINGS)}, got "
-                                        f"{t['routing']!r}")
-    if "placement" in t and ck.string(t["placement"], f"{key}.placement") not in PLACEMENTS:
-        raise ck.fail(f"{key}.placement", f"must be one of {', '.join(PLACEMENTS)}, got "
-                                          f"{t['placement']!r}")
-    for k in ("routing_seed", "placement_seed"):
+    rules = {"routing": Rule("choice", choices=tuple(ROUTINGS)),
+             "placement": Rule("choice", choices=tuple(PLACEMENTS)),
+             "routing_seed": _NATURAL, "placement_seed": _NATURAL}
+    for k, rule in rules.items():
         if k in t:
-            ck.integer(t[k], f"{key}.{k}", 0)
+            ck.value(t[k], f"{key}.{k}", rule)
     params = {k: v for k, v in t.items() if k != "kind" and k not in _PLACEMENT_KEYS}
     _check_params(ck, BUILDERS[kind], params, key, f"topology {kind}")
     try:
@@ -503,25 +582,23 @@ def _parse_sources(ck: _Checker, items, subs, spec_dir: Path | None) -> list[dic
             raise ck.fail(key, "needs exactly one of 'generator', 'library', 'files', got "
                                f"{kinds or 'none'}")
         kind = kinds[0]
-        ck.keys(s, key, _SOURCE_KEYS[kind])
-        s = _substitute(s, subs)
-        common = {k: ck.boolean(s[k], f"{key}.{k}") for k in ("zero_release", "unit_weights")
-                  if k in s}
+        s = ck.entry(_substitute(s, subs), key, _SOURCE_KEYS[kind])
+        common = {k: s[k] for k in ("zero_release", "unit_weights") if k in s}
         if "topology" in s:
             common["topology"] = _topology(ck, s["topology"], f"{key}.topology")
         refs: list[InstanceRef] = []
         if kind == "generator":
             from ..generators import GENERATORS
-            gen = ck.string(s["generator"], f"{key}.generator")
+            gen = s["generator"]
             if gen not in GENERATORS:
                 raise ck.fail(f"{key}.generator", f"unknown generator {gen!r}; valid: "
                                                   f"{', '.join(sorted(GENERATORS))}")
             func = GENERATORS[gen]
-            params = ck.table(s.get("params"), f"{key}.params")
+            params = s.get("params", {})
             if "seed" in params:
                 raise ck.fail(f"{key}.params.seed", "give seeds with the 'seeds' key")
             _check_params(ck, func, params, f"{key}.params", f"generator {gen}")
-            name = ck.string(s.get("name", gen), f"{key}.name")
+            name = s.get("name", gen)
             if _accepts(func, "seed"):
                 seeds = _seeds(ck, s.get("seeds", 1), f"{key}.seeds")
             elif "seeds" in s:
@@ -543,13 +620,13 @@ def _parse_sources(ck: _Checker, items, subs, spec_dir: Path | None) -> list[dic
             names = list_instances()
             chosen: list[str] = []
             for j, p in enumerate(pats):
-                p = ck.string(p, f"{key}.library[{j}]")
+                p = ck.value(p, f"{key}.library[{j}]", _STRING)
                 hit = [n for n in names if fnmatch.fnmatchcase(n, p)]
                 if not hit:
                     raise ck.fail(f"{key}.library[{j}]", f"{p!r} matches no library instance; "
                                                          f"valid names: {', '.join(names)}")
                 chosen += [n for n in hit if n not in chosen]
-            name = ck.string(s.get("name", "library"), f"{key}.name")
+            name = s.get("name", "library")
             refs = [InstanceRef(f"{name}:{n}", name, {"source": "library", "name": n,
                                                       **common}) for n in chosen]
             src = {"kind": kind, "name": name, "refs": refs}
@@ -558,20 +635,15 @@ def _parse_sources(ck: _Checker, items, subs, spec_dir: Path | None) -> list[dic
             pats = [pats] if isinstance(pats, str) else pats
             if not isinstance(pats, list) or not pats:
                 raise ck.fail(f"{key}.files", "must be a path, a glob or a list of them")
-            options = {}
-            for opt in ("time_unit_ms", "capacity"):
-                if opt in s:
-                    options[opt] = ck.number(s[opt], f"{key}.{opt}")
-            if "split" in s:
-                options["split"] = ck.string(s["split"], f"{key}.split")
-            fmt = ck.string(s.get("format", "auto"), f"{key}.format")
+            options = {opt: s[opt] for opt in ("time_unit_ms", "capacity", "split") if opt in s}
+            fmt = s.get("format", "auto")
             from ..formats import INSTANCE_FORMATS
             if fmt != "auto" and fmt not in INSTANCE_FORMATS:
                 raise ck.fail(f"{key}.format", f"unknown format {fmt!r}; valid: auto, "
                                                f"{', '.join(sorted(INSTANCE_FORMATS))}")
-            name = ck.string(s.get("name", "files"), f"{key}.name")
+            name = s.get("name", "files")
             for j, p in enumerate(pats):
-                p = ck.string(p, f"{key}.files[{j}]")
+                p = ck.value(p, f"{key}.files[{j}]", _STRING)
                 full = Path(p) if Path(p).is_absolute() or spec_dir is None else spec_dir / p
                 hits = sorted(glob.glob(str(full))) if glob.has_magic(str(full)) else \
                     ([str(full)] if full.is_file() else [])
@@ -647,24 +719,21 @@ class _AlgorithmParser:
             raise self.ck.fail(key, str(e) + " (set algorithms.missing = \"skip\" to skip "
                                              "names that are not registered yet)") from e
 
-    def limits_for(self, entry: Mapping[str, Any], key: str, tags: frozenset,
-                   funcs: list[Callable]) -> tuple[int | None, int | None]:
-        """Size limits: explicit ones, else ``exponential`` -> the function's own
-        ``max_coflows`` default or ``limits.exponential_max_coflows``; ``slow`` ->
-        ``limits.slow_max_flows``."""
-        mc = entry.get("max_coflows")
-        mf = entry.get("max_flows")
-        if mc is not None:
-            mc = self.ck.integer(mc, f"{key}.max_coflows", 1)
-        elif "exponential" in tags:
-            own = [_default(f, "max_coflows") for f in funcs]
-            own = [o for o in own if isinstance(o, int)]
+    def make(self, kind: str, tags: frozenset, funcs: list[Callable],
+             entry: Mapping[str, Any] | None = None, **kw) -> AlgorithmSpec:
+        """An :class:`AlgorithmSpec` with its size limits: the entry's own ``max_coflows`` /
+        ``max_flows`` (checked already, :data:`ENTRY_RULES`), else ``exponential`` -> the
+        functions' own ``max_coflows`` default or ``limits.exponential_max_coflows``; ``slow``
+        -> ``limits.slow_max_flows``.  A schedule is randomized when its tags say so."""
+        entry = entry or {}
+        mc, mf = entry.get("max_coflows"), entry.get("max_flows")
+        if mc is None and "exponential" in tags:
+            own = [o for o in (_default(f, "max_coflows") for f in funcs) if isinstance(o, int)]
             mc = min(own) if own else self.limits.exponential_max_coflows
-        if mf is not None:
-            mf = self.ck.integer(mf, f"{key}.max_flows", 1)
-        elif "slow" in tags:
+        if mf is None and "slow" in tags:
             mf = self.limits.slow_max_flows
-        return mc, mf
+        return AlgorithmSpec(kind=kind, tags=tags, max_coflows=mc, max_flows=mf,
+                             randomized=kind == "schedule" and "randomized" in tags, **kw)
 
     def schedules(self, v) -> list[AlgorithmSpec]:
         items = [v] if isinstance(v, str) else v
@@ -686,8 +755,7 @@ class _AlgorithmParser:
             if isinstance(it, str):
                 raise self.ck.fail(key, f'a string entry must be "all", got {it!r} (write '
                                         '{order = ..., rates = ...} or {policy = ...})')
-            self.ck.keys(it, key, _SCHEDULE_KEYS)
-            spec = self.one_schedule(it, key)
+            spec = self.one_schedule(self.ck.entry(it, key, _SCHEDULE_KEYS), key)
             if spec is not None:
                 out.append(spec)
         return out
@@ -702,10 +770,8 @@ class _AlgorithmParser:
             for a in algorithms("slotted"):
                 if a.tags & self.skip_tags:
                     continue
-                mc, mf = self.limits_for({}, key, a.tags, [a.func])
-                out.append(AlgorithmSpec(label=a.name, kind="schedule", slotted=a.name,
-                                         tags=a.tags, randomized="randomized" in a.tags,
-                                         max_coflows=mc, max_flows=mf))
+                out.append(self.make("schedule", a.tags, [a.func], label=a.name,
+                                     slotted=a.name))
             return out
         if not isinstance(it, dict):
             raise ck.fail(key, f'in model = "integral" an entry is "all" or {{slotted = NAME, '
@@ -718,29 +784,25 @@ class _AlgorithmParser:
                           'NAME, params = {...}}; e.g. slotted = "slotted-order", params = '
                           '{ordering = "sebf"}); fluid orderings, rate allocations and '
                           "policies make fluid schedules")
-        ck.keys(it, key, _SLOTTED_KEYS)
-        name = ck.string(it["slotted"], f"{key}.slotted")
-        a = self.lookup("slotted", name, f"{key}.slotted")
+        it = ck.entry(it, key, _SLOTTED_KEYS)
+        a = self.lookup("slotted", it["slotted"], f"{key}.slotted")
         if a is None:
             return []
-        params = ck.table(it.get("params"), f"{key}.params")
+        params = it.get("params", {})
         _check_params(ck, a.func, params, f"{key}.params", f"slotted {a.name}")
         if "ordering" in params:
-            o = self.lookup("ordering", ck.string(params["ordering"], f"{key}.params.ordering"),
-                            f"{key}.params.ordering")
+            o = self.lookup("ordering", ck.value(params["ordering"], f"{key}.params.ordering",
+                                                _STRING), f"{key}.params.ordering")
             if o is None:
                 return []
             params["ordering"] = o.name
         tags = a.tags
         if "ordering" in params:
             tags = tags | (o.tags & {"randomized"})
-        mc, mf = self.limits_for(it, key, tags, [a.func])
         label = it.get("label") or (f"{params['ordering']}+{a.name}" if "ordering" in params
                                     else a.name)
-        return [AlgorithmSpec(label=ck.string(label, f"{key}.label"), kind="schedule",
-                              slotted=a.name, params=params, tags=tags,
-                              randomized="randomized" in tags, max_coflows=mc,
-                              max_flows=mf)]
+        return [self.make("schedule", tags, [a.func], it, label=label, slotted=a.name,
+                          params=params)]
 
     def check_model(self, alg, kind: str, key: str) -> None:
         """An ``integral_model`` method only in an integral spec, and only those there."""
@@ -766,8 +828,8 @@ class _AlgorithmParser:
                 if k in it:
                     raise ck.fail(f"{key}.{k}", "belongs to order/rates entries; a policy "
                                                 "takes params")
-            name = ck.string(it["policy"], f"{key}.policy")
-            params = ck.table(it.get("params"), f"{key}.params")
+            name = it["policy"]
+            params = it.get("params", {})
             if ":" in name:  # an importable callable: module:function
                 func = _import_callable(ck, name, f"{key}.policy")
                 tags = frozenset()
@@ -777,32 +839,25 @@ class _AlgorithmParser:
                     return None
                 func, tags, name = alg.func, alg.tags, alg.name
             _check_params(ck, func, params, f"{key}.params", f"policy {name}")
-            mc, mf = self.limits_for(it, key, tags, [func])
-            return AlgorithmSpec(label=ck.string(label or name, f"{key}.label"),
-                                 kind="schedule", policy=name, params=params, tags=tags,
-                                 randomized="randomized" in tags, max_coflows=mc, max_flows=mf)
+            return self.make("schedule", tags, [func], it, label=label or name, policy=name,
+                             params=params)
         if "params" in it:
             raise ck.fail(f"{key}.params", "an order/rates entry takes order_params and "
                                            "rate_params")
         for k in ("order", "rates"):
             if k not in it:
                 raise ck.fail(key, f"missing {k!r} (an ordering needs a rate allocation)")
-        oname = ck.string(it["order"], f"{key}.order")
-        rname = ck.string(it["rates"], f"{key}.rates")
-        o = self.lookup("ordering", oname, f"{key}.order")
-        r = self.lookup("rates", rname, f"{key}.rates")
+        o = self.lookup("ordering", it["order"], f"{key}.order")
+        r = self.lookup("rates", it["rates"], f"{key}.rates")
         if o is None or r is None:
             return None
-        op = ck.table(it.get("order_params"), f"{key}.order_params")
-        rp = ck.table(it.get("rate_params"), f"{key}.rate_params")
+        op = it.get("order_params", {})
+        rp = it.get("rate_params", {})
         _check_params(ck, o.func, op, f"{key}.order_params", f"ordering {o.name}")
         _check_params(ck, r.func, rp, f"{key}.rate_params", f"rates {r.name}")
-        tags = o.tags | r.tags
-        mc, mf = self.limits_for(it, key, tags, [o.func, r.func])
-        return AlgorithmSpec(label=ck.string(label or f"{o.name}+{r.name}", f"{key}.label"),
-                             kind="schedule", order=o.name, rates=r.name, order_params=op,
-                             rate_params=rp, tags=tags, randomized="randomized" in tags,
-                             max_coflows=mc, max_flows=mf)
+        return self.make("schedule", o.tags | r.tags, [o.func, r.func], it,
+                         label=label or f"{o.name}+{r.name}", order=o.name, rates=r.name,
+                         order_params=op, rate_params=rp)
 
     def all_schedules(self) -> list[AlgorithmSpec]:
         from ..registry import algorithms
@@ -812,18 +867,12 @@ class _AlgorithmParser:
                 tags = o.tags | r.tags
                 if tags & self.skip_tags:
                     continue
-                mc, mf = self.limits_for({}, "algorithms.schedules", tags, [o.func, r.func])
-                out.append(AlgorithmSpec(label=f"{o.name}+{r.name}", kind="schedule",
-                                         order=o.name, rates=r.name, tags=tags,
-                                         randomized="randomized" in tags, max_coflows=mc,
-                                         max_flows=mf))
+                out.append(self.make("schedule", tags, [o.func, r.func],
+                                     label=f"{o.name}+{r.name}", order=o.name, rates=r.name))
         for p in algorithms("policy"):
             if p.tags & self.skip_tags:
                 continue
-            mc, mf = self.limits_for({}, "algorithms.schedules", p.tags, [p.func])
-            out.append(AlgorithmSpec(label=p.name, kind="schedule", policy=p.name, tags=p.tags,
-                                     randomized="randomized" in p.tags, max_coflows=mc,
-                                     max_flows=mf))
+            out.append(self.make("schedule", p.tags, [p.func], label=p.name, policy=p.name))
         return out
 
     def bounds(self, v) -> list[AlgorithmSpec]:
@@ -839,23 +888,19 @@ class _AlgorithmParser:
                     if b.tags & self.skip_tags or \
                             ("integral_model" in b.tags) != (self.model == "integral"):
                         continue
-                    mc, mf = self.limits_for({}, key, b.tags, [b.func])
-                    out.append(AlgorithmSpec(label=b.name, kind="bound", method=b.name,
-                                             tags=b.tags, max_coflows=mc, max_flows=mf))
+                    out.append(self.make("bound", b.tags, [b.func], label=b.name,
+                                         method=b.name))
                 continue
             it = {"name": it} if isinstance(it, str) else it
-            self.ck.keys(it, key, _NAMED_KEYS, {"name"})
-            b = self.lookup("bound", self.ck.string(it["name"], f"{key}.name"), f"{key}.name")
+            it = self.ck.entry(it, key, _NAMED_KEYS, {"name"})
+            b = self.lookup("bound", it["name"], f"{key}.name")
             if b is None:
                 continue
             self.check_model(b, "bound", f"{key}.name")
-            params = self.ck.table(it.get("params"), f"{key}.params")
+            params = it.get("params", {})
             _check_params(self.ck, b.func, params, f"{key}.params", f"bound {b.name}")
-            mc, mf = self.limits_for(it, key, b.tags, [b.func])
-            out.append(AlgorithmSpec(label=self.ck.string(it.get("label", b.name),
-                                                          f"{key}.label"),
-                                     kind="bound", method=b.name, params=params, tags=b.tags,
-                                     max_coflows=mc, max_flows=mf))
+            out.append(self.make("bound", b.tags, [b.func], it, label=it.get("label", b.name),
+                                 method=b.name, params=params))
         return out
 
     def exact(self, v) -> list[AlgorithmSpec]:
@@ -866,17 +911,16 @@ class _AlgorithmParser:
         out = []
         for i, it in enumerate(items):
             key = "algorithms.exact" if isinstance(v, dict) else f"algorithms.exact[{i}]"
-            self.ck.keys(it, key, _EXACT_KEYS, {"method"})
-            e = self.lookup("exact", self.ck.string(it["method"], f"{key}.method"),
-                            f"{key}.method")
+            it = self.ck.entry(it, key, _EXACT_KEYS, {"method"})
+            e = self.lookup("exact", it["method"], f"{key}.method")
             if e is None:
                 continue
             self.check_model(e, "exact", f"{key}.method")
-            params = self.ck.table(it.get("params"), f"{key}.params")
+            params = it.get("params", {})
             _check_params(self.ck, e.func, params, f"{key}.params", f"exact {e.name}")
             tl = None
             if "time_limit" in it:
-                tl = self.ck.number(it["time_limit"], f"{key}.time_limit")
+                tl = it["time_limit"]
                 if not _accepts(e.func, "time_limit"):
                     raise self.ck.fail(f"{key}.time_limit", f"exact {e.name} takes no "
                                                             "time_limit")
@@ -884,11 +928,8 @@ class _AlgorithmParser:
                 raise self.ck.fail(key, f"missing 'time_limit' (seconds) for exact {e.name}: "
                                         "exact search is exponential")
             mc = it.get("max_coflows", self.limits.exponential_max_coflows)
-            mc = self.ck.integer(mc, f"{key}.max_coflows", 1)
-            out.append(AlgorithmSpec(label=self.ck.string(it.get("label", e.name),
-                                                          f"{key}.label"),
-                                     kind="exact", method=e.name, params=params, tags=e.tags,
-                                     max_coflows=mc, time_limit=tl))
+            out.append(AlgorithmSpec(label=it.get("label", e.name), kind="exact", method=e.name,
+                                     params=params, tags=e.tags, max_coflows=mc, time_limit=tl))
         return out
 
 
@@ -910,47 +951,22 @@ def parse_spec(raw: Mapping[str, Any], path: str | Path | None = None) -> Spec:
     """
     ck = _Checker(str(path) if path is not None else None)
     raw = dict(raw)
-    ck.keys(raw, "", {"name", "description", "objective", "repetitions", "seed",
-                      "completion_times", "warm_up", "limits", "instances", "algorithms",
-                      "model"},
-            {"instances", "algorithms"})
+    ck.keys(raw, "", {f.name for f in fields(_Settings)} |
+            {"limits", "instances", "algorithms"}, {"instances", "algorithms"})
     spec_dir = Path(path).resolve().parent if path is not None else None
     subs = placeholders(spec_dir)
-    name = ck.string(raw.get("name", Path(path).stem if path else "spec"), "name")
+    top = _read_table(ck, _Settings, raw, "", {"name": Path(path).stem if path else "spec"})
+    name = top["name"]
     if not PLAIN_NAME.fullmatch(name):
         # the name becomes the run folder runs/<name>: a path here would put it elsewhere
         raise ck.fail("name", f"must be a plain name (letters, digits, '-', '_', '.', starting "
                               f"with a letter or digit; no '/', no '..', not a path), got "
                               f"{name!r}" + ("" if "name" in raw else
                                              " (taken from the file name; add name = ...)"))
-    desc = raw.get("description", "")
-    if not isinstance(desc, str):
-        raise ck.fail("description", "must be a string")
-    objective = raw.get("objective", "weighted_completion_time")
-    if objective not in OBJECTIVES:
-        raise ck.fail("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
-    model = raw.get("model", "fluid")
-    if model not in MODELS:
-        raise ck.fail("model", f"must be one of {', '.join(MODELS)}, got {model!r}")
-    reps = ck.integer(raw.get("repetitions", 1), "repetitions", 1)
-    seed = ck.integer(raw.get("seed", 0), "seed", 0)
-    ct = ck.boolean(raw.get("completion_times", True), "completion_times")
-    wu = ck.boolean(raw.get("warm_up", True), "warm_up")
+    model = top["model"]
     lim = raw.get("limits", {})
-    ck.keys(lim, "limits", {"task_seconds", "grace_seconds", "exponential_max_coflows",
-                            "slow_max_flows", "memory_mb"})
-    limits = Limits(
-        task_seconds=ck.number(lim.get("task_seconds", Limits.task_seconds),
-                               "limits.task_seconds"),
-        grace_seconds=ck.number(lim.get("grace_seconds", Limits.grace_seconds),
-                                "limits.grace_seconds", positive=False),
-        exponential_max_coflows=ck.integer(lim.get("exponential_max_coflows",
-                                                   Limits.exponential_max_coflows),
-                                           "limits.exponential_max_coflows", 1),
-        slow_max_flows=ck.integer(lim.get("slow_max_flows", Limits.slow_max_flows),
-                                  "limits.slow_max_flows", 1),
-        memory_mb=(None if lim.get("memory_mb") is None else
-                   ck.integer(lim["memory_mb"], "limits.memory_mb", 256)))
+    ck.keys(lim, "limits", {f.name for f in fields(Limits)})
+    limits = Limits(**_read_table(ck, Limits, lim, "limits"))
     sources = _parse_sources(ck, raw["instances"], subs, spec_dir)
 
     algs = raw["algorithms"]
@@ -983,10 +999,9 @@ def parse_spec(raw: Mapping[str, Any], path: str | Path | None = None) -> Spec:
     if not parsed:
         raise ck.fail("algorithms", "selects no algorithm (every name was unavailable or "
                                     "skipped)")
-    return Spec(name=name, description=desc, objective=objective, repetitions=reps, seed=seed,
-                completion_times=ct, warm_up=wu, limits=limits, sources=sources,
-                algorithms=parsed, unavailable=sorted(set(ap.unavailable)), raw=raw,
-                path=str(path) if path is not None else None, model=model)
+    return Spec(**top, limits=limits, sources=sources, algorithms=parsed,
+                unavailable=sorted(set(ap.unavailable)), raw=raw,
+                path=str(path) if path is not None else None)
 
 
 def refs_from_instances(named: Mapping[str, Instance], group: str = "instances"
