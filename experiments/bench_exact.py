@@ -60,9 +60,8 @@ FAMILIES = {
 
 #: The branch and bound as first written (issue 15, item 3, measures against it): DP tables
 #: built with numpy up to 22 coflows, the certified seed bounds computed before the search,
-#: adjacent-swap local search only, dominance between identical coflows only.
-OLD_SEARCH = {"dp_table_max": 22, "dp_kernel": False, "seed_after": False, "insertion": False,
-              "dominance": True}
+#: dominance between identical coflows only (both use adjacent-swap local search only).
+OLD_SEARCH = {"dp_table_max": 22, "dp_kernel": False, "seed_after": False, "dominance": True}
 #: The current defaults.
 NEW_SEARCH: dict = {}
 

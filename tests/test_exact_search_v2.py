@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHECKER = ROOT / "tools" / "check_certificate.py"
 #: the first search's switches (experiments/bench_exact.py OLD_SEARCH, repeated: the tests do
 #: not import experiments/)
-OLD = {"dp_table_max": 22, "dp_kernel": False, "seed_after": False, "insertion": False,
+OLD = {"dp_table_max": 22, "dp_kernel": False, "seed_after": False,
        "dominance": True}
 REL = 1e-9
 
