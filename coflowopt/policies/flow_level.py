@@ -287,8 +287,8 @@ def _maxmin_kernel(instance: Instance, weights: str, store: bool = True):
                     "level_changes": int(changes), "pieces": chunks.total}, cc
 
 
-#: Default pieces per window of :func:`maxmin_windows` (with the verifier's ~0.3 kB per piece
-#: of temporaries, about 0.3 GB per window).
+#: Default pieces per window of :func:`maxmin_windows` (with the verifier's ~55 bytes per piece
+#: of temporaries plus the window's 32, about 0.1 GB per window).
 WINDOW_PIECES = 1 << 20
 
 
