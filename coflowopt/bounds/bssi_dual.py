@@ -57,8 +57,7 @@ def bssi_dual(instance: Instance, *, objective: str = "weighted_completion_time"
     ----------
     instance : Instance
     objective : {"weighted_completion_time", "weighted_cct"}
-        The objective bounded: ``sum_k w_k C_k``, or ``sum_k w_k (C_k - r_k)`` (the same
-        bound less the constant ``sum_k w_k r_k``).
+        The objective bounded: ``sum_k w_k C_k`` or ``sum_k w_k (C_k - r_k)``.
     exact : bool, optional
         Run BSSI in Fractions (default when ``K * P <= 20000``); otherwise in floats, and the
         certificate check repairs the rounding.

@@ -113,8 +113,7 @@ def ordering_lp_bound(instance: Instance, *, objective: str = "weighted_completi
     ----------
     instance : Instance
     objective : {"weighted_completion_time", "weighted_cct"}
-        The objective bounded: ``sum_k w_k C_k``, or ``sum_k w_k (C_k - r_k)`` (the same
-        bound less the constant ``sum_k w_k r_k``).
+        The objective bounded: ``sum_k w_k C_k`` or ``sum_k w_k (C_k - r_k)``.
     release_cuts : bool
         Add the release-threshold parallel inequalities (with releases only).
     tol : float
@@ -205,8 +204,7 @@ def time_indexed_lp_bound(instance: Instance, *, objective: str = "weighted_comp
     ----------
     instance : Instance
     objective : {"weighted_completion_time", "weighted_cct"}
-        The objective bounded: ``sum_k w_k C_k``, or ``sum_k w_k (C_k - r_k)`` (the same
-        bound less the constant ``sum_k w_k r_k``).
+        The objective bounded: ``sum_k w_k C_k`` or ``sum_k w_k (C_k - r_k)``.
     slot : float, optional
         Slot length delta (default: a power of two giving about 48 slots).
     horizon : float or "safe", optional
@@ -286,6 +284,21 @@ def time_indexed_lp_bound(instance: Instance, *, objective: str = "weighted_comp
     return res
 
 
+#: The solver parameters of the one-shot LP bounds (substituted into their docstrings).
+_SOLVER_PARAMS = '''    backend : str, default "highs"
+        LP backend with row duals (:data:`coflowopt.formulations.backends.DUAL_BACKENDS`).
+    algorithm : str, optional, default "ipm"
+        HiGHS algorithm (``"ipm"``, ``"simplex"``, ``"pdlp"``).
+    crossover : bool or "auto", default "auto"
+        HiGHS crossover after the IPM; ``"auto"``: on for LPs with at most
+        :data:`CROSSOVER_AUTO_NNZ` non-zeros (an IPM dual without crossover certifies a
+        figure about 1e-7 relative below the LP optimum).
+    time_limit : float, optional
+        Seconds for the whole bound, building the LP included.
+    export : str, optional
+        Write the LP to this ``.lp`` / ``.mps`` file (HiGHS backend).'''
+
+
 # ----------------------------------------------------------------------------- interval LP
 @register("bound", "interval-lp", summary="interval-indexed LP on geometric intervals "
           "(1+eps)^l with an overflow interval",
@@ -303,26 +316,14 @@ def interval_lp_bound(instance: Instance, *, objective: str = "weighted_completi
     ----------
     instance : Instance
     objective : {"weighted_completion_time", "weighted_cct"}
-        The objective bounded: ``sum_k w_k C_k``, or ``sum_k w_k (C_k - r_k)`` (the same
-        bound less the constant ``sum_k w_k r_k``).
+        The objective bounded: ``sum_k w_k C_k`` or ``sum_k w_k (C_k - r_k)``.
     epsilon : float > 0, default 0.25
         The intervals grow by ``1 + epsilon``; a finer grid gives a larger bound and a larger
         LP.
     first, last : float, optional
         First and last grid point (defaults: the smallest ``r_k + rho_k``; the makespan of
         running the coflows one after another); any grid gives a valid bound.
-    backend : str, default "highs"
-        LP backend with row duals (:data:`coflowopt.formulations.backends.DUAL_BACKENDS`).
-    algorithm : str, optional, default "ipm"
-        HiGHS algorithm (``"ipm"``, ``"simplex"``, ``"pdlp"``).
-    crossover : bool or "auto", default "auto"
-        HiGHS crossover after the IPM; ``"auto"``: on for LPs with at most
-        :data:`CROSSOVER_AUTO_NNZ` non-zeros (an IPM dual without crossover certifies a
-        figure about 1e-7 relative below the LP optimum).
-    time_limit : float, optional
-        Seconds for the whole bound, building the LP included.
-    export : str, optional
-        Write the LP to this ``.lp`` / ``.mps`` file (HiGHS backend).
+    SOLVER_PARAMETERS
 
     Returns
     -------
@@ -367,23 +368,11 @@ def lp_ov_bound(instance: Instance, *, objective: str = "weighted_completion_tim
     ----------
     instance : Instance
     objective : {"weighted_completion_time", "weighted_cct"}
-        The objective bounded: ``sum_k w_k C_k``, or ``sum_k w_k (C_k - r_k)`` (the same
-        bound less the constant ``sum_k w_k r_k``).
+        The objective bounded: ``sum_k w_k C_k`` or ``sum_k w_k (C_k - r_k)``.
     ports : {"used", "all"}, default "used"
         Write the row of coflow k at every port it uses, or at every port some coflow uses
         (stronger, larger).
-    backend : str, default "highs"
-        LP backend with row duals (:data:`coflowopt.formulations.backends.DUAL_BACKENDS`).
-    algorithm : str, optional, default "ipm"
-        HiGHS algorithm (``"ipm"``, ``"simplex"``, ``"pdlp"``).
-    crossover : bool or "auto", default "auto"
-        HiGHS crossover after the IPM; ``"auto"``: on for LPs with at most
-        :data:`CROSSOVER_AUTO_NNZ` non-zeros (an IPM dual without crossover certifies a
-        figure about 1e-7 relative below the LP optimum).
-    time_limit : float, optional
-        Seconds for the whole bound, building the LP included.
-    export : str, optional
-        Write the LP to this ``.lp`` / ``.mps`` file (HiGHS backend).
+    SOLVER_PARAMETERS
     max_nonzeros : int
         Refuse (``NotSupportedError``) an LP with more estimated non-zeros (the pairwise
         order variables grow as the square of the coflows per port).
@@ -414,3 +403,7 @@ def lp_ov_bound(instance: Instance, *, objective: str = "weighted_completion_tim
                              backend=backend, algorithm=algorithm, crossover=crossover,
                              time_limit=time_limit, export=export, timings=timings,
                              extra={"pairs": lp.meta["pairs"]}, order_block="f")
+
+
+for _f in (interval_lp_bound, lp_ov_bound):
+    _f.__doc__ = _f.__doc__.replace("    SOLVER_PARAMETERS", _SOLVER_PARAMS)

@@ -46,8 +46,7 @@ def isolated_bound(instance: Instance, *, objective: str = "weighted_completion_
     ----------
     instance : Instance
     objective : {"weighted_completion_time", "weighted_cct"}
-        The objective bounded: ``sum_k w_k C_k``, or ``sum_k w_k (C_k - r_k)`` (the same
-        bound less the constant ``sum_k w_k r_k``).
+        The objective bounded: ``sum_k w_k C_k`` or ``sum_k w_k (C_k - r_k)``.
 
     Returns
     -------
@@ -127,8 +126,7 @@ def port_bound(instance: Instance, *, objective: str = "weighted_completion_time
     ----------
     instance : Instance
     objective : {"weighted_completion_time", "weighted_cct"}
-        The objective bounded: ``sum_k w_k C_k``, or ``sum_k w_k (C_k - r_k)`` (the same
-        bound less the constant ``sum_k w_k r_k``).
+        The objective bounded: ``sum_k w_k C_k`` or ``sum_k w_k (C_k - r_k)``.
     port : int, optional
         Unified port index; default the port with the largest bound.
 
