@@ -52,11 +52,14 @@ Resources
     (formulations/completion-order-lp.md, "Resources").
 
 Anytime bound
-    With ``seed_after=True`` (default) the certified bounds of :mod:`coflowopt.bounds` (the
-    ones ``coflowopt bound`` computes) run only when the search stops on a limit, in a share of
-    the limit kept for them (15 %): a search that closes never needs them, and one that stops
-    reports the larger of its own bound and theirs.  ``seed_after=False`` (the first search)
-    computes them before the search.
+    With ``seed_after=True`` (default) the cheap certified bounds of :mod:`coflowopt.bounds`
+    (:data:`SEED_BEFORE`: isolated, port, bssi-dual, ordering-lp; fractions of a second) run
+    before the search, and the LP bounds (lp-ov, interval-lp, time-indexed-lp, and any bound
+    registered later) only when the search stops on a limit, in a share of the limit kept for
+    them (15 %, given even when the heuristics overran theirs): a search that closes never
+    needs them, and one that stops reports the larger of its own bound and all of theirs, so
+    never less than ``coflowopt bound`` certifies in that time.  ``seed_after=False`` (the
+    first search) computes them all before the search, in 30 % of the limit.
 
 Result
     ``optimal`` only when the search is complete, the incumbent schedule passed the verifier
@@ -91,7 +94,7 @@ from .order_lp import (EVENT_LP_OPTIONS, EventLPSolution, PairData, build_event_
                        codes_to_events, events_from_completions, new_event_lp_solver, pair_data,
                        solve_event_lp, verified_schedule)
 from .subset_bounds import ROUNDING_RTOL, SubsetBounds
-from ..bounds.best import best_certified_bound, seed_value
+from ..bounds.best import BOUND_ORDER, best_certified_bound, seed_value
 from ..bounds.common import check_time_limit
 
 __all__ = ["bnb", "BnBStats", "DEFAULT_RTOL", "check_time_limit"]
@@ -125,6 +128,9 @@ DP_TABLE_MAX = 24
 #: Seconds per subset for building the tables with the kernel (measured on the 2 shared cores,
 #: rounded up): above 22 coflows the tables are built only if they fit in a quarter of the limit.
 TABLE_SECONDS_PER_SUBSET = 5e-7
+#: With ``seed_after`` these certified bounds (fractions of a second) still run before the
+#: search; the LP bounds of :data:`coflowopt.bounds.best.BOUND_ORDER` run after it, on a limit.
+SEED_BEFORE = ("isolated", "port", "bssi-dual", "ordering-lp")
 #: Absolute pruning floor, 0 by default: an absolute tolerance would make the search (and the
 #: label) depend on the instance's units.
 DEFAULT_ATOL = 0.0
@@ -880,11 +886,11 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     seed_rec = None
     sb = 0.3 * time_limit if seed_budget is None else seed_budget
 
-    def seed_search(limit: float) -> dict:
+    def seed_search(limit: float, methods=None) -> dict:
         ts = time.perf_counter()
-        best, runs = best_certified_bound(instance, time_limit=limit)
+        best, runs = best_certified_bound(instance, time_limit=limit, methods=methods)
         v = seed_value(best)
-        if v is not None:
+        if v is not None and (search.seed_exact is None or v > search.seed_exact):
             search.seed_exact = v
             search.seed = _float_below(v)
         return {"best": None if best is None else best.algorithm,
@@ -894,6 +900,9 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     when = "after" if seed_after else "before"
     if seed_bounds and not seed_after:
         seed_rec = seed_search(min(sb, search.time_left()))
+    elif seed_bounds:
+        # the combinatorial and ordering-LP bounds (fractions of a second) before the search
+        seed_rec = seed_search(min(sb, search.time_left()), SEED_BEFORE)
     reserve = min(sb, 0.15 * time_limit) if seed_bounds and seed_after else 0.0
     search.deadline -= reserve      # the seed bounds' share, given back after the search
     t1 = time.perf_counter()
@@ -906,9 +915,19 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     search.run()
     search.deadline += reserve
     if seed_bounds and seed_after and not search.complete:
-        # anytime: the search stopped on a limit, so its bound may be below what the
-        # registered bounds certify; they get the reserved share (and whatever is left)
-        seed_rec = seed_search(max(1e-3, search.time_left()))
+        # anytime: the search stopped on a limit, so its bound may be below what the LP
+        # bounds certify; they get at least the reserved share (the heuristics' budget is
+        # soft: when they overran, so does this share)
+        before = seed_rec
+        from ..registry import algorithms
+        names = {a.name for a in algorithms("bound")} - set(SEED_BEFORE)
+        seed_rec = seed_search(max(reserve, search.time_left()),
+                               tuple([m for m in BOUND_ORDER if m in names] +
+                                     sorted(names - set(BOUND_ORDER))))
+        seed_rec["runs"] = before["runs"] + seed_rec["runs"]
+        if seed_rec["value"] is None or (before["value"] is not None and
+                                         before["value"] > seed_rec["value"]):
+            seed_rec.update(best=before["best"], value=before["value"])
     t3 = time.perf_counter()
     sched, rep = _final_schedule(search, verify_mode)
     t4 = time.perf_counter()
