@@ -33,6 +33,7 @@ from coflowopt.formats.instance_json import write_instance_json
 from coflowopt.generators import uniform_random
 from coflowopt.orderings.basic import fifo
 from coflowopt.rates.greedy import greedy
+from coflowopt.registry import get_algorithm
 from coflowopt.verify import verify_schedule
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -163,5 +164,11 @@ def test_anytime_bound_on_a_limit():
     seed = res.extra["search"]["seed_bound"]
     assert seed["when"] == "after" and seed["value"] is not None
     assert float(res.bound) >= seed["value"]
+    # the cheap bounds ran before the search, the LP bounds after it
+    ran = [r["algorithm"] for r in seed["runs"]]
+    assert ran[:4] == ["isolated", "port", "bssi-dual", "ordering-lp"] and "lp-ov" in ran[4:]
+    # never below what the bounds certify on their own (computed here independently)
+    for name in ("bssi-dual", "ordering-lp"):
+        assert float(res.bound) >= float(get_algorithm("bound", name)(inst).value)
     rep = verify_schedule(inst, res.schedule, mode="exact")
     assert rep.ok and float(res.bound) <= float(rep.weighted_completion_time)
