@@ -306,6 +306,8 @@ def test_same_as_sincronia_greedy_with_unit_capacities():
 def run_all(inst: Instance, slot: float):
     """Every table algorithm (the order one with every fast ordering): (label, schedule)."""
     for alg in slotted_algorithms():
+        if "big_switch_only" in alg.tags and not inst.is_big_switch:
+            continue    # it refuses (tests/test_conformance_resources.py checks the refusal)
         if alg.name == "slotted-order":
             for name in FAST_ORDERINGS:
                 params = {"seed": 7} if name in RANDOMIZED else None
