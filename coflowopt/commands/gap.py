@@ -27,12 +27,13 @@ def add_parser(subparsers, common) -> None:
     sp.add_argument("--starts", metavar="S,T,...",
                     help="start orders of the local search: registered orderings, or lp:BOUND "
                          "for the order of an LP bound that runs (default "
-                         "bssi,lp:ordering-lp,lp:lp-ov)")
+                         "sebf,bssi,lp:ordering-lp,lp:lp-ov)")
     sp.add_argument("--rates", default="greedy",
                     help="rate allocation for every candidate order (default greedy)")
-    sp.add_argument("--max-schedules", type=_positive_int, default=3,
-                    help="candidate orders scheduled and verified at most, cheapest open-shop "
-                         "cost first (default 3)")
+    sp.add_argument("--max-schedules", type=_positive_int, default=4,
+                    help="candidate orders scheduled and verified at most: cheapest open-shop "
+                         "cost first with all releases 0, the starts' own orders first with "
+                         "releases (default 4)")
     sp.add_argument("--objective", default="weighted_completion_time",
                     choices=["weighted_completion_time", "weighted_cct"],
                     help="weighted_completion_time (sum w C, default) or weighted_cct "
