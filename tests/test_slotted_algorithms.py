@@ -372,7 +372,9 @@ def test_run_slotted_and_the_table():
     for alg in slotted_algorithms():
         assert alg.kind == "slotted" and alg.summary and alg.reference
         s, rep = run_slotted(inst, alg.name)
-        assert rep.ok and s.meta["priority"] in ("order", "ocf", "srjf", "mmf")
+        assert rep.ok
+        if alg.name in ALGORITHMS:      # the per-slot greedies record their priority
+            assert s.meta["priority"] in ("order", "ocf", "srjf", "mmf")
     s, rep = run_slotted(inst, "order", ordering="sebf")
     assert s.meta["ordering"] == "sebf"
 
