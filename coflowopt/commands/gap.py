@@ -30,7 +30,7 @@ def add_parser(subparsers, common) -> None:
                          "sebf,bssi,lp:ordering-lp,lp:lp-ov)")
     sp.add_argument("--rates", default="greedy",
                     help="rate allocation for every candidate order (default greedy)")
-    sp.add_argument("--max-schedules", type=_positive_int, default=4,
+    sp.add_argument("--max-schedules", type=common.nonnegative_int, default=4,
                     help="candidate orders scheduled and verified at most: cheapest open-shop "
                          "cost first with all releases 0, the starts' own orders first with "
                          "releases (default 4)")
@@ -40,18 +40,6 @@ def add_parser(subparsers, common) -> None:
                          "(sum w (C - r))")
     common.add_instance_options(sp)
     sp.set_defaults(handler=lambda args: run(args, common))
-
-
-def _positive_int(text: str) -> int:
-    """argparse type of ``--max-schedules``: an integer >= 1."""
-    import argparse
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
-    return v
 
 
 def _names(text: str | None, flag: str, kind: str, common) -> tuple[str, ...] | None:
@@ -75,6 +63,9 @@ def run(args, common) -> int:
     from ..gap import DEFAULT_BOUNDS, DEFAULT_STARTS, certified_gap
     from ..tables import format_table
 
+    if args.max_schedules < 1:
+        raise common.UsageError(f"--max-schedules {args.max_schedules}: must be an integer "
+                                ">= 1 (at least one schedule is verified)")
     bounds = _names(args.bounds, "--bounds", "bound", common) or DEFAULT_BOUNDS
     starts = _names(args.starts, "--starts", "ordering", common) or DEFAULT_STARTS
     for s in starts:
