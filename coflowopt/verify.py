@@ -724,19 +724,41 @@ def verify_in_windows(instance, schedule, *, pieces_per_window: int = 1 << 19,
         cuts = np.array([lo, hi])
     v = WindowedVerifier(instance, tolerances=tolerances, max_per_kind=max_per_kind)
     bad = np.flatnonzero(~ok)
-    for w in range(cuts.size - 1):
+    W = cuts.size - 1
+    # every good piece goes to the windows it overlaps, first..last (a piece lies in window w
+    # iff start < cuts[w + 1] and end > cuts[w]; the last window is open to the right): one
+    # sort of (window, piece) entries instead of a scan of the whole schedule per window
+    # int32 indices (half the memory) when no count can overflow them
+    small = np.int32 if (n + 1) * max(W, 1) < np.iinfo(np.int32).max else np.int64
+    good = np.flatnonzero(ok).astype(small)
+    first = np.clip(np.searchsorted(cuts, st[good], side="right") - 1, 0, W - 1).astype(small)
+    last = np.clip(np.searchsorted(cuts, en[good], side="left") - 1, first, W - 1)
+    count = (last - first + 1).astype(small)
+    del last
+    entry_piece = np.repeat(good, count)
+    entry_window = np.repeat(first, count)
+    del first, good
+    if entry_window.size > count.size:   # pieces crossing cuts: their later windows
+        begin = (np.cumsum(count) - count).astype(small)
+        entry_window += np.arange(entry_window.size, dtype=small) - np.repeat(begin, count)
+        del begin
+    del count
+    by_window = np.argsort(entry_window, kind="stable")
+    entry_piece = entry_piece[by_window]
+    bounds = np.searchsorted(entry_window[by_window], np.arange(W + 1))
+    del entry_window, by_window
+    for w in range(W):
         a, b = float(cuts[w]), float(cuts[w + 1])
-        sel = np.flatnonzero(ok & (st < b) & (en > a)) if w < cuts.size - 2 else \
-            np.flatnonzero(ok & (en > a))
+        sel = entry_piece[bounds[w]:bounds[w + 1]]
         if w == 0 and bad.size:
             sel = np.concatenate([bad, sel])
         ss = np.maximum(st[sel], a)
-        ee = np.minimum(en[sel], b)
+        ee = np.minimum(en[sel], b) if w < W - 1 else en[sel]
         if w == 0 and bad.size:  # malformed pieces go as they are
             ss[:bad.size] = st[bad]
             ee[:bad.size] = en[bad]
         part = type(schedule)(schedule.flow[sel], ss, ee, schedule.rate[sel])
-        v.add(a, b if w < cuts.size - 2 else max(b, hi), part)
+        v.add(a, b if w < W - 1 else max(b, hi), part)
         del sel, ss, ee, part
     rep = v.report()
     rep.num_pieces = n
