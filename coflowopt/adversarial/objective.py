@@ -575,7 +575,19 @@ class GapBound:
         ``"fluid"``: a bound on the fluid optimum (valid in the integral model too, since
         integral OPT >= fluid OPT); ``"integral"``: a bound on the integral optimum only.
     function : str
-        What computes it, for the record (``coflowopt bound`` method and parameters).
+        What it is, in words, for the record.
+    method : str
+        The ``coflowopt bound`` method that computes it (a registered bound, or a bound of
+        the integral model).
+    params : tuple of (str, value)
+        Its parameters (``cutoff=False`` for ``lp-a-no-cutoff``); :attr:`command` spells
+        method and parameters as ``coflowopt bound`` options.
+
+    Examples
+    --------
+    >>> gb = gap_bounds("fluid")["fluid-network-lp"]
+    >>> gb.method, dict(gb.params)
+    ('time-indexed-lp', {'horizon': 'safe', 'overflow': False})
     """
 
     name: str
