@@ -4,6 +4,7 @@ release at 0 (ALG / best certified bound), with run times.
 
     python experiments/theory_frontier_table.py [--n 40] [--seed 0] [--fb PATH | --no-fb]
         [--fb-timeout 900] [--out experiments/results/theory_frontier_table.json]
+        [--reuse EARLIER.json]
 
 Algorithms.  Fluid model: the baselines ``bssi+greedy``, ``lp-ov+greedy``, ``sebf+madd`` and
 every registered *policy* tagged ``reconstruction`` (``slow-motion``); integral matching model
@@ -25,7 +26,10 @@ FB trace (``--fb``, default ``../shared/data/FB2010-1Hr-150-0.txt``; 526 coflows
 process with ``--fb-timeout`` seconds; the base is the best certified lower bound among
 ``bssi-dual`` and ``ordering-lp`` (a bound on the fluid optimum, hence on the integral one).
 An algorithm that refuses the instance or runs out of time is reported with its measured
-reason.  Prints the Markdown tables; the JSON has every row.
+reason.  Prints the Markdown tables (also written next to the JSON as ``.md``); the JSON has
+every row.  ``--reuse`` keeps an earlier run's optima, bounds and values and runs only the
+algorithms registered since (instance ``i`` is the same for the same seed; run times of reused
+rows are those of the earlier run, on whatever the machine's load was then).
 """
 
 from __future__ import annotations
@@ -80,23 +84,32 @@ def warm_up(algs) -> None:
         run_algorithm(tiny, model, name)
 
 
-def gap_rows(n: int, seed: int) -> list[dict]:
+def gap_rows(n: int, seed: int, reuse: list | None = None) -> list[dict]:
+    """One row per gap-study instance; with ``reuse`` (the rows of an earlier run with the
+    same seed) its optima and its algorithms' values are kept and only the algorithms it lacks
+    run (a rerun after new algorithms were registered)."""
     from integral_gap_study import flows_for, build
     from coflowopt.exact import bnb
     from coflowopt.testing import integral_optimum
     algs = algorithm_list()
-    warm_up(algs)
+    old = {r["index"]: r for r in reuse or ()}
+    warm_up([a for a in algs if not old or any(a[1] not in r["values"] for r in old.values())])
     rows = []
     for i in range(n):
         inst = build(flows_for(i, seed))
-        fo, tf = timed(bnb, inst, time_limit=60)
-        io, ti = timed(integral_optimum, inst, time_limit=60)
-        row = {"index": i, "coflows": inst.num_coflows, "flows": inst.num_flows,
-               "releases": bool(np.any(inst.release > 0)),
-               "fluid_opt": str(fo.value) if fo.kind == "optimal" else None,
-               "integral_opt": None if io is None else str(Fraction(io)),
-               "seconds": {"bnb": tf, "integral-mip": ti}, "values": {}}
+        if i in old:
+            row = old[i]
+        else:
+            fo, tf = timed(bnb, inst, time_limit=60)
+            io, ti = timed(integral_optimum, inst, time_limit=60)
+            row = {"index": i, "coflows": inst.num_coflows, "flows": inst.num_flows,
+                   "releases": bool(np.any(inst.release > 0)),
+                   "fluid_opt": str(fo.value) if fo.kind == "optimal" else None,
+                   "integral_opt": None if io is None else str(Fraction(io)),
+                   "seconds": {"bnb": tf, "integral-mip": ti}, "values": {}}
         for model, name in algs:
+            if name in row["values"]:
+                continue
             sched, t = timed(run_algorithm, inst, model, name)
             row["values"][name] = str(verified_value(inst, sched))
             row["seconds"][name] = t
@@ -138,11 +151,16 @@ def fb_bound(path: str) -> dict:
     return out
 
 
-def fb_rows(path: str, timeout: float) -> dict:
-    bounds = fb_bound(path)
+def fb_rows(path: str, timeout: float, reuse: dict | None = None) -> dict:
+    """The FB part; with ``reuse`` (an earlier run's) its bounds and algorithm records are
+    kept and only the algorithms it lacks run."""
+    bounds = reuse["bounds"] if reuse else fb_bound(path)
     best = max(bounds, key=lambda b: Fraction(bounds[b]["value"]))
-    out = {"bounds": bounds, "best_bound": best, "algorithms": {}}
+    out = {"bounds": bounds, "best_bound": best,
+           "algorithms": dict(reuse["algorithms"]) if reuse else {}}
     for model, name in algorithm_list():
+        if name in out["algorithms"]:
+            continue
         t0 = time.perf_counter()
         cmd = [sys.executable, __file__, "--fb-one", model, name, "--fb", str(path)]
         try:
@@ -217,18 +235,30 @@ def main(argv=None) -> int:
     ap.add_argument("--no-fb", action="store_true", help="skip the FB trace")
     ap.add_argument("--fb-timeout", type=float, default=900.0,
                     help="seconds per algorithm on the FB trace (default 900)")
+    ap.add_argument("--reuse", metavar="JSON",
+                    help="an earlier run's JSON (same --seed): keep its optima, bounds and "
+                         "values, run only the algorithms it lacks (newly registered ones)")
     args = ap.parse_args(argv)
     out = Path(args.out or HERE / "results" / "theory_frontier_table.json")
+    prev = json.loads(Path(args.reuse).read_text(encoding="utf-8")) if args.reuse else {}
+    if prev and prev.get("seed") != args.seed:
+        ap.error(f"--reuse {args.reuse}: seed {prev.get('seed')} is not --seed {args.seed}")
     doc = {"command": "python experiments/theory_frontier_table.py " + " ".join(
         sys.argv[1:] if argv is None else argv), "seed": args.seed,
         "algorithms": algorithm_list()}
+    if not args.no_fb and not Path(args.fb).is_file():
+        ap.error(f"--fb {args.fb}: no such file (or give --no-fb)")
     t0 = time.perf_counter()
-    doc["gap_rows"] = gap_rows(args.n, args.seed) if args.n > 0 else []
-    if not args.no_fb:
-        doc["fb"] = fb_rows(args.fb, args.fb_timeout)
-    doc["wall_seconds"] = time.perf_counter() - t0
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(doc, indent=1, default=str), encoding="utf-8")
+
+    def save():         # after each part, so that a later failure keeps what was measured
+        doc["wall_seconds"] = time.perf_counter() - t0
+        out.write_text(json.dumps(doc, indent=1, default=str), encoding="utf-8")
+    doc["gap_rows"] = gap_rows(args.n, args.seed, prev.get("gap_rows")) if args.n > 0 else []
+    save()
+    if not args.no_fb:
+        doc["fb"] = fb_rows(args.fb, args.fb_timeout, prev.get("fb"))
+        save()
     md = markdown(doc)
     out.with_suffix(".md").write_text(md + "\n", encoding="utf-8")
     print(md)
