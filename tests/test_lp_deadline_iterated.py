@@ -146,3 +146,20 @@ def test_property_lemmas(inst, caps):
                             egress_capacity=rng.integers(1, 4, inst.num_egress).astype(float))
     opt = integral_optimum(inst, time_limit=10.0)
     check_pieces(inst, iterated_pieces(inst), opt=opt)
+
+
+def test_fractional_vertex_drops_rows_within_plus_three():
+    """A 4-cycle of unit groups (ingress 0, 1; egress 2, 3), each half in two of three blocks
+    of one slot: the assignment LP's vertex under this objective is fractional, the rounding
+    drops rows (the branch of Lemma 2) and ends one unit above a block's capacity (<= 3)."""
+    src, dst = [0, 1, 1, 0], [2, 2, 3, 3]
+    z = np.array([[1, 1, 0], [1, 1, 0], [0, 1, 1], [1, 0, 1]], dtype=float) / 2
+    obj = np.array([[-1.742, 1.091, 0.395], [-0.496, -0.73, 0.17], [-0.563, 0.595, -0.256],
+                    [0.387, -2.794, -0.753]])
+    m, stats = iterated_rounding(z, np.ones(4, dtype=np.int64), None,
+                                 [np.array([s, d]) for s, d in zip(src, dst)],
+                                 np.ones(4, dtype=np.int64), np.ones(3, dtype=np.int64),
+                                 objective=obj)
+    assert stats["dropped"] > 0 and stats["iterations"] == 2
+    assert m.sum(axis=1).tolist() == [1, 1, 1, 1] and np.all(m[z == 0] == 0)
+    assert 1 <= stats["max_excess"] <= 3
