@@ -817,6 +817,18 @@ class _AlgorithmParser:
                                     "model (tag integral_model: its optimum is the integral "
                                     'one, not the fluid one): set model = "integral"')
 
+    def named_entry(self, it, key: str, kind: str, allowed: set[str], name_key: str):
+        """A bound or exact entry: the table checked, the method looked up (``None`` when it
+        is missing and skipped), its model and parameters checked; ``(entry, alg, params)``."""
+        it = self.ck.entry(it, key, allowed, {name_key})
+        alg = self.lookup(kind, it[name_key], f"{key}.{name_key}")
+        if alg is None:
+            return it, None, {}
+        self.check_model(alg, kind, f"{key}.{name_key}")
+        params = it.get("params", {})
+        _check_params(self.ck, alg.func, params, f"{key}.params", f"{kind} {alg.name}")
+        return it, alg, params
+
     def one_schedule(self, it: dict, key: str) -> AlgorithmSpec | None:
         ck = self.ck
         if ("policy" in it) == ("order" in it or "rates" in it):
@@ -892,13 +904,9 @@ class _AlgorithmParser:
                                          method=b.name))
                 continue
             it = {"name": it} if isinstance(it, str) else it
-            it = self.ck.entry(it, key, _NAMED_KEYS, {"name"})
-            b = self.lookup("bound", it["name"], f"{key}.name")
+            it, b, params = self.named_entry(it, key, "bound", _NAMED_KEYS, "name")
             if b is None:
                 continue
-            self.check_model(b, "bound", f"{key}.name")
-            params = it.get("params", {})
-            _check_params(self.ck, b.func, params, f"{key}.params", f"bound {b.name}")
             out.append(self.make("bound", b.tags, [b.func], it, label=it.get("label", b.name),
                                  method=b.name, params=params))
         return out
@@ -911,13 +919,9 @@ class _AlgorithmParser:
         out = []
         for i, it in enumerate(items):
             key = "algorithms.exact" if isinstance(v, dict) else f"algorithms.exact[{i}]"
-            it = self.ck.entry(it, key, _EXACT_KEYS, {"method"})
-            e = self.lookup("exact", it["method"], f"{key}.method")
+            it, e, params = self.named_entry(it, key, "exact", _EXACT_KEYS, "method")
             if e is None:
                 continue
-            self.check_model(e, "exact", f"{key}.method")
-            params = it.get("params", {})
-            _check_params(self.ck, e.func, params, f"{key}.params", f"exact {e.name}")
             tl = None
             if "time_limit" in it:
                 tl = it["time_limit"]
