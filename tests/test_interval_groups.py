@@ -7,7 +7,6 @@ group, the block length, ``C_k <= s Lambda beta a / (a - 1)``, every piece ``<= 
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -15,26 +14,21 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from coflowopt import Coflow, Instance
 from coflowopt.exceptions import InvalidParameterError
-from coflowopt.interval_groups import (block_factor, group_indices, interval_group_pieces,
+from coflowopt.interval_groups import (group_indices, interval_group_pieces,
                                        interval_groups, offset_breakpoints)
 from coflowopt.registry import get_algorithm
-from coflowopt.slotted import integral_capacities, verify_slotted
+from coflowopt.slotted import integral_capacities
 from coflowopt.slotted_greedy import first_slots
 from coflowopt.testing import (check_lp_rounding_guarantee, instances, integral_optimum,
                                random_topology_instance, integral_version)
-from coflowopt.verify import verify_schedule
+from test_theory_frontier_lps import checked_schedule
 
 pytest.importorskip("highspy")
 
 RTOL = 1e-9
 
 
-def checked(inst, sched):
-    rep = verify_slotted(inst, sched)
-    assert rep.ok, rep.summary()
-    fl = verify_schedule(inst, sched.to_schedule(exact=True), mode="exact")
-    assert fl.ok and fl.weighted_completion_time == rep.weighted_completion_time
-    return rep
+checked = checked_schedule      # both verifiers, the same value
 
 
 def check_lemmas(inst, P, opt=None):
