@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .rates._jit import njit  # lazy numba, compile announced (see _jit)
+from .rates._sorted import keep_positive
 
 #: priority modes of :func:`slotted_greedy_runs`
 MODE_STATIC, MODE_SRJF_FLOW, MODE_SRJF_COFLOW, MODE_MMF = 0, 1, 2, 3
@@ -176,14 +177,7 @@ def slotted_greedy_runs(size, cap, path_ptr, path_res, first_slot, coflow_of, ra
                 resid[r] = cap[r]
             if rem[f] == 0:
                 finished += 1
-        # drop the finished flows (order kept)
-        k = 0
-        for i in range(n_act):
-            f = active[i]
-            if rem[f] > 0:
-                active[k] = f
-                k += 1
-        n_act = k
+        n_act = keep_positive(active, n_act, rem)  # drop the finished flows (order kept)
         t += m
     return run_t[:n], run_len[:n], run_flow[:n], run_units[:n], n
 
@@ -259,12 +253,6 @@ def carry_units(arr_t, arr_f, arr_u, cap, path_ptr, path_res, rank):
             for e in range(path_ptr[f], path_ptr[f + 1]):
                 r = path_res[e]
                 resid[r] = cap[r]
-        k = 0
-        for j in range(n_act):
-            f = active[j]
-            if backlog[f] > 0:
-                active[k] = f
-                k += 1
-        n_act = k
+        n_act = keep_positive(active, n_act, backlog)
         t += 1
     return out_t[:n], out_f[:n], out_u[:n]

@@ -39,6 +39,7 @@ import heapq
 import numpy as np
 
 from ..rates._jit import njit
+from ..rates._sorted import insert_at, remove_at, scan_back
 
 from ..rates._pieces import CHUNK, PieceChunks, chunks_to_arrays, flush_to_sink  # noqa: F401
 from ..rates._pieces import put as _put
@@ -345,18 +346,11 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
                     tv[e] = t
                 x = V[e] + size[f] / weight[f]
                 # insert into the pair's sorted window [lo, hi); shift the tail right
-                s = hi[e]
-                while s > lo[e] and (thr[s - 1] > x or (thr[s - 1] == x and
-                                                         slot_flow[s - 1] > f)):
-                    thr[s] = thr[s - 1]
-                    slot_flow[s] = slot_flow[s - 1]
-                    slot_ps[s] = slot_ps[s - 1]
-                    slot_w[s] = slot_w[s - 1]
-                    s -= 1
-                thr[s] = x
-                slot_flow[s] = f
-                slot_ps[s] = t
-                slot_w[s] = weight[f]
+                s = scan_back(thr, slot_flow, lo[e], hi[e], x, f)
+                insert_at(thr, s, hi[e], x)
+                insert_at(slot_flow, s, hi[e], f)
+                insert_at(slot_ps, s, hi[e], t)
+                insert_at(slot_w, s, hi[e], weight[f])
                 hi[e] += 1
                 W[e] += weight[f]
                 WT[i] += weight[f]
@@ -536,20 +530,24 @@ def _plist_find(lp, lk, lr, start, length, p, k, r):
 
 
 @njit(cache=True)
+def _slot_place(s_prim, s_key, s_tier, lo, hi, p, k, r):
+    """Where ``(p, k, r)`` goes in a pair's window ``[lo, hi)`` sorted by :func:`_less`: after
+    every entry not greater than it (a backward scan)."""
+    s = hi
+    while s > lo and _less(p, k, r, s_prim[s - 1], s_key[s - 1], s_tier[s - 1]):
+        s -= 1
+    return s
+
+
+@njit(cache=True)
 def _plist_insert(lp, lk, lr, le_, port_ptr, plen, port, p, k, r, e):
     start = port_ptr[port]
     i = _plist_find(lp, lk, lr, start, plen[port], p, k, r)
-    j = start + plen[port]
-    while j > i:
-        lp[j] = lp[j - 1]
-        lk[j] = lk[j - 1]
-        lr[j] = lr[j - 1]
-        le_[j] = le_[j - 1]
-        j -= 1
-    lp[i] = p
-    lk[i] = k
-    lr[i] = r
-    le_[i] = e
+    end = start + plen[port]
+    insert_at(lp, i, end, p)
+    insert_at(lk, i, end, k)
+    insert_at(lr, i, end, r)
+    insert_at(le_, i, end, e)
     plen[port] += 1
 
 
@@ -557,13 +555,11 @@ def _plist_insert(lp, lk, lr, le_, port_ptr, plen, port, p, k, r, e):
 def _plist_remove(lp, lk, lr, le_, port_ptr, plen, port, p, k, r):
     start = port_ptr[port]
     i = _plist_find(lp, lk, lr, start, plen[port], p, k, r)
-    end = start + plen[port] - 1
-    while i < end:
-        lp[i] = lp[i + 1]
-        lk[i] = lk[i + 1]
-        lr[i] = lr[i + 1]
-        le_[i] = le_[i + 1]
-        i += 1
+    end = start + plen[port]
+    remove_at(lp, i, end)
+    remove_at(lk, i, end)
+    remove_at(lr, i, end)
+    remove_at(le_, i, end)
     plen[port] -= 1
 
 
@@ -709,18 +705,11 @@ def priority_simulate(prim, tier, release, flow_ptr, size, c, pair_of_flow, pair
                 x_p = prim[f]
                 x_k = size[f]
                 x_r = tier[f]
-                s = hi[e]
-                while s > lo[e] and _less(x_p, x_k, x_r, s_prim[s - 1], s_key[s - 1],
-                                          s_tier[s - 1]):
-                    s_prim[s] = s_prim[s - 1]
-                    s_key[s] = s_key[s - 1]
-                    s_tier[s] = s_tier[s - 1]
-                    s_flow[s] = s_flow[s - 1]
-                    s -= 1
-                s_prim[s] = x_p
-                s_key[s] = x_k
-                s_tier[s] = x_r
-                s_flow[s] = f
+                s = _slot_place(s_prim, s_key, s_tier, lo[e], hi[e], x_p, x_k, x_r)
+                insert_at(s_prim, s, hi[e], x_p)
+                insert_at(s_key, s, hi[e], x_k)
+                insert_at(s_tier, s, hi[e], x_r)
+                insert_at(s_flow, s, hi[e], f)
                 hi[e] += 1
                 if s != lo[e]:
                     continue
@@ -1036,18 +1025,11 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
                     V[e] += lam[e] * (t - tv[e])
                     tv[e] = t
                 x = V[e] + size[f] / weight[f]
-                s = hi[e]
-                while s > lo[e] and (thr[s - 1] > x or (thr[s - 1] == x and
-                                                         slot_flow[s - 1] > f)):
-                    thr[s] = thr[s - 1]
-                    slot_flow[s] = slot_flow[s - 1]
-                    slot_ps[s] = slot_ps[s - 1]
-                    slot_w[s] = slot_w[s - 1]
-                    s -= 1
-                thr[s] = x
-                slot_flow[s] = f
-                slot_ps[s] = t
-                slot_w[s] = weight[f]
+                s = scan_back(thr, slot_flow, lo[e], hi[e], x, f)
+                insert_at(thr, s, hi[e], x)
+                insert_at(slot_flow, s, hi[e], f)
+                insert_at(slot_ps, s, hi[e], t)
+                insert_at(slot_w, s, hi[e], weight[f])
                 hi[e] += 1
                 W[e] += weight[f]
                 for c in range(pair_rptr[e], pair_rptr[e + 1]):
@@ -1381,18 +1363,11 @@ def priority_simulate_paths(prim, tier, release, flow_ptr, size, c, pair_of_flow
                 x_p = prim[f]
                 x_k = size[f]
                 x_r = tier[f]
-                s = hi[e]
-                while s > lo[e] and _less(x_p, x_k, x_r, s_prim[s - 1], s_key[s - 1],
-                                          s_tier[s - 1]):
-                    s_prim[s] = s_prim[s - 1]
-                    s_key[s] = s_key[s - 1]
-                    s_tier[s] = s_tier[s - 1]
-                    s_flow[s] = s_flow[s - 1]
-                    s -= 1
-                s_prim[s] = x_p
-                s_key[s] = x_k
-                s_tier[s] = x_r
-                s_flow[s] = f
+                s = _slot_place(s_prim, s_key, s_tier, lo[e], hi[e], x_p, x_k, x_r)
+                insert_at(s_prim, s, hi[e], x_p)
+                insert_at(s_key, s, hi[e], x_k)
+                insert_at(s_tier, s, hi[e], x_r)
+                insert_at(s_flow, s, hi[e], f)
                 hi[e] += 1
                 if s != lo[e]:
                     continue

@@ -27,6 +27,7 @@ import heapq
 import numpy as np
 
 from ._jit import njit  # lazy numba, compile announced (see _jit)
+from ._sorted import insert_at, remove_at
 
 
 @njit(cache=True)
@@ -48,13 +49,8 @@ def _plist_insert(plist_rank, plist_pair, port_ptr, plen, p, r, e):
     start = port_ptr[p]
     i = _plist_index(plist_rank, start, plen[p], r)
     end = start + plen[p]
-    j = end
-    while j > i:
-        plist_rank[j] = plist_rank[j - 1]
-        plist_pair[j] = plist_pair[j - 1]
-        j -= 1
-    plist_rank[i] = r
-    plist_pair[i] = e
+    insert_at(plist_rank, i, end, r)
+    insert_at(plist_pair, i, end, e)
     plen[p] += 1
 
 
@@ -62,11 +58,9 @@ def _plist_insert(plist_rank, plist_pair, port_ptr, plen, p, r, e):
 def _plist_remove(plist_rank, plist_pair, port_ptr, plen, p, r):
     start = port_ptr[p]
     i = _plist_index(plist_rank, start, plen[p], r)
-    end = start + plen[p] - 1
-    while i < end:
-        plist_rank[i] = plist_rank[i + 1]
-        plist_pair[i] = plist_pair[i + 1]
-        i += 1
+    end = start + plen[p]
+    remove_at(plist_rank, i, end)
+    remove_at(plist_pair, i, end)
     plen[p] -= 1
 
 

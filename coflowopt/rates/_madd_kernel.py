@@ -24,6 +24,7 @@ import numpy as np
 
 from ._fill_kernel import fill_scratch, take_at, take_filled, weighted_fill
 from ._jit import njit
+from ._sorted import insert_at
 from ._pieces import put, spill
 
 BACKFILL_NONE = 0
@@ -375,9 +376,8 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
             pos = nact
             if order_mode == ORDER_STATIC:
                 while pos > 0 and rank[active[pos - 1]] > rank[k]:
-                    active[pos] = active[pos - 1]
                     pos -= 1
-            active[pos] = k
+            insert_at(active, pos, nact, k)
             nact += 1
             realloc = True
         if n_done == K:
