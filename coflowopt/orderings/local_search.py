@@ -220,7 +220,8 @@ def improve_order(instance: Instance, order, *, max_passes: int = 50,
           "BSSI's factor 2); Sincronia tech. report Sec. 7 and Lemma 3; Taillard, EJOR 47 "
           "(1990) (insertion neighbourhoods)",
           guarantee="never increases the open-shop cost of its start; with start 'bssi', zero "
-                    "releases and greedy rates sum w C <= 4 OPT (module docstring)",
+                    "releases and greedy rates sum w C <= 4 OPT "
+                    "(proofs/local-search-open-shop.md)",
           tags=("weights", "heterogeneous_capacities", "release_dates"))
 def local_search(instance: Instance, *, start: str | Sequence[int] = "bssi",
                  start_params: Mapping[str, Any] | None = None, max_passes: int = 50,
