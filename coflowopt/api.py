@@ -25,7 +25,8 @@ def run_schedule(instance: Instance, order: str | None = "fifo", rates: str | No
                  rate_params: Mapping[str, Any] | None = None,
                  policy_params: Mapping[str, Any] | None = None,
                  objective: str = "weighted_completion_time",
-                 verify_mode: str = "float", keep_schedule: bool = True) -> Result:
+                 verify_mode: str = "float", keep_schedule: bool = True,
+                 stream_to: str | None = None) -> Result:
     """Schedule ``instance`` with an ordering plus a rate allocation, or a whole policy, then
     verify the schedule independently.
 
@@ -45,6 +46,10 @@ def run_schedule(instance: Instance, order: str | None = "fifo", rates: str | No
         about 2e8 pieces, 6 GB, on the Facebook trace) hands its schedule over window by window
         to the float verifier and never holds it: ``result.schedule`` is None, the verdict and
         every number are the same.  Other algorithms ignore it.
+    stream_to : str, optional
+        With ``keep_schedule=False`` and a windowed policy: also write the windows, as they
+        come, to this ``.npz`` piece file (:class:`~coflowopt.formats.schedule_io.
+        NpzPieceWriter`; memory of one window).  Ignored otherwise.
 
     Returns
     -------
@@ -72,7 +77,7 @@ def run_schedule(instance: Instance, order: str | None = "fifo", rates: str | No
         from .policies.flow_level import WINDOWED_POLICIES
         if policy in WINDOWED_POLICIES and \
                 (policy_params or {}).get("engine", "auto") != "python":
-            return _streamed_result(instance, policy, objective)
+            return _streamed_result(instance, policy, objective, stream_to)
     if policy is not None:
         alg = get_algorithm("policy", policy)
         t0 = time.perf_counter()
@@ -99,7 +104,8 @@ def run_schedule(instance: Instance, order: str | None = "fifo", rates: str | No
                            mode=verify_mode, timings=timings)
 
 
-def _streamed_result(instance: Instance, policy: str, objective: str) -> Result:
+def _streamed_result(instance: Instance, policy: str, objective: str,
+                     stream_to: str | None = None) -> Result:
     """``run_schedule(..., keep_schedule=False)`` for a policy with a windowed form: the kernel's
     windows go straight to the windowed float verifier (the same rules and verdict as
     :func:`~coflowopt.verify.verify_schedule`); the time spent verifying is reported apart.
@@ -117,15 +123,36 @@ def _streamed_result(instance: Instance, policy: str, objective: str) -> Result:
     if "big_switch_only" in alg.tags:
         instance.require_big_switch(f"policy {alg.name!r}")
     ver = WindowedVerifier(instance)
+    writer, write_s = None, [0.0]
+    if stream_to is not None:
+        from .formats.schedule_io import NpzPieceWriter
+        writer = NpzPieceWriter(stream_to, instance)
+
+    def on_window(s, a, b):
+        ver.add(a, b, s)
+        if writer is not None:
+            t = time.perf_counter()
+            writer.add(s)
+            write_s[0] += time.perf_counter() - t
+
     t0 = time.perf_counter()
-    stats = maxmin_windows(instance, lambda s, a, b: ver.add(a, b, s),
-                           weights=WINDOWED_POLICIES[policy])
+    try:
+        stats = maxmin_windows(instance, on_window, weights=WINDOWED_POLICIES[policy])
+    except BaseException:
+        if writer is not None:
+            writer.__exit__(RuntimeError, None, None)
+        raise
     elapsed = time.perf_counter() - t0
     t1 = time.perf_counter()
     rep = ver.report()
     timings = {"schedule": elapsed - stats["callback_s"],
-               "verify": stats["callback_s"] + time.perf_counter() - t1}
+               "verify": stats["callback_s"] - write_s[0] + time.perf_counter() - t1}
+    if writer is not None:
+        t = time.perf_counter()
+        writer.close()
+        timings["write"] = write_s[0] + time.perf_counter() - t
     return report_result(rep, algorithm=policy, objective=objective, timings=timings,
                          params={"policy": policy, "policy_params": {}},
                          extra={"streamed": {"windows": int(stats["windows"]),
-                                             "pieces": int(stats["pieces"])}})
+                                             "pieces": int(stats["pieces"]),
+                                             **({"file": str(stream_to)} if stream_to else {})}})

@@ -713,12 +713,19 @@ def cmd_schedule(args) -> int:
     else:
         refuse_big_switch_only(oalg, inst, "--order", instance_words(args))
         refuse_big_switch_only(ralg, inst, "--rates", instance_words(args))
+    # per-flow fairness and WSS written to .npz go window by window to the verifier and the
+    # file as the kernel produces them: never held (2e8 pieces, 6.4 GB, on the FB trace)
+    from .policies.flow_level import WINDOWED_POLICIES
+    stream = bool(args.out and args.out.lower().endswith(".npz") and args.policy in
+                  WINDOWED_POLICIES and policy_params.get("engine", "auto") != "python"
+                  and not args.slotted and not args.exact)
     try:
         res = run_schedule(inst, order=args.order, rates=args.rates, policy=args.policy,
                            order_params=order_params, rate_params=rate_params,
                            policy_params=policy_params, objective=args.objective,
                            verify_mode="exact" if args.exact else "float",
-                           keep_schedule=bool(args.out or args.slotted))
+                           keep_schedule=bool((args.out and not stream) or args.slotted),
+                           stream_to=args.out if stream else None)
     except InvalidParameterError as e:
         # a parameter value the algorithm refused: name the flags that carried values
         given = [f for f, v in (("--policy-param", args.policy_param),
@@ -732,7 +739,7 @@ def cmd_schedule(args) -> int:
         print(f"coflowopt schedule: note: {res.schedule.num_pieces} pieces; the JSON segment "
               "form of a schedule this size can take a gigabyte (--out FILE.npz is the compact "
               "columnar form, read by the verifier too)", file=sys.stderr)
-    if args.out:
+    if args.out and not stream:
         t0 = time.perf_counter()
         write_schedule(res.schedule, inst, args.out)
         res.timings["write"] = time.perf_counter() - t0
