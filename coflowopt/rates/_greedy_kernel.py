@@ -99,318 +99,14 @@ def _pos_remove(pos_rank, pos_pair, port_ptr, poslen, p, e):
             return
 
 
-@njit(cache=True)
-def _set_alloc(alloc, e, r, new, pair_src, pair_dst, pos_rank, pos_pair, port_ptr, poslen):
-    """alloc[e] = new for head r, keeping the per-port lists of positive heads in step."""
-    old = alloc[e]
-    if old > 0.0 and new == 0.0:
-        _pos_remove(pos_rank, pos_pair, port_ptr, poslen, pair_src[e], e)
-        _pos_remove(pos_rank, pos_pair, port_ptr, poslen, pair_dst[e], e)
-    elif old == 0.0 and new > 0.0:
-        _pos_add(pos_rank, pos_pair, port_ptr, poslen, pair_src[e], r, e)
-        _pos_add(pos_rank, pos_pair, port_ptr, poslen, pair_dst[e], r, e)
-    alloc[e] = new
-
-
-@njit(cache=True)
-def greedy_simulate(rank_src, rank_dst, rank_size, rank_release, rank_coflow, n_coflows, cap,
-                    pair_of_rank, pair_src, pair_dst, pair_ptr, pair_ranks, port_ptr, tol,
-                    completion_rtol):
-    """Run the greedy order-preserving allocation to completion.
-
-    All per-flow inputs are in priority order (``rank`` = position in the order).  Ports are
-    unified (egress ``j`` is ``m_in + j``).  Returns pieces in rank space
-    ``(rank, start, end, rate)``, coflow completion times and the number of events.
-    """
-    F = rank_size.shape[0]
-    P = cap.shape[0]
-    E = pair_src.shape[0]
-
-    rem = rank_size.copy()
-    last_t = np.zeros(F)
-    rate = np.zeros(F)
-    pstart = np.zeros(F)
-    version = np.zeros(F, dtype=np.int64)
-    finished = np.zeros(F, dtype=np.bool_)
-
-    pair_first = np.zeros(E, dtype=np.int64)
-    for e in range(E):
-        pair_first[e] = pair_ptr[e]
-    pair_head = -np.ones(E, dtype=np.int64)
-    alloc = np.zeros(E)
-
-    deg_total = port_ptr[P]
-    plist_rank = np.zeros(deg_total, dtype=np.int64)
-    plist_pair = np.zeros(deg_total, dtype=np.int64)
-    plen = np.zeros(P, dtype=np.int64)
-    pos_rank = np.zeros(deg_total, dtype=np.int64)
-    pos_pair = np.zeros(deg_total, dtype=np.int64)
-    poslen = np.zeros(P, dtype=np.int64)
-
-    coflow_left = np.zeros(n_coflows, dtype=np.int64)
-    for r in range(F):
-        coflow_left[rank_coflow[r]] += 1
-    cct = np.full(n_coflows, np.nan)
-    n_done = 0
-
-    rel_order = np.argsort(rank_release, kind="mergesort")  # ties keep priority order
-    rel_ptr = 0
-
-    # output buffers (grown by doubling)
-    cap_out = max(16, 2 * F)
-    out_r = np.zeros(cap_out, dtype=np.int64)
-    out_s = np.zeros(cap_out)
-    out_e = np.zeros(cap_out)
-    out_v = np.zeros(cap_out)
-    n_out = 0
-
-    # scan state
-    dirty = np.zeros(P, dtype=np.bool_)
-    used_new = np.zeros(P)
-    extra = np.zeros(P)
-    eval_stamp = -np.ones(E, dtype=np.int64)
-    changed_stamp = -np.ones(E, dtype=np.int64)
-    removed_alloc = np.zeros(F)
-
-    fin_heap = [(0.0, np.int64(0), np.int64(0))]
-    fin_heap.pop()
-
-    t = rank_release[rel_order[0]]
-    events = 0
-    scan_id = 0
-    while True:
-        events += 1
-        scan_id += 1
-        # change records for this event: (rank, kind, pair); kind 0 = removal, 1 = new head
-        scan_heap = [(np.int64(0), np.int64(0), np.int64(0))]
-        scan_heap.pop()
-
-        # 1. completions at t (and flows within tolerance of finishing at t)
-        while len(fin_heap) > 0:
-            ft, r, v = fin_heap[0]
-            if v != version[r] or finished[r]:
-                heapq.heappop(fin_heap)
-                continue
-            rem_now = rem[r] - rate[r] * (t - last_t[r])
-            if ft <= t or rem_now <= completion_rtol * rank_size[r]:
-                heapq.heappop(fin_heap)
-                # close the piece exactly at t
-                if n_out == out_r.shape[0]:
-                    out_r = np.concatenate((out_r, np.zeros(n_out, dtype=np.int64)))
-                    out_s = np.concatenate((out_s, np.zeros(n_out)))
-                    out_e = np.concatenate((out_e, np.zeros(n_out)))
-                    out_v = np.concatenate((out_v, np.zeros(n_out)))
-                out_r[n_out] = r
-                out_s[n_out] = pstart[r]
-                out_e[n_out] = t
-                out_v[n_out] = rate[r]
-                n_out += 1
-                finished[r] = True
-                rem[r] = 0.0
-                k = rank_coflow[r]
-                coflow_left[k] -= 1
-                if coflow_left[k] == 0:
-                    cct[k] = t
-                    n_done += 1
-                e = pair_of_rank[r]
-                a = alloc[e]
-                _plist_remove(plist_rank, plist_pair, port_ptr, plen, pair_src[e], r)
-                _plist_remove(plist_rank, plist_pair, port_ptr, plen, pair_dst[e], r)
-                removed_alloc[r] = a
-                if a > 0.0:
-                    heapq.heappush(scan_heap, (r, np.int64(0), e))
-                _set_alloc(alloc, e, r, 0.0, pair_src, pair_dst, pos_rank, pos_pair, port_ptr,
-                           poslen)
-                rate[r] = 0.0
-                version[r] += 1
-                # next head of the pair: first unfinished, released flow
-                while pair_first[e] < pair_ptr[e + 1] and finished[pair_ranks[pair_first[e]]]:
-                    pair_first[e] += 1
-                nh = -1
-                q = pair_first[e]
-                while q < pair_ptr[e + 1]:
-                    rr = pair_ranks[q]
-                    if (not finished[rr]) and rank_release[rr] <= t:
-                        nh = rr
-                        break
-                    q += 1
-                pair_head[e] = nh
-                if nh >= 0:
-                    _plist_insert(plist_rank, plist_pair, port_ptr, plen, pair_src[e], nh, e)
-                    _plist_insert(plist_rank, plist_pair, port_ptr, plen, pair_dst[e], nh, e)
-                    heapq.heappush(scan_heap, (nh, np.int64(1), e))
-            else:
-                break
-
-        # 2. releases at t
-        while rel_ptr < F and rank_release[rel_order[rel_ptr]] <= t:
-            r = rel_order[rel_ptr]
-            rel_ptr += 1
-            e = pair_of_rank[r]
-            h = pair_head[e]
-            if h == -1 or r < h:
-                if h != -1:
-                    # the old head stops being the head: it keeps its remaining size
-                    a = alloc[e]
-                    if rate[h] > 0.0:
-                        rem[h] -= rate[h] * (t - last_t[h])
-                        last_t[h] = t
-                        if n_out == out_r.shape[0]:
-                            out_r = np.concatenate((out_r, np.zeros(n_out, dtype=np.int64)))
-                            out_s = np.concatenate((out_s, np.zeros(n_out)))
-                            out_e = np.concatenate((out_e, np.zeros(n_out)))
-                            out_v = np.concatenate((out_v, np.zeros(n_out)))
-                        out_r[n_out] = h
-                        out_s[n_out] = pstart[h]
-                        out_e[n_out] = t
-                        out_v[n_out] = rate[h]
-                        n_out += 1
-                    rate[h] = 0.0
-                    version[h] += 1
-                    _plist_remove(plist_rank, plist_pair, port_ptr, plen, pair_src[e], h)
-                    _plist_remove(plist_rank, plist_pair, port_ptr, plen, pair_dst[e], h)
-                    removed_alloc[h] = a
-                    if a > 0.0:
-                        heapq.heappush(scan_heap, (h, np.int64(0), e))
-                    _set_alloc(alloc, e, h, 0.0, pair_src, pair_dst, pos_rank, pos_pair,
-                               port_ptr, poslen)
-                pair_head[e] = r
-                _plist_insert(plist_rank, plist_pair, port_ptr, plen, pair_src[e], r, e)
-                _plist_insert(plist_rank, plist_pair, port_ptr, plen, pair_dst[e], r, e)
-                heapq.heappush(scan_heap, (r, np.int64(1), e))
-
-        # 3. incremental greedy over heads at dirty ports, in priority order.  A port is dirty
-        # while its residual at the scan position differs from before the event (by extra[p]);
-        # heads at clean ports see exactly what they saw before and keep their allocation.
-        touched_list = [np.int64(0)]
-        touched_list.pop()
-        changed_list = [np.int64(0)]
-        changed_list.pop()
-        while len(scan_heap) > 0:
-            r, kind, e = heapq.heappop(scan_heap)
-            i = pair_src[e]
-            j = pair_dst[e]
-            if kind == 0:
-                # a head with a positive allocation left its ports: their residual grows
-                a = removed_alloc[r]
-                for p in (i, j):
-                    if not dirty[p]:
-                        dirty[p] = True
-                        extra[p] = 0.0
-                        touched_list.append(p)
-                        used_new[p] = _prefix_used(pos_rank, pos_pair, port_ptr, poslen,
-                                                   alloc, p, r)
-                        q = _plist_index(plist_rank, port_ptr[p], plen[p], r)
-                        if q < port_ptr[p] + plen[p]:
-                            heapq.heappush(scan_heap, (plist_rank[q], np.int64(2),
-                                                       plist_pair[q]))
-                    extra[p] += a
-                continue
-            if pair_head[e] != r or eval_stamp[e] == scan_id:
-                continue
-            eval_stamp[e] = scan_id
-            if dirty[i]:
-                ri = cap[i] - used_new[i]
-            else:
-                ri = cap[i] - _prefix_used(pos_rank, pos_pair, port_ptr, poslen, alloc, i, r)
-            if dirty[j]:
-                rj = cap[j] - used_new[j]
-            else:
-                rj = cap[j] - _prefix_used(pos_rank, pos_pair, port_ptr, poslen, alloc, j, r)
-            new = ri if ri < rj else rj
-            # negligible relative to the smaller of the two ports (tol is per port)
-            tij = tol[i] if tol[i] < tol[j] else tol[j]
-            if new <= tij:
-                new = 0.0
-            old = alloc[e]
-            if abs(new - old) <= tij:
-                new = old
-            for p in (i, j):
-                if dirty[p]:
-                    used_new[p] += new
-                    extra[p] += old - new
-                    if abs(extra[p]) <= tol[p]:
-                        dirty[p] = False  # the change at p is absorbed: later heads unaffected
-                    else:
-                        q = _plist_index(plist_rank, port_ptr[p], plen[p], r) + 1
-                        if q < port_ptr[p] + plen[p]:
-                            heapq.heappush(scan_heap, (plist_rank[q], np.int64(2),
-                                                       plist_pair[q]))
-                elif new != old:
-                    dirty[p] = True
-                    extra[p] = old - new
-                    touched_list.append(p)
-                    used_new[p] = _prefix_used(pos_rank, pos_pair, port_ptr, poslen,
-                                               alloc, p, r) + new
-                    q = _plist_index(plist_rank, port_ptr[p], plen[p], r) + 1
-                    if q < port_ptr[p] + plen[p]:
-                        heapq.heappush(scan_heap, (plist_rank[q], np.int64(2),
-                                                   plist_pair[q]))
-            if new != old:
-                _set_alloc(alloc, e, r, new, pair_src, pair_dst, pos_rank, pos_pair, port_ptr,
-                           poslen)
-                if changed_stamp[e] != scan_id:
-                    changed_stamp[e] = scan_id
-                    changed_list.append(e)
-        for p in touched_list:
-            dirty[p] = False
-            used_new[p] = 0.0
-            extra[p] = 0.0
-
-        # 4. apply the rate changes
-        for e in changed_list:
-            r = pair_head[e]
-            if r < 0:
-                continue
-            a = alloc[e]
-            old = rate[r]
-            if a == old:
-                continue
-            if old > 0.0:
-                rem[r] -= old * (t - last_t[r])
-                if n_out == out_r.shape[0]:
-                    out_r = np.concatenate((out_r, np.zeros(n_out, dtype=np.int64)))
-                    out_s = np.concatenate((out_s, np.zeros(n_out)))
-                    out_e = np.concatenate((out_e, np.zeros(n_out)))
-                    out_v = np.concatenate((out_v, np.zeros(n_out)))
-                out_r[n_out] = r
-                out_s[n_out] = pstart[r]
-                out_e[n_out] = t
-                out_v[n_out] = old
-                n_out += 1
-            last_t[r] = t
-            rate[r] = a
-            version[r] += 1
-            if a > 0.0:
-                pstart[r] = t
-                heapq.heappush(fin_heap, (t + rem[r] / a, r, version[r]))
-
-        if n_done == n_coflows:
-            break
-        # 5. next event
-        while len(fin_heap) > 0:
-            ft, r, v = fin_heap[0]
-            if v != version[r] or finished[r]:
-                heapq.heappop(fin_heap)
-            else:
-                break
-        t_fin = fin_heap[0][0] if len(fin_heap) > 0 else np.inf
-        t_rel = rank_release[rel_order[rel_ptr]] if rel_ptr < F else np.inf
-        t_next = t_fin if t_fin < t_rel else t_rel
-        if not np.isfinite(t_next):
-            return out_r[:n_out], out_s[:n_out], out_e[:n_out], out_v[:n_out], cct, -events
-        t = t_next
-
-    return out_r[:n_out], out_s[:n_out], out_e[:n_out], out_v[:n_out], cct, events
-
-
-# ---- the event loop over paths (instances on resources).  A "pair" becomes a distinct path
-# (the CSR ``pair_rptr`` / ``pair_rres``): greedy gives a path's first released unfinished flow
-# the smallest residual over its resources, which saturates one of them, so the path's later
-# flows get nothing and only each path's *head* matters, exactly as for an (ingress, egress)
-# pair.  The functions below are the ones above with "the pair's two ports" read as "every
-# resource of the path", the same operations in the same order, so a big switch written as
-# paths [i, m_in + j] gives the same bits (tests/test_resources_orderings_greedy.py).
+# ---- the event loop over paths, for both models.  A "pair" is a distinct path (the CSR
+# ``pair_rptr`` / ``pair_rres``; on a big switch the path [i, m_in + j] of an (ingress, egress)
+# pair): greedy gives a path's first released unfinished flow the smallest residual over its
+# resources, which saturates one of them, so the path's later flows get nothing and only each
+# path's *head* matters.  Until 2026-11-26 the big switch had its own kernel with sorted head
+# lists per port (the lists above, still used by the online Sincronia policy); this one gives
+# the same bits (tests/test_resources_orderings_greedy.py) without paying a port's list length
+# at every insert and removal.
 
 
 #: de Bruijn table: the index of the lowest set bit of a 64-bit word (no ctz in numba)
@@ -511,7 +207,8 @@ def _next_head(bits, off, slot_rank, slot_pair, res_end, s, p):
 @njit(cache=True)
 def _set_alloc_paths(alloc, e, r, new, pair_rptr, pair_rres, pos_rank, pos_pair, port_ptr,
                      poslen):
-    """:func:`_set_alloc` over the resources of path ``e``."""
+    """``alloc[e] = new`` for head ``r``, keeping the lists of positive heads of every resource
+    of path ``e`` in step."""
     old = alloc[e]
     if old > 0.0 and new == 0.0:
         for z in range(pair_rptr[e], pair_rptr[e + 1]):
@@ -526,12 +223,15 @@ def _set_alloc_paths(alloc, e, r, new, pair_rptr, pair_rres, pos_rank, pos_pair,
 def greedy_simulate_paths(rank_size, rank_release, rank_coflow, n_coflows, cap, pair_of_rank,
                           pair_rptr, pair_rres, pair_ptr, pair_ranks, port_ptr, rank_off,
                           rank_slot, slot_rank, slot_pair, res_end, tol, completion_rtol):
-    """:func:`greedy_simulate` over paths: pair ``e`` uses the resources
-    ``pair_rres[pair_rptr[e]:pair_rptr[e + 1]]``; ``port_ptr`` indexes one list of positive
-    heads per resource (length: the number of paths through it).  Same inputs otherwise, same
-    outputs.
+    """Run the greedy order-preserving allocation to completion, over paths: pair ``e`` uses
+    the resources ``pair_rres[pair_rptr[e]:pair_rptr[e + 1]]``; ``port_ptr`` indexes one list
+    of positive heads per resource (length: the number of paths through it).
 
-    Why slots instead of the sorted head lists of :func:`greedy_simulate`: ECMP gives almost
+    All per-flow inputs are in priority order (``rank`` = position in the order).  Returns
+    pieces in rank space ``(rank, start, end, rate)``, coflow completion times and the number
+    of events.
+
+    Why slots instead of sorted head lists per resource: ECMP gives almost
     every flow its own path (525,874 paths for the 706,397 flows of the Facebook trace on a
     k=16 fat-tree, up to 4,104 through one core link), and inserting or removing a head in a
     sorted list costs its length.  Here every (flow, resource of its path) has a fixed *slot*:
