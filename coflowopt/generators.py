@@ -250,12 +250,14 @@ def uniform_random(num_ports: int, num_coflows: int, *, flows_per_coflow=(1, 4),
     num_ports : int >= 1
         Number of ingress ports (and of egress ports unless ``num_egress`` is given).
     num_coflows : int >= 1
+        Number of coflows ``K``.
     flows_per_coflow : (int, int), default (1, 4)
         Inclusive range of the number of flows per coflow, ``1 <= lo <= hi``.
     size : (number, number), default (1, 10)
         Flow size range, ``0 < lo <= hi``: integers ``lo..hi`` if ``integer_sizes`` (then both
         must be ints), else reals in ``[lo, hi)``.
     integer_sizes : bool, default True
+        Draw whole flow sizes (their schedules can be verified exactly); False: real sizes.
     weights : None, "uniform" or (lo, hi)
         ``None``: all 1.  ``"uniform"``: U(0, 1] (as in the weighted-coflow literature).
         ``(lo, hi)`` with ``0 <= lo``: see the module note on int and real ranges.
@@ -269,6 +271,8 @@ def uniform_random(num_ports: int, num_coflows: int, *, flows_per_coflow=(1, 4),
     num_egress : int, optional
         Number of egress ports (default ``num_ports``).
     seed : int or None
+        Seed of the random generator, recorded in ``meta["generator"]``; ``None`` draws
+        fresh entropy (and records the seed it drew).
 
     Returns
     -------
@@ -394,6 +398,7 @@ def one_to_one(num_ports: int, num_coflows: int, *, width=None, size=(1, 10),
     Parameters
     ----------
     num_ports, num_coflows : int >= 1
+        Ingress ports (and egress ports unless ``num_egress`` is given); number of coflows.
     width : (int, int), optional
         Flows per coflow, ``1 <= lo <= hi <= min(num_ports, num_egress)``; default
         ``(1, min(4, ports))``.
@@ -431,6 +436,7 @@ def many_to_one(num_ports: int, num_coflows: int, *, width=None, size=(1, 10),
     Parameters
     ----------
     num_ports, num_coflows : int >= 1
+        Ingress ports (and egress ports unless ``num_egress`` is given); number of coflows.
     width : (int, int), optional
         Senders per coflow, ``1 <= lo <= hi <= num_ports``; default ``(2, min(4, ports))``.
     size, integer_sizes, num_egress, seed
@@ -466,6 +472,7 @@ def one_to_many(num_ports: int, num_coflows: int, *, width=None, size=(1, 10),
     Parameters
     ----------
     num_ports, num_coflows : int >= 1
+        Ingress ports (and egress ports unless ``num_egress`` is given); number of coflows.
     width : (int, int), optional
         Receivers per coflow, ``1 <= lo <= hi <= num_egress``; default ``(2, min(4, ports))``.
     size, integer_sizes, num_egress, seed
@@ -504,6 +511,7 @@ def all_to_all(num_ports: int, num_coflows: int, *, mappers=None, reducers=None,
     Parameters
     ----------
     num_ports, num_coflows : int >= 1
+        Ingress ports (and egress ports unless ``num_egress`` is given); number of coflows.
     mappers : (int, int), optional
         ``M_k`` range, ``1 <= lo <= hi <= num_ports``; default ``(2, min(4, ports))``.
     reducers : (int, int), optional
@@ -552,6 +560,7 @@ def shuffle_mix(num_ports: int, num_coflows: int, *, mix: Mapping[str, float] | 
     Parameters
     ----------
     num_ports, num_coflows : int >= 1
+        Ingress ports (and egress ports unless ``num_egress`` is given); number of coflows.
     mix : mapping from pattern name to weight, optional
         Relative frequencies over :data:`PATTERNS` (non-negative, not all zero; missing
         patterns get 0).  Default: all four equally likely.
@@ -665,6 +674,7 @@ def facebook_like(trace_path, num_coflows: int, *, load: float = 0.9, num_ports:
         header line; it is read and validated by
         :func:`~coflowopt.formats.coflow_benchmark.read_coflow_benchmark`.
     num_coflows : int >= 1
+        Number of coflows of the generated instance.
     load : float > 0, default 0.9
         Target offered load as a fraction of the total port bandwidth.
     num_ports : int >= 1, default 150
@@ -686,6 +696,8 @@ def facebook_like(trace_path, num_coflows: int, *, load: float = 0.9, num_ports:
         On FB2010-1Hr-150-0 every reducer's MB is a multiple of its mapper count, so nothing
         is dropped there.
     seed : int or None
+        Seed of the random generator, recorded in ``meta["generator"]``; ``None`` draws
+        fresh entropy (and records the seed it drew).
 
     Returns
     -------
@@ -827,6 +839,8 @@ def with_deadlines(instance: Instance, x: float = 1.0, seed: int | None = None) 
     x : float >= 0, default 1.0
         Slack factor (the dissertation's default is 1; it varies x from 0.1 to 10).
     seed : int or None
+        Seed of the deadlines' random generator, recorded in ``meta["deadlines"]``; ``None``
+        draws fresh entropy.
 
     Returns
     -------
@@ -1036,7 +1050,9 @@ def fat_tree_coflows(k: int = 4, num_coflows: int = 10, *, pattern: str = "unifo
     Parameters
     ----------
     k : even int >= 2, default 4
+        The fat-tree's arity (``k^3/4`` hosts).
     num_coflows : int >= 1, default 10
+        Number of coflows.
     pattern : str, default "uniform_random"
         One of :data:`TOPOLOGY_PATTERNS`: ``uniform_random``, ``one_to_one``,
         ``many_to_one``, ``one_to_many``, ``all_to_all``, ``shuffle_mix``.
@@ -1053,10 +1069,14 @@ def fat_tree_coflows(k: int = 4, num_coflows: int = 10, *, pattern: str = "unifo
         Link capacity, and the factor by which aggregation-core links are slower
         (:func:`coflowopt.topology.fat_tree`).
     routing : {"ecmp", "shortest"}, default "ecmp"
+        ECMP (a seeded hash of the flow picks one of the shortest paths) or the first
+        shortest path.
     routing_seed : int >= 0, default 0
         ECMP's hash seed (:func:`coflowopt.topology.ecmp_hash`), independent of ``seed``: the
         same coflows can be routed differently.
     seed : int or None
+        Seed of the random generator, recorded in ``meta["generator"]``; ``None`` draws
+        fresh entropy (and records the seed it drew).
 
     Returns
     -------
@@ -1114,7 +1134,9 @@ def leaf_spine_coflows(leaves: int = 4, spines: int = 2, hosts_per_leaf: int = 4
     Parameters
     ----------
     leaves, spines, hosts_per_leaf : int >= 1, defaults 4, 2, 4
+        Leaf switches, spine switches and hosts per leaf.
     num_coflows : int >= 1, default 10
+        Number of coflows.
     oversubscription, host_capacity, uplink_capacity, unit_links
         As in :func:`coflowopt.topology.leaf_spine`.
     pattern, flows_per_coflow, width, mappers, reducers, size, integer_sizes, weights, \
@@ -1251,6 +1273,7 @@ def creek(num_ports: int | None = None, num_coflows: int = 100, *, receivers=(2,
         Hosts (ingress and egress ports); default 150 (the FB trace's racks), or every host of
         the fat-tree with ``fat_tree_k``.
     num_coflows : int >= 1, default 100
+        Number of coflows.
     receivers : (int, int), default (2, 6)
         Receivers (sub-coflows) per coflow, ``1 <= lo <= hi``.
     mice_mean, elephant_mean : float, defaults 10 and 5100 (MB)
@@ -1270,7 +1293,10 @@ def creek(num_ports: int | None = None, num_coflows: int = 100, *, receivers=(2,
         ``capacity``) routed by ECMP with ``routing_seed``, as in the paper's simulations
         (k = 24 there); ``num_ports`` must then be at most ``k^3/4``.
     routing_seed : int >= 0, default 0
+        ECMP's hash seed with ``fat_tree_k``.
     seed : int or None
+        Seed of the random generator, recorded in ``meta["generator"]``; ``None`` draws
+        fresh entropy (and records the seed it drew).
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""Every parameter of every registered algorithm has a meaning in its docstring.
+"""Every parameter of every registered algorithm (and generator) has a meaning in its docstring.
 
 ``coflowopt algorithms NAME`` prints each parameter with the meaning its numpydoc
 ``Parameters`` section gives (:func:`coflowopt.introspect.parameters`); a parameter without one
@@ -53,3 +53,11 @@ def test_cli_prints_the_meaning():
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("at every port it uses") >= 1
     assert "max_nonzeros" in proc.stdout and "Refuse" in proc.stdout
+
+
+def test_every_generator_parameter_has_a_meaning():
+    """The same for ``coflowopt generate --list`` / ``generate NAME --help``."""
+    from coflowopt.generators import GENERATORS
+    missing = [f"{name}: {p['name']}" for name, func in GENERATORS.items()
+               for p in parameters(func) if not p.get("meaning", "").strip()]
+    assert not missing, "generator parameters without a meaning:\n" + "\n".join(missing)
