@@ -14,14 +14,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from coflowopt import verify as verify_mod
 from coflowopt.exceptions import InvalidInstanceError, NotSupportedError
 from coflowopt.formats.instance_json import (dumps_instance, instance_from_dict,
                                              read_instance_json, write_instance_json)
 from coflowopt.instance import Coflow, Instance
 from coflowopt.schedule import Schedule
 from coflowopt.topology import fat_tree, leaf_spine, on_topology
-from coflowopt.verify import WindowedVerifier, dilated_witness, verify_schedule
+from coflowopt.verify import (WindowedVerifier, dilated_witness, verify_in_windows,
+                              verify_schedule)
 
 
 def line(**changes) -> Instance:
@@ -242,9 +242,9 @@ def test_verifier_sees_a_link_beyond_the_edge():
     assert [v.port for v in rep.violations] == [1]
 
 
-def test_capacity_groups_never_split_a_resource(monkeypatch):
-    # a schedule with an overload on every link, checked with groups of 7 pairs: the same
-    # verdict and the same overload amounts as one group
+def test_overloads_on_every_link_same_in_one_sweep_and_in_windows():
+    # a schedule with an overload on every link: the one-shot sweep and the windowed check
+    # (three pieces per window) give the same verdict, ports and intervals
     bs = Instance.from_coflows([Coflow(f"c{i}", [(i % 4, (3 * i) % 4, 1.0 + i)])
                                 for i in range(12)], num_ingress=16, num_egress=16)
     inst = on_topology(bs, fat_tree(4))
@@ -252,8 +252,7 @@ def test_capacity_groups_never_split_a_resource(monkeypatch):
     s = Schedule.from_pieces(np.arange(F), np.zeros(F), inst.flow_size / 0.75,
                              np.full(F, 0.75))
     one = verify_schedule(inst, s)
-    monkeypatch.setattr(verify_mod, "_PAIRS_PER_GROUP", 7)
-    many = verify_schedule(inst, s)
+    many = verify_in_windows(inst, s, pieces_per_window=3)
     assert not one.ok
     assert one.violation_counts == many.violation_counts
     assert sorted((v.port, v.interval) for v in one.violations) == \
