@@ -140,7 +140,7 @@ def _streamed_result(instance: Instance, policy: str, objective: str,
         stats = maxmin_windows(instance, on_window, weights=WINDOWED_POLICIES[policy])
     except BaseException:
         if writer is not None:
-            writer.__exit__(RuntimeError, None, None)
+            writer.abort()
         raise
     elapsed = time.perf_counter() - t0
     t1 = time.perf_counter()

@@ -1204,7 +1204,13 @@ class NpzPieceWriter:
         self.instance = instance
         self.count = 0
         self._tmp = {name: Path(f"{self.path}.{name}.part") for name, _ in self._COLUMNS}
-        self._fh = {name: open(p, "wb") for name, p in self._tmp.items()}
+        self._fh = {}
+        try:
+            for name, p in self._tmp.items():
+                self._fh[name] = open(p, "wb")
+        except OSError as e:   # name the file asked for, not a temporary column
+            self.abort()
+            raise OSError(e.errno, e.strerror, str(self.path)) from None
 
     def add(self, schedule: Schedule) -> None:
         """Append the pieces of ``schedule`` (a float schedule of the same instance)."""
@@ -1245,6 +1251,13 @@ class NpzPieceWriter:
             for p in self._tmp.values():
                 p.unlink(missing_ok=True)
 
+    def abort(self) -> None:
+        """Give up: close and remove the temporary columns; no archive is written."""
+        for fh in self._fh.values():
+            fh.close()
+        for p in self._tmp.values():
+            p.unlink(missing_ok=True)
+
     def __enter__(self) -> "NpzPieceWriter":
         return self
 
@@ -1252,10 +1265,7 @@ class NpzPieceWriter:
         if exc[0] is None:
             self.close()
         else:  # a failed run leaves no half-written file behind
-            for fh in self._fh.values():
-                fh.close()
-            for p in self._tmp.values():
-                p.unlink(missing_ok=True)
+            self.abort()
 
 
 def read_schedule_npz(path: str | Path, instance: Instance) -> Schedule:
