@@ -62,6 +62,21 @@ def test_certify_toy_lp():
     assert certify_lp(lp, [0.5, 0.0], repair=False, claimed=1.0).status == "certified"
 
 
+def test_exact_side_that_rounds_to_its_float_is_still_used_exactly():
+    # x <= U with U = 1 + 2^-60 exactly (a product of two doubles needs up to 106 bits); the
+    # builders store float_down(U) = 1.0, which float(U) also rounds to.  The bound must use U:
+    # with the float it would certify -1 > -U, a bound of a tighter LP than the true one
+    U = 1 + Fraction(1, 2 ** 60)
+    rhs = np.empty(1, dtype=object)
+    rhs[:] = [U]
+    lp = LinearProgram("tight", c=np.zeros(1), A=sp.csr_matrix(np.array([[1.0]])),
+                       row_lo=np.array([-np.inf]), row_hi=np.array([1.0]),
+                       col_lo=np.zeros(1), col_hi=np.array([np.inf]), exact={"row_hi": rhs})
+    assert float(U) == 1.0
+    assert certify_lp(lp, [-1.0]).value == -U
+    assert _exact_bound_fractions(lp, np.asarray([Fraction(-1)], dtype=object))[0] == -U
+
+
 def test_fast_path_equals_fraction_path():
     rng = np.random.default_rng(3)
     for _ in range(20):

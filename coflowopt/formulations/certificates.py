@@ -176,7 +176,10 @@ def _vector_exact(lp: LinearProgram, key: str) -> tuple[_Dyadic | None, dict[int
         for i, v in enumerate(ex):
             if v is not None:
                 f = Fraction(v)
-                if float(f) != base[i] or f.denominator & (f.denominator - 1):
+                # the float must BE the value, not only round to it: a product c_q tau_l of
+                # two doubles is dyadic but may need 106 bits, and its float (rounded down
+                # by the builder) is then a tighter capacity than the true one
+                if not np.isfinite(base[i]) or Fraction(float(base[i])) != f:
                     overrides[i] = f
                     base[i] = 0.0
     finite = np.where(np.isfinite(base), base, 0.0)
@@ -611,15 +614,18 @@ def rebuild_lp(instance, cert: LPCertificate) -> LinearProgram:
 
 
 def check_certificate(instance, cert: LPCertificate, *, repair: bool = True,
-                      claimed: float | None = None) -> CertificateCheck:
+                      claimed: float | None = None,
+                      lp: LinearProgram | None = None) -> CertificateCheck:
     """Rebuild the certificate's LP from ``instance`` and certify its dual exactly.
 
     With ``repair=False`` the dual must be exactly feasible and prove ``claimed`` (default: the
     certificate's own claimed value); this is how a tampered certificate is rejected.  With
     ``repair=True`` the result is the certified figure of the repaired dual (always a valid
-    bound, possibly lower than the claim).
+    bound, possibly lower than the claim).  ``lp``: the LP :func:`rebuild_lp` gave for this
+    instance and certificate, when the caller needs it too (a certificate file names its rows).
     """
-    lp = rebuild_lp(instance, cert)
+    if lp is None:
+        lp = rebuild_lp(instance, cert)
     if claimed is None and not repair:
         claimed = cert.claimed_value
     # claimed values are in the instance's units, the LP in the certificate's
