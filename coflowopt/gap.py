@@ -70,6 +70,11 @@ class GapReport:
         ``best_schedule.value / best_bound.value``.
     seconds, cpu_seconds : float
         Wall and process CPU time of the whole run.
+    best_order : ndarray or None
+        The order of the best schedule.
+    bound_results : dict
+        The :class:`~coflowopt.results.Result` of every bound that ran, by method (their
+        certificates, e.g. for :func:`coflowopt.certificate_files.lower_bound_certificate`).
     """
 
     objective: str
@@ -81,6 +86,7 @@ class GapReport:
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     best_order: np.ndarray | None = None
+    bound_results: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"objective": self.objective, "gap": self.gap,
@@ -268,6 +274,7 @@ def certified_gap(instance: Instance, *, time_limit: float = 600.0,
         if res.kind == "lower_bound":
             rec["value_exact"] = str(Fraction(res.value))
         rep.bounds.append(rec)
+        rep.bound_results[name] = res
         if res.kind == "lower_bound" and (best_value is None or
                                           Fraction(res.value) > best_value):
             best_value = Fraction(res.value)
