@@ -1,19 +1,22 @@
 """Certificate files: what proves a number, in a file anyone can check without coflowopt.
 
-A certified lower bound of the ordering-LP family (``isolated``, ``port``, ``bssi-dual``,
-``ordering-lp``: every bound whose certificate is a dual of the ordering LP with parallel
-inequalities, ``formulations/ordering_lp.md``) is written as its exact multipliers on its cuts;
-``tools/check_certificate.py`` (standard library only) rebuilds every right-hand side from the
-instance and confirms or rejects the claim in exact arithmetic.  The file format is documented
-there; :func:`lower_bound_certificate` writes it.
+A certified lower bound is written as the exact dual that proves it, in the instance's units;
+``tools/check_certificate.py`` (standard library only) rebuilds the LP's rows and right-hand
+sides from the instance and confirms or rejects the claim in exact arithmetic.  The file format
+is documented there; :func:`lower_bound_certificate` writes it.  The proofs:
 
-Both instance formats are covered: a big switch (version 1, cuts on ports in the unified
-numbering) and an instance over resources (version 2, a topology: cuts on resources, each
-coflow's data at a resource summed over the flows whose path contains it).
+* ``ordering-lp-dual``: the ordering-LP family (``isolated``, ``port``, ``bssi-dual``,
+  ``ordering-lp``: every bound whose certificate is a dual of the ordering LP with parallel
+  inequalities, ``formulations/ordering_lp.md``), its multipliers on its cuts;
+* ``lp-ov-dual`` (``lp-ov``), ``interval-lp-dual`` (``interval-lp``) and
+  ``time-indexed-lp-dual`` (``time-indexed-lp``, the fluid model): the LP's parameters that the
+  instance does not fix (interval points, slot boundaries) and the nonzero multipliers, each on
+  a row named by its kind and indices (coflow, resource, interval or slot, a group's path).
 
-Bounds of the other LPs (time-indexed, interval, LP-OV) are certified inside coflowopt
-(``proofs/lp_certificates.md``) but have no standalone file form yet: asking for one is an
-error that says so.
+Both instance formats are covered: a big switch (version 1, rows on ports in the unified
+numbering) and an instance over resources (version 2, a topology: rows on resources, each
+coflow's data at a resource summed over the flows whose path contains it).  The slotted
+time-indexed LP bounds the slotted optimum only and has no file.
 
 Examples
 --------
@@ -35,15 +38,17 @@ from typing import Any
 import numpy as np
 
 from .exceptions import InvalidParameterError
-from .formulations.certificates import check_certificate, fraction_str
+from .formulations.certificates import check_certificate, fraction_str, rebuild_lp
 from .formulations.ordering_lp import OrderingCuts, port_loads
 
 __all__ = ["CERTIFICATE_FORMAT", "FILE_BOUNDS", "lower_bound_certificate", "optimum_certificate",
            "instance_digest"]
 
 CERTIFICATE_FORMAT = "coflowopt-certificate"
-#: The registered bounds whose certificates have a file form (duals of the ordering LP).
-FILE_BOUNDS = ("isolated", "port", "bssi-dual", "ordering-lp")
+#: The registered bounds whose certificates have a file form: duals of the ordering LP,
+#: LP-OV, the interval LP and the (fluid) time-indexed LP.
+FILE_BOUNDS = ("isolated", "port", "bssi-dual", "ordering-lp", "lp-ov", "interval-lp",
+               "time-indexed-lp")
 
 
 def instance_digest(instance) -> str:
@@ -98,61 +103,63 @@ def lower_bound_certificate(instance, result) -> dict[str, Any]:
         The instance the bound was computed on.
     result : Result
         A ``lower_bound`` result with ``certificate_status == "certified"`` whose certificate is
-        a dual of the ordering LP.
+        a dual of the ordering LP, LP-OV, the interval LP or the fluid time-indexed LP.
 
     Returns
     -------
     dict
         ``format``, ``version``, ``claim`` (kind, objective, exact value), ``instance`` (digest,
-        counts), ``proof`` (``ordering-lp-dual``: one entry per cut with a nonzero multiplier:
+        counts), ``proof``: ``ordering-lp-dual`` (one entry per cut with a nonzero multiplier:
         ``port`` in the unified numbering on a big switch, ``resource`` (an index into the
         version-2 file's ``resources``) on an instance over resources, threshold, set of
-        coflow indices, multiplier, all exact).
+        coflow indices, multiplier, all exact), or ``lp-ov-dual``, ``interval-lp-dual``,
+        ``time-indexed-lp-dual`` (the LP's parameters that the instance does not give -- the
+        interval points, the slot boundaries -- and one entry per row with a nonzero multiplier,
+        named by its kind and indices).  Every number is in the instance's units; the row forms
+        are in ``tools/check_certificate.py``'s docstring.
 
     Raises
     ------
     InvalidParameterError
-        If the result is not a certified lower bound, or its LP has no file form yet.
+        If the result is not a certified lower bound, or its LP has no file form (the slotted
+        time-indexed LP, which does not bound the fluid optimum; other formulations).
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> from coflowopt.bounds.lp_bounds import lp_ov_bound
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 2.0)]), Coflow("B", [(0, 0, 1.0)])])
+    >>> cert = lower_bound_certificate(inst, lp_ov_bound(inst))
+    >>> cert["claim"]["value"], cert["proof"]["type"]
+    ('4', 'lp-ov-dual')
     """
     if result.kind != "lower_bound" or result.certificate_status != "certified":
         raise InvalidParameterError(
             f"only a certified lower bound has a certificate file (this result: kind "
             f"{result.kind!r}, certificate {result.certificate_status!r})")
     cert = result.certificate
-    if cert is None or cert.formulation != "ordering-lp":
-        name = None if cert is None else cert.formulation
+    name = None if cert is None else cert.formulation
+    writer = _PROOF_WRITERS.get(name)
+    if writer is None:
         raise InvalidParameterError(
-            f"certificate files cover the ordering-LP family (isolated, port, bssi-dual, "
-            f"ordering-lp) so far; the {result.algorithm!r} bound's certificate is a dual of "
-            f"{name!r}, checked inside coflowopt only")
-    chk = check_certificate(instance, cert, repair=True)
+            f"certificate files cover the duals of {', '.join(_PROOF_WRITERS)}; the "
+            f"{result.algorithm!r} bound's certificate is a dual of {name!r}, checked inside "
+            "coflowopt only")
+    if name == "time-indexed-lp" and cert.params.get("model", "fluid") != "fluid":
+        raise InvalidParameterError(
+            "the slotted time-indexed LP bounds the slotted optimum, not the fluid one: it has "
+            "no certificate file (use model='fluid')")
+    lp = rebuild_lp(instance, cert)
+    chk = check_certificate(instance, cert, repair=True, lp=lp)
     if not chk.ok or chk.multipliers is None:
         raise InvalidParameterError(f"the certificate does not check: {chk.reason}")
     value = Fraction(result.value)
+    proved = chk.value
     if result.objective == "weighted_cct":
-        proved = chk.value - sum((Fraction(float(w)) * Fraction(float(r)) for w, r in
-                                  zip(instance.weight.tolist(), instance.release.tolist())),
-                                 Fraction(0))
-    else:
-        proved = chk.value
+        proved -= sum((Fraction(float(w)) * Fraction(float(r)) for w, r in
+                       zip(instance.weight.tolist(), instance.release.tolist())), Fraction(0))
     if proved != value:
         raise InvalidParameterError(f"the certificate proves {proved}, not the result's {value}")
-    cuts = cert.rows if cert.rows is not None else OrderingCuts.empty()
-    # the LP may be solved in units of 2^a data, 2^b capacity, 2^e weight
-    # (formulations.certificates.unit_scaling): a multiplier y' there is y' 2^(e - a) here, a
-    # threshold theta' is theta' 2^(a - b) (times), and the bound scales by 2^(a - b + e)
-    unit = cert.params.get("unit") or {}
-    a, b, e = (int(unit.get(k, 0)) for k in ("data_exp", "capacity_exp", "weight_exp"))
-    y_scale, t_scale = Fraction(2) ** (e - a), Fraction(2) ** (a - b)
-    y = chk.multipliers
-    where = "port" if instance.is_big_switch else "resource"
-    entries = []
-    for i in np.flatnonzero(np.asarray([v != 0 for v in y], dtype=bool)).tolist():
-        members = cuts.members[cuts.ptr[i]:cuts.ptr[i + 1]].tolist()
-        entries.append({where: int(cuts.port[i]),
-                        "theta": fraction_str(Fraction(float(cuts.theta[i])) * t_scale),
-                        "set": [int(k) for k in members],
-                        "multiplier": fraction_str(Fraction(y[i]) * y_scale)})
     return {
         "format": CERTIFICATE_FORMAT, "version": 1,
         "claim": {"kind": "lower_bound", "objective": result.objective,
@@ -160,8 +167,136 @@ def lower_bound_certificate(instance, result) -> dict[str, Any]:
                   "algorithm": result.algorithm},
         "instance": {"digest": instance_digest(instance), "coflows": instance.num_coflows,
                      "flows": instance.num_flows},
-        "proof": {"type": "ordering-lp-dual", "source": cert.source, "cuts": entries},
+        "proof": {"source": cert.source, **writer(instance, cert, lp, chk.multipliers)},
     }
+
+
+class _Units:
+    """The LP's units (``params["unit"]``, :func:`~coflowopt.formulations.certificates.
+    unit_scaling`): ``2^a`` data, ``2^b`` capacity, ``2^e`` weight; times ``2^(a - b)``.
+
+    A row that is ``s`` times its instance-unit form in the LP's units, with multiplier
+    ``y'`` there, has multiplier ``y' s 2^(a - b + e)`` in the instance's units (the bound
+    scales by ``2^(a - b + e)``; every factor a power of two, so exact)."""
+
+    def __init__(self, cert):
+        unit = cert.params.get("unit") or {}
+        self.a, self.b, self.e = (int(unit.get(k, 0)) for k in
+                                  ("data_exp", "capacity_exp", "weight_exp"))
+
+    def multiplier(self, y, row_exp: int) -> str:
+        """``y'`` of a row scaled by ``2^row_exp`` in the LP's units, in the instance's."""
+        return fraction_str(Fraction(y) * Fraction(2) ** (row_exp + self.a - self.b + self.e))
+
+    def time(self, t) -> str:
+        return fraction_str(Fraction(float(t)) * Fraction(2) ** (self.a - self.b))
+
+
+def _nonzero(y) -> list[int]:
+    return [i for i, v in enumerate(y) if v != 0]
+
+
+def _ordering_lp_proof(instance, cert, lp, y) -> dict[str, Any]:
+    """The cuts with nonzero multipliers (``ordering-lp-dual``)."""
+    cuts = cert.rows if cert.rows is not None else OrderingCuts.empty()
+    # a cut's row is sum_k d_k C_k >= ...: 2^(b - 2a) of its instance form; a threshold
+    # theta' is theta' 2^(a - b) (a time)
+    u = _Units(cert)
+    where = "port" if instance.is_big_switch else "resource"
+    entries = []
+    for i in _nonzero(y):
+        members = cuts.members[cuts.ptr[i]:cuts.ptr[i + 1]].tolist()
+        entries.append({where: int(cuts.port[i]), "theta": u.time(cuts.theta[i]),
+                        "set": [int(k) for k in members],
+                        "multiplier": u.multiplier(y[i], u.b - 2 * u.a)})
+    return {"type": "ordering-lp-dual", "cuts": entries}
+
+
+def _lp_ov_proof(instance, cert, lp, y) -> dict[str, Any]:
+    """One entry per row ``(coflow, resource)`` with a nonzero multiplier (``lp-ov-dual``)."""
+    # the row c_q f_k - ... >= d is 2^-a of its instance form
+    u = _Units(cert)
+    where = "port" if instance.is_big_switch else "resource"
+    ks, qs = lp.meta["row_coflow"], lp.meta["row_resource"]
+    return {"type": "lp-ov-dual",
+            "rows": [{"coflow": int(ks[i]), where: int(qs[i]),
+                      "multiplier": u.multiplier(y[i], -u.a)} for i in _nonzero(y)]}
+
+
+def _interval_lp_proof(instance, cert, lp, y) -> dict[str, Any]:
+    """The interval points and the rows with nonzero multipliers (``interval-lp-dual``).
+
+    The file writes the capacity rows as ``-sum_k d_k^q y_kl >= -c_q tau_l``: its multiplier
+    is minus the LP's (a ``<=`` row, whose multiplier is ``<= 0``)."""
+    u = _Units(cert)
+    where = "port" if instance.is_big_switch else "resource"
+    m0, m1, (K, Lm1) = lp.row_blocks["monotone"]
+    c0, c1, (P, L) = lp.row_blocks["capacity"]
+    rows = []
+    for i in _nonzero(y):
+        if i < m1:         # y_k,l+1 - y_k,l >= 0 (0-based l): interval l + 2, 1-based
+            k, l = divmod(i - m0, Lm1)
+            rows.append({"row": "monotone", "coflow": k, "interval": l + 2,
+                         "multiplier": u.multiplier(y[i], 0)})
+        else:              # sum_k d_k^q y_kl <= c_q tau_l: 2^-a of its instance form
+            q, l = divmod(i - c0, L)
+            rows.append({"row": "capacity", where: q, "interval": l + 1,
+                         "multiplier": u.multiplier(-y[i], -u.a)})
+    return {"type": "interval-lp-dual", "tau": [u.time(t) for t in cert.params["tau"]],
+            "rows": rows}
+
+
+def _time_indexed_lp_proof(instance, cert, lp, y) -> dict[str, Any]:
+    """The slot boundaries and the rows with nonzero multipliers (``time-indexed-lp-dual``).
+
+    Groups (a coflow's flows on one path) are named by coflow and path (resources ascending;
+    ``[i, m_in + j]`` on a big switch); the capacity rows are written ``-sum x >= -c_q
+    Delta_t`` (minus the LP's multiplier)."""
+    from .formulations.time_indexed import flow_groups
+    u = _Units(cert)
+    where = "port" if instance.is_big_switch else "resource"
+    groups = flow_groups(instance)
+    ge, gr = groups.resource_entries()
+    paths: list[list[int]] = [[] for _ in range(groups.num_groups)]
+    for g, q in zip(ge.tolist(), gr.tolist()):
+        paths[g].append(int(q))
+    named = [(int(k), tuple(sorted(p))) for k, p in zip(groups.coflow.tolist(), paths)]
+    if len(set(named)) != len(named):
+        raise InvalidParameterError(
+            "a coflow has two flow groups over the same resources in a different order: the "
+            "certificate file names groups by their resource sets and cannot tell them apart")
+    loads = port_loads(instance)
+    T, S = int(cert.params["slots"]), lp.row_blocks["cumulative"][2][1]
+    # boundaries b_t = t delta as the builder computes them (floats in the LP's units)
+    bounds = np.arange(T + 1, dtype=float) * float(cert.params["slot"])
+    blocks = sorted((v[0], v[1], k) for k, v in lp.row_blocks.items())
+    rows = []
+    for i in _nonzero(y):
+        start, _, block = next(bl for bl in blocks if bl[0] <= i < bl[1])
+        j = i - start
+        if block == "capacity":           # sum x <= c Delta: 2^-a; written negated
+            q, t = divmod(j, T)
+            rows.append({"row": "capacity", where: q, "slot": t + 1,
+                         "multiplier": u.multiplier(-y[i], -u.a)})
+        elif block in ("cumulative", "linking"):      # data rows: 2^-a
+            g, t = divmod(j, S if block == "cumulative" else T)
+            k, path = named[g]
+            rows.append({"row": block, "coflow": k, "path": list(path), "slot": t + 1,
+                         "multiplier": u.multiplier(y[i], -u.a)})
+        elif block == "completion":       # a time row: 2^(b - a)
+            rows.append({"row": "completion", "coflow": j,
+                         "multiplier": u.multiplier(y[i], u.b - u.a)})
+        else:                             # d C - sum s x >= d^2 / 2c: 2^(b - 2a)
+            rows.append({"row": "mean-busy-time", "coflow": int(loads.coflow[j]),
+                         where: int(loads.port[j]),
+                         "multiplier": u.multiplier(y[i], u.b - 2 * u.a)})
+    return {"type": "time-indexed-lp-dual", "boundaries": [u.time(t) for t in bounds[1:]],
+            "overflow": bool(cert.params.get("overflow", True)), "rows": rows}
+
+
+#: The LP formulations whose duals have a file form, and their writers.
+_PROOF_WRITERS = {"ordering-lp": _ordering_lp_proof, "lp-ov": _lp_ov_proof,
+                  "interval-lp": _interval_lp_proof, "time-indexed-lp": _time_indexed_lp_proof}
 
 
 # ----------------------------------------------------------------------------- optima

@@ -1,5 +1,6 @@
 """Certificate files and the standalone checker (tools/check_certificate.py): every certified
-bound of the ordering-LP family is confirmed by a checker that imports nothing from coflowopt;
+bound (the ordering-LP family, LP-OV, the interval LP, the fluid time-indexed LP) is confirmed
+by a checker that imports nothing from coflowopt and rebuilds the LP's rows from the instance;
 tampered certificates are rejected with a reason."""
 
 from __future__ import annotations
@@ -14,17 +15,21 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from coflowopt import Coflow, Instance
 from coflowopt.certificate_files import instance_digest, lower_bound_certificate
 from coflowopt.exceptions import InvalidParameterError
 from coflowopt.formats import read_instance, write_instance
 from coflowopt.registry import get_algorithm
-from coflowopt.testing import random_instance
+from coflowopt.testing import instances, random_instance
+from coflowopt.topology import leaf_spine, on_topology
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKER = ROOT / "tools" / "check_certificate.py"
 FAMILY = ("isolated", "port", "bssi-dual", "ordering-lp")
+#: the LPs whose duals name their rows (row kind + indices) and whose rows the checker rebuilds
+LP_FILES = ("lp-ov", "interval-lp", "time-indexed-lp")
 
 
 def _checker():
@@ -180,8 +185,188 @@ def test_as_a_process(tmp_path):
     assert "Traceback" not in unread.stderr
 
 
-def test_only_certified_family_bounds_have_files():
+def test_only_certified_fluid_bounds_have_files():
     inst = Instance.from_coflows([Coflow("A", [(0, 0, 2.0)]), Coflow("B", [(0, 0, 1.0)])])
-    res = get_algorithm("bound", "interval-lp").func(inst)
-    with pytest.raises(InvalidParameterError, match="ordering-LP family"):
+    res = get_algorithm("bound", "time-indexed-lp").func(inst, model="slotted")
+    with pytest.raises(InvalidParameterError, match="slotted optimum"):
         lower_bound_certificate(inst, res)
+    res = get_algorithm("bound", "lp-ov").func(inst)
+    res.certificate_status = "uncertified"
+    with pytest.raises(InvalidParameterError, match="only a certified lower bound"):
+        lower_bound_certificate(inst, res)
+
+
+# ------------------------------------------------------------------ LP-OV, interval, time-indexed
+def _run_checker(tmp_path: Path, inst: Instance, cert: dict):
+    """The checker as a process: (exit code, stdout, stderr)."""
+    write_instance(inst, tmp_path / "i.json")
+    (tmp_path / "c.json").write_text(json.dumps(cert))
+    out = subprocess.run([sys.executable, str(CHECKER), str(tmp_path / "i.json"),
+                          str(tmp_path / "c.json")], capture_output=True, text=True)
+    return out.returncode, out.stdout, out.stderr
+
+
+def _proved(inst: Instance, tmp_path: Path, cert: dict) -> Fraction:
+    """What the file's proof gives, by the checker's own function for its type."""
+    doc = _doc(inst, tmp_path)
+    proof = cert["proof"]
+    return check.PROOFS[proof["type"]](check.Instance(doc), proof, cert["claim"]["objective"])
+
+
+def test_lp_ov_of_two_jobs_on_one_port_by_hand(tmp_path):
+    # A (size 2) and B (size 1) on one port of capacity 1, unit weights: f_A >= 2 + delta_BA,
+    # f_B >= 1 + 2 delta_AB, delta_AB + delta_BA = 1, so min f_A + f_B = 3 + min(delta_BA +
+    # 2 delta_AB) = 4 (B first), which is OPT (1 + 3)
+    inst = Instance.from_coflows([Coflow("A", [(0, 0, 2.0)]), Coflow("B", [(0, 0, 1.0)])])
+    cert = json.loads(json.dumps(lower_bound_certificate(
+        inst, get_algorithm("bound", "lp-ov").func(inst))))
+    assert cert["proof"]["type"] == "lp-ov-dual" and cert["claim"]["value"] == "4"
+    code, out, _ = _run_checker(tmp_path, inst, cert)
+    assert code == 0 and out.startswith("CONFIRMED: weighted_completion_time >= 4 (4)"), out
+
+
+@pytest.mark.parametrize("name, figure", [
+    # formulations/lp_ov.md and time_indexed.md "Figures"; interval_lp.md "What it yields"
+    ("lp-ov", 32.0), ("interval-lp", 27.67), ("time-indexed-lp", 31.17)])
+def test_t_s4_lp_files_are_confirmed_as_a_process(tmp_path, name, figure):
+    inst = read_instance(ROOT / "instances" / "papers" / "sincronia-t-s4.json")
+    kw = {"slot": 1.0} if name == "time-indexed-lp" else {}
+    res = get_algorithm("bound", name).func(inst, **kw)
+    assert float(res.value) == pytest.approx(figure, abs=0.01)
+    cert = json.loads(json.dumps(lower_bound_certificate(inst, res)))
+    assert cert["proof"]["rows"], "the dual uses rows"
+    code, out, err = _run_checker(tmp_path, inst, cert)
+    assert code == 0 and out.startswith("CONFIRMED: weighted_completion_time >= ") and \
+        f"{name}-dual" in out, (out, err)
+    assert _proved(inst, tmp_path, cert) == Fraction(res.value)
+
+
+@pytest.mark.parametrize("objective", ["weighted_completion_time", "weighted_cct"])
+def test_every_lp_file_is_confirmed_at_the_in_process_value(tmp_path, objective):
+    for inst in _instances():
+        doc = _doc(inst, tmp_path)
+        for name in LP_FILES:
+            res = get_algorithm("bound", name).func(inst, objective=objective)
+            cert = json.loads(json.dumps(lower_bound_certificate(inst, res)))
+            assert check.check(doc, cert).startswith(objective)
+            assert _proved(inst, tmp_path, cert) == Fraction(res.value)
+
+
+def test_lp_files_in_lp_units_and_on_a_topology(tmp_path):
+    # far from 1 the LPs are solved in units of powers of two: the file is in the instance's
+    base = read_instance(ROOT / "instances" / "papers" / "sincronia-t-s4.json")
+    scaled = [base.replace(flow_size=base.flow_size * sf, weight=base.weight * wf,
+                           release=base.release * sf)
+              for sf, wf in ((2.0 ** -30, 1.0), (2.0 ** 30, 2.0 ** -20), (1e-6, 1e4))]
+    rng = np.random.default_rng(3)
+    bs = random_instance(rng, max_ports=4, max_coflows=6, max_flows=4, releases=True,
+                         weights=True, heterogeneous=True)
+    topo = on_topology(bs, leaf_spine(2, 2, 2, oversubscription=2), routing="ecmp", seed=1)
+    assert not topo.is_big_switch
+    for inst in scaled + [topo]:
+        doc = _doc(inst, tmp_path)
+        for name in LP_FILES:
+            res = get_algorithm("bound", name).func(inst)
+            cert = json.loads(json.dumps(lower_bound_certificate(inst, res)))
+            assert check.check(doc, cert)
+            assert _proved(inst, tmp_path, cert) == Fraction(res.value)
+            if not inst.is_big_switch:
+                assert all("port" not in r for r in cert["proof"]["rows"])
+
+
+def test_time_indexed_without_overflow_needs_the_safe_horizon(tmp_path):
+    inst = read_instance(ROOT / "instances" / "papers" / "sincronia-t-s4.json")
+    res = get_algorithm("bound", "time-indexed-lp").func(inst, horizon="safe", overflow=False)
+    cert = json.loads(json.dumps(lower_bound_certificate(inst, res)))
+    assert cert["proof"]["overflow"] is False
+    doc = _doc(inst, tmp_path)
+    assert check.check(doc, cert)
+    short = copy.deepcopy(cert)
+    short["proof"]["boundaries"] = short["proof"]["boundaries"][:-1]
+    with pytest.raises(check.Rejected, match="safe horizon"):
+        check.check(doc, short)
+
+
+def _essential_row(cert: dict, doc: dict) -> int:
+    """The row with the largest multiplier whose removal leaves a proof below the claim (a
+    dual may carry rows the bound does not need: dropping those proves the claim still)."""
+    rows, claim = cert["proof"]["rows"], Fraction(cert["claim"]["value"])
+    inst = check.Instance(doc)
+    for n in sorted(range(len(rows)), key=lambda n: -abs(Fraction(rows[n]["multiplier"]))):
+        proof = copy.deepcopy(cert["proof"])
+        del proof["rows"][n]
+        if check.PROOFS[proof["type"]](inst, proof, cert["claim"]["objective"]) < claim:
+            return n
+    pytest.fail("no row of the dual is needed for the claim")
+
+
+def _lp_tamper_cases(cert: dict, i: int):
+    rows = cert["proof"]["rows"]
+    out = []
+    c = copy.deepcopy(cert)
+    c["proof"]["rows"][i]["multiplier"] = str(Fraction(rows[i]["multiplier"]) * 2)
+    out.append(("multiplier doubled", c, "dual feasible|less than the claimed"))
+    c = copy.deepcopy(cert)
+    del c["proof"]["rows"][i]
+    out.append(("row dropped", c, "dual feasible|less than the claimed"))
+    c = copy.deepcopy(cert)
+    c["claim"]["value"] = str(Fraction(cert["claim"]["value"]) * (1 + Fraction(1, 10**9)))
+    out.append(("claim raised", c, "less than the claimed"))
+    c = copy.deepcopy(cert)
+    c["instance"]["digest"] = "0" * 64
+    out.append(("another instance", c, "another instance"))
+    c = copy.deepcopy(cert)
+    c["proof"]["rows"][i]["coflow"] = 10**6
+    out.append(("coflow out of range", c, "coflow"))
+    ineq = next((n for n, r in enumerate(rows) if r.get("row") != "cumulative"), None)
+    c = copy.deepcopy(cert)
+    c["proof"]["rows"][ineq]["multiplier"] = "-" + rows[ineq]["multiplier"].lstrip("-")
+    out.append(("negative multiplier", c, "negative multiplier"))
+    return out
+
+
+@pytest.mark.parametrize("name", LP_FILES)
+def test_tampered_lp_files_are_rejected(tmp_path, name):
+    inst = read_instance(ROOT / "instances" / "papers" / "sincronia-t-s4.json")
+    doc = _doc(inst, tmp_path)
+    cert = json.loads(json.dumps(lower_bound_certificate(
+        inst, get_algorithm("bound", name).func(inst))))
+    i = _essential_row(cert, doc)
+    for what, bad, reason in _lp_tamper_cases(cert, i):
+        with pytest.raises(check.Rejected, match=reason):
+            check.check(doc, bad)
+            pytest.fail(f"accepted after: {what}")
+    # the same as processes: REJECTED with the reason on stdout, exit 1
+    for what, bad, reason in _lp_tamper_cases(cert, i)[:4]:
+        code, out, err = _run_checker(tmp_path, inst, bad)
+        assert code == 1 and out.startswith("REJECTED: ") and "Traceback" not in err, \
+            (what, out, err)
+    # the instance changed (sizes halved, digest dropped): the rebuilt rows reject it
+    c = copy.deepcopy(cert)
+    del c["instance"]["digest"]
+    with pytest.raises(check.Rejected):
+        check.check(_doc(inst.replace(flow_size=inst.flow_size / 2), tmp_path), c)
+
+
+def test_interval_grid_must_increase(tmp_path):
+    inst = read_instance(ROOT / "instances" / "papers" / "sincronia-t-s4.json")
+    cert = json.loads(json.dumps(lower_bound_certificate(
+        inst, get_algorithm("bound", "interval-lp").func(inst))))
+    cert["proof"]["tau"][1] = cert["proof"]["tau"][0]
+    with pytest.raises(check.Rejected, match="increasing"):
+        check.check(_doc(inst, tmp_path), cert)
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(inst=instances(max_ports=3, max_coflows=5, max_flows=3, releases=True,
+                      heterogeneous=True))
+def test_lp_files_confirm_the_in_process_value(tmp_path, inst):
+    # on random small instances (releases, weights, heterogeneous capacities) the checker,
+    # rebuilding every row from the instance, proves exactly what coflowopt certified
+    doc = _doc(inst, tmp_path)
+    for name in LP_FILES:
+        res = get_algorithm("bound", name).func(inst)
+        cert = json.loads(json.dumps(lower_bound_certificate(inst, res)))
+        assert check.check(doc, cert).startswith("weighted_completion_time >= ")
+        assert _proved(inst, tmp_path, cert) == Fraction(res.value)

@@ -101,6 +101,8 @@ GOOD = [
     ("bound-export", ["bound", FIG51, "--method", "lp-ov", "--export", "lpov.lp"]),
     ("bound-certificate", ["bound", FIG51, "--method", "ordering-lp", "--certificate",
                            "olp.json"]),
+    ("bound-certificate-lp-ov", ["bound", FIG51, "--method", "lp-ov", "--certificate",
+                                 "lpov.json"]),
     ("exact", ["exact", FIG51, "--time-limit", "5"]),
     ("generate-30", ["generate", "uniform_random", "-p", "num_ports=4", "-p", "num_coflows=30",
                      "--seed", "3", "-o", "k30.json"]),
@@ -315,8 +317,9 @@ def test_slotted_json_values(good_runs):
     assert t["model"] == "integral" and t["kind"] == "feasible" and t["params"]["job"] == "coflow"
 
 
-def test_certificate_file_is_confirmed_by_the_standalone_checker(good_runs, work):
-    d = json.loads(good_runs["bound-certificate"][1])["results"][0]
+@pytest.mark.parametrize("run", ["bound-certificate", "bound-certificate-lp-ov"])
+def test_certificate_file_is_confirmed_by_the_standalone_checker(good_runs, work, run):
+    d = json.loads(good_runs[run][1])["results"][0]
     path = Path(work) / d["extra"]["certificate_file"]
     chk = subprocess.run([sys.executable, str(Path(__file__).resolve().parents[1] / "tools" /
                                               "check_certificate.py"), str(FIG51), str(path)],
@@ -479,8 +482,9 @@ BAD = [
     ("bound-param-key-all", ["bound", FIG51, "--param", "foo=1"], ["--param foo"], ()),
     ("bound-param-value", ["bound", FIG51, "-m", "time-indexed-lp", "-p", "slot=-1"],
      ["-p slot", "> 0"], ()),
-    ("bound-certificate-method", ["bound", FIG51, "--method", "lp-ov", "--certificate",
-                                  "c.json"], ["--certificate", "lp-ov"], ()),
+    ("bound-certificate-slotted", ["bound", FIG51, "--method", "time-indexed-lp", "-p",
+                                   "model=slotted", "--certificate", "c.json"],
+     ["--certificate", "model=slotted"], ()),
     ("bound-certificate-suffix", ["bound", FIG51, "--method", "port", "--certificate",
                                   "c.txt"], ["--certificate", "c.txt"], ()),
     ("bound-export-suffix", ["bound", FIG51, "--method", "lp-ov", "--export", "x.txt"],

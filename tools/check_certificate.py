@@ -41,6 +41,65 @@ Certificates (``format: coflowopt-certificate``, ``version: 1``):
     ``d``, ``rho`` and every right-hand side from the instance, checks ``y >= 0``,
     ``theta`` and ``z >= 0`` exactly, and confirms the claim if the sum is at least ``value``.
 
+``lower_bound`` by an LP dual: ``lp-ov-dual``, ``interval-lp-dual``, ``time-indexed-lp-dual``
+    The claim is the same (every feasible schedule has ``sum_k w_k C_k >= value``, or the
+    weighted CCT, which is ``sum_k w_k r_k`` less).  The proof: the parameters of an LP that
+    the instance does not fix (interval points, slot boundaries) and ``rows``, one entry per
+    row with a nonzero multiplier, named by ``"row"`` (its kind) and its indices: ``coflow``
+    (0-based, file order), ``port`` / ``resource`` (as for cuts), ``interval`` / ``slot``
+    (1-based), ``path`` (a group: the coflow's flows whose path is exactly this set of
+    resources, ``[i, m_in + j]`` on a big switch; sizes summed, ``D_g``).  Every row is written
+    ``sum_j a_j x_j >= side`` (or ``=``) and rebuilt here from the instance and the LP's
+    parameters alone; a multiplier ``y`` must be ``>= 0`` on a ``>=`` row.  For columns ``x``
+    with ``lo <= x <= hi``, cost ``c`` and ``d = c - A^T y`` (weak duality with bounded
+    variables, Neumaier and Shcherbina, Math. Program. 99 (2004), section 2;
+    ``proofs/lp_certificates.md``), every LP-feasible ``x`` has
+
+        c^T x + c_0 >= c_0 + sum_rows y side + sum_j d_j (lo_j if d_j > 0 else hi_j)      (W)
+
+    which is rejected when some ``d_j != 0`` meets an infinite bound (the completion times
+    are unbounded above: their reduced cost must be ``>= 0``).  The LP is a relaxation (every
+    feasible schedule maps to a feasible point of objective ``sum_k w_k C_k``, the proofs
+    cited below), so (W) bounds every schedule; the checker confirms the claim when (W) is at
+    least ``value``.  With ``iso_k = r_k + rho_k`` and ``d_k^q``, ``d^q`` as above:
+
+    ``lp-ov-dual`` (LP-OV, Shafiee and Ghaderi; ``formulations/lp_ov.md``, validity
+    ``proofs/lp_ov_bound.md``).  Columns ``f_k >= iso_k`` (cost ``w_k``) and, for coflows
+    ``a < b``, ``x_ab`` in ``[0, 1]`` ("``a`` completes before ``b``"; ``b`` before ``a`` is
+    ``1 - x_ab``).  Row ``{coflow k, port|resource q}``, for any coflow and resource::
+
+        c_q f_k + sum_{k' != k} d_k'^q u_kk' >= d^q,   u_kk' = x_kk' (k < k'), 1 - x_k'k (k' < k)
+
+    (by ``C_k`` every resource has carried all its data except that of the coflows completing
+    after ``k``), i.e. ``c_q f_k + sum_{k' > k} d_k'^q x_kk' - sum_{k' < k} d_k'^q x_k'k >=
+    d_k^q + sum_{k' > k} d_k'^q``.
+
+    ``interval-lp-dual`` (the interval-indexed LP, Qiu, Stein and Zhong; ``formulations/
+    interval_lp.md``, validity ``proofs/interval_lp_bound.md``).  ``tau``: points
+    ``0 < tau_1 < ... < tau_L`` (any such grid is valid).  Columns ``y_kl`` (``l = 1..L``,
+    "``k`` complete by ``tau_l``") in ``[0, 1]``, ``[0, 0]`` when ``tau_l < iso_k``; with
+    ``a_kl = max(tau_{l-1}, iso_k)`` (``tau_0 = 0``) the cost of ``y_kl`` is ``w_k (a_kl -
+    a_k,l+1)`` and ``c_0 = sum_k w_k a_k,L+1``.  Rows ``{"row": "monotone", coflow k, interval
+    l}`` (``l = 2..L``): ``y_kl - y_k,l-1 >= 0``; ``{"row": "capacity", port|resource q,
+    interval l}``: ``- sum_k d_k^q y_kl >= - c_q tau_l``.
+
+    ``time-indexed-lp-dual`` (the fluid time-indexed LP after Varys' appendix, with
+    mean-busy-time rows; ``formulations/time_indexed.md``, validity
+    ``proofs/time_indexed_bound.md``, theorem 1, and theorem 2 without the overflow slot).
+    ``boundaries``: ``0 < b_1 < ... < b_T`` (slot ``t = [b_{t-1}, b_t)``, ``Delta_t = b_t -
+    b_{t-1}``); ``overflow``: whether slot ``T + 1 = [b_T, inf)`` carries data (``S = T + 1``
+    data slots; else ``S = T`` and ``b_T`` must be at least the safe horizon ``max_k r_k +
+    sum_f size_f / min_{q in path(f)} c_q``, checked).  Columns: ``x_gs`` (data of group ``g``
+    of coflow ``k`` in slot ``s``) in ``[0, D_g]``, ``[0, 0]`` when ``s <= T`` and ``b_s <=
+    r_k``; ``X_gs`` (sent by the end of slot ``s``) in ``[0, D_g]``, ``X_gS = D_g``; ``z_kt``
+    (``t = 1..T``) in ``[0, 1]``, ``[0, 0]`` when ``b_t < iso_k``; ``C_k >= iso_k`` (cost
+    ``w_k``).  Rows: ``capacity`` ``{q, slot t}``: ``- sum_{g: q in path} x_gt >= - c_q
+    Delta_t``; ``cumulative`` ``{coflow, path, slot s}``: ``X_gs - X_g,s-1 - x_gs = 0``
+    (``X_g0`` absent; multiplier of either sign); ``linking`` ``{coflow, path, slot t}``:
+    ``X_gt - D_g z_kt >= 0``; ``completion`` ``{coflow k}``: ``C_k + sum_t Delta_t z_kt >=
+    b_T``; ``mean-busy-time`` ``{coflow k, port|resource q}`` (``d = d_k^q > 0``): ``d C_k -
+    sum_{g of k, q in path} sum_s max(b_{s-1}, r_k) x_gs >= d^2 / (2 c_q)``.
+
 ``optimum`` by an ``event-sequence-search`` proof (``proofs/optimum-certificates.md``)
     The claim: the least ``sum_k w_k C_k`` (or weighted CCT) over all feasible fluid schedules
     is ``value``.  Two parts, both checked exactly:
@@ -319,6 +378,288 @@ def check_ordering_lp_dual(inst: Instance, proof: dict, objective: str) -> Fract
     if objective == "weighted_cct":
         total -= sum((w * r for w, r in zip(inst.weight, inst.release)), Fraction(0))
     return total
+
+
+# ------------------------------------------------------------------------------ LP duals
+def lagrangian_bound(rows, costs: dict, bounds, offset: Fraction = Fraction(0)) -> Fraction:
+    """``LB(y)`` of an LP ``min c^T x + offset`` over named rows and bounded columns.
+
+    ``rows`` yields ``(where, y, sense, coefficients, side)`` for every row with a multiplier:
+    ``sense`` is ``">="`` (the row ``sum_j a_j x_j >= side``; ``y`` must be ``>= 0``) or
+    ``"="`` (``y`` free); ``coefficients`` maps a column key to ``a_j``.  ``costs`` maps the
+    columns with a non-zero cost to ``c_j``; ``bounds(key)`` gives ``(lo, hi)``, ``None`` for
+    an infinite side.  With ``d = c - A^T y``::
+
+        c^T x + offset >= offset + sum_i y_i side_i + sum_j d_j (lo_j if d_j > 0 else hi_j)
+
+    for every ``x`` with the rows and bounds (weak duality with bounded variables; a zero
+    ``d_j`` contributes nothing).  A non-zero ``d_j`` facing an infinite bound proves nothing:
+    rejected."""
+    aty: dict = {}
+    total = offset
+    for where, y, sense, coeffs, side in rows:
+        if sense == ">=" and y < 0:
+            raise Rejected(f"{where}: negative multiplier {y} on an inequality row")
+        if y == 0:
+            continue
+        total += y * side
+        for j, a in coeffs.items():
+            aty[j] = aty.get(j, 0) + a * y
+    for j in set(costs) | set(aty):
+        d = costs.get(j, 0) - aty.get(j, 0)
+        if d == 0:
+            continue
+        lo, hi = bounds(j)
+        side = lo if d > 0 else hi
+        if side is None:
+            raise Rejected(f"the reduced cost of {j[0]}{list(j[1:])} is {d} "
+                           f"({float(d):.6g}) and that column is unbounded "
+                           f"{'below' if d > 0 else 'above'}: the multipliers are not dual "
+                           "feasible")
+        total += d * side
+    return total
+
+
+def _rows_list(proof: dict) -> list:
+    rows = proof.get("rows")
+    if not isinstance(rows, list):
+        raise Unreadable("proof.rows: expected a list")
+    return rows
+
+
+def _index(row: dict, key: str, n: int, where: str) -> int:
+    """An integer field of a row in ``0 .. n - 1`` (Rejected otherwise)."""
+    v = row.get(key)
+    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < n:
+        raise Rejected(f"{where}: {key} {v!r} is not in 0..{n - 1}")
+    return v
+
+
+def _resource(inst: Instance, row: dict, where: str) -> int:
+    """The resource a row names: ``"port"`` (a big switch, unified numbering) or
+    ``"resource"`` (an index into a version-2 file's ``resources``), not both."""
+    if "port" in row and "resource" in row:
+        raise Unreadable(f"{where}: names both a port and a resource")
+    key = "resource" if "resource" in row else "port"
+    return _index(row, key, len(inst.cap), where)
+
+
+def _row(rows: list, n: int) -> tuple[dict, str, Fraction]:
+    row, where = rows[n], f"proof.rows[{n}]"
+    if not isinstance(row, dict):
+        raise Unreadable(f"{where}: expected an object")
+    return row, where, exact(row.get("multiplier"), f"{where}.multiplier")
+
+
+def _cct_shift(inst: Instance, objective: str) -> Fraction:
+    return sum((w * r for w, r in zip(inst.weight, inst.release)), Fraction(0)) \
+        if objective == "weighted_cct" else Fraction(0)
+
+
+def _at_resource(inst: Instance) -> list[list[tuple[int, Fraction]]]:
+    """Per resource, ``(k, d_k^q)`` for the coflows with data there, ``k`` ascending."""
+    at: list[list] = [[] for _ in inst.cap]
+    for k, d in enumerate(inst.load):
+        for q, v in d.items():
+            at[q].append((k, v))
+    return at
+
+
+def _grid(values, where: str, limit: int = 100_000) -> list[Fraction]:
+    """``[0, p_1, ..., p_L]`` from a list of positive, strictly increasing exact points."""
+    if not isinstance(values, list) or not values or len(values) > limit:
+        raise Unreadable(f"{where}: expected a list of 1..{limit} points")
+    pts = [exact(v, f"{where}[{i}]") for i, v in enumerate(values)]
+    prev = Fraction(0)
+    for i, p in enumerate(pts):
+        if not p > prev:
+            raise Rejected(f"{where}[{i}]: {p} is not after {prev} (the points must be "
+                           "positive and increasing)")
+        prev = p
+    return [Fraction(0)] + pts
+
+
+def check_lp_ov_dual(inst: Instance, proof: dict, objective: str) -> Fraction:
+    """The bound an ``lp-ov-dual`` proof gives (module docstring)."""
+    rows = _rows_list(proof)
+    at = _at_resource(inst)
+
+    def gen():
+        for n in range(len(rows)):
+            row, where, y = _row(rows, n)
+            k = _index(row, "coflow", inst.K, where)
+            q = _resource(inst, row, where)
+            # c_q f_k + sum_{k' != k} d_k'^q u_kk' >= d^q, u_kk' = x_kk' (k < k') or
+            # 1 - x_k'k (k' < k): the constants of the latter move to the right-hand side
+            coeffs, side = {("f", k): inst.cap[q]}, Fraction(0)
+            for k2, d in at[q]:
+                if k2 < k:
+                    coeffs[("x", k2, k)] = -d
+                else:
+                    side += d
+                    if k2 > k:
+                        coeffs[("x", k, k2)] = d
+            yield where, y, ">=", coeffs, side
+
+    iso = [r + rho for r, rho in zip(inst.release, inst.rho)]
+    total = lagrangian_bound(
+        gen(), {("f", k): w for k, w in enumerate(inst.weight) if w},
+        lambda j: (iso[j[1]], None) if j[0] == "f" else (Fraction(0), Fraction(1)))
+    return total - _cct_shift(inst, objective)
+
+
+def check_interval_lp_dual(inst: Instance, proof: dict, objective: str) -> Fraction:
+    """The bound an ``interval-lp-dual`` proof gives (module docstring)."""
+    tau = _grid(proof.get("tau"), "proof.tau")
+    L = len(tau) - 1
+    iso = [r + rho for r, rho in zip(inst.release, inst.rho)]
+    # a_kl = max(tau_{l-1}, r_k + rho_k), l = 1..L+1
+    a = [[max(tau[l - 1], iso[k]) for l in range(1, L + 2)] for k in range(inst.K)]
+    offset = sum((w * a[k][L] for k, w in enumerate(inst.weight)), Fraction(0))
+    costs = {}
+    for k, w in enumerate(inst.weight):
+        for l in range(1, L + 1):
+            c = w * (a[k][l - 1] - a[k][l])
+            if c:
+                costs[("y", k, l)] = c
+    at = _at_resource(inst)
+    rows = _rows_list(proof)
+
+    def gen():
+        for n in range(len(rows)):
+            row, where, y = _row(rows, n)
+            kind = row.get("row")
+            if kind == "monotone":          # y_kl - y_k,l-1 >= 0, l = 2..L
+                k = _index(row, "coflow", inst.K, where)
+                l = _index(row, "interval", L + 1, where)
+                if l < 2:
+                    raise Rejected(f"{where}: monotone rows are for intervals 2..{L}")
+                yield where, y, ">=", {("y", k, l): Fraction(1), ("y", k, l - 1): Fraction(-1)}, \
+                    Fraction(0)
+            elif kind == "capacity":        # - sum_k d_k^q y_kl >= - c_q tau_l, l = 1..L
+                q = _resource(inst, row, where)
+                l = _index(row, "interval", L + 1, where)
+                if l < 1:
+                    raise Rejected(f"{where}: capacity rows are for intervals 1..{L}")
+                yield where, y, ">=", {("y", k, l): -d for k, d in at[q]}, -inst.cap[q] * tau[l]
+            else:
+                raise Unreadable(f"{where}.row: expected monotone or capacity, got {kind!r}")
+
+    def bounds(j):
+        _, k, l = j
+        return Fraction(0), Fraction(0) if tau[l] < iso[k] else Fraction(1)
+
+    return lagrangian_bound(gen(), costs, bounds, offset) - _cct_shift(inst, objective)
+
+
+def check_time_indexed_lp_dual(inst: Instance, proof: dict, objective: str) -> Fraction:
+    """The bound a ``time-indexed-lp-dual`` proof gives (module docstring)."""
+    b = _grid(proof.get("boundaries"), "proof.boundaries", limit=10_000_000)
+    T = len(b) - 1
+    overflow = proof.get("overflow")
+    if not isinstance(overflow, bool):
+        raise Unreadable("proof.overflow: expected true or false")
+    # groups: a coflow's flows on one path (sorted resources), sizes summed
+    size: dict[tuple, Fraction] = {}
+    for k, path, z in inst.flows:
+        size[(k, path)] = size.get((k, path), Fraction(0)) + z
+    keys = sorted(size)
+    gid = {key: g for g, key in enumerate(keys)}
+    if not overflow:
+        # without the overflow slot the LP needs b_T >= H, a time by which some optimal
+        # schedule is complete (proofs/time_indexed_bound.md, theorem 2)
+        H = max(inst.release) + sum((z / min(inst.cap[q] for q in path)
+                                     for _, path, z in inst.flows), Fraction(0))
+        if b[T] < H:
+            raise Rejected(f"proof.boundaries: without the overflow slot the last boundary "
+                           f"{b[T]} must be at least the safe horizon {H}")
+    S = T + 1 if overflow else T
+    through: list[list[int]] = [[] for _ in inst.cap]     # groups whose path contains q
+    for g, (k, path) in enumerate(keys):
+        for q in path:
+            through[q].append(g)
+    iso = [r + rho for r, rho in zip(inst.release, inst.rho)]
+
+    def start(k, s):                 # the earliest time data of k is sent in slot s
+        return max(b[s - 1], inst.release[k])
+
+    def group(row, where):
+        k = _index(row, "coflow", inst.K, where)
+        path = row.get("path")
+        g = gid.get((k, tuple(sorted(path)))) if isinstance(path, list) and all(
+            isinstance(q, int) and not isinstance(q, bool) for q in path) else None
+        if g is None:
+            raise Rejected(f"{where}: coflow {k} has no flow on the path {path!r}")
+        return g
+
+    def slot(row, where, hi):
+        t = _index(row, "slot", hi + 1, where)
+        if t < 1:
+            raise Rejected(f"{where}: slot {t} is not in 1..{hi}")
+        return t
+
+    rows = _rows_list(proof)
+
+    def gen():
+        for n in range(len(rows)):
+            row, where, y = _row(rows, n)
+            kind = row.get("row")
+            if kind == "capacity":          # - sum_{g through q} x_gt >= - c_q (b_t - b_t-1)
+                q = _resource(inst, row, where)
+                t = slot(row, where, T)
+                yield where, y, ">=", {("x", g, t): Fraction(-1) for g in through[q]}, \
+                    -inst.cap[q] * (b[t] - b[t - 1])
+            elif kind == "cumulative":      # X_gs - X_g,s-1 - x_gs = 0
+                g = group(row, where)
+                s = slot(row, where, S)
+                co = {("X", g, s): Fraction(1), ("x", g, s): Fraction(-1)}
+                if s > 1:
+                    co[("X", g, s - 1)] = Fraction(-1)
+                yield where, y, "=", co, Fraction(0)
+            elif kind == "linking":         # X_gt - D_g z_kt >= 0
+                g = group(row, where)
+                t = slot(row, where, T)
+                yield where, y, ">=", {("X", g, t): Fraction(1),
+                                       ("z", keys[g][0], t): -size[keys[g]]}, Fraction(0)
+            elif kind == "completion":      # C_k + sum_t (b_t - b_t-1) z_kt >= b_T
+                k = _index(row, "coflow", inst.K, where)
+                co = {("z", k, t): b[t] - b[t - 1] for t in range(1, T + 1)}
+                co[("C", k)] = Fraction(1)
+                yield where, y, ">=", co, b[T]
+            elif kind == "mean-busy-time":
+                # d C_k - sum_{g of k through q} sum_s max(b_s-1, r_k) x_gs >= d^2 / (2 c_q)
+                k = _index(row, "coflow", inst.K, where)
+                q = _resource(inst, row, where)
+                d = inst.load[k].get(q, Fraction(0))
+                if d == 0:
+                    raise Rejected(f"{where}: coflow {k} sends nothing through {q}: no "
+                                   "mean-busy-time row")
+                co = {("C", k): d}
+                for g in through[q]:
+                    if keys[g][0] == k:
+                        for s in range(1, S + 1):
+                            co[("x", g, s)] = -start(k, s)
+                yield where, y, ">=", co, d * d / (2 * inst.cap[q])
+            else:
+                raise Unreadable(f"{where}.row: expected capacity, cumulative, linking, "
+                                 f"completion or mean-busy-time, got {kind!r}")
+
+    def bounds(j):
+        kind = j[0]
+        if kind == "C":
+            return iso[j[1]], None
+        if kind == "z":
+            return Fraction(0), Fraction(0) if b[j[2]] < iso[j[1]] else Fraction(1)
+        D = size[keys[j[1]]]
+        if kind == "X":
+            return (D if j[2] == S else Fraction(0)), D
+        # x_gs: nothing is sent in a slot that ends by the release (the overflow slot never)
+        k, s = keys[j[1]][0], j[2]
+        return Fraction(0), D if s > T or b[s] > inst.release[k] else Fraction(0)
+
+    total = lagrangian_bound(gen(), {("C", k): w for k, w in enumerate(inst.weight) if w},
+                             bounds)
+    return total - _cct_shift(inst, objective)
 
 
 # ------------------------------------------------------------------------------ optimum
@@ -612,7 +953,9 @@ def check_optimum(inst: Instance, cert: dict, value: Fraction, objective: str) -
             f"({expanded} expanded) cover every event sequence, checked exactly")
 
 
-PROOFS = {"ordering-lp-dual": check_ordering_lp_dual}
+PROOFS = {"ordering-lp-dual": check_ordering_lp_dual, "lp-ov-dual": check_lp_ov_dual,
+          "interval-lp-dual": check_interval_lp_dual,
+          "time-indexed-lp-dual": check_time_indexed_lp_dual}
 
 
 def check(instance_doc, cert) -> str:
@@ -645,8 +988,9 @@ def check(instance_doc, cert) -> str:
     if proved < value:
         raise Rejected(f"the proof gives {proved} ({float(proved):.12g}), less than the claimed "
                        f"{value} ({float(value):.12g})")
+    what = "cuts" if proof["type"] == "ordering-lp-dual" else "rows"
     return (f"{objective} >= {value} ({float(value):.12g}) for every feasible schedule "
-            f"({proof['type']}, {len(proof.get('cuts', []))} cuts, checked exactly)")
+            f"({proof['type']}, {len(proof.get(what, []))} {what}, checked exactly)")
 
 
 def main(argv=None) -> int:

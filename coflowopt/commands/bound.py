@@ -14,9 +14,12 @@ instance: the final restricted LP for ``ordering-lp``, the nested Smith sets for
 so that any LP solver can re-check it; with ``--method all`` the method name is inserted before
 the suffix (``model.ordering-lp.lp``).
 
-``--certificate`` writes the certificate file of each certified bound of the ordering-LP family
-(:data:`coflowopt.certificate_files.FILE_BOUNDS`), which ``tools/check_certificate.py`` confirms
-with the standard library alone; with ``--method all`` the other methods are listed without one.
+``--certificate`` writes the certificate file of each certified bound
+(:data:`coflowopt.certificate_files.FILE_BOUNDS`: the ordering-LP family, LP-OV, the interval
+LP and the fluid time-indexed LP): the exact multipliers of its rows, each named by its kind and
+indices, which ``tools/check_certificate.py`` checks against LP rows it rebuilds from the
+instance, with the standard library alone.  The slotted time-indexed LP (``-p model=slotted``)
+bounds the slotted optimum, not the fluid one, and has no file.
 
 ``--model integral`` lists bounds on the optimum of the *integral matching model* (time slotted,
 whole units per slot and resource; sizes and ``capacity x slot`` must be whole, else exit 2):
@@ -75,8 +78,9 @@ def add_parser(subparsers, common) -> None:
                     help="HiGHS's log on standard error (never on standard output)")
     sp.add_argument("--export", metavar="FILE", help="write the certificate's LP (.lp or .mps)")
     sp.add_argument("--certificate", metavar="FILE",
-                    help="write the certificate file (.json; the ordering-LP family: isolated, "
-                         "port, bssi-dual, ordering-lp), checkable by tools/check_certificate.py")
+                    help="write the certificate file (.json; every fluid bound: the LP's exact "
+                         "dual, rows named from the instance), checkable by "
+                         "tools/check_certificate.py")
     sp.add_argument("--time-limit", type=common.seconds, default=None,
                     help="seconds per method (for the methods that solve an LP)")
     sp.add_argument("--objective", default="weighted_completion_time",
@@ -175,8 +179,12 @@ def run_bound(args, common) -> int:
     from ..certificate_files import FILE_BOUNDS, lower_bound_certificate
     if args.certificate and not many and getattr(algs[0], "name", algs[0]) not in FILE_BOUNDS:
         raise common.UsageError(
-            f"--certificate with --method {algs[0].name}: certificate files cover the "
-            f"ordering-LP family ({', '.join(FILE_BOUNDS)}) so far")
+            f"--certificate with --method {algs[0].name}: certificate files cover "
+            f"{', '.join(FILE_BOUNDS)} so far")
+    if args.certificate and params.get("model", "fluid") != "fluid":
+        raise common.UsageError(
+            f"--certificate with {flag} model={params['model']}: the slotted time-indexed LP "
+            "bounds the slotted optimum, not the fluid one; it has no certificate file")
     for k, owner in (("time_limit", "--time-limit"), ("objective", "--objective")):
         if k in params:
             raise common.UsageError(f"{flag} {k}: set it with {owner}")

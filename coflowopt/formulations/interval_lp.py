@@ -150,7 +150,8 @@ def build_interval_lp(instance: Instance, grid: IntervalGrid) -> LinearProgram:
     return LinearProgram(
         name="interval-lp", c=c, A=A, row_lo=row_lo, row_hi=row_hi, col_lo=np.zeros(n),
         col_hi=col_hi, offset=float(offset_ex), exact=exact,
-        col_blocks={"y": (0, n, (K, L))}, row_blocks={"capacity": (nmono, m, (P, L))},
+        col_blocks={"y": (0, n, (K, L))},
+        row_blocks={"monotone": (0, nmono, (K, L - 1)), "capacity": (nmono, m, (P, L))},
         meta={"intervals": L, "epsilon": grid.epsilon, "tau": tau.tolist()})
 
 

@@ -144,7 +144,10 @@ def build_lp_ov(instance: Instance, *, ports: str = "used") -> LinearProgram:
     return LinearProgram(
         name="lp-ov", c=c, A=A, row_lo=row_lo, row_hi=np.full(m, np.inf), col_lo=col_lo,
         col_hi=col_hi, exact=exact, col_blocks={"f": (0, K, (K,)), "delta": (K, n, (npairs,))},
-        meta={"ports": ports, "pairs": npairs, "rows": m})
+        meta={"ports": ports, "pairs": npairs, "rows": m,
+              # row i is (coflow row_coflow[i], resource row_resource[i]): how a certificate
+              # file names it (coflowopt.certificate_files)
+              "row_coflow": row_k, "row_resource": row_q})
 
 
 def _rhs_by_suffix_sums(loads, row_k: np.ndarray, row_q: np.ndarray) -> np.ndarray:

@@ -458,7 +458,10 @@ def build_time_indexed(instance: Instance, grid: TimeGrid, *, model: str = "flui
         col_lo=col_lo, col_hi=col_hi, integrality=integrality, exact=exact,
         col_blocks={"x": (ox, oX, (G, S)), "X": (oX, oz, (G, S)), "z": (oz, oC, (K, T)),
                     "C": (oC, n, (K,))},
-        row_blocks={"capacity": (0, P * T, (P, T))},
+        row_blocks={"capacity": (0, P * T, (P, T)), "cumulative": (P * T, P * T + G * S, (G, S)),
+                    "linking": (P * T + G * S, P * T + G * (S + T), (G, T)),
+                    "completion": (P * T + G * (S + T), P * T + G * (S + T) + K, (K,)),
+                    "mean_busy_time": (r0 - n_mbt, r0, (n_mbt,))},
         meta={"model": model, "mip": mip, "overflow": over, "slot": grid.delta, "slots": T,
               "horizon": float(b[T]), "groups": G, "mean_busy_time_rows": n_mbt})
 
