@@ -46,7 +46,8 @@ def test_checker_imports_only_the_standard_library():
     text = CHECKER.read_text(encoding="utf-8")
     imports = {line.split()[1].split(".")[0] for line in text.splitlines()
                if line.startswith(("import ", "from "))}
-    assert imports <= {"__future__", "hashlib", "json", "sys", "fractions"}, imports
+    assert imports <= {"__future__", "bisect", "hashlib", "json", "math", "sys",
+                       "fractions"}, imports
 
 
 def _instances():
