@@ -51,6 +51,11 @@ FILE_BOUNDS = ("isolated", "port", "bssi-dual", "ordering-lp", "lp-ov", "interva
                "time-indexed-lp")
 
 
+#: Most coflow indices an ``ordering-lp-dual`` file lists in its cuts' sets (about 70 MB of
+#: JSON; a BSSI dual over 4,400 coflows).  Above it :func:`lower_bound_certificate` refuses.
+MAX_SET_ENTRIES = 10_000_000
+
+
 def instance_digest(instance) -> str:
     """sha256 of the instance's exact content (capacities; per coflow: weight, release, data
     per port), computed as ``tools/check_certificate.py`` computes it from the instance file.
@@ -203,9 +208,19 @@ def _ordering_lp_proof(instance, cert, lp, y) -> dict[str, Any]:
     # theta' is theta' 2^(a - b) (a time)
     u = _Units(cert)
     where = "port" if instance.is_big_switch else "resource"
+    nonzero = _nonzero(y)
+    listed = sum(len(cuts.set(i)) for i in nonzero)
+    if listed > MAX_SET_ENTRIES:
+        # nested cuts (BSSI's, Smith's) are stored in O(K) in process, but the file lists
+        # every set: K^2 / 2 coflow indices for a BSSI dual over K coflows
+        raise InvalidParameterError(
+            f"the certificate file would list {listed:,} coflow indices in its cuts' sets, more "
+            f"than the file limit of {MAX_SET_ENTRIES:,} (the sets of a BSSI or Smith dual "
+            f"grow with the square of the coflow count); the bound itself is certified in "
+            f"exact arithmetic in process")
     entries = []
-    for i in _nonzero(y):
-        members = cuts.members[cuts.ptr[i]:cuts.ptr[i + 1]].tolist()
+    for i in nonzero:
+        members = cuts.set(i).tolist()
         entries.append({where: int(cuts.port[i]), "theta": u.time(cuts.theta[i]),
                         "set": [int(k) for k in members],
                         "multiplier": u.multiplier(y[i], u.b - 2 * u.a)})

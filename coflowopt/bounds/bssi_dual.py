@@ -11,10 +11,13 @@ Lemma 1 its objective
 is a lower bound on the optimum.
 
 This module wraps the orderings engineer's :func:`coflowopt.orderings.bssi.bssi_trace` (the
-run) and :func:`~coflowopt.orderings.bssi.bssi_dual_bound` (their own exact evaluation): the
+run) and :func:`~coflowopt.orderings.bssi.dual_bound_of_trace` (their own exact evaluation
+of the same run, :func:`~coflowopt.orderings.bssi.bssi_dual_bound` without a second run): the
 run's duals become cuts of the ordering LP (:func:`~coflowopt.formulations.ordering_lp.
-bssi_cuts`, rows = LP-primal's), and the certificate is checked like every other bound here,
-by rebuilding the LP from the instance and recomputing the dual objective exactly.  The
+bssi_cuts`, rows = LP-primal's, stored as nested cuts since every set is a prefix of the
+order: ``O(K)`` memory and an exact check linear in the loads), and the certificate is checked
+like every other bound here, by rebuilding the LP from the instance and recomputing the dual
+objective exactly.  The
 residual weight of a coflow (the ``gamma`` of a release step, or rounding leftovers) multiplies
 its isolation bound ``r_k + rho_k >= r_k``, so the certified figure is at least Sincronia's
 expression; their figure is recorded in ``extra["orderings_value_exact"]`` and the tests check
@@ -30,7 +33,7 @@ from __future__ import annotations
 import time
 
 from ..instance import Instance
-from ..orderings.bssi import bssi_dual_bound, bssi_trace
+from ..orderings.bssi import bssi_trace, dual_bound_of_trace
 from ..registry import register
 from ..results import Result
 from ..formulations.certificates import LPCertificate, fraction_str
@@ -95,8 +98,8 @@ def bssi_dual(instance: Instance, *, objective: str = "weighted_completion_time"
                        record_weights=False)
     pd = bssi_cuts(trace)
     elapsed = time.perf_counter() - t0
-    theirs = bssi_dual_bound(instance, tie_break=tie_break, release=release,
-                             exact=bool(exact))
+    # their own exact figure, from the same run (bssi_dual_bound would run BSSI again)
+    theirs = dual_bound_of_trace(instance, trace)
     cert = LPCertificate(formulation="ordering-lp", params={},
                          row_duals=pd.row_duals(instance.capacity), rows=pd.cuts,
                          claimed_value=float(theirs.value_exact), source="bssi")

@@ -60,7 +60,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..exceptions import CoflowOptError, InvalidParameterError
-from .linear_program import LinearProgram
+from .linear_program import LinearProgram, RangeRows, covering_sums, range_min
 
 __all__ = ["LPCertificate", "CertificateCheck", "certify_lp", "check_certificate",
            "register_rebuilder", "rebuild_lp", "exact_dot"]
@@ -151,8 +151,9 @@ def _exact_ATy(lp: LinearProgram, y: _Dyadic) -> tuple[np.ndarray, int]:
     A = lp.A
     ad = lp.exact.get("A_data")
     da = _Dyadic.from_exact(ad) if ad is not None else _Dyadic.from_floats(A.data)
-    rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
-    prod = da.num * y.num[rows]
+    # per entry of A's list, the exact sum of the multipliers of the rows containing it (the
+    # row's own multiplier on CSR; a prefix sum over nested rows, linear in the entries)
+    prod = da.num * covering_sums(A, y.num)
     n = A.shape[1]
     out = np.zeros(n, dtype=object)
     out[:] = 0
@@ -318,12 +319,13 @@ def _exact_bound_fractions(lp: LinearProgram, y: np.ndarray
     ad = lp.exact.get("A_data")
     aty = [Fraction(0)] * lp.num_cols
     A = lp.A
-    for i in range(lp.num_rows):
-        if yf[i] == 0:
+    yobj = np.empty(len(yf), dtype=object)
+    yobj[:] = yf
+    for pos, (j, yc) in enumerate(zip(A.indices.tolist(), covering_sums(A, yobj).tolist())):
+        if yc == 0:
             continue
-        for pos in range(int(A.indptr[i]), int(A.indptr[i + 1])):
-            a = Fraction(ad[pos]) if ad is not None else Fraction(float(A.data[pos]))
-            aty[int(A.indices[pos])] += a * yf[i]
+        a = Fraction(ad[pos]) if ad is not None else Fraction(float(A.data[pos]))
+        aty[j] += a * yc
     terms = [_side_term(lp, yi, i, "row_lo", "row_hi", "row") for i, yi in enumerate(yf)]
     terms += [_side_term(lp, lp.exact_value("c", j) - aty[j], j, "col_lo", "col_hi", "column")
               for j in range(lp.num_cols)]
@@ -343,27 +345,50 @@ def _repair_scale(lp: LinearProgram, y: np.ndarray, d_sign: np.ndarray, margin: 
     bad_hi = (d_sign < 0) & ~np.isfinite(lp.col_hi)   # needs d_j >= 0
     bad_lo = (d_sign > 0) & ~np.isfinite(lp.col_lo)   # needs d_j <= 0
     A = lp.A
-    rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
     cols = A.indices
-    term = A.data * y[rows]
+    # per entry e of A's list, the sums of the positive and of the negative multipliers of the
+    # rows containing it: the terms a_ij y_i of column j = indices[e] are data[e] times those
+    # (on CSR each entry is in one row: y of that row, or 0)
+    y_pos = _covering_floats(A, np.where(y > 0, y, 0.0))
+    y_neg = _covering_floats(A, np.where(y < 0, y, 0.0))
     scale_col = np.ones(lp.num_cols)
     # d_j = c_j - sum_i term_ij.  bad_hi: the positive terms push d_j down.
     for bad, sgn in ((bad_hi, 1.0), (bad_lo, -1.0)):
         if not np.any(bad):
             continue
-        push = (sgn * term > 0) & bad[cols]
-        pushing = np.bincount(cols[push], weights=sgn * term[push], minlength=lp.num_cols)
-        other = np.bincount(cols[~push & bad[cols]], weights=sgn * term[~push & bad[cols]],
-                            minlength=lp.num_cols)
+        a = sgn * A.data
+        pushing_e = np.where(a > 0, a * y_pos, np.where(a < 0, a * y_neg, 0.0))
+        other_e = np.where(a > 0, a * y_neg, np.where(a < 0, a * y_pos, 0.0))
+        on = bad[cols]
+        pushing = np.bincount(cols[on], weights=pushing_e[on], minlength=lp.num_cols)
+        other = np.bincount(cols[on], weights=other_e[on], minlength=lp.num_cols)
         cj = sgn * lp.c
         with np.errstate(divide="ignore", invalid="ignore"):
             s = np.where(pushing > 0, (cj - other) / pushing, 1.0)
         s = np.clip(s, 0.0, 1.0) * (1.0 - margin)
         scale_col = np.where(bad, np.minimum(scale_col, s), scale_col)
-    touched = (scale_col < 1.0)[cols] & (term != 0)
-    row_scale = np.ones(A.shape[0])
-    np.minimum.at(row_scale, rows[touched], scale_col[cols[touched]])
+    # a row is scaled by the smallest factor of the columns it touches (rows with y_i = 0 do
+    # not matter and stay at 1)
+    touched = (scale_col < 1.0)[cols] & (A.data != 0)
+    row_scale = range_min(A, np.where(touched, scale_col[cols], 1.0), 1.0)
+    row_scale[y == 0] = 1.0
     return y * row_scale, int(np.count_nonzero(row_scale < 1.0)), float(row_scale.min(initial=1.0))
+
+
+def _covering_floats(A, y: np.ndarray) -> np.ndarray:
+    """:func:`~.linear_program.covering_sums` of float multipliers: on CSR ``y`` of each
+    entry's row as it is; on a :class:`~.linear_program.RangeRows` matrix summed exactly (as
+    dyadic integers) and rounded once, so the float repair sees no cancellation error."""
+    if not isinstance(A, RangeRows):
+        return covering_sums(A, y)
+    dy = _Dyadic.from_floats(y)
+    out = []
+    for n in covering_sums(A, dy.num).tolist():
+        try:
+            out.append(math.ldexp(float(n), dy.exp))
+        except OverflowError:
+            out.append(float(_frac_of_int(int(n), dy.exp)))
+    return np.asarray(out, dtype=float)
 
 
 def certify_lp(lp: LinearProgram, y, *, repair: bool = True, claimed: float | None = None,

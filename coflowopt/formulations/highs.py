@@ -321,9 +321,10 @@ class HighsModel:
         m.row_upper_ = np.asarray(lp.row_hi, dtype=float)
         m.offset_ = float(lp.offset)
         m.a_matrix_.format_ = hp.MatrixFormat.kRowwise
-        m.a_matrix_.start_ = np.asarray(lp.A.indptr, dtype=np.int32)
-        m.a_matrix_.index_ = np.asarray(lp.A.indices, dtype=np.int32)
-        m.a_matrix_.value_ = np.asarray(lp.A.data, dtype=float)
+        A = lp.csr()            # nested rows (RangeRows) are expanded for the solver
+        m.a_matrix_.start_ = np.asarray(A.indptr, dtype=np.int32)
+        m.a_matrix_.index_ = np.asarray(A.indices, dtype=np.int32)
+        m.a_matrix_.value_ = np.asarray(A.data, dtype=float)
         if lp.is_mip:
             m.integrality_ = [hp.HighsVarType.kInteger if b else hp.HighsVarType.kContinuous
                               for b in lp.integrality]

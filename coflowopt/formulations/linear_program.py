@@ -23,6 +23,16 @@ A lower bound is only as good as the LP it comes from, so every builder states i
 The certificate checker (:mod:`.certificates`) reads only the exact data.  The exact entries of
 ``A`` must be dyadic rationals (finite sums of floats are), which keeps exact ``A^T y`` a
 vectorised computation on Python integers.
+
+Rows as ranges
+--------------
+``A`` is a CSR matrix, or a :class:`RangeRows` matrix: row ``i`` is the slice
+``start[i]:stop[i]`` of one shared list of entries (column, value), and the slices may overlap.
+CSR is the case of consecutive slices that tile the list.  Nested rows -- the parallel
+inequalities of a primal-dual run, whose sets are the prefixes of one order -- then cost
+``O(entries + rows)`` instead of the square of the number of coflows; ``A^T y`` is a prefix
+sum of ``y`` over the list (:func:`covering_sums`).  The solvers get :meth:`RangeRows.tocsr`
+(which expands the overlaps); the certificate checker works on the ranges.
 """
 
 from __future__ import annotations
@@ -36,7 +46,8 @@ import scipy.sparse as sp
 
 from ..exceptions import InvalidParameterError
 
-__all__ = ["LinearProgram", "csr_from_rows", "exact_group_sums", "MatrixAssembler", "float_down",
+__all__ = ["LinearProgram", "RangeRows", "row_ranges", "covering_sums", "range_min",
+           "csr_from_rows", "exact_group_sums", "MatrixAssembler", "float_down",
            "float_up"]
 
 
@@ -49,8 +60,9 @@ class LinearProgram:
     name : str
         The formulation (``"ordering-lp"``, ``"time-indexed-lp"``, ...).
     c : ndarray, shape (n,)
-    A : scipy.sparse.csr_matrix, shape (m, n)
-        Kept exactly as built (no re-canonicalisation), so ``exact["A_data"]`` stays aligned.
+    A : scipy.sparse.csr_matrix or RangeRows, shape (m, n)
+        Kept exactly as built (no re-canonicalisation), so ``exact["A_data"]`` stays aligned
+        with ``A.data`` (the entry list of a :class:`RangeRows` matrix).
     row_lo, row_hi : ndarray, shape (m,)
         ``-inf`` / ``+inf`` for a missing side.
     col_lo, col_hi : ndarray, shape (n,)
@@ -68,7 +80,7 @@ class LinearProgram:
 
     name: str
     c: np.ndarray
-    A: sp.csr_matrix
+    A: "sp.csr_matrix | RangeRows"
     row_lo: np.ndarray
     row_hi: np.ndarray
     col_lo: np.ndarray
@@ -88,8 +100,9 @@ class LinearProgram:
             if np.shape(arr) != (size,):
                 raise InvalidParameterError(f"LinearProgram {self.name}: {nm} has shape "
                                             f"{np.shape(arr)}, expected ({size},)")
-        if not sp.isspmatrix_csr(self.A):
-            raise InvalidParameterError(f"LinearProgram {self.name}: A must be a CSR matrix")
+        if not (sp.isspmatrix_csr(self.A) or isinstance(self.A, RangeRows)):
+            raise InvalidParameterError(f"LinearProgram {self.name}: A must be a CSR or a "
+                                        "RangeRows matrix")
         ad = self.exact.get("A_data")
         if ad is not None and len(ad) != self.A.data.shape[0]:
             raise InvalidParameterError(f"LinearProgram {self.name}: exact A_data has {len(ad)} "
@@ -125,11 +138,137 @@ class LinearProgram:
             return Fraction(ex[index])
         return Fraction(float(getattr(self, key)[index]))
 
+    def csr(self) -> sp.csr_matrix:
+        """``A`` as a CSR matrix (a :class:`RangeRows` matrix expanded: what a solver loads)."""
+        return self.A if sp.isspmatrix_csr(self.A) else self.A.tocsr()
+
     def summary(self) -> dict[str, Any]:
         return {"name": self.name, "rows": self.num_rows, "cols": self.num_cols,
                 "nnz": int(self.A.nnz), "mip": self.is_mip,
                 "integer_cols": int(np.sum(self.integrality)) if self.integrality is not None
                 else 0}
+
+
+class RangeRows:
+    """A sparse matrix whose row ``i`` is the slice ``start[i]:stop[i]`` of one entry list.
+
+    Entry ``e`` has column ``indices[e]`` and value ``data[e]``; slices may overlap, so ``m``
+    nested rows over ``n`` entries take ``O(m + n)`` memory where CSR takes ``O(m n)``.
+
+    Parameters
+    ----------
+    start, stop : array_like of int, shape (m,)
+        ``0 <= start[i] <= stop[i] <= len(data)``.
+    indices : array_like of int, shape (E,)
+    data : array_like of float, shape (E,)
+    shape : (int, int)
+
+    Examples
+    --------
+    Three nested rows over the entries ``(col 2, 1.0), (col 0, 3.0), (col 1, 2.0)``:
+
+    >>> A = RangeRows([0, 0, 0], [1, 2, 3], [2, 0, 1], [1.0, 3.0, 2.0], shape=(3, 3))
+    >>> A.tocsr().toarray().tolist()
+    [[0.0, 0.0, 1.0], [3.0, 0.0, 1.0], [3.0, 2.0, 1.0]]
+    >>> A.nnz, covering_sums(A, np.array([1, 10, 100], dtype=object)).tolist()
+    (6, [111, 110, 100])
+    """
+
+    def __init__(self, start, stop, indices, data, shape):
+        self.start = np.asarray(start, dtype=np.int64)
+        self.stop = np.asarray(stop, dtype=np.int64)
+        self.indices = np.asarray(indices, dtype=np.int64)
+        self.data = np.asarray(data, dtype=float)
+        self.shape = (int(shape[0]), int(shape[1]))
+        m, E = self.shape[0], self.data.shape[0]
+        if self.start.shape != (m,) or self.stop.shape != (m,) or \
+                self.indices.shape != (E,):
+            raise InvalidParameterError("RangeRows: start/stop need one entry per row and "
+                                        "indices one per data entry")
+        if m and (np.any(self.start < 0) or np.any(self.stop < self.start) or
+                  np.any(self.stop > E)):
+            raise InvalidParameterError("RangeRows: every row must be a slice 0 <= start <= "
+                                        "stop <= number of entries")
+        if E and (self.indices.min() < 0 or self.indices.max() >= self.shape[1]):
+            raise InvalidParameterError("RangeRows: a column index is out of range")
+
+    @property
+    def nnz(self) -> int:
+        """Stored coefficients of the expanded matrix (``sum stop - start``)."""
+        return int(np.sum(self.stop - self.start))
+
+    def entry_positions(self) -> np.ndarray:
+        """The entry of every coefficient of the expanded matrix, row by row."""
+        sizes = self.stop - self.start
+        first = np.cumsum(sizes) - sizes
+        return np.repeat(self.start - first, sizes) + np.arange(int(sizes.sum()))
+
+    def tocsr(self) -> sp.csr_matrix:
+        """The expanded CSR matrix (``O(nnz)``: quadratic for nested rows)."""
+        pos = self.entry_positions()
+        ptr = np.zeros(self.shape[0] + 1, dtype=np.int64)
+        np.cumsum(self.stop - self.start, out=ptr[1:])
+        return csr_from_rows(ptr, self.indices[pos], self.data[pos], self.shape[1])
+
+
+def row_ranges(A) -> tuple[np.ndarray, np.ndarray]:
+    """``(start, stop)`` of every row of a CSR or :class:`RangeRows` matrix in its entry list
+    (``A.indices`` / ``A.data``)."""
+    if isinstance(A, RangeRows):
+        return A.start, A.stop
+    return A.indptr[:-1].astype(np.int64), A.indptr[1:].astype(np.int64)
+
+
+def covering_sums(A, y: np.ndarray) -> np.ndarray:
+    """For every entry of ``A``'s list, the sum of ``y_i`` over the rows ``i`` containing it.
+
+    ``(A^T y)_j`` is then ``sum_e data[e] * covering_sums[e]`` over the entries of column
+    ``j``.  Exact for Python integers and Fractions (object arrays); on a CSR matrix each entry
+    is in one row and the result is ``y`` of that row (any dtype, no arithmetic).  On a
+    :class:`RangeRows` matrix: a difference array and one prefix sum, ``O(entries + rows)``.
+    """
+    y = np.asarray(y)
+    if not isinstance(A, RangeRows):
+        return np.repeat(y, np.diff(A.indptr))
+    E = A.data.shape[0]
+    diff = np.zeros(E + 1, dtype=y.dtype)
+    if y.dtype == object:
+        diff[:] = 0
+    np.add.at(diff, A.start, y)
+    np.subtract.at(diff, A.stop, y)
+    return np.cumsum(diff[:E])
+
+
+def range_min(A, values: np.ndarray, empty: float) -> np.ndarray:
+    """``min(values[start_i:stop_i])`` for every row of ``A`` (``empty`` for an empty row).
+
+    ``values`` are floats, one per entry.  CSR: one ``minimum.reduceat``; :class:`RangeRows`:
+    a sparse table (``O(E log E)`` floats), one lookup per row.
+    """
+    start, stop = row_ranges(A)
+    values = np.asarray(values, dtype=float)
+    out = np.full(start.shape[0], float(empty))
+    nonempty = stop > start
+    if not np.any(nonempty):
+        return out
+    if not isinstance(A, RangeRows):
+        out[nonempty] = np.minimum.reduceat(values, start[nonempty])
+        return out
+    table = [values]
+    span = 1
+    while 2 * span <= values.shape[0]:
+        prev = table[-1]
+        table.append(np.minimum(prev[:-span], prev[span:]))
+        span *= 2
+    lo, hi = start[nonempty], stop[nonempty]
+    level = np.floor(np.log2(hi - lo)).astype(np.int64)
+    res = np.empty(lo.shape[0])
+    for lv in np.unique(level).tolist():
+        sel = level == lv
+        t = table[lv]
+        res[sel] = np.minimum(t[lo[sel]], t[hi[sel] - (1 << lv)])
+    out[nonempty] = res
+    return out
 
 
 def csr_from_rows(row_ptr: np.ndarray, cols: np.ndarray, vals: np.ndarray,

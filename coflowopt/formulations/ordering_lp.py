@@ -67,9 +67,9 @@ from ..exceptions import InvalidParameterError, NotSupportedError
 from ..instance import Instance
 from .certificates import LPCertificate, _Dyadic, register_rebuilder
 from .highs import HighsModel
-from .linear_program import LinearProgram, exact_group_sums, float_down
+from .linear_program import LinearProgram, RangeRows, exact_group_sums, float_down
 
-__all__ = ["OrderingCuts", "PortLoads", "port_loads", "build_ordering_lp", "most_violated",
+__all__ = ["OrderingCuts", "NestedCuts", "PortLoads", "port_loads", "build_ordering_lp", "most_violated",
            "solve_ordering_lp", "OrderingLPSolution", "bssi_cuts", "smith_cuts",
            "isolation_lower_bounds", "PrimalDual"]
 
@@ -212,7 +212,8 @@ class OrderingCuts:
         return cls(np.asarray(ports, dtype=np.int64), np.asarray(thetas, dtype=float), ptr,
                    np.concatenate(sets) if sets else np.zeros(0, np.int64))
 
-    def concat(self, other: "OrderingCuts") -> "OrderingCuts":
+    def concat(self, other) -> "OrderingCuts":
+        other = other.explicit()            # nested cuts are written out
         return OrderingCuts(np.concatenate([self.port, other.port]),
                             np.concatenate([self.theta, other.theta]),
                             np.concatenate([self.ptr, other.ptr[1:] + self.ptr[-1]]),
@@ -228,8 +229,15 @@ class OrderingCuts:
         np.cumsum(sizes, out=ptr[1:])
         return OrderingCuts(self.port[idx], self.theta[idx], ptr, self.members[sel])
 
+    def set(self, i: int) -> np.ndarray:
+        """The coflows of cut ``i``."""
+        return self.members[self.ptr[i]:self.ptr[i + 1]]
+
     def sets(self) -> list[np.ndarray]:
-        return [self.members[self.ptr[i]:self.ptr[i + 1]] for i in range(len(self))]
+        return [self.set(i) for i in range(len(self))]
+
+    def explicit(self) -> "OrderingCuts":
+        return self
 
     def keys(self) -> list[bytes]:
         """Hashable identity of every cut (port, theta, sorted members)."""
@@ -242,53 +250,169 @@ class OrderingCuts:
                 "sets": [s.tolist() for s in self.sets()]}
 
 
-def _cut_rows(instance: Instance, loads: PortLoads, cuts: OrderingCuts):
-    """CSR rows (over the K completion columns) and exact right-hand sides of ``cuts``.
+@dataclass
+class NestedCuts:
+    """Parallel inequalities over nested sets, stored without their sets: cut ``i`` is on port
+    ``port[i]`` (a resource index) with threshold ``theta[i]`` over the coflows
+    ``order[:length[i]]``, the first ``length[i]`` coflows of one shared order.
 
-    Members without load on the cut's port are dropped (coefficient 0, no contribution to the
-    right-hand side).  A threshold above the smallest member release is rejected: the
-    inequality would not be valid.
+    The sets of a primal-dual run (BSSI's ``J``, the prefixes of Smith's order at a port) are
+    nested this way: ``K`` cuts take ``O(K)`` memory here against ``O(K^2)`` as
+    :class:`OrderingCuts`, and the LP is built as :class:`~.linear_program.RangeRows` (one
+    entry per coflow and port, each row a slice of them), so the certificate check is linear
+    in the number of (coflow, port) loads too (``formulations/ordering_lp.md``, Certificate).
+
+    Examples
+    --------
+    >>> cuts = NestedCuts(port=[0, 1], theta=[0.0, 0.0], length=[1, 3], order=[2, 0, 1])
+    >>> [s.tolist() for s in cuts.sets()], len(cuts.explicit().members)
+    ([[2], [2, 0, 1]], 4)
+    """
+
+    port: np.ndarray
+    theta: np.ndarray
+    length: np.ndarray
+    order: np.ndarray
+
+    def __post_init__(self):
+        self.port = np.asarray(self.port, dtype=np.int64)
+        self.theta = np.asarray(self.theta, dtype=float)
+        self.length = np.asarray(self.length, dtype=np.int64)
+        self.order = np.asarray(self.order, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return int(self.port.shape[0])
+
+    def set(self, i: int) -> np.ndarray:
+        """The coflows of cut ``i`` (a view of the order)."""
+        return self.order[:self.length[i]]
+
+    def sets(self) -> list[np.ndarray]:
+        return [self.set(i) for i in range(len(self))]
+
+    def take(self, idx) -> "NestedCuts":
+        idx = np.asarray(idx, dtype=np.int64)
+        return NestedCuts(self.port[idx], self.theta[idx], self.length[idx], self.order)
+
+    def explicit(self) -> OrderingCuts:
+        """The same cuts with their sets written out (``O(sum of lengths)``)."""
+        return OrderingCuts.from_lists(self.port, self.theta, self.sets())
+
+    def concat(self, other) -> OrderingCuts:
+        return self.explicit().concat(other.explicit())
+
+    def keys(self) -> list[bytes]:
+        return self.explicit().keys()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"port": self.port.tolist(), "theta": self.theta.tolist(),
+                "length": self.length.tolist(), "order": self.order.tolist()}
+
+
+def _nested_entries(instance: Instance, loads: PortLoads, cuts: NestedCuts):
+    """The entry list and row slices of nested cuts (see :func:`_cut_rows`).
+
+    Entries: for every port that carries a cut, the coflows of ``order`` with a load there, by
+    position in the order; the cut of length ``n`` on port ``q`` is the slice of ``q``'s entries
+    at positions ``< n``.  Returns ``(start, stop, load entry of each list entry, smallest
+    release of each cut's set)``.
     """
     K = instance.num_coflows
-    sizes = np.diff(cuts.ptr)
-    cut_of = np.repeat(np.arange(len(cuts)), sizes)
-    pos = loads.positions(cuts.port[cut_of], cuts.members)
-    if np.any((cuts.members < 0) | (cuts.members >= K)):
+    order = cuts.order
+    if np.any((order < 0) | (order >= K)):
         raise InvalidParameterError("a cut names a coflow index out of range")
-    if len(cuts):
+    if np.unique(order).size != order.size:
+        raise InvalidParameterError("the order of nested cuts names a coflow twice")
+    if np.any((cuts.length < 0) | (cuts.length > order.size)):
+        raise InvalidParameterError("a nested cut is longer than its order")
+    P = loads.indptr.size - 1
+    if np.any((cuts.port < 0) | (cuts.port >= P)):
+        raise InvalidParameterError("a cut names a port out of range")
+    where = np.full(K, -1, dtype=np.int64)
+    where[order] = np.arange(order.size)
+    used = np.unique(cuts.port)
+    sizes = loads.indptr[used + 1] - loads.indptr[used]
+    first = np.cumsum(sizes) - sizes
+    ent = np.repeat(loads.indptr[used] - first, sizes) + np.arange(int(sizes.sum()))
+    rank = np.repeat(np.arange(used.size), sizes)
+    at = where[loads.coflow[ent]]
+    keep = at >= 0
+    ent, rank, at = ent[keep], rank[keep], at[keep]
+    srt = np.lexsort((at, rank))
+    ent = ent[srt]
+    key = rank[srt] * (K + 1) + at[srt]
+    crank = np.searchsorted(used, cuts.port)
+    start = np.searchsorted(key, crank * (K + 1))
+    stop = np.searchsorted(key, crank * (K + 1) + cuts.length)
+    rel = np.asarray(instance.release, dtype=float)[order]
+    prefix_min = np.r_[np.inf, np.minimum.accumulate(rel)] if order.size else np.r_[np.inf]
+    return start, stop, ent, prefix_min[cuts.length]
+
+
+def _cut_rows(instance: Instance, loads: PortLoads, cuts):
+    """Rows (over the K completion columns) and exact right-hand sides of ``cuts``.
+
+    :class:`OrderingCuts` give a CSR matrix, :class:`NestedCuts` a
+    :class:`~.linear_program.RangeRows` matrix over one entry per (port, coflow) load; either
+    way every row is a slice of an entry list, and the right-hand sides are differences of
+    prefix sums over it.  Members without load on the cut's port are dropped (coefficient 0,
+    no contribution to the right-hand side).  A threshold above the smallest member release is
+    rejected: the inequality would not be valid.
+    """
+    K = instance.num_coflows
+    if isinstance(cuts, NestedCuts):
+        start, stop, pos, rmin = _nested_entries(instance, loads, cuts)
+        members = loads.coflow[pos]
+        A = RangeRows(start, stop, members, loads.load[pos], shape=(len(cuts), K))
+    else:
+        sizes = np.diff(cuts.ptr)
+        cut_of = np.repeat(np.arange(len(cuts)), sizes)
+        pos = loads.positions(cuts.port[cut_of], cuts.members)
+        if np.any((cuts.members < 0) | (cuts.members >= K)):
+            raise InvalidParameterError("a cut names a coflow index out of range")
         rmin = np.full(len(cuts), np.inf)
         np.minimum.at(rmin, cut_of, instance.release[cuts.members])
-        if np.any(cuts.theta > rmin) or np.any(cuts.theta < 0):
-            raise InvalidParameterError("a cut threshold exceeds the smallest release of its "
-                                        "set (the inequality would be invalid)")
-    keep = pos >= 0
-    cut_of, pos = cut_of[keep], pos[keep]
-    members = cuts.members[keep]
-    counts = np.bincount(cut_of, minlength=len(cuts))
-    ptr = np.zeros(len(cuts) + 1, dtype=np.int64)
-    np.cumsum(counts, out=ptr[1:])
-    A = sp.csr_matrix((loads.load[pos], members.astype(np.int32), ptr), shape=(len(cuts), K))
+        keep = pos >= 0
+        cut_of, pos = cut_of[keep], pos[keep]
+        members = cuts.members[keep]
+        ptr = np.zeros(len(cuts) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(cut_of, minlength=len(cuts)), out=ptr[1:])
+        start, stop = ptr[:-1], ptr[1:]
+        A = sp.csr_matrix((loads.load[pos], members.astype(np.int32), ptr),
+                          shape=(len(cuts), K))
+    if len(cuts) and (np.any(cuts.theta > rmin) or np.any(cuts.theta < 0)):
+        raise InvalidParameterError("a cut threshold exceeds the smallest release of its "
+                                    "set (the inequality would be invalid)")
     a_exact = None if loads.exact_is_float else np.asarray(
         [loads.exact_load(i) for i in pos.tolist()], dtype=object)
-    # exact right-hand sides: theta d(S) + (sum d^2 + (sum d)^2) / (2 c)
+    # exact right-hand sides: theta d(S) + (sum d^2 + (sum d)^2) / (2 c), with d(S) and
+    # sum d^2 differences of prefix sums over the entry list (integers times 2^e, 2^2e)
     num = loads.exact.num[pos]
     e = loads.exact.exp
+    P1 = np.zeros(num.size + 1, dtype=object)
+    P2 = np.zeros(num.size + 1, dtype=object)
+    P1[:] = 0
+    P2[:] = 0
+    if num.size:
+        P1[1:] = np.cumsum(num)
+        P2[1:] = np.cumsum(num * num)
+    s1 = (P1[stop] - P1[start]).tolist()
+    s2 = (P2[stop] - P2[start]).tolist()
     lo_exact = np.empty(len(cuts), dtype=object)
     lo_float = np.zeros(len(cuts))
-    nz = np.flatnonzero(counts)
-    s1 = np.zeros(len(cuts), dtype=object)
-    s2 = np.zeros(len(cuts), dtype=object)
-    s1[:] = 0
-    s2[:] = 0
-    if pos.size:
-        starts = ptr[nz]
-        s1[nz] = np.add.reduceat(num, starts)
-        s2[nz] = np.add.reduceat(num * num, starts)
-    for i in range(len(cuts)):
-        dS = Fraction(int(s1[i])) * Fraction(2) ** e
-        sq = Fraction(int(s2[i]) + int(s1[i]) ** 2) * Fraction(2) ** (2 * e)
-        c = Fraction(float(loads.capacity[int(cuts.port[i])]))
-        v = Fraction(float(cuts.theta[i])) * dS + sq / (2 * c)
+    unit, unit2 = Fraction(2) ** e, Fraction(2) ** (2 * e)
+    caps: dict[int, Fraction] = {}
+    thetas: dict[float, Fraction] = {}
+    for i, (q, t) in enumerate(zip(cuts.port.tolist(), cuts.theta.tolist())):
+        a1, a2 = int(s1[i]), int(s2[i])
+        c = caps.get(q)
+        if c is None:
+            c = caps[q] = Fraction(float(loads.capacity[q]))
+        th = thetas.get(t)
+        if th is None:
+            th = thetas[t] = Fraction(t)
+        sq = Fraction(a2 + a1 * a1) * unit2 / (2 * c)
+        v = th * (Fraction(a1) * unit) + sq if th else sq
         lo_exact[i] = v
         lo_float[i] = float_down(v)
     return A, a_exact, lo_float, lo_exact
@@ -455,12 +579,16 @@ def bssi_cuts(trace) -> PrimalDual:
     ``beta_i`` (in processing-time units, so the row dual is ``beta_i / c_{b_i}``).  Steps of
     the release branch have ``beta_i = 0`` and contribute no cut: their residual weight ends up
     on the coflow's isolation bound ``r_k + rho_k >= r_k`` (at least Sincronia's ``gamma r``).
+
+    The sets are the prefixes of the order, so the cuts are :class:`NestedCuts` (``O(K)``
+    memory; :meth:`NestedCuts.explicit` writes the sets out).
     """
     order = np.asarray(trace.order, dtype=np.int64)
     beta = list(trace.beta)
     keep = [i for i, b in enumerate(beta) if b != 0 and not bool(trace.release_branch[i])]
-    cuts = OrderingCuts.from_lists([int(trace.bottleneck[i]) for i in keep],
-                                   [0.0] * len(keep), [order[:i + 1] for i in keep])
+    kept = np.asarray(keep, dtype=np.int64)
+    cuts = NestedCuts(port=np.asarray(trace.bottleneck, np.int64)[kept],
+                      theta=np.zeros(kept.size), length=kept + 1, order=order)
     exact = bool(trace.exact)
     return PrimalDual(cuts=cuts, beta=np.asarray([beta[i] for i in keep],
                                                  dtype=object if exact else float),
@@ -495,20 +623,21 @@ def smith_cuts(instance: Instance, port: int, *, exact: bool | None = None,
         zero = 0.0
     ratio = [wi / pi for wi, pi in zip(w, p)]
     idx = sorted(range(len(ent)), key=lambda i: (-ratio[i], int(loads.coflow[ent[i]])))
-    sets, betas, value, t = [], [], zero, zero
+    betas, value, t = [], zero, zero
     for pos, i in enumerate(idx):
         nxt = ratio[idx[pos + 1]] if pos + 1 < len(idx) else zero
         betas.append(ratio[i] - nxt)
-        sets.append([int(loads.coflow[ent[j]]) for j in idx[:pos + 1]])
         t += p[i]
         value += w[i] * t
     keep = [j for j, b in enumerate(betas) if b != 0]
-    cuts = OrderingCuts.from_lists([port] * len(keep), [0.0] * len(keep),
-                                   [sets[j] for j in keep])
+    order = np.asarray([int(loads.coflow[ent[i]]) for i in idx], np.int64)
+    # the set of cut j is the first j + 1 coflows of Smith's order: nested
+    cuts = NestedCuts(port=np.full(len(keep), port, np.int64), theta=np.zeros(len(keep)),
+                      length=np.asarray(keep, dtype=np.int64) + 1, order=order)
     return PrimalDual(cuts=cuts, beta=np.asarray([betas[j] for j in keep],
                                                  dtype=object if exact else float),
-                      order=np.asarray([int(loads.coflow[ent[i]]) for i in idx], np.int64),
-                      bottleneck=np.full(len(idx), port, np.int64), value=value, exact=exact)
+                      order=order, bottleneck=np.full(len(idx), port, np.int64), value=value,
+                      exact=exact)
 
 
 # ----------------------------------------------------------------------------- cutting planes
@@ -614,7 +743,9 @@ def _solve_ordering_lp_in_units(instance: Instance, *, release_cuts: bool, tol: 
     if initial == "bssi":
         from ..orderings.bssi import bssi_trace
         try:
-            cuts = cuts.concat(bssi_cuts(bssi_trace(instance, record_weights=False)).cuts)
+            # the LP solver needs the rows written out: the nested sets as explicit ones
+            cuts = cuts.concat(bssi_cuts(bssi_trace(instance, record_weights=False)).cuts
+                               .explicit())
         except NotSupportedError:
             # BSSI not (yet) defined on this instance's resources: the warm start is only a
             # warm start, the full sets alone give the same LP optimum after more rounds

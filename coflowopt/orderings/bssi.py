@@ -70,7 +70,7 @@ from ..exceptions import InvalidParameterError
 from ..instance import Instance
 from ..registry import register
 
-__all__ = ["bssi", "bssi_trace", "bssi_dual_bound", "BssiTrace", "BssiDualBound",
+__all__ = ["bssi", "bssi_trace", "bssi_dual_bound", "dual_bound_of_trace", "BssiTrace", "BssiDualBound",
            "TIE_BREAKS", "RELEASE_MODES", "TIE_RTOL", "processing_times"]
 
 #: Tie-breaking rules (see :func:`bssi`).
@@ -751,6 +751,14 @@ def bssi_dual_bound(instance: Instance, *, tie_break: str = "paper",
     _check_params(tie_break, release, exact)
     t = _run(instance, tie_break=tie_break, release=release, exact=bool(exact), weighted=True,
              record_weights=False)
+    return dual_bound_of_trace(instance, t)
+
+
+def dual_bound_of_trace(instance: Instance, t: BssiTrace) -> BssiDualBound:
+    """:func:`bssi_dual_bound` of a run already made (``t`` from :func:`bssi_trace` with
+    ``weighted=True``): the exact evaluation alone, ``O(nnz + K)``, without running BSSI
+    again."""
+    tie_break, release = t.tie_break, t.release
     value_exact, scale = _certify(instance, t, weighted=True)
     rel = instance.release[t.order]
     if t.exact:
