@@ -2,10 +2,15 @@
 
 Why a kernel: iterative MADD is sequential over coflows (each coflow's Gamma is computed on the
 capacity its predecessors left), and backfilling is sequential over ports and coflows, so numpy
-cannot vectorise an event.  One call costs O(flows of the active coflows) plus, for the
-``varys`` rule, a sort of each (coflow, ingress) segment's egress groups.  The event loop itself
-stays in :func:`coflowopt.simulate.simulate`, which calls the policy only at coflow releases and
-completions (a few hundred times on the Facebook trace).
+cannot vectorise an event.  :func:`madd_simulate` is the whole event loop (the Python engine's
+:class:`~coflowopt.rates.madd.MaddPolicy` calls :func:`madd_allocate` once per event instead).
+
+Cost of an event on a big switch: a few nanoseconds per active coflow that MADD finds blocked
+(a witness port, :func:`_iterative_madd`), the flows of the coflows it serves, the groups with
+leftover at both ports for backfilling (:func:`_backfill_candidates`), and for Varys' SEBF a
+merge of the coflows whose remaining demand changed into the kept order (:func:`_sebf_update`);
+not every active flow, which made 50,000 coflows released together quadratic (FIFO + MADD and
+the Varys policy ran past ten minutes).  The schedules are bit-identical to the full scans.
 
 Every function takes plain arrays; the caller (:class:`coflowopt.rates.madd.MaddPolicy`) owns
 the scratch buffers so that nothing of size F is allocated per event.
@@ -66,21 +71,42 @@ def _coflow_loads(k, flow_ptr, src, dstu, rem, load, touched):
 
 @njit(cache=True)
 def _iterative_madd(order, tau, flow_ptr, src, dstu, rem, res, tol, rate, load, touched,
-                    gamma_out):
+                    gamma_out, wit, got):
     """Allocate MADD rates coflow by coflow on the residual capacity ``res`` (updated in place).
 
     ``gamma_out[q]`` receives the duration used for the ``q``-th coflow of ``order``: its
     Gamma on the residual (Eq. 4.1), ``tau[q]`` when that is finite (deadline mode), or ``inf``
-    when a port it needs has no residual capacity (it then gets no rate here).
+    when a port it needs has no residual capacity (it then gets no rate here).  ``got``
+    receives the positions ``q`` of the coflows given rates, in order; their number is
+    returned.
+
+    ``wit[k]`` (``-1``: none) is a *witness* port of coflow ``k``: one that carries a flow of
+    ``k`` with data left.  When the witness has no residual capacity the coflow is blocked and
+    is skipped without reading its flows.  Why: every coflow MADD serves saturates its
+    bottleneck port, so after a few hundred coflows nearly every port is full and the tens of
+    thousands of coflows behind them are blocked at every event; reading their flows made an
+    event cost all active flows (a 50,000-coflow instance: quadratic, over ten minutes).  A
+    blocked coflow's witness is the first full port found; it stays valid across events until
+    a flow of ``k`` through it finishes (the caller then resets it to ``-1``).  The skip
+    changes no arithmetic: a skipped coflow is blocked by the same test.  (Visiting only the
+    coflows with a flow at an ingress port with leftover, through the groups by ingress, was
+    tried on top: no faster at 20,000 coflows, the witness test being a few nanoseconds.)
     """
+    ngot = 0
     for q in range(order.shape[0]):
         k = order[q]
+        w = wit[k]
+        if w >= 0 and res[w] <= tol[w] and not np.isfinite(tau[q]):
+            gamma_out[q] = np.inf
+            continue
         nt = _coflow_loads(k, flow_ptr, src, dstu, rem, load, touched)
         gamma = 0.0
         blocked = False
         for t in range(nt):
             p = touched[t]
             if res[p] <= tol[p]:
+                if not blocked:
+                    wit[k] = p
                 blocked = True
             else:
                 g = load[p] / res[p]
@@ -96,25 +122,57 @@ def _iterative_madd(order, tau, flow_ptr, src, dstu, rem, res, tol, rate, load, 
         gamma_out[q] = gamma
         if nt == 0 or gamma <= 0.0:
             continue
+        got[ngot] = q
+        ngot += 1
         for f in range(flow_ptr[k], flow_ptr[k + 1]):
             if rem[f] > 0.0:
                 # mathematically rem / Gamma <= res at both ports (load / Gamma <= res);
                 # take_at only absorbs the rounding of the running subtraction
                 rate[f] += take_at(res, src[f], dstu[f], rem[f] / gamma)
+    return ngot
 
 
 @njit(cache=True)
 def _backfill_varys(order, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, rem, res, tol,
-                    rate, g_w, g_lam, g_id, g_p1, g_p2, fbuf, ibuf, done, adj, counter):
+                    rate, g_w, g_lam, g_id, g_p1, g_p2, fbuf, ibuf, done, adj, counter,
+                    cand_q, cand_g, ncand, got, ngot):
     """Pseudocode 1 line 16, coflow by coflow in ``order``: the leftover capacity goes to the
     coflow's flows in proportion to their remaining sizes (their MADD ratios) as far as both
     the ingress and the egress leftovers allow (weighted progressive filling: a pair group stops
     growing when one of its two ports is full).  A group is the coflow's flows of one
-    (ingress, egress) pair, weighted by their total remaining size."""
-    for q in range(order.shape[0]):
-        k = order[q]
+    (ingress, egress) pair, weighted by their total remaining size.
+
+    ``ncand >= 0``: only the candidate groups ``cand_g[:ncand]`` (sorted by the position
+    ``cand_q`` of their coflow in ``order``, then by index) are looked at: the groups with
+    leftover at both ports when backfilling starts (:func:`_backfill_candidates`).  Leftover
+    only shrinks during the pass, so every other group would be skipped by the same test, and
+    the candidates are visited in the same order: the same bits.  ``ncand < 0``: every group
+    of every coflow.  The positions of backfilled coflows are appended to ``got``; returns
+    the new count.  (One loop, no call per coflow: a call passing this many arrays costs
+    about a microsecond of reference counting, more than most coflows' work.)"""
+    use_cand = ncand >= 0
+    nq = order.shape[0]
+    qq = 0
+    u = 0
+    while True:
+        if use_cand:
+            if u >= ncand:
+                break
+            q = cand_q[u]
+            a0 = u
+            while u < ncand and cand_q[u] == q:
+                u += 1
+            a1 = u
+        else:
+            if qq >= nq:
+                break
+            q = qq
+            qq += 1
+            a0 = grp_ptr[order[q]]
+            a1 = grp_ptr[order[q] + 1]
         ng = 0
-        for g in range(grp_ptr[k], grp_ptr[k + 1]):
+        for x in range(a0, a1):
+            g = cand_g[x] if use_cand else x
             i = grp_src[g]
             j = grp_dst[g]
             if res[i] <= tol[i] or res[j] <= tol[j]:
@@ -126,22 +184,63 @@ def _backfill_varys(order, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, re
                 continue
             g_id[ng] = g
             g_w[ng] = w
-            g_p1[ng] = grp_src[g]
-            g_p2[ng] = grp_dst[g]
+            g_p1[ng] = i
+            g_p2[ng] = j
             ng += 1
         if ng == 0:
             continue
         weighted_fill(ng, g_w, g_p1, g_p2, res, g_lam, fbuf, ibuf, done, adj, counter)
         take_filled(ng, g_w, g_p1, g_p2, g_lam, res)   # g_lam now holds each group's amount
+        any_ = False
         for t in range(ng):
             a = g_lam[t]
             if a <= 0.0:
                 continue
+            any_ = True
             g = g_id[t]
             for c in range(grp_lo[g], grp_hi[g]):
                 f = gflows[c]
                 if rem[f] > 0.0:
                     rate[f] += a * (rem[f] / g_w[t])
+        if any_:
+            got[ngot] = q
+            ngot += 1
+    return ngot
+
+
+@njit(cache=True)
+def _backfill_candidates(nq, posq, res, tol, m_in, gsrc_ptr, gsrc, grp_coflow, grp_dst,
+                         active_groups, cand_q, cand_g):
+    """The groups of active coflows with leftover at both ports, sorted by (position of the
+    coflow in the order, group): found through the groups of each ingress port with leftover
+    (``gsrc_ptr``/``gsrc``: every group of the instance by ingress, in index order), when that
+    reads fewer groups than the ``active_groups`` of a full pass.  Returns their number, or
+    ``-1`` when the full pass is cheaper.  ``posq[k]`` is coflow ``k``'s position, ``-1`` when
+    it is not in the order."""
+    work = 0
+    for i in range(m_in):
+        if res[i] > tol[i]:
+            work += gsrc_ptr[i + 1] - gsrc_ptr[i]
+    if work >= active_groups:
+        return -1
+    n = 0
+    for i in range(m_in):
+        if res[i] <= tol[i]:
+            continue
+        for c in range(gsrc_ptr[i], gsrc_ptr[i + 1]):
+            g = gsrc[c]
+            q = posq[grp_coflow[g]]
+            j = grp_dst[g]
+            if q >= 0 and res[j] > tol[j]:
+                cand_q[n] = q
+                cand_g[n] = g
+                n += 1
+    if n > 1:
+        key = cand_q[:n] * grp_dst.shape[0] + cand_g[:n]
+        perm = np.argsort(key)
+        cand_q[:n] = cand_q[:n][perm]
+        cand_g[:n] = cand_g[:n][perm]
+    return n
 
 
 @njit(cache=True)
@@ -210,7 +309,35 @@ def madd_allocate(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
     Writes the flows with a positive rate (grouped by coflow in ``order``, ascending inside a
     coflow) to ``out_flows``/``out_rates`` and returns their number; ``res`` ends as the
     leftover capacity of every port.  Scratch (see :func:`madd_scratch`) must be zero on entry
-    where it accumulates (rates, loads, per-port counters) and is left so.
+    where it accumulates (rates, loads, per-port counters) and is left so.  This is the form
+    for one call (the Python engine's policy); :func:`madd_simulate` calls
+    :func:`_madd_allocate_indexed` with the witnesses and the group index it keeps.
+    """
+    K = flow_ptr.shape[0] - 1
+    none = np.zeros(0, dtype=np.int64)
+    return _madd_allocate_indexed(
+        order, tau, mode, flow_ptr, src, dstu, rem, cap, tol, grp_ptr, grp_lo, grp_hi, grp_src,
+        grp_dst, gflows, buf_f, buf_p, ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done, adj, counter,
+        out_flows, out_rates, gamma_out, res, np.full(K, -1, dtype=np.int64),
+        np.zeros(2 * order.shape[0] + 1, dtype=np.int64), none, 0, none, none, none, 0,
+        none, none)
+
+
+@njit(cache=True)
+def _madd_allocate_indexed(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
+                           grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, buf_f, buf_p,
+                           ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done, adj, counter, out_flows,
+                           out_rates, gamma_out, res, wit, got, posq, m_in, gsrc_ptr, gsrc,
+                           grp_coflow, active_groups, cand_q, cand_g):
+    """:func:`madd_allocate` with the state :func:`madd_simulate` keeps across events: the
+    witnesses ``wit`` of :func:`_iterative_madd`, and (when ``gsrc_ptr`` is not empty) the
+    groups by ingress port for :func:`_backfill_candidates` (``posq``: each coflow's position
+    in ``order``, ``-1`` if absent; ``active_groups``: the groups of the coflows in ``order``).
+    ``got`` is scratch of size ``2 len(order) + 1``.
+
+    Only the coflows that were given rates are read for the output (``got``), so an event
+    costs the coflows MADD serves and the candidate groups, not every active flow.  With
+    coflowsim's backfilling (which gives rates to any flow) every coflow is read.
     """
     rate = buf_f[:, 0]
     share = buf_f[:, 1]
@@ -219,17 +346,36 @@ def madd_allocate(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
     touched = ibuf_p[:, 1]
     for p in range(cap.shape[0]):
         res[p] = cap[p]
-    _iterative_madd(order, tau, flow_ptr, src, dstu, rem, res, tol, rate, load, touched,
-                    gamma_out)
+    ngot = _iterative_madd(order, tau, flow_ptr, src, dstu, rem, res, tol, rate, load, touched,
+                           gamma_out, wit, got)
     if mode == BACKFILL_VARYS:
-        _backfill_varys(order, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, rem, res,
-                        tol, rate, buf_g[:, 0], buf_g[:, 1], ibuf_g[:, 0], ibuf_g[:, 1],
-                        ibuf_g[:, 2], fbuf, ibuf, done, adj, counter)
+        ncand = -1
+        if gsrc_ptr.shape[0] > 0:
+            ncand = _backfill_candidates(order.shape[0], posq, res, tol, m_in, gsrc_ptr, gsrc,
+                                         grp_coflow, grp_dst, active_groups, cand_q, cand_g)
+        ngot = _backfill_varys(order, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, rem,
+                               res, tol, rate, buf_g[:, 0], buf_g[:, 1], ibuf_g[:, 0],
+                               ibuf_g[:, 1], ibuf_g[:, 2], fbuf, ibuf, done, adj, counter,
+                               cand_q, cand_g, ncand, got, ngot)
     elif mode == BACKFILL_COFLOWSIM:
         _backfill_coflowsim(order, gamma_out, flow_ptr, src, dstu, rem, res, tol, rate, n_at,
                             share)
+        ngot = -1
+    # the flows with a rate, coflows in order, flows ascending: read only the coflows in
+    # ``got`` (every coflow after coflowsim's backfilling)
+    if ngot < 0:
+        ngot = order.shape[0]
+        for q in range(ngot):
+            got[q] = q
+    elif ngot > 1:
+        got[:ngot] = np.sort(got[:ngot])
     n = 0
-    for q in range(order.shape[0]):
+    last = -1
+    for u in range(ngot):
+        q = got[u]
+        if q == last:
+            continue
+        last = q
         k = order[q]
         for f in range(flow_ptr[k], flow_ptr[k + 1]):
             if rate[f] > 0.0:
@@ -275,6 +421,63 @@ def _grow(out_f, out_s, out_e, out_v, n_out, need):
     ne[:n_out] = out_e[:n_out]
     nv[:n_out] = out_v[:n_out]
     return nf, ns, ne, nv
+
+
+@njit(cache=True)
+def _sebf_update(sorder, sk, sr, ns, skey, dirty, isact, dlist, nd, rank, flow_ptr, src, dstu,
+                 rem, cap, load, touched, key, general):
+    """Bring SEBF's order up to date: ``sorder[:ns]`` holds the active coflows sorted by
+    (remaining Gamma, rank) as of the last call, ``sk``/``sr`` their keys and ranks (parallel
+    arrays, so that the passes below read memory in order); ``dlist[:nd]`` lists the coflows
+    flagged ``dirty`` since (arrived, or a flow ran, so their remaining demand changed).  The
+    others keep their key bit for bit (it is a function of their remaining sizes alone), so
+    the order is the kept ones (completed coflows dropped) merged with the dirty ones sorted
+    anew: the same order as sorting every active coflow by (key, rank), without reading every
+    active flow at every event.  Returns the new ``ns`` and ``nd`` (0)."""
+    m = 0
+    for u in range(ns):
+        k = sorder[u]
+        if isact[k] and not dirty[k]:
+            sorder[m] = k
+            sk[m] = sk[u]
+            sr[m] = sr[u]
+            m += 1
+    nn = 0
+    for u in range(nd):
+        k = dlist[u]
+        dirty[k] = False
+        if isact[k]:
+            dlist[nn] = k
+            nn += 1
+    d = dlist[:nn].copy()
+    d = d[np.argsort(rank[d], kind="mergesort")]
+    if general:
+        remaining_gamma_paths(d, flow_ptr, src, dstu, rem, cap, load, touched, key)
+    else:
+        remaining_gamma(d, flow_ptr, src, dstu, rem, cap, load, touched, key)
+    for u in range(nn):
+        skey[d[u]] = key[u]
+    d = d[np.argsort(key[:nn], kind="mergesort")]
+    # merge from the back: kept ones sorder[:m], new ones d, by (key, rank)
+    i = m - 1
+    j = nn - 1
+    w = m + nn - 1
+    while j >= 0:
+        b = d[j]
+        kb = skey[b]
+        rb = rank[b]
+        if i >= 0 and (sk[i] > kb or (sk[i] == kb and sr[i] > rb)):
+            sorder[w] = sorder[i]
+            sk[w] = sk[i]
+            sr[w] = sr[i]
+            i -= 1
+        else:
+            sorder[w] = b
+            sk[w] = kb
+            sr[w] = rb
+            j -= 1
+        w -= 1
+    return m + nn, 0
 
 
 ORDER_STATIC = 0
@@ -357,6 +560,44 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     active = np.zeros(K, dtype=np.int64)
     nact = 0
 
+    # big switch: what keeps an event from costing every active flow (_iterative_madd's
+    # witnesses, _backfill_candidates' groups by ingress, _madd_allocate_indexed's output)
+    wit = np.full(K, -1, dtype=np.int64)
+    got = np.zeros(2 * K + 1, dtype=np.int64)
+    posq = np.full(K, -1, dtype=np.int64)
+    none = np.zeros(0, dtype=np.int64)
+    gsrc_ptr = none
+    gsrc = none
+    grp_coflow = none
+    cand_q = none
+    cand_g = none
+    active_groups = 0
+    if not general:
+        grp_coflow = np.zeros(G, dtype=np.int64)
+        for k in range(K):
+            for g in range(grp_ptr[k], grp_ptr[k + 1]):
+                grp_coflow[g] = k
+        gsrc = np.argsort(grp_src, kind="mergesort").astype(np.int64)
+        gsrc_ptr = np.zeros(P + 1, dtype=np.int64)
+        for g in range(G):
+            gsrc_ptr[grp_src[g] + 1] += 1
+        for p in range(P):
+            gsrc_ptr[p + 1] += gsrc_ptr[p]
+        cand_q = np.zeros(G, dtype=np.int64)
+        cand_g = np.zeros(G, dtype=np.int64)
+    # SEBF: the active coflows sorted by (remaining Gamma, rank), kept between events; only the
+    # coflows whose flows ran (or that arrived) since get a new key and are merged back in
+    sorder = np.zeros(K, dtype=np.int64)
+    sk = np.zeros(K)
+    sr = np.zeros(K, dtype=np.int64)
+    ns = 0
+    no_tau = np.full(K, np.nan)
+    skey = np.zeros(K)
+    dirty = np.zeros(K, dtype=np.bool_)
+    isact = np.zeros(K, dtype=np.bool_)
+    dlist = np.zeros(K, dtype=np.int64)
+    nd = 0
+
     rel_order = np.argsort(release, kind="mergesort")
     rel_ptr = 0
 
@@ -379,6 +620,12 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                     pos -= 1
             insert_at(active, pos, nact, k)
             nact += 1
+            active_groups += grp_ptr[k + 1] - grp_ptr[k]
+            isact[k] = True
+            if not dirty[k]:
+                dirty[k] = True
+                dlist[nd] = k
+                nd += 1
             realloc = True
         if n_done == K:
             break
@@ -390,30 +637,30 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
 
         if realloc:
             calls += 1
-            order = active[:nact].copy()
             if order_mode == ORDER_SEBF:
                 # smallest remaining Gamma first, ties by the static rank
-                tie = np.zeros(nact, dtype=np.int64)
-                for q in range(nact):
-                    tie[q] = rank[order[q]]
-                order = order[np.argsort(tie, kind="mergesort")]
-                if general:
-                    remaining_gamma_paths(order, flow_ptr, src, dstu, rem, cap, load, touched,
-                                          key)
-                else:
-                    remaining_gamma(order, flow_ptr, src, dstu, rem, cap, load, touched, key)
-                order = order[np.argsort(key[:nact], kind="mergesort")]
-            tau = np.full(nact, np.nan)
+                ns, nd = _sebf_update(sorder, sk, sr, ns, skey, dirty, isact, dlist, nd,
+                                      rank, flow_ptr, src, dstu, rem, cap, load, touched,
+                                      key, general)
+                order = sorder[:ns]
+            else:
+                order = active[:nact]
+            tau = no_tau[:nact]
             if general:
                 n = madd_allocate_paths(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
                                         grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows,
                                         buf_f, buf_p, ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done,
                                         adj, counter, out_fl, out_rt, gamma, res)
             else:
-                n = madd_allocate(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
-                                  grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, buf_f,
-                                  buf_p, ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done, adj, counter,
-                                  out_fl, out_rt, gamma, res)
+                for q in range(nact):
+                    posq[order[q]] = q
+                n = _madd_allocate_indexed(
+                    order, tau, mode, flow_ptr, src, dstu, rem, cap, tol, grp_ptr, grp_lo,
+                    grp_hi, grp_src, grp_dst, gflows, buf_f, buf_p, ibuf_p, buf_g, ibuf_g, fbuf,
+                    ibuf, done, adj, counter, out_fl, out_rt, gamma, res, wit, got, posq, P,
+                    gsrc_ptr, gsrc, grp_coflow, active_groups, cand_q, cand_g)
+                for q in range(nact):
+                    posq[order[q]] = -1
             for u in range(n):
                 f = out_fl[u]
                 r = out_rt[u]
@@ -455,12 +702,14 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
             elif fin[f] > last[k]:
                 last[k] = fin[f]
             served[k] += 1
+        # only a coflow with a running flow can complete (min over them: order-free)
         t_cof = np.inf
-        for q in range(nact):
-            k = active[q]
+        for u in range(ncur):
+            k = coflow_of[cur[u]]
             if served[k] == unfinished[k] and served[k] > 0 and last[k] < t_cof:
                 t_cof = last[k]
-            served[k] = 0
+        for u in range(ncur):
+            served[coflow_of[cur[u]]] = 0
         t_next = t_cof if t_cof < t_rel else t_rel
         if not np.isfinite(t_next):
             if np.isfinite(t_flow):
@@ -475,6 +724,12 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
         m = 0
         for u in range(ncur):
             f = cur[u]
+            k = coflow_of[f]
+            if not dirty[k]:
+                # its remaining demand changes: a new SEBF key at the next allocation
+                dirty[k] = True
+                dlist[nd] = k
+                nd += 1
             end = fin[f] if fin[f] < t_next else t_next
             rem[f] -= rate[f] * (end - t)
             if fin[f] <= t_next or rem[f] <= completion_rtol * size[f]:
@@ -487,7 +742,8 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                 rem[f] = 0.0
                 rate[f] = 0.0
                 fc[f] = e
-                k = coflow_of[f]
+                if not general and (wit[k] == src[f] or wit[k] == dstu[f]):
+                    wit[k] = -1   # the witness may no longer carry a flow of k
                 if e > cmax[k]:
                     cmax[k] = e
                 unfinished[k] -= 1
@@ -495,6 +751,8 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                     cc[k] = cmax[k]
                     n_done += 1
                     realloc = True
+                    active_groups -= grp_ptr[k + 1] - grp_ptr[k]
+                    isact[k] = False
                     # drop k from the active list
                     w = 0
                     for q in range(nact):
