@@ -7,12 +7,19 @@ seeds, or the source folder) and every instance with its status:
 
 * ``optimal``: the best schedule's value is the optimum, proved by a certificate of an optimum
   (:func:`coflowopt.certificate_files.optimum_certificate`) that ``tools/check_certificate.py``
-  confirms;
-* ``open``: the best verified schedule, the best bound with a checkable certificate (a lower
-  bound of the ordering-LP family), and the gap ``best / bound``.
+  confirms, or by a lower-bound certificate whose value the best schedule, verified in exact
+  arithmetic, meets;
+* ``open``: the best verified schedule (``best.verified``: ``exact``, the default, or
+  ``float``: the verifier's float mode with its tolerances, for schedules too large to check
+  exactly in a routine check or that miss exactness by rounding), the best bound with a
+  certificate file, and the gap ``best / bound``.
 
 Each instance has ``<id>.instance`` (coflowopt-instance JSON), ``<id>.best.schedule.json``
-(coflowopt-schedule JSON, exact fractions) and ``<id>.certificate`` (certificate JSON).  The
+(coflowopt-schedule JSON, exact fractions) or, where the schedule is too large to store (the
+FB-trace samples: 10^5-10^6 pieces, 10-200 MB as JSON), ``<id>.best.order.json`` (an *order
+document*, format ``coflowlib-order``: a coflow order and a registered rate allocation; the best
+schedule is that allocation run on that order, rebuilt and verified exactly by every check),
+and ``<id>.certificate`` (certificate JSON).  The
 instance and certificate files do not end in ``.json`` so that :mod:`coflowopt.library` (the
 papers' examples, every ``*.json`` with a provenance sidecar) does not list them; every reader
 of coflowopt and the checker read them by content.
@@ -38,9 +45,9 @@ from typing import Any
 
 from .exceptions import InvalidParameterError
 
-__all__ = ["MANIFEST", "MANIFEST_FORMAT", "coflowlib_dir", "load_manifest", "save_manifest",
-           "status_rows", "check_library", "submit", "load_checker", "instance_path",
-           "Refused"]
+__all__ = ["MANIFEST", "MANIFEST_FORMAT", "ORDER_FORMAT", "coflowlib_dir", "load_manifest",
+           "save_manifest", "status_rows", "check_library", "submit", "load_checker",
+           "instance_path", "order_document", "best_schedule", "Refused"]
 
 MANIFEST = "manifest.provenance.json"
 
@@ -49,6 +56,10 @@ class Refused(Exception):
     """A submitted schedule that is not recorded (rejected, or no improvement): exit 1."""
 
 MANIFEST_FORMAT = "coflowlib-manifest"
+#: An order document: ``{"format": "coflowlib-order", "version": 1, "order": [coflow ids],
+#: "rates": NAME}`` (optional ``rate_params``, an object of keyword arguments, and
+#: ``algorithm``): the schedule ``rates(instance, order, **rate_params)``.
+ORDER_FORMAT = "coflowlib-order"
 
 
 def coflowlib_dir(path: str | Path | None = None) -> Path:
@@ -137,11 +148,96 @@ def load_checker():
     return mod
 
 
-def _verify_best(inst, path: Path):
+def order_document(instance, order, rates: str, algorithm: str | None = None,
+                   rate_params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The order document of the schedule ``rates(instance, order, **rate_params)``
+    (``order``: coflow indices, first served first).
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 2.0)]), Coflow("B", [(0, 0, 1.0)])])
+    >>> doc = order_document(inst, [1, 0], "greedy")
+    >>> doc["order"], best_schedule(inst, doc).num_pieces
+    (['B', 'A'], 2)
+    """
+    doc = {"format": ORDER_FORMAT, "version": 1,
+           "order": [str(instance.coflow_ids[int(k)]) for k in order], "rates": rates}
+    if rate_params:
+        doc["rate_params"] = dict(rate_params)
+    if algorithm:
+        doc["algorithm"] = algorithm
+    return doc
+
+
+def _order_of(instance, doc: dict[str, Any], where: str):
+    """The coflow indices and the rate allocation of an order document (bad input raises
+    InvalidParameterError naming ``where`` and the rule)."""
+    from .registry import get_algorithm
+    if doc.get("version") != 1 or not isinstance(doc.get("order"), list) \
+            or not isinstance(doc.get("rates"), str):
+        raise InvalidParameterError(f"{where}: a {ORDER_FORMAT} document needs version 1, "
+                                    "'order' (a list of coflow ids) and 'rates' (a name)")
+    index = {str(c): k for k, c in enumerate(instance.coflow_ids)}
+    order = [index.get(str(c)) for c in doc["order"]]
+    if None in order or len(set(order)) != len(order) or len(order) != instance.num_coflows:
+        raise InvalidParameterError(f"{where}: 'order' must list every coflow id of the "
+                                    f"instance once ({instance.num_coflows} coflows)")
+    import functools
+    import coflowopt.rates  # noqa: F401 (registers the rate allocations)
+    try:
+        func = get_algorithm("rates", doc["rates"]).func
+    except Exception:  # noqa: BLE001 - an unknown name is bad input
+        raise InvalidParameterError(f"{where}: 'rates' {doc['rates']!r} is not a registered "
+                                    "rate allocation (coflowopt algorithms --kind rates)") from None
+    import inspect
+    params = doc.get("rate_params", {})
+    try:
+        inspect.signature(func).bind(instance, order, **params)
+    except TypeError:
+        raise InvalidParameterError(f"{where}: 'rate_params' must be an object of "
+                                    f"parameters of {doc['rates']!r} (coflowopt algorithms "
+                                    f"{doc['rates']})") from None
+    return order, functools.partial(func, **params)
+
+
+def best_schedule(instance, doc_or_path):
+    """The schedule an order document describes (a dict, or the path of the file), or the
+    schedule of a coflowopt-schedule JSON file (read exactly)."""
     from .formats.schedule_io import read_schedule_json
+    if isinstance(doc_or_path, dict):
+        doc, where = doc_or_path, "order document"
+    else:
+        where = str(doc_or_path)
+        try:
+            with open(doc_or_path, encoding="utf-8") as fh:
+                doc = json.load(fh)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            doc = None
+        if not (isinstance(doc, dict) and doc.get("format") == ORDER_FORMAT):
+            return read_schedule_json(doc_or_path, instance, exact=True)
+    order, func = _order_of(instance, doc, where)
+    import numpy as np
+    return func(instance, np.asarray(order, dtype=np.int64))
+
+
+def _is_order_document(path) -> bool:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(doc, dict) and doc.get("format") == ORDER_FORMAT
+
+
+def best_file(e: dict[str, Any]) -> str:
+    """The stored best of a manifest entry: its schedule file or its order document."""
+    return e["best"].get("schedule") or e["best"]["order"]
+
+
+def _verify_best(inst, path: Path, mode: str = "exact"):
     from .verify import verify_schedule
-    sched = read_schedule_json(path, inst, exact=True)
-    return verify_schedule(inst, sched, mode="exact")
+    return verify_schedule(inst, best_schedule(inst, path), mode=mode)
 
 
 def check_entry(m: dict[str, Any], iid: str, checker) -> str | None:
@@ -152,13 +248,17 @@ def check_entry(m: dict[str, Any], iid: str, checker) -> str | None:
     d = Path(m["_dir"])
     try:
         inst = read_instance_json(d / e["instance"])
-        rep = _verify_best(inst, d / e["best"]["schedule"])
+        mode = e["best"].get("verified", "exact")
+        rep = _verify_best(inst, d / best_file(e), mode)
     except Exception as ex:  # noqa: BLE001 - any unreadable file is a failed entry
         return f"cannot read: {ex}"
     if not rep.ok:
-        return f"best schedule rejected by the verifier: {rep.violations[:1]}"
+        return f"best schedule rejected by the verifier ({mode}): {rep.violations[:1]}"
     best = Fraction(e["best"]["value"])
-    if rep.weighted_completion_time != best:
+    value = Fraction(rep.weighted_completion_time)
+    # float mode: the verifier's float64 sum (recorded as its exact value at the build) may
+    # differ in the last bits on another platform
+    if value != best and (mode == "exact" or abs(value - best) > best * Fraction(1, 10**9)):
         return f"best schedule is worth {rep.weighted_completion_time}, manifest says {best}"
     cpath = d / e["certificate"]
     try:
@@ -174,7 +274,9 @@ def check_entry(m: dict[str, Any], iid: str, checker) -> str | None:
     claim = cdoc["claim"]
     cval = Fraction(claim["value"])
     if e["status"] == "optimal":
-        if claim["kind"] != "optimum" or cval != best:
+        # an optimum certificate, or a lower bound met by the best schedule verified exactly
+        if cval != best or not (claim["kind"] == "optimum" or
+                                (claim["kind"] == "lower_bound" and mode == "exact")):
             return f"status optimal but the certificate claims {claim['kind']} {cval}"
     elif claim["kind"] != "lower_bound" or cval != Fraction(e["bound"]["value"]):
         return f"the certificate claims {claim['kind']} {cval}, manifest bound " \
@@ -199,8 +301,8 @@ def check_library(m: dict[str, Any], families: list[str] | None = None
 def submit(m: dict[str, Any], iid: str, schedule_path: str | Path, algorithm: str
            ) -> dict[str, Any]:
     """Verify a schedule of a CoflowLib instance exactly and record it when it improves the
-    best known value (the file is copied to ``<id>.best.schedule.json``, the manifest
-    updated).
+    best known value (the file is copied to ``<id>.best.schedule.json``, or, for an order
+    document, ``<id>.best.order.json``; the manifest updated).
 
     Raises
     ------
@@ -230,11 +332,16 @@ def submit(m: dict[str, Any], iid: str, schedule_path: str | Path, algorithm: st
         raise Refused(f"not recorded: value {value} ({float(value):.12g}) does not improve "
                          f"the best known {best} ({float(best):.12g}, {e['best']['algorithm']})")
     d = Path(m["_dir"])
-    dest = d / e["best"]["schedule"]
-    shutil.copyfile(schedule_path, dest)
+    stem = e["certificate"].removesuffix(".certificate")
+    key = "order" if _is_order_document(schedule_path) else "schedule"
+    rel = f"{stem}.best.{key}.json"
+    shutil.copyfile(schedule_path, d / rel)
+    old = best_file(e)
+    if old != rel and (d / old).is_file():
+        (d / old).unlink()
     bound = Fraction(e["bound"]["value"])
     e["best"] = {"value": str(value), "value_float": float(value), "algorithm": algorithm,
-                 "schedule": e["best"]["schedule"], "submitted": True}
+                 key: rel, "submitted": True}
     e["gap"] = float(value / bound) if bound > 0 else None
     if value == bound:
         e["status_note"] = ("the submitted schedule meets the certified bound: optimal "

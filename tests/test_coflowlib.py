@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from coflowopt.coflowlib import (MANIFEST, check_entry, load_checker, load_manifest,
-                                 status_rows)
+from coflowopt.coflowlib import (MANIFEST, best_file, best_schedule, check_entry,
+                                 load_checker, load_manifest, order_document, status_rows)
+from coflowopt.exceptions import InvalidParameterError
 from coflowopt.formats.instance_json import read_instance_json
 from coflowopt.formats.schedule_io import read_schedule_json, write_schedule_json
 from coflowopt.registry import get_algorithm
@@ -55,7 +56,8 @@ def test_manifest_entries(manifest):
         assert iid.split("/")[0] == e["family"]
         for key in ("instance", "certificate"):
             assert (LIB / e[key]).is_file(), (iid, key)
-        assert (LIB / e["best"]["schedule"]).is_file()
+        assert (LIB / best_file(e)).is_file()
+        assert e["best"].get("verified", "exact") in ("exact", "float")
         best, bound = Fraction(e["best"]["value"]), Fraction(e["bound"]["value"])
         assert best >= bound
         if e["status"] == "optimal":
@@ -79,9 +81,15 @@ def test_random_families_are_reproducible(manifest):
                 instance_digest(stored)
 
 
+def fb(iid: str) -> bool:
+    return iid.startswith("fb")
+
+
 def test_sample_rechecked(manifest):
+    """12 instances of the small families (the FB samples are rebuilt from orders and checked
+    by ``coflowopt lib check --family ...``: minutes, not here)."""
     checker = load_checker()
-    ids = sorted(manifest["instances"])
+    ids = sorted(i for i in manifest["instances"] if not fb(i))
     sample = random.Random(0).sample(ids, 12)
     for iid in sample:
         assert check_entry(manifest, iid, checker) is None, iid
@@ -209,3 +217,135 @@ def test_baselines_recorded(manifest):
                                        "fifo+greedy"}
         # a verified heuristic schedule is never below the proven optimum
         assert all(b["ratio"] >= 1 - 1e-9 for b in e["baselines"].values())
+
+
+# ------------------------------------------------------------------------- FB-trace samples
+FB_FAMILIES = {f"fb{k}-{s}" for k in (20, 50, 100, 200) for s in ("zero", "trace")}
+
+
+def make_module():
+    sys.path.insert(0, str(LIB))
+    try:
+        import make_coflowlib as mk
+    finally:
+        sys.path.remove(str(LIB))
+    return mk
+
+
+def test_fb_families_recorded(manifest):
+    """Every FB family is in the manifest with its provenance; every instance file is
+    self-contained (coflowopt-instance JSON, its meta naming the trace, seed and coflow ids),
+    and the status is honest: open with an order document or a schedule and a bound
+    certificate, or optimal."""
+    assert FB_FAMILIES <= set(manifest["families"])
+    for fam in FB_FAMILIES:
+        src = manifest["families"][fam]["source"]
+        assert src["trace"] == "FB2010-1Hr-150-0.txt" and len(src["trace_sha256"]) == 64
+        es = {i: e for i, e in manifest["instances"].items() if e["family"] == fam}
+        assert len(es) == len(src["seeds"]) >= 1
+        for iid, e in es.items():
+            assert (LIB / e["instance"]).is_file()
+            if src["coflows"] > 50:
+                continue        # 2-5 MB files: parsed by test_fb_provenance_regenerates
+            doc = json.loads((LIB / e["instance"]).read_text())
+            assert doc["format"] == "coflowopt-instance"
+            meta = doc["meta"]
+            assert meta["seed"] == e["sample"]["seed"] and \
+                meta["sampled_coflow_ids"] == e["sample"]["coflow_ids"]
+            assert [c["id"] for c in doc["coflows"]] == meta["sampled_coflow_ids"]
+            assert len(doc["coflows"]) == src["coflows"]
+            rel = [c.get("release", 0) for c in doc["coflows"]]
+            assert min(rel) == 0 and (max(rel) == 0) == (src["releases"] == "zero")
+            assert e["status"] in ("open", "optimal")
+            assert e["gap"] == pytest.approx(float(Fraction(e["best"]["value"]) /
+                                                   Fraction(e["bound"]["value"])))
+
+
+def test_fb_provenance_regenerates(manifest, fb_trace_path):
+    """The generator rebuilds the stored FB instances from the trace: the same seed gives the
+    same coflow ids, and the instance has the same exact content (digest) as the file."""
+    mk = make_module()
+    from coflowopt.certificate_files import instance_digest
+    whole = mk.read_trace(fb_trace_path)
+    for fam in ("fb20-zero", "fb20-trace", "fb200-trace"):
+        spec = manifest["families"][fam]
+        seed = spec["source"]["seeds"][-1]
+        e = manifest["instances"][f"{fam}/{fam}-{seed:03d}"]
+        ids = [str(whole.coflow_ids[i])
+               for i in mk.fb_sample(whole.num_coflows, spec["source"]["coflows"], seed)]
+        assert ids == e["sample"]["coflow_ids"]
+        built = mk.build_fb(spec, seed, fb_trace_path)
+        stored = read_instance_json(LIB / e["instance"])
+        assert instance_digest(built) == instance_digest(stored)
+        assert built.meta["sampled_coflow_ids"] == stored.meta["sampled_coflow_ids"]
+
+
+def test_fb_entry_rechecked(manifest):
+    """One FB sample re-checked as ``lib check`` does: its order document rebuilt into a
+    schedule and verified, its bound certificate confirmed by the standalone checker."""
+    checker = load_checker()
+    iid = min((i for i, e in manifest["instances"].items()
+               if fb(i) and "order" in e["best"] and e["best"]["verified"] == "float"),
+              key=lambda i: manifest["instances"][i]["flows"])
+    assert check_entry(manifest, iid, checker) is None
+
+
+def test_order_document_round_trip_and_bad_input():
+    from coflowopt.generators import uniform_random
+    inst = uniform_random(4, 5, seed=1)
+    order = get_algorithm("ordering", "bssi").func(inst)
+    doc = order_document(inst, order, "greedy", "bssi+greedy")
+    assert doc["order"] == [inst.coflow_ids[k] for k in order]
+    direct = verify_schedule(inst, get_algorithm("rates", "greedy").func(inst, order))
+    rebuilt = verify_schedule(inst, best_schedule(inst, json.loads(json.dumps(doc))))
+    assert rebuilt.weighted_completion_time == direct.weighted_completion_time
+    for bad in ({**doc, "order": doc["order"][:-1]}, {**doc, "order": doc["order"] + ["zz"]},
+                {**doc, "rates": "nope"}, {**doc, "rate_params": {"nope": 1}},
+                {**doc, "version": 2}):
+        with pytest.raises(InvalidParameterError):
+            best_schedule(inst, bad)
+
+
+def test_submit_order_document(copy, tmp_path):
+    """An order document is verified like a schedule (rebuilt first): the current best's order
+    does not improve; a malformed one is bad input (exit 2, one line)."""
+    d, iid, opt = copy
+    m = load_manifest(d)
+    inst = read_instance_json(d / m["instances"][iid]["instance"])
+    doc = order_document(inst, get_algorithm("ordering", "bssi").func(inst), "greedy")
+    p = tmp_path / "o.json"
+    p.write_text(json.dumps(doc))
+    code, out, err = cli("lib", "submit", iid, p, "--library", d)
+    assert code == 1 and "does not improve" in out, (out, err)
+    p.write_text(json.dumps({**doc, "order": doc["order"][1:]}))
+    code, out, err = cli("lib", "submit", iid, p, "--library", d)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "order" in err
+
+
+def test_optimal_by_a_bound_the_schedule_meets(tmp_path):
+    """Status optimal with a lower-bound certificate is accepted only when the best schedule,
+    verified exactly, is worth exactly the certified bound; an open entry needs the bound."""
+    from coflowopt import Coflow, Instance
+    from coflowopt.bounds.simple import isolated_bound
+    from coflowopt.certificate_files import lower_bound_certificate
+    from coflowopt.formats.instance_json import write_instance_json
+    inst = Instance.from_coflows([Coflow("A", [(0, 0, 2.0)]), Coflow("B", [(1, 1, 3.0)])])
+    cert = lower_bound_certificate(inst, isolated_bound(inst))
+    assert Fraction(cert["claim"]["value"]) == 5      # A done at 2, B at 3: no shared port
+    (tmp_path / "v1").mkdir()
+    write_instance_json(inst, tmp_path / "v1" / "x.instance")
+    (tmp_path / "v1" / "x.certificate").write_text(json.dumps(cert))
+    (tmp_path / "v1" / "x.best.order.json").write_text(json.dumps(
+        order_document(inst, [0, 1], "greedy")))
+    entry = {"family": "t", "instance": "v1/x.instance", "certificate": "v1/x.certificate",
+             "status": "optimal", "best": {"value": "5", "order": "v1/x.best.order.json",
+                                           "verified": "exact", "algorithm": "a"},
+             "bound": {"value": "5"}, "gap": 1.0}
+    m = {"_dir": str(tmp_path), "instances": {"t/x": entry}}
+    checker = load_checker()
+    assert check_entry(m, "t/x", checker) is None
+    entry["best"]["verified"] = "float"          # optimal needs the exact verification
+    assert "status optimal" in check_entry(m, "t/x", checker)
+    entry["best"]["verified"] = "exact"
+    entry["best"]["value"] = "6"                 # the manifest must state the verified value
+    assert "worth 5" in check_entry(m, "t/x", checker)

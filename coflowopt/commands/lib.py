@@ -2,11 +2,13 @@
 
 ``status`` prints the leaderboard (per family: instances, solved = proven optimal with a
 certificate, mean and largest gap ``best / certified bound``, the algorithm holding most best
-schedules); ``check`` re-verifies every stored best schedule (exact mode) and confirms every
-certificate with ``tools/check_certificate.py`` (exit 1 on any failure); ``submit INSTANCE
-SCHEDULE`` verifies a schedule of a CoflowLib instance (its id, e.g. ``bs4-unit/bs4-unit-000``)
-in exact mode and records it when it improves the best known value (exit 1 and the reason when
-it is rejected or does not improve).  ``--library DIR`` works on another copy of the library.
+schedules); ``check`` re-verifies every stored best schedule (exact mode, or float mode where
+the manifest records ``verified: float``; an order document is first rebuilt into its schedule)
+and confirms every certificate with ``tools/check_certificate.py`` (exit 1 on any failure);
+``submit INSTANCE SCHEDULE`` verifies a schedule of a CoflowLib instance (its id, e.g.
+``bs4-unit/bs4-unit-000``; a coflowopt-schedule JSON file or a coflowlib-order document) in
+exact mode and records it when it improves the best known value (exit 1 and the reason when it
+is rejected or does not improve).  ``--library DIR`` works on another copy of the library.
 The library, its layout and its manifest: :mod:`coflowopt.coflowlib`,
 ``instances/coflowlib/README.md``.
 """
@@ -30,7 +32,9 @@ def add_parser(subparsers, common) -> None:
     sm = common.add_command(sub, "submit", "verify a schedule of a CoflowLib instance and "
                                            "record it when it improves the best known")
     sm.add_argument("instance", help="CoflowLib instance id, e.g. bs4-unit/bs4-unit-000")
-    sm.add_argument("schedule", help="coflowopt-schedule JSON file")
+    sm.add_argument("schedule", help="coflowopt-schedule JSON file, or a coflowlib-order "
+                                     "document (coflow order + rate allocation, for "
+                                     "instances whose schedules are too large to store)")
     sm.add_argument("--algorithm", default="submitted", metavar="NAME",
                     help="the algorithm that produced the schedule (recorded)")
     for p in (st, ck, sm):
@@ -48,14 +52,18 @@ def run(args, common) -> int:
         raise common.UsageError(f"--library: {e}") from None
     if args.action == "status":
         rows = status_rows(m)
+        solved = sum(r["solved"] for r in rows)
         text = [f"CoflowLib {m['release']}: {len(m['instances'])} instances, "
-                f"{sum(r['solved'] for r in rows)} proven optimal",
-                f"{'family':<14} {'instances':>9} {'solved':>7} {'mean gap':>9} {'max gap':>9}"
-                "  best algorithm   best heuristic (mean ratio to best known)"]
-        for r in rows:
+                f"{solved} proven optimal, {len(m['instances']) - solved} open (best verified "
+                "schedule and certified bound; gap = best / bound)"]
+        algs = [f"{r['best_algorithm']} ({r['best_algorithm_count']})" for r in rows]
+        wa = max([16] + [len(a) for a in algs])
+        text.append(f"{'family':<14} {'instances':>9} {'solved':>7} {'mean gap':>9} "
+                    f"{'max gap':>9}  {'best algorithm':<{wa}} best heuristic (mean ratio to "
+                    "best known)")
+        for r, alg in zip(rows, algs):
             text.append(f"{r['family']:<14} {r['instances']:>9} {r['solved']:>7} "
-                        f"{r['mean_gap']:>9.4f} {r['max_gap']:>9.4f}  "
-                        f"{r['best_algorithm'] + ' (' + str(r['best_algorithm_count']) + ')':<16} "
+                        f"{r['mean_gap']:>9.4f} {r['max_gap']:>9.4f}  {alg:<{wa}} "
                         + (f"{r['best_heuristic']} ({r['best_heuristic_mean_ratio']:.4f})"
                            if r["best_heuristic"] else "-"))
         common.emit(args, {"release": m["release"], "instances": len(m["instances"]),
@@ -74,8 +82,8 @@ def run(args, common) -> int:
         bad = [(i, r) for i, r in res if r is not None]
         text = [f"{i}: FAILED: {r}" for i, r in bad]
         text.append(f"checked {len(res)} instances: {len(res) - len(bad)} ok, {len(bad)} failed "
-                    "(schedules verified exactly, certificates confirmed by "
-                    "tools/check_certificate.py)")
+                    "(schedules verified exactly, or in float mode where the manifest "
+                    "says so; certificates confirmed by tools/check_certificate.py)")
         common.emit(args, {"checked": len(res), "ok": len(res) - len(bad),
                            "failed": [{"instance": i, "reason": r} for i, r in bad]},
                     "\n".join(text))

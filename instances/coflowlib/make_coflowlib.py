@@ -26,6 +26,19 @@ Families of release v1 (objective ``sum_k w_k C_k``, fluid model):
   flows per coflow, integer sizes 1-10, ECMP routing (seed 0), seeds ``0..29``, variants
   ``unit`` and ``mixed`` (weights 1-5 and releases 0-5; the capacities are the topology's).
 
+* ``fb<K>-zero`` and ``fb<K>-trace`` (K = 20, 50, 100, 200): samples of the Facebook 2010
+  trace ``FB2010-1Hr-150-0.txt`` (526 coflows, sha256 in :data:`FB_TRACE_SHA256`), read from
+  ``../shared/data/`` (``--trace``; the trace is not in the repository) by
+  ``coflowopt.formats.read_coflow_benchmark`` with its defaults (a reducer's MB split evenly
+  over the coflow's mappers, 1 time unit = 7.8125 ms, every port 1 MB per time unit, unit
+  weights: the trace has none).  Sample: ``numpy.random.default_rng(seed).choice(526, K,
+  replace=False)``, sorted (trace order), seeds ``0..n-1`` per size (:data:`FB_SIZES`: n = 5
+  for K = 20 and 50, 3 for K = 100 and 200, to keep the build and ``lib check`` within
+  minutes).  ``zero``: every release 0 (Sincronia's offline setting); ``trace``: the trace's
+  arrival times, shifted so that the sample's first is 0 (``release - min(release)`` in
+  float64).  Nothing else is rescaled.  The instance file's ``meta`` records the trace, its
+  sha256, the seed and the sampled coflow ids; :func:`build_fb` rebuilds it.
+
 Every instance is solved by ``bnb`` (time limit ``--time-limit``, default 20 s,
 ``seed_bounds=False``) with ``certificate_nodes=True``.  Proved exactly: status ``optimal``,
 the exact schedule and the certificate of the optimum
@@ -34,6 +47,18 @@ the exact schedule and the certificate of the optimum
 bnb's best verified schedule and the ``ordering-lp`` lower bound's certificate (the best bound
 with a file form), and the gap ``best / bound``.  Nothing is written for an instance whose
 schedule or certificate does not check.
+
+The FB samples (10^4-4 x 10^5 flows) are beyond ``bnb``; each is solved by
+``coflowopt.gap.certified_gap`` (``--fb-time-limit``, default 120 s: bounds bssi-dual,
+ordering-lp, lp-ov; local search over orders from SEBF, BSSI and the LP orders; greedy rates).
+The stored bound is the largest one whose certificate has a file form (today the ordering LP;
+LP-OV is recorded beside it, certified inside coflowopt, with the gap it gives, and becomes the
+stored bound when its file form lands: rerun the FB families).  The best schedule (10^5-10^6
+pieces, too large to store) is stored as its order document (``<id>.best.order.json``: the
+coflow order and ``greedy``), rebuilt and verified in exact arithmetic here and by every
+``lib check``.  The K = 20 samples are also given to ``bnb`` (``--fb-exact-limit``, default
+60 s); a proof makes the instance ``optimal`` with its certificate, otherwise its outcome is
+recorded.
 
 Baselines: every instance also records the value of the heuristics in :data:`BASELINES` (order
 + rate allocation, schedule verified in float mode) and its ratio to the best known value, so
@@ -44,7 +69,9 @@ for the stored instances.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import sys
 import time
 from fractions import Fraction
@@ -133,6 +160,230 @@ def topology_families() -> dict:
     return fams
 
 
+FB_TRACE_NAME = "FB2010-1Hr-150-0.txt"
+FB_TRACE_SHA256 = "cdd0d94d26c6ab10ce3634cf6a0f836859578e914de6b6faa980a245237dbc6e"
+#: coflows per sample -> number of seeds (0..n-1)
+FB_SIZES = {20: 5, 50: 5, 100: 3, 200: 3}
+FB_SETTINGS = {"zero": "every release 0 (Sincronia's offline setting)",
+               "trace": "the trace's arrival times, shifted so that the sample's first is 0"}
+#: samples with at most this many coflows are also given to bnb
+FB_EXACT_MAX = 20
+#: the best schedule is verified in exact arithmetic up to this many flows (exact verification
+#: of 10^6 pieces takes 80 s), in float mode (the verifier's tolerances) above, or when it
+#: fails exactly by rounding (MADD's rates); ``best.verified`` in the manifest says which
+FB_EXACT_VERIFY_MAX_FLOWS = 50_000
+#: fifo + BvN rates with backfilling is tried (trace releases) up to this many flows (BvN
+#: decomposes every coflow: 20 s for 2 x 10^4 flows)
+FB_BVN_MAX_FLOWS = 50_000
+FB_READER = {"function": "coflowopt.formats.read_coflow_benchmark", "split": "uniform",
+             "time_unit_ms": 7.8125, "capacity": 1.0,
+             "units": "sizes in MB, time in units of 7.8125 ms (1 MB at 1 Gbps), every port "
+                      "1 MB per time unit"}
+
+
+def default_trace() -> Path:
+    """``../shared/data/FB2010-1Hr-150-0.txt`` beside the repository (``COFLOWOPT_SHARED``
+    overrides ``../shared``)."""
+    return Path(os.environ.get("COFLOWOPT_SHARED", ROOT.parent / "shared")) / "data" / \
+        FB_TRACE_NAME
+
+
+def fb_families() -> dict:
+    fams = {}
+    for K, n in FB_SIZES.items():
+        for st, words in FB_SETTINGS.items():
+            fams[f"fb{K}-{st}"] = {
+                "description": f"{K} coflows sampled from the Facebook 2010 trace, {words}; "
+                               "unit weights, 150 ports of capacity 1",
+                "source": {"trace": FB_TRACE_NAME, "trace_sha256": FB_TRACE_SHA256,
+                           "reader": FB_READER, "coflows": K,
+                           "sampling": f"numpy.random.default_rng(seed).choice(526, {K}, "
+                                       "replace=False), sorted (trace order)",
+                           "releases": st, "weights": "1 (the trace has none)",
+                           "seeds": list(range(n))},
+                "version": 1}
+    return fams
+
+
+_TRACE: dict = {}
+
+
+def read_trace(path: str | Path | None = None):
+    """The whole FB trace as an instance (read once per process; its sha256 checked)."""
+    path = Path(path) if path is not None else default_trace()
+    key = str(path.resolve())
+    if key not in _TRACE:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        if digest != FB_TRACE_SHA256:
+            raise SystemExit(f"{path}: sha256 {digest}, expected {FB_TRACE_SHA256} (not the "
+                             f"{FB_TRACE_NAME} the FB families were built from)")
+        from coflowopt.formats.coflow_benchmark import read_coflow_benchmark
+        _TRACE[key] = read_coflow_benchmark(path, capacity=FB_READER["capacity"],
+                                            time_unit_ms=FB_READER["time_unit_ms"],
+                                            split=FB_READER["split"])
+    return _TRACE[key]
+
+
+def fb_sample(num_coflows: int, K: int, seed: int) -> list[int]:
+    """The sampled coflow indices (trace order)."""
+    import numpy as np
+    return sorted(int(i) for i in np.random.default_rng(seed).choice(num_coflows, K,
+                                                                     replace=False))
+
+
+def build_fb(fam: dict, seed: int, trace: str | Path | None = None, indices=None):
+    """The instance of an FB family for one seed (``indices``: the trace positions of the
+    coflows, default the seed's sample)."""
+    src = fam["source"]
+    whole = read_trace(trace)
+    sel = fb_sample(whole.num_coflows, src["coflows"], seed) if indices is None else \
+        list(indices)
+    sub = whole.select_coflows(sel).without_deadlines()
+    if src["releases"] == "zero":
+        sub = sub.with_releases(0.0)
+    else:
+        sub = sub.with_releases(sub.release - sub.release.min())
+    meta = {"provenance": "CoflowLib FB-trace sample (instances/coflowlib/make_coflowlib.py)",
+            "trace": FB_TRACE_NAME, "trace_sha256": FB_TRACE_SHA256, "reader": FB_READER,
+            "seed": seed, "sampling": src["sampling"], "releases": FB_SETTINGS[src["releases"]],
+            "weights": src["weights"],
+            "sampled_coflow_ids": [str(whole.coflow_ids[i]) for i in sel]}
+    return sub.replace(meta=meta)
+
+
+def solve_fb(inst, checker, gap_limit: float, exact_limit: float) -> tuple[dict, dict, object]:
+    """(manifest fields, certificate, best) of an FB sample; ``best`` is an order document or,
+    when bnb proves the optimum or finds a better exact schedule, a schedule."""
+    from coflowopt.certificate_files import lower_bound_certificate, optimum_certificate
+    from coflowopt.coflowlib import order_document
+    from coflowopt.exceptions import CoflowOptError
+    from coflowopt.formats.instance_json import dumps_instance
+    from coflowopt.gap import certified_gap
+    from coflowopt.rates.greedy import greedy
+    from coflowopt.verify import verify_schedule
+    t0, c0 = time.perf_counter(), time.process_time()
+    rep = certified_gap(inst, time_limit=gap_limit)
+    t_gap = time.perf_counter() - t0
+    idoc = json.loads(dumps_instance(inst))
+    # the largest bound whose certificate has a file form, confirmed by the checker
+    cert, bounds = None, []
+    for b in sorted((b for b in rep.bounds if b["kind"] == "lower_bound"),
+                    key=lambda b: -Fraction(b["value_exact"])):
+        rec = {"method": b["method"], "value": b["value_exact"], "value_float": b["value"],
+               "kind": "lower_bound", "seconds": round(b["seconds"], 3)}
+        if cert is None:
+            try:
+                c = lower_bound_certificate(inst, rep.bound_results[b["method"]])
+                checker.check(idoc, json.loads(json.dumps(c)))
+                cert = c
+                rec["file"] = True
+            except (CoflowOptError, checker.Rejected) as ex:
+                rec["file"] = False
+                rec["note"] = ("certified inside coflowopt (proofs/lp_certificates.md); no "
+                               f"certificate file: {str(ex)[:160]}")
+        bounds.append(rec)
+    assert cert is not None, "no bound with a certificate file"
+    # candidates: certified_gap's best (greedy rates) and MADD rates on a few orders (MADD
+    # beats greedy on some samples, e.g. 20 coflows, all releases 0)
+    import coflowopt.orderings  # noqa: F401 (registers)
+    from coflowopt.registry import get_algorithm
+    madd = get_algorithm("rates", "madd").func
+    label = rep.best_schedule["algorithm"]
+    cands = [(rep.best_schedule["value"], label, rep.best_order, "greedy", {})]
+    for name, order in (("sebf", None), ("bssi", None),
+                        (label.removesuffix("+greedy"), rep.best_order)):
+        if order is None:
+            order = get_algorithm("ordering", name).func(inst)
+        if any(c[1] == f"{name}+madd" for c in cands):
+            continue
+        r = verify_schedule(inst, madd(inst, order))
+        if r.ok:
+            cands.append((float(r.weighted_completion_time), f"{name}+madd", order, "madd", {}))
+    if inst.has_releases and inst.num_flows <= FB_BVN_MAX_FLOWS:
+        # with the trace's releases the sampled coflows barely overlap: each served in its
+        # isolated time (BvN, exact) and idle ports backfilled often meets the bound
+        order = get_algorithm("ordering", "fifo").func(inst)
+        params = {"backfill": True}
+        r = verify_schedule(inst, get_algorithm("rates", "bvn").func(inst, order, **params))
+        if r.ok:
+            cands.append((float(r.weighted_completion_time), "fifo+bvn(backfill)", order,
+                          "bvn", params))
+    # the smallest value; among equal ones (float sums) MADD last: its rates miss exactness
+    # by an ulp, the others' schedules verify exactly and can prove an optimum
+    low = min(c[0] for c in cands)
+    _, algorithm, order, rates, params = min(
+        (c for c in cands if c[0] <= low * (1 + 1e-12)), key=lambda c: (c[3] == "madd", c[0]))
+    t1 = time.perf_counter()
+    sched = get_algorithm("rates", rates).func(inst, order, **params)
+    mode = "exact" if inst.num_flows <= FB_EXACT_VERIFY_MAX_FLOWS else "float"
+    vrep = verify_schedule(inst, sched, mode=mode)
+    if mode == "exact" and not vrep.ok:   # e.g. MADD's rates: a port over capacity by 1 ulp
+        mode = "float"
+        vrep = verify_schedule(inst, sched, mode=mode)
+    t_verify = time.perf_counter() - t1
+    assert vrep.ok, "the best schedule must verify"
+    best = Fraction(vrep.weighted_completion_time)
+    stored: object = order_document(inst, order, rates, algorithm, params)
+    status, exact = "open", None
+    if mode == "exact" and best == Fraction(cert["claim"]["value"]):
+        status = "optimal"   # a schedule verified exactly meets the certified bound
+    if status == "open" and inst.num_coflows <= FB_EXACT_MAX and exact_limit > 0:
+        from coflowopt.exact.branch_and_bound import bnb
+        t2 = time.perf_counter()
+        res = bnb(inst, time_limit=exact_limit, certificate_nodes=True, seed_bounds=False)
+        exact = {"time_limit": exact_limit, "kind": res.kind, "status": res.status,
+                 "certificate_status": res.certificate_status,
+                 "value_float": None if res.value is None else float(res.value),
+                 "nodes": (res.extra or {}).get("nodes")}
+        if res.kind == "optimal" and res.certificate_status == "proved exactly":
+            try:
+                c = optimum_certificate(inst, res)
+                checker.check(idoc, json.loads(json.dumps(c)))
+                cert, status, stored = c, "optimal", res.schedule
+                best, algorithm, mode = Fraction(c["claim"]["value"]), "bnb", "exact"
+            except Exception as ex:  # noqa: BLE001 - recorded; the instance stays open
+                exact["certificate_refused"] = str(ex)[:200]
+        if status == "open" and res.schedule is not None and res.value is not None and \
+                (res.value < best or (mode == "float" and res.value <= best * (1 + 1e-12))):
+            brep = verify_schedule(inst, res.schedule, mode="exact")
+            exact["verified_exactly"] = bool(brep.ok)
+            if brep.ok and (Fraction(brep.weighted_completion_time) < best or mode == "float"):
+                best, stored = Fraction(brep.weighted_completion_time), res.schedule
+                mode = "exact"
+                algorithm = f"bnb ({res.status})"
+        exact["seconds"] = round(time.perf_counter() - t2, 3)
+    bound = Fraction(cert["claim"]["value"])
+    if status == "open" and mode == "exact" and best == bound:
+        status = "optimal"   # bnb's schedule, verified exactly, meets the certified bound
+    top = bounds[0]
+    fields = {
+        "status": status, "coflows": inst.num_coflows, "flows": inst.num_flows,
+        "best": {"value": str(best), "value_float": float(best), "algorithm": algorithm,
+                 "verified": mode},
+        "candidates": [{"algorithm": c[1], "value_float": c[0]} for c in cands],
+        "bound": {"value": str(bound), "value_float": float(bound),
+                  "source": "optimum certificate" if cert["claim"]["kind"] == "optimum" else
+                  f"{cert['claim']['algorithm']} certificate"},
+        "bounds": bounds,
+        "gap": float(best / bound) if bound > 0 else None,
+        "gap_all_bounds": {"gap": float(best / Fraction(top["value"])),
+                           "bound": top["method"],
+                           "note": "best / the largest certified bound, file or not"},
+        "gap_run": {"seconds": round(t_gap, 3), "cpu_seconds": round(rep.cpu_seconds, 3),
+                    "time_limit": gap_limit, "schedules": [
+                        {"algorithm": r["algorithm"], "value_float": r["value"]}
+                        for r in rep.schedules if r.get("value") is not None]},
+        "seconds": {"gap": round(t_gap, 3), "verify_exact": round(t_verify, 3),
+                    "total": round(time.perf_counter() - t0, 3),
+                    "cpu": round(time.process_time() - c0, 3)},
+    }
+    if exact is not None:
+        fields["exact"] = exact
+    if cert["claim"]["kind"] == "optimum":
+        fields["proof_nodes"] = len(cert["proof"]["nodes"])
+    return fields, cert, stored
+
+
 def build_random(fam: dict, seed: int):
     import coflowopt.generators as g
     p = {k: tuple(v) if isinstance(v, list) else v for k, v in fam["source"]["params"].items()}
@@ -199,6 +450,13 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=SEEDS, help="seeds per random family")
     ap.add_argument("--time-limit", type=float, default=20.0)
     ap.add_argument("--out", default=str(HERE), help="library folder (default: this one)")
+    ap.add_argument("--trace", default=str(default_trace()),
+                    help=f"the FB trace for the fb* families (default: {default_trace()})")
+    ap.add_argument("--fb-time-limit", type=float, default=120.0,
+                    help="seconds of certified_gap per FB sample (default 120)")
+    ap.add_argument("--fb-exact-limit", type=float, default=60.0,
+                    help=f"seconds of bnb per FB sample of at most {FB_EXACT_MAX} coflows "
+                         "(default 60; 0: none)")
     ap.add_argument("--baselines", action="store_true",
                     help="only recompute the baselines of the stored instances")
     args = ap.parse_args(argv)
@@ -226,12 +484,15 @@ def main(argv=None) -> int:
         "adversarial": {"description": "fluid adversarial finds (instances/adversarial/, "
                                        "search records in their sidecars)",
                         "source": {"folder": "instances/adversarial"}, "version": 1},
-        **random_families(), **topology_families()}
+        **random_families(), **topology_families(), **fb_families()}
     if args.family:
         unknown = set(args.family) - set(fams)
         if unknown:
             ap.error(f"unknown families {sorted(unknown)}; known: {sorted(fams)}")
         fams = {k: v for k, v in fams.items() if k in args.family}
+    if any("trace" in f["source"] for f in fams.values()) and not Path(args.trace).is_file():
+        ap.error(f"--trace {args.trace}: not found (the fb* families need the FB trace; "
+                 "--family picks the others)")
     old = {}
     if (out / MANIFEST).is_file():
         old = json.loads((out / MANIFEST).read_text())
@@ -250,13 +511,45 @@ def main(argv=None) -> int:
             for p in folder_instances(spec["source"]["folder"].split("/", 1)[1]):
                 jobs.append((f"{fam}/{p.stem}", read_instance_json(p),
                              Path("..") / p.parent.name / p.name))
+        elif "trace" in spec["source"]:
+            for s in spec["source"]["seeds"][:args.seeds]:
+                jobs.append((f"{fam}/{fam}-{s:03d}", build_fb(spec, s, args.trace), None))
         else:
             for s in range(min(args.seeds, SEEDS)):
                 jobs.append((f"{fam}/{fam}-{s:03d}", build_random(spec, s), None))
         (out / RELEASE / fam).mkdir(parents=True, exist_ok=True)
         for iid, inst, ref in jobs:
-            fields, cert, sched = solve(inst, args.time_limit, checker)
             stem = out / RELEASE / iid
+            if "trace" in spec["source"]:
+                fields, cert, sched = solve_fb(inst, checker, args.fb_time_limit,
+                                               args.fb_exact_limit)
+                fields["sample"] = {"seed": inst.meta["seed"],
+                                    "coflow_ids": inst.meta["sampled_coflow_ids"]}
+                write_instance_json(inst, str(stem) + ".instance", include_meta=True)
+                with open(str(stem) + ".certificate", "w", encoding="utf-8") as fh:
+                    json.dump(cert, fh, separators=(",", ":"))
+                for kind in ("order", "schedule"):
+                    Path(f"{stem}.best.{kind}.json").unlink(missing_ok=True)
+                if isinstance(sched, dict):
+                    with open(f"{stem}.best.order.json", "w", encoding="utf-8") as fh:
+                        json.dump(sched, fh, separators=(",", ":"))
+                    fields["best"]["order"] = f"{RELEASE}/{iid}.best.order.json"
+                else:
+                    write_schedule_json(sched, inst, f"{stem}.best.schedule.json")
+                    fields["best"]["schedule"] = f"{RELEASE}/{iid}.best.schedule.json"
+                t_b = time.perf_counter()
+                fields["baselines"] = baselines(inst, fields["best"]["value_float"])
+                fields["seconds"]["baselines"] = round(time.perf_counter() - t_b, 3)
+                manifest["instances"][iid] = {"family": fam,
+                                              "instance": f"{RELEASE}/{iid}.instance",
+                                              "certificate": f"{RELEASE}/{iid}.certificate",
+                                              **fields}
+                print(f"{iid}: {fields['status']} {fields['best']['value_float']:.10g} "
+                      f"({fields['best']['algorithm']}) gap {fields['gap']:.6g} "
+                      f"(all bounds {fields['gap_all_bounds']['gap']:.6g}; "
+                      f"{fields['seconds']})", flush=True)
+                continue
+            fields, cert, sched = solve(inst, args.time_limit, checker)
             if ref is None:
                 write_instance_json(inst, str(stem) + ".instance")
                 ipath = f"{RELEASE}/{iid}.instance"
