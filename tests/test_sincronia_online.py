@@ -226,3 +226,29 @@ def test_fb_trace_runs(fb_trace_path):
     from coflowopt.formats.coflow_benchmark import read_coflow_benchmark
     inst = read_coflow_benchmark(fb_trace_path)
     verified(inst, sincronia_online(inst))
+
+
+def test_epoch_order_with_a_residue_below_the_instance_limits():
+    """A flow left with ~1e-10 of data (a few ulps from done: 50,000 random coflows reached
+    this) must not stop the epoch's BSSI order: the ordering instance once refused the size
+    (SIZE_MIN) and then the dynamic range.  The order is the one of the demand with the
+    residue raised below BSSI's tie tolerance, and every selected coflow is in it."""
+    import numpy as np
+
+    from coflowopt import Coflow, Instance
+    from coflowopt.orderings.bssi import bssi
+    from coflowopt.policies.sincronia_online import select_epoch
+
+    inst = Instance.from_coflows([Coflow("A", [(0, 0, 4.0), (1, 1, 3.0)]),
+                                  Coflow("B", [(0, 1, 5.0)]),
+                                  Coflow("C", [(1, 0, 1e6)])])
+    remaining = inst.flow_size.astype(float).copy()
+    remaining[0] = 2.5e-10          # A's first flow: a residue
+    active = np.arange(3)
+    order, info = select_epoch(inst, remaining, active, 1e7, "paper")
+    assert sorted(order.tolist()) == sorted(info["selected"]) == [0, 1, 2]
+    # the same order as BSSI on the demand where the residue is absent from its port's load
+    # up to 2e-12 of the span: A's other flow, B and C decide it
+    ref = Instance.from_coflows([Coflow("A", [(1, 1, 3.0)]), Coflow("B", [(0, 1, 5.0)]),
+                                 Coflow("C", [(1, 0, 1e6)])])
+    assert order.tolist() == bssi(ref, release="ignore").tolist()
