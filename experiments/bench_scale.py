@@ -165,7 +165,8 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=300.0, help="per-run timeout (s)")
     ap.add_argument("--memory-gb", type=float, default=8.0, help="per-run address-space limit")
     ap.add_argument("--only", default=None,
-                    help="comma-separated rate/policy names to run (default: all that qualify)")
+                    help="comma-separated rate/policy names to run (default: all that qualify; "
+                         "'none': the bounds only)")
     ap.add_argument("--bounds", default=",".join(BOUNDS),
                     help="comma-separated bounds, or 'none'")
     ap.add_argument("--out", default=str(HERE / "results" / "bench_scale.json"))
@@ -191,7 +192,7 @@ def main(argv=None) -> int:
         else:
             policies.append(a["name"])
     if args.only:
-        only = args.only.split(",")
+        only = [] if args.only == "none" else args.only.split(",")
         unknown = set(only) - set(rates) - set(policies)
         if unknown:
             print(f"bench_scale: --only: {sorted(unknown)} is neither a rate allocation nor a "
