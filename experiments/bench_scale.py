@@ -155,6 +155,7 @@ def write(out: Path, doc: dict) -> None:
              "4 GB.", "", table(doc["rows"]), "",
              "Policies not run (registry tag says they do not claim the FB trace): "
              + (", ".join(f"{n} ({t})" for n, t in doc["excluded"].items()) or "none") + "."]
+    lines += [f"\n{r['name']}: {r['note']}." for r in doc["rows"] if r.get("note")]
     out.with_suffix(".md").write_text("\n".join(lines) + "\n")
 
 
