@@ -46,6 +46,7 @@ import datetime
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -202,6 +203,15 @@ def main(argv=None) -> int:
         rates = [n for n in rates if n in only]
         policies = [n for n in policies if n in only]
     work = Path(tempfile.mkdtemp(prefix="coflowopt-bench-scale-"))
+    try:
+        return run(args, work, rates, policies, excluded, bounds)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run(args, work: Path, rates: list[str], policies: list[str], excluded: dict,
+        bounds: list[str]) -> int:
+    """Generate the instance into ``work``, run every process, write the table."""
     inst = work / f"uniform-{args.coflows}.json"
     g = run_process(coflowopt("generate", "uniform_random", "-p", "num_ports=150", "-p",
                               f"num_coflows={args.coflows}", "--seed", "0", "--out", str(inst),
