@@ -50,7 +50,10 @@ METRICS = {
     "coflow_completion": "list of C_k in instance order",
 }
 
-_SUFFIXES = (".provenance.json", ".schedule.json")
+#: Files beside the instances that are not instances: provenance, stored schedules and
+#: CoflowLib's order documents (``<id>.best.order.json``: an order and a rate allocation that
+#: ``coflowopt lib check`` rebuilds into the best schedule).
+_SUFFIXES = (".provenance.json", ".schedule.json", ".order.json")
 
 
 def library_dir() -> Path:
