@@ -209,7 +209,7 @@ def _backfill_varys(order, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, re
 
 
 @njit(cache=True)
-def _backfill_candidates(nq, posq, res, tol, m_in, gsrc_ptr, gsrc, grp_coflow, grp_dst,
+def _backfill_candidates(posq, res, tol, m_in, gsrc_ptr, gsrc, grp_coflow, grp_dst,
                          active_groups, cand_q, cand_g):
     """The groups of active coflows with leftover at both ports, sorted by (position of the
     coflow in the order, group): found through the groups of each ingress port with leftover
@@ -351,8 +351,8 @@ def _madd_allocate_indexed(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
     if mode == BACKFILL_VARYS:
         ncand = -1
         if gsrc_ptr.shape[0] > 0:
-            ncand = _backfill_candidates(order.shape[0], posq, res, tol, m_in, gsrc_ptr, gsrc,
-                                         grp_coflow, grp_dst, active_groups, cand_q, cand_g)
+            ncand = _backfill_candidates(posq, res, tol, m_in, gsrc_ptr, gsrc, grp_coflow,
+                                         grp_dst, active_groups, cand_q, cand_g)
         ngot = _backfill_varys(order, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, rem,
                                res, tol, rate, buf_g[:, 0], buf_g[:, 1], ibuf_g[:, 0],
                                ibuf_g[:, 1], ibuf_g[:, 2], fbuf, ibuf, done, adj, counter,
