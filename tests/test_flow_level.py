@@ -360,3 +360,17 @@ def test_streamed_run_gives_the_held_runs_verdict(policy):
         assert streamed.value == pytest.approx(held.value, rel=1e-12)
         assert np.allclose(streamed.report.coflow_completion, held.report.coflow_completion,
                            rtol=1e-12)
+
+
+def test_priority_kernel_frees_a_port_one_ulp_from_done_like_the_reference():
+    """Found by the property above in CI: c0's first flow is one ulp longer than c2's flow;
+    the reference engine completes it at c2's completion (within COMPLETION_RTOL), freeing
+    egress 0 for c1, and the kernel must too (it used to keep it one ulp longer, so c0's
+    second flow took ingress 0 first and the completions differed by 0.1)."""
+    a, b, c = 0.1, float(np.nextafter(0.1, 0)), float(np.nextafter(0.1, 1))
+    inst = Instance.from_coflows([Coflow("c0", [(1, 0, c), (0, 1, c)]),
+                                  Coflow("c1", [(0, 0, a)]), Coflow("c2", [(0, 1, b)])])
+    ra = verified(inst, priority(inst, engine="kernel"))
+    rb = verified(inst, priority(inst, engine="python"))
+    np.testing.assert_allclose(ra.flow_completion, rb.flow_completion, rtol=1e-9)
+    assert rb.flow_completion[2] < rb.flow_completion[1]   # c1 before c0's second flow

@@ -648,9 +648,15 @@ def priority_simulate(prim, tier, release, flow_ptr, size, c, pair_of_flow, pair
             return fc, cc, -events, preempt
         cand = [(0.0, 0.0, np.int64(0), np.int64(0), np.int64(0))]
         cand.pop()
-        # 1. completions of matched heads
-        while hsize[0] > 0 and hk[0] <= t:
+        # 1. completions of matched heads: due now, or within the completion tolerance of
+        # done (the generic simulator's rule, :data:`coflowopt.simulate.COMPLETION_RTOL`: a
+        # head one ulp from done frees its ports at this event, as in the reference engine;
+        # otherwise the next flows can see a different matching)
+        while hsize[0] > 0:
             e = he[0]
+            if hk[0] > t and not (rem_ts[e] - c * (t - ts[e])
+                                  <= completion_rtol * size[s_flow[lo[e]]]):
+                break
             heap_remove(hk, he, hpos, hsize, e)
             s = lo[e]
             f = s_flow[s]
@@ -1309,9 +1315,15 @@ def priority_simulate_paths(prim, tier, release, flow_ptr, size, c, pair_of_flow
             return fc, cc, -events, preempt
         cand = [(0.0, 0.0, np.int64(0), np.int64(0), np.int64(0))]
         cand.pop()
-        # 1. completions of matched heads
-        while hsize[0] > 0 and hk[0] <= t:
+        # 1. completions of matched heads: due now, or within the completion tolerance of
+        # done (the generic simulator's rule, :data:`coflowopt.simulate.COMPLETION_RTOL`: a
+        # head one ulp from done frees its ports at this event, as in the reference engine;
+        # otherwise the next flows can see a different matching)
+        while hsize[0] > 0:
             e = he[0]
+            if hk[0] > t and not (rem_ts[e] - c * (t - ts[e])
+                                  <= completion_rtol * size[s_flow[lo[e]]]):
+                break
             heap_remove(hk, he, hpos, hsize, e)
             s = lo[e]
             f = s_flow[s]
