@@ -12,7 +12,9 @@ every allocation is *strict priority across classes*, and inside a class either
 
 Max-min fairness is the project's one progressive filling,
 :func:`coflowopt.policies.flow_level.max_min_rates`, over every resource of a flow's path (its
-ingress and egress port on a big switch), given the residual capacities.  Each class therefore
+ingress and egress port on a big switch), given the residual capacities; the groups are served
+by its compiled twin (:mod:`coflowopt.policies._class_kernel`, the same operations in the same
+order, so the same bits: ``tests/test_mlfq_kernel.py``).  Each class therefore
 leaves every one of its flows with a full resource or a full path, so the allocation is
 work-conserving; the policies reallocate at every release, flow completion, coflow completion
 and change of class (a simulator timer), so they are work-conserving at every instant.
@@ -92,9 +94,11 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError
 from ..instance import Instance
+from ..maxmin import FULL_RTOL
 from ..registry import register
 from ..schedule import Schedule
 from ..simulate import SimState, schedule_length_bounds, simulate
+from ._class_kernel import serve_groups
 from .aalo import queue_thresholds
 from .flow_level import max_min_rates
 
@@ -214,19 +218,45 @@ class _ClassPolicy:
                                  + np.arange(row.size)]
         return row, col
 
+    def _groups(self, flows: np.ndarray, cls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(key, cut)``: ``flows[key]`` group after group, highest priority first (FIFO: one
+        group per (class, coflow), coflows in FIFO order; fair: one per class), each group's
+        flows in the order of ``flows``; ``cut`` the positions in ``key`` where a group starts
+        (the first excluded)."""
+        if self.within == "fifo":
+            # (class, FIFO position) in one integer: the FIFO position is a permutation of the
+            # coflows, so it names the coflow, and a stable sort keeps the flows' order
+            cof = self.inst.flow_coflow[flows]
+            g = cls.astype(np.int64) * self.inst.num_coflows + self._fifo[cof]
+        else:
+            g = cls
+        key = np.argsort(g, kind="stable")
+        gk = g[key]
+        return key, np.flatnonzero(gk[1:] != gk[:-1]) + 1
+
     def _serve(self, flows: np.ndarray, cls: np.ndarray) -> np.ndarray:
-        """Rates of ``flows`` (active, unfinished) with classes ``cls`` (lower first)."""
+        """Rates of ``flows`` (active, unfinished) with classes ``cls`` (lower first): strict
+        priority over the groups of :meth:`_groups`, each max-min fair on what the groups
+        before it left (the compiled :func:`._class_kernel.serve_groups`, bit-identical to
+        :meth:`_serve_python`)."""
         rates = np.zeros(flows.size)
         if flows.size == 0:
             return rates
-        cof = self.inst.flow_coflow[flows]
-        if self.within == "fifo":
-            key = np.lexsort((cof, self._fifo[cof], cls))
-            grp = np.stack([cls[key], cof[key]])
-            cut = np.flatnonzero(np.any(grp[:, 1:] != grp[:, :-1], axis=0)) + 1
-        else:
-            key = np.argsort(cls, kind="stable")
-            cut = np.flatnonzero(cls[key][1:] != cls[key][:-1]) + 1
+        key, cut = self._groups(flows, cls)
+        gptr = np.concatenate([[0], cut, [flows.size]]).astype(np.int64)
+        inst = self.inst
+        rates[key] = serve_groups(np.ascontiguousarray(flows[key], dtype=np.int64), gptr,
+                                  inst.flow_resource_ptr, inst.flow_resource, self._cap,
+                                  self._tol, FULL_RTOL)
+        return rates
+
+    def _serve_python(self, flows: np.ndarray, cls: np.ndarray) -> np.ndarray:
+        """:meth:`_serve` in plain numpy, group by group through :func:`max_min_rates` (the
+        reference the tests hold the kernel to; one progressive filling per group)."""
+        rates = np.zeros(flows.size)
+        if flows.size == 0:
+            return rates
+        key, cut = self._groups(flows, cls)
         res = self._cap.copy()
         R = res.size
         for idx in np.split(key, cut):
@@ -338,7 +368,8 @@ class _LevelPolicy(_ClassPolicy):
         t = state.time
         u = self._unit[flows]
         urate = np.bincount(u, weights=rates, minlength=self._U)
-        units = np.unique(u)
+        # the units of the active flows, sorted (np.unique without its sort)
+        units = np.flatnonzero(np.bincount(u, minlength=self._U))
         H = self.thresholds
         lv = self.level[units]
         grow = (lv < H.size) & (urate[units] > 0)
@@ -596,9 +627,10 @@ def mlfq(instance: Instance, *, thresholds=None, num_queues: int = 8,
     max-min on what higher classes leave, and every event reallocates).  Without aging a
     coflow in a low level can starve while higher ones keep arriving.
 
-    *Running time.*  Per event O(active flows x path length) numpy work plus one max-min
-    progressive filling per class (FIFO: per active coflow); events are releases, flow
-    completions, level crossings and promotions.
+    *Running time.*  Per event O(active flows x path length) numpy work and one compiled
+    pass over the active flows in priority order, with a progressive filling for each group
+    (FIFO: active coflow) that still finds capacity, stopping once every resource is full;
+    events are releases, flow completions, level crossings and promotions.
 
     References
     ----------
