@@ -307,13 +307,21 @@ def _divide_spare(rep: CorrelationVectors, guaranteed, policy: str):
     caps = stage2_caps(guaranteed) if policy == "hug" else None
     K, L = demand.shape
     spare_all = 1 - guaranteed.sum(axis=0)
+    # eligibility is having an endpoint on the link (d_k^i > 0), whatever the weight
+    eligible = rep.d > 0
+    if policy == "max-min" and not exact and not rep.bounded:
+        # cooperative HUG in float: every eligible coflow of a link with spare gets
+        # spare / (eligible coflows), all links at once (water_fill's unbounded case)
+        count = eligible.sum(axis=0)
+        links = (spare_all > FLOAT_RTOL) & (count > 0)
+        share = spare_all / np.maximum(count, 1)
+        return np.where(eligible & links, alloc + share, alloc)
     for i in range(L):
         spare = spare_all[i]
         if not spare > (0 if exact else FLOAT_RTOL):
             continue
         col = demand[:, i]
-        # eligibility is having an endpoint on the link (d_k^i > 0), whatever the weight
-        pos = np.flatnonzero(np.array([bool(v > 0) for v in rep.d[:, i]]))
+        pos = np.flatnonzero(eligible[:, i])
         if policy in ("hug", "max-min"):
             if pos.size == 0:
                 continue
@@ -397,10 +405,15 @@ def _per_link_share(rep: CorrelationVectors) -> np.ndarray:
     demand caps when demands are bounded)."""
     exact = rep.exact
     K, L = rep.d.shape
+    eligible = rep.d > 0
+    if not exact and not rep.bounded:
+        # float, elastic: 1 / (coflows on the link) for each of them, all links at once
+        count = eligible.sum(axis=0)
+        return np.where(eligible, 1.0 / np.maximum(count, 1), 0.0)
     alloc = zeros((K, L), exact)
     one = Fraction(1) if exact else 1.0
     for i in range(L):
-        pos = np.flatnonzero(np.array([bool(v > 0) for v in rep.d[:, i]]))
+        pos = np.flatnonzero(eligible[:, i])
         if pos.size == 0:
             continue
         head = rep.demand[pos, i] if rep.bounded else None
