@@ -62,7 +62,6 @@ class SimulationError(CoflowOptError, RuntimeError):
     """The policy returned an invalid allocation or the simulation cannot progress."""
 
 
-@dataclass
 class SimState:
     """What a policy may look at (read-only views; do not modify the arrays).
 
@@ -84,19 +83,81 @@ class SimState:
         Unfinished flows of active coflows, sorted by global index.
     events : frozenset of str
         Why the policy is being called now (e.g. ``{"release"}``).
+
+    Notes
+    -----
+    ``sent`` and ``active_flows`` may be given as zero-argument callables; they are then
+    computed on first access.  The simulator does so because both are O(F) per call and most
+    policies read neither (at 50,000 coflows the copies alone were one event's largest cost).
     """
 
-    instance: Instance
-    time: float
-    remaining: np.ndarray
-    sent: np.ndarray
-    released: np.ndarray
-    finished: np.ndarray
-    flow_done: np.ndarray
-    active_coflows: np.ndarray
-    active_flows: np.ndarray
-    coflow_completion: np.ndarray
-    events: frozenset = frozenset()
+    __slots__ = ("instance", "time", "remaining", "_sent", "released", "finished", "flow_done",
+                 "active_coflows", "_active_flows", "coflow_completion", "events")
+
+    def __init__(self, instance: Instance, time: float, remaining: np.ndarray, sent,
+                 released: np.ndarray, finished: np.ndarray, flow_done: np.ndarray,
+                 active_coflows: np.ndarray, active_flows, coflow_completion: np.ndarray,
+                 events: frozenset = frozenset()):
+        self.instance = instance
+        self.time = time
+        self.remaining = remaining
+        self._sent = sent
+        self.released = released
+        self.finished = finished
+        self.flow_done = flow_done
+        self.active_coflows = active_coflows
+        self._active_flows = active_flows
+        self.coflow_completion = coflow_completion
+        self.events = events
+
+    @property
+    def sent(self) -> np.ndarray:
+        if callable(self._sent):
+            self._sent = self._sent()
+        return self._sent
+
+    def sent_of(self, flows: np.ndarray) -> np.ndarray:
+        """``sent[flows]``, without computing ``sent`` for every flow when it is lazy (the
+        same values)."""
+        of = getattr(self._sent, "of", None)
+        return of(flows) if of is not None else self.sent[flows]
+
+    @property
+    def active_flows(self) -> np.ndarray:
+        if callable(self._active_flows):
+            self._active_flows = self._active_flows()
+        return self._active_flows
+
+    def expire(self) -> None:
+        """Called by the simulator when the state is about to change: a lazy field not read
+        by then raises if read later (it would describe a later instant)."""
+        for name in ("_sent", "_active_flows"):
+            if callable(getattr(self, name)):
+                setattr(self, name, _expired)
+
+    def __repr__(self) -> str:
+        return (f"SimState(time={self.time}, active_coflows={self.active_coflows.size}, "
+                f"events={sorted(self.events)})")
+
+
+class _LazySent:
+    """``sent = size - remaining``, computed when read (whole, or for some flows)."""
+
+    __slots__ = ("size", "rem")
+
+    def __init__(self, size, rem):
+        self.size, self.rem = size, rem
+
+    def __call__(self) -> np.ndarray:
+        return self.size - self.rem
+
+    def of(self, flows) -> np.ndarray:
+        return self.size[flows] - self.rem[flows]
+
+
+def _expired():
+    raise SimulationError("a SimState's sent / active_flows was read after the simulator "
+                          "moved on; read them during allocate() or next_timer()")
 
 
 class RatePolicy(Protocol):
@@ -216,19 +277,42 @@ def simulate(instance: Instance, policy: RatePolicy, *, max_events: int | None =
     calls = 0
     why: set[str] = set()
     force_call = True          # the policy is always called at the first release
-    active_cache: list = [None]
+    num_finished = 0
+    # The active coflows and their unfinished flows, both sorted, kept up to date incrementally:
+    # releases merge the new coflows' flows in, completions filter out.  Rebuilding the flow list
+    # from every active coflow at each coflow completion was O(K) Python per completion,
+    # quadratic in all (71-73 % of varys-online at 50,000 coflows).
+    active = {"coflows": np.zeros(0, np.int64), "flows": np.zeros(0, np.int64),
+              "new": [], "stale": False}
 
     def make_state() -> SimState:
-        if active_cache[0] is None:
-            act_c = np.flatnonzero(released & ~finished)
-            fl = (np.concatenate([np.arange(ptr[k], ptr[k + 1]) for k in act_c])
-                  if act_c.size else np.zeros(0, np.int64))
-            active_cache[0] = (act_c, fl)
-        act_c, fl = active_cache[0]
-        fl = fl[~done[fl]]
-        active_cache[0] = (act_c, fl)
-        return SimState(instance, t, rem, size - rem, released, finished, done, act_c, fl, cc,
-                        frozenset(why))
+        act_c, fl = active["coflows"], active["flows"]
+        if active["new"]:
+            new_c = np.sort(np.asarray(active["new"], dtype=np.int64))
+            lo, hi = ptr[new_c], ptr[new_c + 1]
+            n = hi - lo
+            new_f = np.repeat(lo - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
+            act_c = np.concatenate([act_c, new_c])
+            fl = np.concatenate([fl, new_f])
+            if act_c.size > new_c.size:
+                act_c = np.sort(act_c, kind="stable")
+                fl = np.sort(fl, kind="stable")
+            active["new"] = []
+            active["stale"] = True
+            active["flows"] = fl
+        if active["stale"]:
+            act_c = act_c[~finished[act_c]]
+            active["stale"] = False
+        active["coflows"] = act_c
+
+        def active_flows():
+            fl = active["flows"]
+            fl = fl[~done[fl]]
+            active["flows"] = fl
+            return fl
+
+        return SimState(instance, t, rem, _LazySent(size, rem), released, finished, done, act_c,
+                        active_flows, cc, frozenset(why))
 
     while True:
         newly = []
@@ -238,8 +322,8 @@ def simulate(instance: Instance, policy: RatePolicy, *, max_events: int | None =
         if newly:
             released[np.asarray(newly)] = True
             why.add("release")
-            active_cache[0] = None
-        if finished.all():
+            active["new"].extend(newly)
+        if num_finished == K:
             break
         events += 1
         if events > max_events:
@@ -273,7 +357,9 @@ def simulate(instance: Instance, policy: RatePolicy, *, max_events: int | None =
         t_rel = float(rel_times[next_rel_i]) if next_rel_i < K else math.inf
         timer = math.inf
         if "timer" in events_allowed:
-            timer = float(policy.next_timer(state if state is not None else make_state()))
+            if state is None:
+                state = make_state()
+            timer = float(policy.next_timer(state))
             if timer <= t:
                 raise SimulationError(f"policy {policy.name!r} set a timer at {timer}, not after "
                                       f"the current time {t}")
@@ -284,13 +370,17 @@ def simulate(instance: Instance, policy: RatePolicy, *, max_events: int | None =
         else:
             # the next coflow completion: a coflow completes when every unfinished flow of it
             # has a positive rate and the last of them ends
-            cf = coflow_of[cur_flows]
-            served = np.bincount(cf, minlength=K)
-            last = np.full(K, -math.inf)
-            if cf.size:
-                np.maximum.at(last, cf, fin)
-            can = (served == unfinished_count) & (unfinished_count > 0)
-            t_cof = float(last[can].min()) if can.any() else math.inf
+            # cur_flows is sorted and a coflow's flows are contiguous, so its coflows come in
+            # runs: O(flows with a rate) per event, never O(K)
+            t_cof = math.inf
+            if cur_flows.size:
+                cf = coflow_of[cur_flows]
+                head = np.flatnonzero(np.r_[True, cf[1:] != cf[:-1]])
+                served = np.diff(np.r_[head, cf.size])
+                last = np.maximum.reduceat(fin, head)
+                can = served == unfinished_count[cf[head]]
+                if can.any():
+                    t_cof = float(last[can].min())
             t_next = min(t_cof, t_rel, timer)
             if not math.isfinite(t_next) and math.isfinite(t_flow):
                 # no coflow can complete under these rates: step to the next flow completion
@@ -304,6 +394,8 @@ def simulate(instance: Instance, policy: RatePolicy, *, max_events: int | None =
                 f"released coflows are unfinished (e.g. {stuck[:3].tolist()}): the policy "
                 "gives them no rate")
 
+        if state is not None:
+            state.expire()
         if cur_flows.size:
             rem[cur_flows] -= cur_rates * (np.minimum(fin, t_next) - t)
             fin_now = (fin <= t_next) | (rem[cur_flows] <= COMPLETION_RTOL * size[cur_flows])
@@ -324,14 +416,15 @@ def simulate(instance: Instance, policy: RatePolicy, *, max_events: int | None =
                     for k in newly_done:
                         cc[k] = np.max(fc[ptr[k]:ptr[k + 1]])
                     finished[newly_done] = True
+                    num_finished += newly_done.size
                     why.add("coflow_completion")
-                    active_cache[0] = None
+                    active["stale"] = True
                 why.add("flow_completion")
         if t_next == timer:
             why.add("timer")
         t = t_next
         if progress is not None:
-            progress(int(finished.sum()), K)
+            progress(num_finished, K)
 
     # close nothing: every flow finished at its own end
     if out_f:

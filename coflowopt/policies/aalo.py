@@ -113,6 +113,7 @@ from ..rates.madd import _pair_groups, _path_groups
 from ..registry import register
 from ..schedule import Schedule
 from ..simulate import SimState, simulate
+from ._keyed_order import KeyedOrder
 
 from ..rates._jit import njit  # lazy numba, compile announced (see rates/_jit)
 
@@ -165,13 +166,19 @@ def queue_thresholds(num_queues: int = 10, first_threshold: float = 10.0,
     return float(first_threshold) * float(multiplier) ** np.arange(int(num_queues) - 1)
 
 
-def coflow_attained(instance: Instance, sent: np.ndarray, coflows) -> np.ndarray:
-    """Attained service of ``coflows``: data sent, summed over all of each coflow's flows."""
+def coflow_attained(instance: Instance, sent, coflows) -> np.ndarray:
+    """Attained service of ``coflows``: data sent, summed over all of each coflow's flows.
+
+    ``sent`` is the per-flow array or a :class:`~coflowopt.simulate.SimState` (read through
+    ``sent_of``, so that only these coflows' flows are computed).  Each coflow's sum depends on
+    its own flows only, so a subset gives the same values as the whole."""
     cf = np.asarray(coflows, dtype=np.int64)
     if cf.size == 0:
         return np.zeros(0)
     counts = np.diff(instance.flow_ptr)[cf]
-    return np.add.reduceat(sent[priority_flow_order(instance, cf)], np.cumsum(counts) - counts)
+    fl = priority_flow_order(instance, cf)
+    values = sent.sent_of(fl) if isinstance(sent, SimState) else sent[fl]
+    return np.add.reduceat(values, np.cumsum(counts) - counts)
 
 
 # ---------------------------------------------------------------------------------- kernel
@@ -233,8 +240,20 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
     for p in range(P):
         if tol[p] < tmin:
             tmin = tol[p]
+    for p in range(P):
+        used[p] = 0.0
+        res[p] = cap[p]
+    # ``live[:nl]``: the positions (in ``order``) of the coflows with a group that can grow on
+    # the residual ``res``.  ``res`` only falls during a call and every budget is at most it,
+    # so a coflow blocked on ``res`` stays blocked and the list only shrinks; every pass after
+    # the first visits it alone.  Skipping a blocked coflow changes nothing (its fill would
+    # add 0.0), so the allocation is the same bits as visiting all; at 50,000 coflows the
+    # visits to blocked coflows in up to ``rounds`` rounds were most of an event's time.
+    live = np.empty(order.shape[0], dtype=np.int64)
+    nl = 0
     for a in range(order.shape[0]):
         k = order[a]
+        grows = False
         for g in range(grp_ptr[k], grp_ptr[k + 1]):
             c = 0
             for x in range(grp_lo[g], grp_hi[g]):
@@ -242,24 +261,35 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
                     c += 1
             gcount[g] = c
             grate[g] = 0.0
-    for p in range(P):
-        used[p] = 0.0
-        res[p] = cap[p]
+            if c > 0 and res[grp_src[g]] > tol[grp_src[g]] and \
+                    res[grp_dst[g]] > tol[grp_dst[g]]:
+                grows = True
+        if grows:
+            live[nl] = a
+            nl += 1
+    # the coflows that can get a rate at all: the output reads only these
+    out_a = live[:nl].copy()
     for _ in range(rounds):
         for q in range(nq):
             for p in range(P):
                 has[q, p] = False
-        grow = False
-        for a in range(order.shape[0]):
+        m = 0
+        for i in range(nl):
+            a = live[i]
             k = order[a]
             q = oq[a]
+            grows = False
             for g in range(grp_ptr[k], grp_ptr[k + 1]):
                 if gcount[g] > 0 and res[grp_src[g]] > tol[grp_src[g]] and \
                         res[grp_dst[g]] > tol[grp_dst[g]]:
                     has[q, grp_src[g]] = True
                     has[q, grp_dst[g]] = True
-                    grow = True
-        if not grow:
+                    grows = True
+            if grows:
+                live[m] = a
+                m += 1
+        nl = m
+        if nl == 0:
             break
         # each port's residual split among the queues present there, by weight
         for p in range(P):
@@ -270,22 +300,36 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
             for q in range(nq):
                 budget[q, p] = res[p] * qweight[q] / W if has[q, p] else 0.0
         added = 0.0
-        for a in range(order.shape[0]):
-            added += _fill_coflow(order[a], grp_ptr, grp_src, grp_dst, gcount, budget[oq[a]],
-                                  tol, grate, used, it_w, it_p1, it_p2, it_g, it_lam, fbuf,
-                                  ibuf, done, adj, counter)
+        for i in range(nl):
+            a = live[i]
+            k = order[a]
+            q = oq[a]
+            # the call with nothing to fill returns 0.0 and changes nothing: skipped in line
+            # (two dozen array arguments make the call itself costly)
+            for g in range(grp_ptr[k], grp_ptr[k + 1]):
+                if gcount[g] > 0 and budget[q, grp_src[g]] > tol[grp_src[g]] and \
+                        budget[q, grp_dst[g]] > tol[grp_dst[g]]:
+                    added += _fill_coflow(k, grp_ptr, grp_src, grp_dst, gcount, budget[q],
+                                          tol, grate, used, it_w, it_p1, it_p2, it_g, it_lam,
+                                          fbuf, ibuf, done, adj, counter)
+                    break
         for p in range(P):
             r = cap[p] - used[p]
             res[p] = r if r > 0.0 else 0.0
         if added <= tmin:
             break
     # what is left: strict priority (queue order, FIFO, max-min), for work conservation
-    for a in range(order.shape[0]):
-        _fill_coflow(order[a], grp_ptr, grp_src, grp_dst, gcount, res, tol, grate, used, it_w,
-                     it_p1, it_p2, it_g, it_lam, fbuf, ibuf, done, adj, counter)
+    for i in range(nl):
+        k = order[live[i]]
+        for g in range(grp_ptr[k], grp_ptr[k + 1]):
+            if gcount[g] > 0 and res[grp_src[g]] > tol[grp_src[g]] and \
+                    res[grp_dst[g]] > tol[grp_dst[g]]:
+                _fill_coflow(k, grp_ptr, grp_src, grp_dst, gcount, res, tol, grate, used,
+                             it_w, it_p1, it_p2, it_g, it_lam, fbuf, ibuf, done, adj, counter)
+                break
     n = 0
-    for a in range(order.shape[0]):
-        k = order[a]
+    for i in range(out_a.shape[0]):
+        k = order[out_a[i]]
         for g in range(grp_ptr[k], grp_ptr[k + 1]):
             if grate[g] > 0.0:
                 for x in range(grp_lo[g], grp_hi[g]):
@@ -354,8 +398,15 @@ def _dclas_allocate_paths(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, g
     for p in range(P):
         if tol[p] < tmin:
             tmin = tol[p]
+    for p in range(P):
+        used[p] = 0.0
+        res[p] = cap[p]
+    # the shrinking list of coflows that can grow on ``res`` (as in _dclas_allocate)
+    live = np.empty(order.shape[0], dtype=np.int64)
+    nl = 0
     for a in range(order.shape[0]):
         k = order[a]
+        grows = False
         for g in range(grp_ptr[k], grp_ptr[k + 1]):
             c = 0
             for x in range(grp_lo[g], grp_hi[g]):
@@ -363,23 +414,32 @@ def _dclas_allocate_paths(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, g
                     c += 1
             gcount[g] = c
             grate[g] = 0.0
-    for p in range(P):
-        used[p] = 0.0
-        res[p] = cap[p]
+            if c > 0 and not _path_blocked(res, tol, grp_rptr, grp_rres, g):
+                grows = True
+        if grows:
+            live[nl] = a
+            nl += 1
+    out_a = live[:nl].copy()
     for _ in range(rounds):
         for q in range(nq):
             for p in range(P):
                 has[q, p] = False
-        grow = False
-        for a in range(order.shape[0]):
+        m = 0
+        for i in range(nl):
+            a = live[i]
             k = order[a]
             q = oq[a]
+            grows = False
             for g in range(grp_ptr[k], grp_ptr[k + 1]):
                 if gcount[g] > 0 and not _path_blocked(res, tol, grp_rptr, grp_rres, g):
                     for x in range(grp_rptr[g], grp_rptr[g + 1]):
                         has[q, grp_rres[x]] = True
-                    grow = True
-        if not grow:
+                    grows = True
+            if grows:
+                live[m] = a
+                m += 1
+        nl = m
+        if nl == 0:
             break
         for p in range(P):
             W = 0.0
@@ -389,21 +449,31 @@ def _dclas_allocate_paths(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, g
             for q in range(nq):
                 budget[q, p] = res[p] * qweight[q] / W if has[q, p] else 0.0
         added = 0.0
-        for a in range(order.shape[0]):
-            added += _fill_coflow_paths(order[a], grp_ptr, grp_rptr, grp_rres, gcount,
-                                        budget[oq[a]], tol, grate, used, it_w, it_g, it_lam,
-                                        fbuf, ibuf, done, adj, counter)
+        for i in range(nl):
+            a = live[i]
+            k = order[a]
+            q = oq[a]
+            for g in range(grp_ptr[k], grp_ptr[k + 1]):
+                if gcount[g] > 0 and not _path_blocked(budget[q], tol, grp_rptr, grp_rres, g):
+                    added += _fill_coflow_paths(k, grp_ptr, grp_rptr, grp_rres, gcount,
+                                                budget[q], tol, grate, used, it_w, it_g,
+                                                it_lam, fbuf, ibuf, done, adj, counter)
+                    break
         for p in range(P):
             r = cap[p] - used[p]
             res[p] = r if r > 0.0 else 0.0
         if added <= tmin:
             break
-    for a in range(order.shape[0]):
-        _fill_coflow_paths(order[a], grp_ptr, grp_rptr, grp_rres, gcount, res, tol, grate,
-                           used, it_w, it_g, it_lam, fbuf, ibuf, done, adj, counter)
+    for i in range(nl):
+        k = order[live[i]]
+        for g in range(grp_ptr[k], grp_ptr[k + 1]):
+            if gcount[g] > 0 and not _path_blocked(res, tol, grp_rptr, grp_rres, g):
+                _fill_coflow_paths(k, grp_ptr, grp_rptr, grp_rres, gcount, res, tol, grate,
+                                   used, it_w, it_g, it_lam, fbuf, ibuf, done, adj, counter)
+                break
     n = 0
-    for a in range(order.shape[0]):
-        k = order[a]
+    for i in range(out_a.shape[0]):
+        k = order[out_a[i]]
         for g in range(grp_ptr[k], grp_ptr[k + 1]):
             if grate[g] > 0.0:
                 for x in range(grp_lo[g], grp_hi[g]):
@@ -516,18 +586,24 @@ class AaloPolicy:
         self._fifo = np.empty(K, dtype=np.int64)
         self._fifo[np.lexsort((np.arange(K), instance.release))] = np.arange(K)
         self.queue = np.zeros(K, dtype=np.int64)
+        self._order = KeyedOrder(self._fifo)
+        self._att = np.zeros(K)
+        self._att_stale = np.ones(K, dtype=bool)
         self.demotions: list[tuple[float, int, int]] = []
         self._timer = math.inf
         self._last = None
         self._rate_buf = np.zeros(F)
 
     def _allocate_queues(self, state: SimState, act: np.ndarray, q: np.ndarray, cap=None):
-        order = np.lexsort((self._fifo[act], q))
+        # act by (queue, FIFO); self.queue[act] is q, and the coflows whose queue changed are
+        # marked in self._order (its order is lexsort((fifo[act], q)), kept across events)
+        queue = self.queue
+        order = self._order.order(act, lambda c: queue[c])
         # on resources _grp_src / _grp_dst hold the groups' paths (CSR), and the kernel is
         # the one over paths (same arguments otherwise)
         kernel = _dclas_allocate_paths if self._general else _dclas_allocate
         n = kernel(
-            act[order], q[order], self.weights, self.max_rounds, self._grp_ptr, self._grp_lo,
+            order, queue[order], self.weights, self.max_rounds, self._grp_ptr, self._grp_lo,
             self._grp_hi, self._grp_src, self._grp_dst, self._gflows, state.flow_done,
             self._cap if cap is None else cap, self._tol, self._gcount, *self._bufs,
             *self._fill, self._out_f, self._out_r)
@@ -539,7 +615,12 @@ class AaloPolicy:
         self._timer = math.inf
         if act.size == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        att = coflow_attained(self.inst, state.sent, act)
+        # attained service, recomputed only for the coflows served since they were last read
+        # (the others sent nothing since): O(flows served) per event instead of O(active)
+        fresh = act[self._att_stale[act]]
+        self._att[fresh] = coflow_attained(self.inst, state, fresh)
+        self._att_stale[fresh] = False
+        att = self._att[act]
         H = self.thresholds
         # crossed: attained within a relative 1e-9 of the threshold counts (the attained
         # service at a crossing timer is the threshold up to the rounding of sent)
@@ -549,10 +630,11 @@ class AaloPolicy:
                  and state.events == frozenset({"flow_completion"})
                  and np.array_equal(q, self.queue[act]))
         while True:
-            for k, nq in zip(act.tolist(), q.tolist()):
-                if nq != self.queue[k]:
-                    self.demotions.append((t, k, nq))
+            moved = np.flatnonzero(q != self.queue[act])
+            for k, nq in zip(act[moved].tolist(), q[moved].tolist()):
+                self.demotions.append((t, k, nq))
             self.queue[act] = q
+            self._order.mark(act[moved])
             if local:
                 f, r = self._backfill(state, act, q)
             else:
@@ -570,6 +652,7 @@ class AaloPolicy:
             if not now.any():
                 self._timer = float(tc.min())
                 self._last = (f, r)
+                self._att_stale[self.inst.flow_coflow[f]] = True
                 return f, r
             q = q + now
             local = False

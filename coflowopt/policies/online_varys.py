@@ -515,6 +515,8 @@ class VarysDeadlinePolicy(VarysPolicy):
 
     def _sebf(self, state: SimState, coflows: np.ndarray) -> np.ndarray:
         """``coflows`` in SEBF order, ties by the tie order."""
+        if self._tier == "main" and self._incremental_sebf(state):
+            return self._sebf_order.order(coflows, lambda c: self.sebf_key(state, c))
         c = coflows[np.argsort(self._rank[coflows], kind="stable")]
         return c[np.argsort(self.sebf_key(state, c), kind="stable")]
 

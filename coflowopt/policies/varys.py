@@ -34,6 +34,7 @@ import numpy as np
 from ..exceptions import InvalidParameterError
 from ..instance import Instance
 from ..orderings.basic import validate_order
+from ._keyed_order import KeyedOrder
 from ..rates import _madd_kernel as _k
 from ..rates.madd import (MaddPolicy, _flow_paths, _run_python, backfill_rule, check_engine,
                           run_madd_kernel)
@@ -164,6 +165,8 @@ class VarysPolicy(MaddPolicy):
                                                                            self.tie_order)
         self._rank = np.empty(K, dtype=np.int64)
         self._rank[tie] = np.arange(K)
+        self._sebf_order = KeyedOrder(self._rank)
+        self._sort_cap = self._cap
 
     def sort_capacity(self, state: SimState) -> np.ndarray:
         """``Rem(.)`` for the SEBF sort (default: the port capacities)."""
@@ -175,8 +178,23 @@ class VarysPolicy(MaddPolicy):
 
     def coflow_order(self, state: SimState) -> np.ndarray:
         act = state.active_coflows
+        if self._incremental_sebf(state):
+            # fixed capacities: a key changes only when the coflow was served
+            return self._sebf_order.order(act, lambda c: self.sebf_key(state, c))
         act = act[np.argsort(self._rank[act], kind="stable")]
         return act[np.argsort(self.sebf_key(state, act), kind="stable")]
+
+    def _incremental_sebf(self, state: SimState) -> bool:
+        """The SEBF order may be kept across events (:class:`KeyedOrder`): the keys are
+        remaining Gammas on the capacities fixed at reset, so only served coflows change."""
+        return (self.sort_capacity(state) is self._sort_cap
+                and type(self).sebf_key is VarysPolicy.sebf_key)
+
+    def allocate(self, state: SimState):
+        f, r = super().allocate(state)
+        # these flows are served until the next call: their coflows' keys change
+        self._sebf_order.mark(self.inst.flow_coflow[f])
+        return f, r
 
 
 @register("policy", "varys", summary="offline Varys: at every coflow release/completion, SEBF "

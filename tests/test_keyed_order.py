@@ -1,0 +1,38 @@
+"""KeyedOrder (coflowopt.policies._keyed_order) gives the order of a full stable sort."""
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from coflowopt.policies._keyed_order import KeyedOrder
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 60), st.integers(1, 12))
+def test_matches_full_sort_over_events(seed, K, steps):
+    rng = np.random.default_rng(seed)
+    rank = rng.permutation(K)
+    # few distinct keys, so that ties (broken by rank) are frequent
+    key = rng.integers(0, 4, K).astype(float)
+    order = KeyedOrder(rank)
+    active = np.flatnonzero(rng.random(K) < 0.5)
+    for _ in range(steps):
+        got = order.order(active, lambda c: key[c])
+        want = active[np.lexsort((rank[active], key[active]))]
+        assert got.tolist() == want.tolist()
+        # next event: some coflows leave, some arrive, some change key (and are marked)
+        active = np.union1d(active[rng.random(active.size) < 0.8],
+                            np.flatnonzero(rng.random(K) < 0.1))
+        changed = rng.choice(K, size=rng.integers(0, K + 1), replace=False)
+        key[changed] = rng.integers(0, 4, changed.size) + rng.choice([0.0, 0.5], changed.size)
+        order.mark(changed)
+
+
+def test_unmarked_key_change_is_not_seen():
+    # the contract: keys are recomputed only for new or marked coflows
+    key = np.array([1.0, 2.0])
+    order = KeyedOrder(np.arange(2))
+    assert order.order(np.arange(2), lambda c: key[c]).tolist() == [0, 1]
+    key[0] = 3.0
+    assert order.order(np.arange(2), lambda c: key[c]).tolist() == [0, 1]
+    order.mark([0])
+    assert order.order(np.arange(2), lambda c: key[c]).tolist() == [1, 0]
