@@ -248,9 +248,14 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
     # so a coflow blocked on ``res`` stays blocked and the list only shrinks; every pass after
     # the first visits it alone.  Skipping a blocked coflow changes nothing (its fill would
     # add 0.0), so the allocation is the same bits as visiting all; at 50,000 coflows the
-    # visits to blocked coflows in up to ``rounds`` rounds were most of an event's time.
+    # visits to blocked coflows in up to ``rounds`` rounds were most of an event's time.  The
+    # first pass also records the first round's queue presence (same residual), and the
+    # output reads only the coflows that were filled (``got``).
     live = np.empty(order.shape[0], dtype=np.int64)
     nl = 0
+    for q in range(nq):
+        for p in range(P):
+            has[q, p] = False
     for a in range(order.shape[0]):
         k = order[a]
         grows = False
@@ -263,32 +268,36 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
             grate[g] = 0.0
             if c > 0 and res[grp_src[g]] > tol[grp_src[g]] and \
                     res[grp_dst[g]] > tol[grp_dst[g]]:
+                # the first round's queue presence, on the same residual
+                has[oq[a], grp_src[g]] = True
+                has[oq[a], grp_dst[g]] = True
                 grows = True
         if grows:
             live[nl] = a
             nl += 1
-    # the coflows that can get a rate at all: the output reads only these
-    out_a = live[:nl].copy()
-    for _ in range(rounds):
-        for q in range(nq):
-            for p in range(P):
-                has[q, p] = False
-        m = 0
-        for i in range(nl):
-            a = live[i]
-            k = order[a]
-            q = oq[a]
-            grows = False
-            for g in range(grp_ptr[k], grp_ptr[k + 1]):
-                if gcount[g] > 0 and res[grp_src[g]] > tol[grp_src[g]] and \
-                        res[grp_dst[g]] > tol[grp_dst[g]]:
-                    has[q, grp_src[g]] = True
-                    has[q, grp_dst[g]] = True
-                    grows = True
-            if grows:
-                live[m] = a
-                m += 1
-        nl = m
+    # got[a]: coflow order[a] was filled at least once (only those can have a rate)
+    got = np.zeros(order.shape[0], dtype=np.bool_)
+    for r_ in range(rounds):
+        if r_ > 0:
+            for q in range(nq):
+                for p in range(P):
+                    has[q, p] = False
+            m = 0
+            for i in range(nl):
+                a = live[i]
+                k = order[a]
+                q = oq[a]
+                grows = False
+                for g in range(grp_ptr[k], grp_ptr[k + 1]):
+                    if gcount[g] > 0 and res[grp_src[g]] > tol[grp_src[g]] and \
+                            res[grp_dst[g]] > tol[grp_dst[g]]:
+                        has[q, grp_src[g]] = True
+                        has[q, grp_dst[g]] = True
+                        grows = True
+                if grows:
+                    live[m] = a
+                    m += 1
+            nl = m
         if nl == 0:
             break
         # each port's residual split among the queues present there, by weight
@@ -312,6 +321,7 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
                     added += _fill_coflow(k, grp_ptr, grp_src, grp_dst, gcount, budget[q],
                                           tol, grate, used, it_w, it_p1, it_p2, it_g, it_lam,
                                           fbuf, ibuf, done, adj, counter)
+                    got[a] = True
                     break
         for p in range(P):
             r = cap[p] - used[p]
@@ -320,16 +330,20 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
             break
     # what is left: strict priority (queue order, FIFO, max-min), for work conservation
     for i in range(nl):
-        k = order[live[i]]
+        a = live[i]
+        k = order[a]
         for g in range(grp_ptr[k], grp_ptr[k + 1]):
             if gcount[g] > 0 and res[grp_src[g]] > tol[grp_src[g]] and \
                     res[grp_dst[g]] > tol[grp_dst[g]]:
                 _fill_coflow(k, grp_ptr, grp_src, grp_dst, gcount, res, tol, grate, used,
                              it_w, it_p1, it_p2, it_g, it_lam, fbuf, ibuf, done, adj, counter)
+                got[a] = True
                 break
     n = 0
-    for i in range(out_a.shape[0]):
-        k = order[out_a[i]]
+    for a in range(order.shape[0]):
+        if not got[a]:
+            continue
+        k = order[a]
         for g in range(grp_ptr[k], grp_ptr[k + 1]):
             if grate[g] > 0.0:
                 for x in range(grp_lo[g], grp_hi[g]):
@@ -404,6 +418,9 @@ def _dclas_allocate_paths(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, g
     # the shrinking list of coflows that can grow on ``res`` (as in _dclas_allocate)
     live = np.empty(order.shape[0], dtype=np.int64)
     nl = 0
+    for q in range(nq):
+        for p in range(P):
+            has[q, p] = False
     for a in range(order.shape[0]):
         k = order[a]
         grows = False
@@ -415,30 +432,33 @@ def _dclas_allocate_paths(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, g
             gcount[g] = c
             grate[g] = 0.0
             if c > 0 and not _path_blocked(res, tol, grp_rptr, grp_rres, g):
+                for x in range(grp_rptr[g], grp_rptr[g + 1]):
+                    has[oq[a], grp_rres[x]] = True
                 grows = True
         if grows:
             live[nl] = a
             nl += 1
-    out_a = live[:nl].copy()
-    for _ in range(rounds):
-        for q in range(nq):
-            for p in range(P):
-                has[q, p] = False
-        m = 0
-        for i in range(nl):
-            a = live[i]
-            k = order[a]
-            q = oq[a]
-            grows = False
-            for g in range(grp_ptr[k], grp_ptr[k + 1]):
-                if gcount[g] > 0 and not _path_blocked(res, tol, grp_rptr, grp_rres, g):
-                    for x in range(grp_rptr[g], grp_rptr[g + 1]):
-                        has[q, grp_rres[x]] = True
-                    grows = True
-            if grows:
-                live[m] = a
-                m += 1
-        nl = m
+    got = np.zeros(order.shape[0], dtype=np.bool_)
+    for r_ in range(rounds):
+        if r_ > 0:
+            for q in range(nq):
+                for p in range(P):
+                    has[q, p] = False
+            m = 0
+            for i in range(nl):
+                a = live[i]
+                k = order[a]
+                q = oq[a]
+                grows = False
+                for g in range(grp_ptr[k], grp_ptr[k + 1]):
+                    if gcount[g] > 0 and not _path_blocked(res, tol, grp_rptr, grp_rres, g):
+                        for x in range(grp_rptr[g], grp_rptr[g + 1]):
+                            has[q, grp_rres[x]] = True
+                        grows = True
+                if grows:
+                    live[m] = a
+                    m += 1
+            nl = m
         if nl == 0:
             break
         for p in range(P):
@@ -458,6 +478,7 @@ def _dclas_allocate_paths(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, g
                     added += _fill_coflow_paths(k, grp_ptr, grp_rptr, grp_rres, gcount,
                                                 budget[q], tol, grate, used, it_w, it_g,
                                                 it_lam, fbuf, ibuf, done, adj, counter)
+                    got[a] = True
                     break
         for p in range(P):
             r = cap[p] - used[p]
@@ -465,15 +486,19 @@ def _dclas_allocate_paths(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, g
         if added <= tmin:
             break
     for i in range(nl):
-        k = order[live[i]]
+        a = live[i]
+        k = order[a]
         for g in range(grp_ptr[k], grp_ptr[k + 1]):
             if gcount[g] > 0 and not _path_blocked(res, tol, grp_rptr, grp_rres, g):
                 _fill_coflow_paths(k, grp_ptr, grp_rptr, grp_rres, gcount, res, tol, grate,
                                    used, it_w, it_g, it_lam, fbuf, ibuf, done, adj, counter)
+                got[a] = True
                 break
     n = 0
-    for i in range(out_a.shape[0]):
-        k = order[out_a[i]]
+    for a in range(order.shape[0]):
+        if not got[a]:
+            continue
+        k = order[a]
         for g in range(grp_ptr[k], grp_ptr[k + 1]):
             if grate[g] > 0.0:
                 for x in range(grp_lo[g], grp_hi[g]):
