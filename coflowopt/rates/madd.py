@@ -196,6 +196,23 @@ class MaddPolicy:
             (self._grp_ptr, self._grp_lo, self._grp_hi, self._grp_src, self._grp_dst,
              self._gflows) = _pair_groups(instance)
             self._scratch = _k.madd_scratch(F, P, self._grp_lo.size)
+            # what madd_simulate keeps across events so that an event does not read every
+            # active coflow (its witnesses, the groups by ingress for backfilling): the same
+            # kept here across calls, with the same arithmetic (_madd_allocate_indexed)
+            G = self._grp_lo.size
+            self._wit = np.full(K, -1, dtype=np.int64)
+            self._got = np.zeros(2 * K + 1, dtype=np.int64)
+            self._posq = np.full(K, -1, dtype=np.int64)
+            self._grp_coflow = np.repeat(np.arange(K, dtype=np.int64), np.diff(self._grp_ptr))
+            self._gsrc = np.argsort(self._grp_src, kind="stable").astype(np.int64)
+            self._gsrc_ptr = np.zeros(P + 1, dtype=np.int64)
+            np.cumsum(np.bincount(self._grp_src, minlength=P), out=self._gsrc_ptr[1:])
+            self._cand_q = np.zeros(G, dtype=np.int64)
+            self._cand_g = np.zeros(G, dtype=np.int64)
+            # flows given a rate and not yet finished: when one finishes, its coflow's witness
+            # may no longer carry a flow of it (reset as madd_simulate does)
+            self._running = np.zeros(0, dtype=np.int64)
+            self._is_running = np.zeros(F, dtype=bool)
         self._out_f = np.zeros(F, dtype=np.int64)
         self._out_r = np.zeros(F)
         self._gamma = np.zeros(K)
@@ -209,12 +226,30 @@ class MaddPolicy:
         if tau.shape != order.shape:
             raise InvalidParameterError(f"durations() returned {tau.shape[0]} values for "
                                         f"{order.size} coflows")
-        allocate = _k.madd_allocate_paths if self._general else _k.madd_allocate
-        n = allocate(
-            order, tau, BACKFILL_RULES[self.backfill], self._ptr, self._src, self._dstu,
-            state.remaining, self._cap, self._tol, self._grp_ptr, self._grp_lo, self._grp_hi,
-            self._grp_src, self._grp_dst, self._gflows, *self._scratch, self._out_f,
-            self._out_r, self._gamma, self._res)
+        args = (order, tau, BACKFILL_RULES[self.backfill], self._ptr, self._src, self._dstu,
+                state.remaining, self._cap, self._tol, self._grp_ptr, self._grp_lo,
+                self._grp_hi, self._grp_src, self._grp_dst, self._gflows, *self._scratch,
+                self._out_f, self._out_r, self._gamma, self._res)
+        if self._general:
+            n = _k.madd_allocate_paths(*args)
+        else:
+            run = self._running
+            fin = run[state.flow_done[run]]
+            if fin.size:
+                k = self.inst.flow_coflow[fin]
+                w = self._wit[k]
+                self._wit[k[(w == self._src[fin]) | (w == self._dstu[fin])]] = -1
+                run = run[~state.flow_done[run]]
+            self._posq[order] = np.arange(order.size)
+            active_groups = int((self._grp_ptr[order + 1] - self._grp_ptr[order]).sum())
+            n = _k._madd_allocate_indexed(
+                *args, self._wit, self._got, self._posq, self.inst.num_ports, self._gsrc_ptr,
+                self._gsrc, self._grp_coflow, active_groups, self._cand_q, self._cand_g)
+            self._posq[order] = -1
+            out = self._out_f[:n]
+            new = out[~self._is_running[out]]
+            self._is_running[new] = True
+            self._running = np.concatenate([run, new])
         self.last_order = order
         self.last_gamma = self._gamma[:order.size].copy()
         self.last_residual = self._res.copy()
