@@ -1,9 +1,13 @@
 """Compiled passes of the float verifier (:mod:`coflowopt.verify`): one pass over the pieces in
-their given order, and one sweep over their start and end times for the capacity check.
+their given order; the rate changes grouped by time (:func:`bucket_by_hash`, which hashes the
+distinct times and places the changes by counting, or :func:`bucket_by_order`, from sorted
+starts and ends: the same result); one sweep over them for the capacity check; and the split of
+a held schedule into time windows (:func:`window_pieces`).
 
 Shares no code with the schedulers (only the lazy ``njit`` of :mod:`coflowopt.rates._jit`, a
-decorator).  Every function here is also plain Python (``kernel.py_func``): the verifier runs
-that for small schedules so that checking a few pieces never loads numba.
+decorator).  The verifier runs :func:`malformed_count`, :func:`flow_pass`,
+:func:`bucket_by_order` and :func:`capacity_sweep` as plain Python (``kernel.py_func``) for
+small schedules, so that checking a few pieces never loads numba.
 
 The capacity sweep sums the rates through each resource with a compensated running sum
 (Knuth's TwoSum, *The Art of Computer Programming* vol. 2, 3rd ed., Sec. 4.2.2, Theorem B; the
@@ -89,20 +93,270 @@ def _grow(buf, k):
     return out
 
 
+#: Multipliers of the time hash (odd and below 2**31, so that a 32-bit number times one stays
+#: below 2**63: no overflow in int64, compiled or plain Python).
+_HASH_M1, _HASH_M2 = 1540483477, 2041146883
+
+
 @njit(cache=True)
-def capacity_sweep(st, rs, fs, en, re, fe, path_ptr, path_res, cap, limit):
+def _windows_of(s, e, cuts):
+    """First and last window of a piece ``[s, e)`` among the windows ``[cuts[w], cuts[w + 1]]``
+    (``numpy.searchsorted`` on the cuts, clipped to ``0 .. W - 1``)."""
+    W = cuts.shape[0] - 1
+    first = min(max(np.searchsorted(cuts, s, side="right") - 1, 0), W - 1)
+    last = min(max(np.searchsorted(cuts, e, side="left") - 1, first), W - 1)
+    return first, last
+
+
+@njit(cache=True)
+def window_pieces(st, en, cuts, counts, out):
+    """The well-formed pieces (finite, ``start < end``) of every window of
+    :func:`coflowopt.verify.verify_in_windows`: a piece lies in window ``w`` iff it starts
+    before ``cuts[w + 1]`` and ends after ``cuts[w]`` (the first and last windows are open
+    outward).  A stable counting sort of the (window, piece) pairs, in two calls:
+
+    * ``out`` empty: adds to ``counts[w]`` the number of pieces in window ``w``;
+    * ``out`` of length ``counts.sum()``: fills it with the pieces of window 0 in piece
+      order, then those of window 1, and so on.
+
+    Returns the number of pieces that are not well-formed.
+    """
+    fill = out.shape[0] > 0
+    cur = np.zeros(counts.shape[0], dtype=np.int64)   # next place of each window's pieces
+    if fill:
+        for w in range(1, counts.shape[0]):
+            cur[w] = cur[w - 1] + counts[w - 1]
+    bad = 0
+    s0 = np.nan
+    e0 = np.nan
+    a = 0
+    b = 0
+    for i in range(st.shape[0]):
+        s = st[i]
+        e = en[i]
+        if not (np.isfinite(s) and np.isfinite(e) and s < e):
+            bad += 1
+            continue
+        if s != s0 or e != e0:      # runs of equal times: one search per run
+            a, b = _windows_of(s, e, cuts)
+            s0 = s
+            e0 = e
+        for w in range(a, b + 1):
+            if fill:
+                out[cur[w]] = i
+                cur[w] += 1
+            else:
+                counts[w] += 1
+    return bad
+
+
+@njit(cache=True)
+def _time_slot(key, logsize):
+    """Home slot of the time whose bits are ``key`` in a table of ``2 ** logsize`` slots (the
+    low half multiplied, folded into the high half, multiplied again; top bits)."""
+    a = ((key & 0xFFFFFFFF) * _HASH_M1) & 0xFFFFFFFF
+    b = ((key >> 32) & 0xFFFFFFFF) ^ a
+    return ((b * _HASH_M2) & 0xFFFFFFFF) >> (32 - logsize)
+
+
+@njit(cache=True)
+def bucket_by_hash(st, en, sbits, ebits, rt, fl, x, f):
+    """The rate changes of the pieces grouped by time, without sorting the pieces: the distinct
+    start and end times are found by hashing, only they are sorted, and the changes are placed
+    by counting (a stable counting sort).
+
+    Parameters
+    ----------
+    st, en, rt, fl : ndarray
+        Start, end, rate (``>= 0``) and flow of well-formed pieces, in their given order.
+    sbits, ebits : ndarray of int64
+        The bits of ``st`` and ``en`` (``st.view(np.int64)``): the hash keys.
+    x : ndarray of float, length ``2 n``
+        Filled with the changes: ``+rate`` at a start, ``-rate`` at an end.
+    f : ndarray of int, length ``2 n``
+        Filled with the flow of each change.
+
+    Returns
+    -------
+    times : ndarray of float
+        The distinct times at which some positive rate changes, increasing.
+    ptr : ndarray of int64
+        The changes at ``times[k]`` are ``x[ptr[k]:ptr[k + 1]]``: first the starts, in the
+        pieces' given order, then the ends, in the same order.
+
+    Notes
+    -----
+    The order of the changes is exactly that of the stable sorts of :func:`bucket_by_order`
+    (the tests check that the two agree), so the loads the sweep computes, roundings included,
+    do not depend on which of the two grouped the changes.  Pieces with rate 0 change nothing
+    and are left out.  ``-0.0`` and ``0.0`` are one time (they compare equal).  The table is
+    open addressing with linear probing, at most half full, each slot holding a time's bits
+    and its number side by side (one cache line per probe); consecutive pieces often share a
+    time, so the last time seen on each side is remembered: the table is probed once per run
+    of equal times, which is what makes this fast where the runs are long (the caller decides,
+    :func:`coflowopt.verify._changes`).
+    """
+    n = st.shape[0]
+    logsize = 10
+    size = 1 << logsize
+    table = np.full((size, 2), -1, dtype=np.int64)   # (bits, number); number -1: empty
+    vals = np.empty(size // 2)
+    cnt = np.zeros((size // 2, 2), dtype=np.int64)   # starts, ends per distinct time
+    nd = 0
+    last_key = np.zeros(2, dtype=np.int64)
+    last_id = np.full(2, -1, dtype=np.int64)
+    # 1. the distinct times, and how many starts and ends each has
+    for i in range(n):
+        if rt[i] == 0.0:
+            continue
+        for side in range(2):
+            t = st[i] if side == 0 else en[i]
+            key = 0 if t == 0.0 else (sbits[i] if side == 0 else ebits[i])
+            if key == last_key[side] and last_id[side] >= 0:
+                cnt[last_id[side], side] += 1
+                continue
+            h = _time_slot(key, logsize)
+            while table[h, 1] >= 0 and table[h, 0] != key:
+                h = (h + 1) & (size - 1)
+            d = table[h, 1]
+            if d < 0:
+                d = nd
+                nd += 1
+                table[h, 0] = key
+                table[h, 1] = d
+                vals[d] = t
+                if 2 * nd >= size:            # keep the table at most half full: double it
+                    logsize += 1
+                    size *= 2
+                    grown = np.full((size, 2), -1, dtype=np.int64)
+                    for s in range(size // 2):
+                        if table[s, 1] >= 0:
+                            g = _time_slot(table[s, 0], logsize)
+                            while grown[g, 1] >= 0:
+                                g = (g + 1) & (size - 1)
+                            grown[g, 0] = table[s, 0]
+                            grown[g, 1] = table[s, 1]
+                    table = grown
+                    nvals = np.empty(size // 2)
+                    nvals[:nd] = vals[:nd]
+                    vals = nvals
+                    ncnt = np.zeros((size // 2, 2), dtype=np.int64)
+                    ncnt[:nd] = cnt[:nd]
+                    cnt = ncnt
+            cnt[d, side] += 1
+            last_key[side] = key
+            last_id[side] = d
+    # 2. the distinct times in order; where each one's starts and ends go
+    order = np.argsort(vals[:nd])
+    times = vals[:nd][order]
+    ptr = np.empty(nd + 1, dtype=np.int64)
+    cur = np.empty((nd, 2), dtype=np.int64)  # next free place of a distinct time's starts/ends
+    pos = 0
+    for k in range(nd):
+        d = order[k]
+        ptr[k] = pos
+        cur[d, 0] = pos
+        cur[d, 1] = pos + cnt[d, 0]
+        pos += cnt[d, 0] + cnt[d, 1]
+    ptr[nd] = pos
+    # 3. every change to its place, in the pieces' order
+    last_id[:] = -1
+    for i in range(n):
+        r = rt[i]
+        if r == 0.0:
+            continue
+        for side in range(2):
+            t = st[i] if side == 0 else en[i]
+            key = 0 if t == 0.0 else (sbits[i] if side == 0 else ebits[i])
+            if key == last_key[side] and last_id[side] >= 0:
+                d = last_id[side]
+            else:
+                h = _time_slot(key, logsize)
+                while table[h, 0] != key or table[h, 1] < 0:
+                    h = (h + 1) & (size - 1)
+                d = table[h, 1]
+                last_key[side] = key
+                last_id[side] = d
+            p = cur[d, side]
+            cur[d, side] = p + 1
+            x[p] = r if side == 0 else -r
+            f[p] = fl[i]
+    return times, ptr
+
+
+@njit(cache=True)
+def bucket_by_order(st, en, rt, fl, os_, oe, x, f):
+    """:func:`bucket_by_hash` from the stable sorts of the starts and of the ends: the same
+    ``times``, ``ptr``, ``x`` and ``f``, for any number of distinct times.
+
+    ``os_`` and ``oe`` are ``np.argsort(st, kind="stable")`` and the same of ``en``, or empty
+    where that array is already sorted (the identity order).
+    """
+    n = st.shape[0]
+    times = np.empty(64)
+    ptr = np.empty(65, dtype=np.int64)
+    nd = 0
+    pos = 0
+    i = 0
+    j = 0
+    while i < n or j < n:
+        t = np.inf
+        if i < n:
+            t = st[i if os_.shape[0] == 0 else os_[i]]
+        if j < n:
+            e = en[j if oe.shape[0] == 0 else oe[j]]
+            if e < t:
+                t = e
+        begin = pos
+        while i < n:
+            p = i if os_.shape[0] == 0 else os_[i]
+            if st[p] != t:
+                break
+            i += 1
+            if rt[p] != 0.0:
+                x[pos] = rt[p]
+                f[pos] = fl[p]
+                pos += 1
+        while j < n:
+            p = j if oe.shape[0] == 0 else oe[j]
+            if en[p] != t:
+                break
+            j += 1
+            if rt[p] != 0.0:
+                x[pos] = -rt[p]
+                f[pos] = fl[p]
+                pos += 1
+        if pos > begin:
+            if nd == times.shape[0]:
+                nt = np.empty(2 * nd)
+                nt[:nd] = times
+                times = nt
+                np_ = np.empty(2 * nd + 1, dtype=np.int64)
+                np_[:nd + 1] = ptr[:nd + 1]
+                ptr = np_
+            times[nd] = t
+            ptr[nd] = begin
+            nd += 1
+    ptr[nd] = pos
+    return times[:nd].copy(), ptr[:nd + 1].copy()
+
+
+@njit(cache=True)
+def capacity_sweep(times, ptr, x, fx, path_ptr, path_res, pairs, cap, limit):
     """The loads of every resource between its rate changes, judged against ``limit`` (in units
     of the resource's capacity) with a proven bound on the rounding of the sums.
 
     Parameters
     ----------
-    st, rs, fs : ndarray
-        Start, rate and flow of the well-formed pieces with non-negative rates, in order of
-        start time.
-    en, re, fe : ndarray
-        End, rate and flow of the same pieces in order of end time.
+    times, ptr, x, fx : ndarray
+        The rate changes grouped by time (:func:`bucket_by_hash` or :func:`bucket_by_order`):
+        at ``times[k]`` the changes ``x[ptr[k]:ptr[k + 1]]`` (``+rate`` at a start, ``-rate``
+        at an end) of the flows ``fx[ptr[k]:ptr[k + 1]]``.
     path_ptr, path_res : ndarray of int64
         The resources of flow ``f`` are ``path_res[path_ptr[f]:path_ptr[f + 1]]``.
+    pairs : bool
+        Every path is two resources, ``path_ptr[f] = 2 f`` (a big switch): the sweep then
+        reads them without ``path_ptr`` (and without a loop whose length varies).
     cap : ndarray of float
         Capacities.
     limit : float
@@ -123,10 +377,18 @@ def capacity_sweep(st, rs, fs, en, re, fe, path_ptr, path_res, cap, limit):
     ``q_j`` summed plainly into ``sigma``; the load judged after the m-th change is
     ``L = fl(pi_m + sigma_m)``, and ``|L - exact| <= u |L| + gamma_{m-1} u sum_{j<=m} |pi_j|``
     (proof in ``proofs/float-verifier-soundness.md``).  The last interval of a resource, after
-    its last change, has exact load 0 and is not judged.  The pieces come sorted (two
-    sequential streams) so that the sweep reads memory in order.
+    its last change, has exact load 0 and is not judged.  The changes come grouped by time so
+    that the sweep reads memory in order.
+
+    Most loads are far enough within the limit to be accepted without the three divisions of
+    the bound: with ``z = (m - 1) u <= 2^-13`` the computed bound is at most
+    ``1.0102 u |L| + 1.0105 z u A``, so ``E = L + 8 u |L| + 8 z u A`` (computed, its own
+    rounding within the margin) is at least the computed ``L + bound``, the computed
+    ``upper`` is at most ``E / c (1 + 8u)``, and ``E <= c limit (1 - 2^-40)`` (computed)
+    implies ``upper <= limit``.  Only the loads that fail this test are judged by the formula
+    above, so every judgement, and every reported value, is the formula's.  (Capacities below
+    ``2^-900`` skip the test, so that no term of ``E`` can underflow against them.)
     """
-    n = st.shape[0]
     R = cap.shape[0]
     hi = np.zeros(R)
     lo = np.zeros(R)
@@ -141,45 +403,39 @@ def capacity_sweep(st, rs, fs, en, re, fe, path_ptr, path_res, cap, limit):
     fbuf = np.empty((64, 4))     # t0, t1, load, upper
     ibuf = np.empty((64, 1), dtype=np.int64)
     nout = 0
-    i = 0
-    j = 0
-    while i < n or j < n:
-        t = np.inf
-        if i < n:
-            t = st[i]
-        if j < n and en[j] < t:
-            t = en[j]
+    # the division-free acceptance test (Notes): below thr[r] a load is within the limit
+    thr = np.empty(R)
+    for r in range(R):
+        thr[r] = cap[r] * limit * (1.0 - 2.0 ** -40) if cap[r] >= 2.0 ** -900 else -np.inf
+    def change(r, v, ntouch):
+        """Add ``v`` to the running sum of resource ``r``; note it as touched at this instant."""
+        a = hi[r]
+        s = a + v                       # TwoSum (Knuth): s + q = a + v exactly
+        bb = s - a
+        q = (a - (s - bb)) + (v - bb)
+        hi[r] = s
+        lo[r] += q
+        absum[r] += abs(s)
+        cnt[r] += 1
+        if not touched[r]:
+            touched[r] = True
+            stack[ntouch] = r
+            ntouch += 1
+        return ntouch
+
+    for g in range(times.shape[0]):
+        t = times[g]
         ntouch = 0
-        for side in range(2):
-            while True:
-                if side == 0:
-                    if i >= n or st[i] != t:
-                        break
-                    x = rs[i]
-                    f = fs[i]
-                    i += 1
-                else:
-                    if j >= n or en[j] != t:
-                        break
-                    x = -re[j]
-                    f = fe[j]
-                    j += 1
-                if x == 0.0:
-                    continue
+        if pairs:   # every path two resources (a big switch): no lookup of the path's length
+            for c in range(ptr[g], ptr[g + 1]):
+                f = fx[c]
+                ntouch = change(path_res[2 * f], x[c], ntouch)
+                ntouch = change(path_res[2 * f + 1], x[c], ntouch)
+        else:
+            for c in range(ptr[g], ptr[g + 1]):
+                f = fx[c]
                 for k in range(path_ptr[f], path_ptr[f + 1]):
-                    r = path_res[k]
-                    a = hi[r]
-                    s = a + x                       # TwoSum (Knuth): s + q = a + x exactly
-                    bb = s - a
-                    q = (a - (s - bb)) + (x - bb)
-                    hi[r] = s
-                    lo[r] += q
-                    absum[r] += abs(s)
-                    cnt[r] += 1
-                    if not touched[r]:
-                        touched[r] = True
-                        stack[ntouch] = r
-                        ntouch += 1
+                    ntouch = change(path_res[k], x[c], ntouch)
         for k in range(ntouch):
             r = stack[k]
             touched[r] = False
@@ -195,10 +451,13 @@ def capacity_sweep(st, rs, fs, en, re, fe, path_ptr, path_res, cap, limit):
                 is_open[r] = False
             load = hi[r] + lo[r]
             m1 = float(cnt[r] - 1)
-            g = m1 * _U / (1.0 - m1 * _U)   # gamma_{m-1}
+            if m1 < 2.0 ** 40 and load + 8.0 * _U * abs(load) + 8.0 * _U * (_U * (m1 * absum[r])) \
+                    <= thr[r]:
+                continue                     # within the limit (Notes): nothing to record
+            gm = m1 * _U / (1.0 - m1 * _U)   # gamma_{m-1}
             # A <= absum / (1 - gamma_{m-1}) (a float sum of m non-negative terms); 1%
             # inflation covers the rounding of this bound's own few operations
-            bound = 1.01 * (_U * abs(load) + g * _U * absum[r] / (1.0 - g))
+            bound = 1.01 * (_U * abs(load) + gm * _U * absum[r] / (1.0 - gm))
             upper = (load + bound) / cap[r] * (1.0 + 4.0 * _U)
             if upper > limit:
                 is_open[r] = True

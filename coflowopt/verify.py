@@ -285,6 +285,16 @@ class _Collector:
         v.message = f"{message} [{'; '.join(where)}]" if where else message
         self.items.append(v)
 
+    def room(self, kind: str) -> int:
+        """How many more violations of ``kind`` are listed (the rest are only counted)."""
+        return max(self.max - self.counts.get(kind, 0), 0)
+
+    def count(self, kind: str, k: int) -> None:
+        """Count ``k`` violations of ``kind`` past those listed (a schedule that breaks a rule
+        for millions of flows is not described millions of times)."""
+        if k > 0:
+            self.counts[kind] = self.counts.get(kind, 0) + int(k)
+
 
 def verify_schedule(instance, schedule, *, mode: str = "float",
                     tolerances: Tolerances | None = None,
@@ -373,7 +383,9 @@ class _FloatSums:
             res[:, 0] = inst.flow_src
             res[:, 1] = m_in + np.asarray(inst.flow_dst, dtype=np.int64)
             self.paths = (np.arange(0, 2 * F + 1, 2, dtype=np.int64), res.ravel())
+            self.pairs = True   # every path is (ingress, egress): the sweep's fast form
         else:
+            self.pairs = False
             self.paths = (np.ascontiguousarray(inst.flow_resource_ptr, dtype=np.int64),
                           np.ascontiguousarray(inst.flow_resource, dtype=np.int64))
 
@@ -406,7 +418,9 @@ def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _Floa
     if _kernel(_vk.malformed_count, fl.shape[0])(fl, st, en, rt, F, lo_t, hi_t):
         bad = (fl < 0) | (fl >= F) | ~np.isfinite(st) | ~np.isfinite(en) | \
             ~np.isfinite(rt) | ~(st < en) | (st < lo_t) | (en > hi_t)
-        for i in np.flatnonzero(bad):
+        where_bad = np.flatnonzero(bad)
+        listed = where_bad[:col.room("malformed")]
+        for i in listed:
             if not 0 <= fl[i] < F:
                 col.add("malformed", f"piece {i + off}: flow index {fl[i]} out of range "
                         f"0..{F - 1}", piece=i + off)
@@ -420,6 +434,7 @@ def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _Floa
                 col.add("malformed", f"piece {i + off}: [{st[i]}, {en[i]}) is outside its "
                         f"window [{window[0]}, {window[1]}]", flow=fl[i], piece=i + off,
                         interval=(st[i], en[i]))
+        col.count("malformed", where_bad.size - listed.size)
         good = ~bad
         idx = np.flatnonzero(good)
         fl, st, en, rt = fl[good], st[good], en[good], rt[good]
@@ -440,10 +455,13 @@ def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _Floa
 
     # 2. non-negative rates
     if flags & _vk.NEGATIVE_RATE:
-        for j in np.flatnonzero(rt < 0):
+        neg = np.flatnonzero(rt < 0)
+        listed = neg[:col.room("negative_rate")]
+        for j in listed:
             col.add("negative_rate", f"flow {fl[j]} has rate {rt[j]} < 0 on [{st[j]}, "
                     f"{en[j]})", flow=fl[j], interval=(st[j], en[j]), piece=where(j),
                     amount=-rt[j])
+        col.count("negative_rate", neg.size - listed.size)
 
     # 3. one rate at a time
     if flags & _vk.NOT_CHAINED:
@@ -452,31 +470,30 @@ def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _Floa
     # 4. release (exact comparison)
     if flags & _vk.BEFORE_RELEASE:
         release_of_flow = acc.release_of_flow
-        for j in np.flatnonzero((rt > 0) & (st < release_of_flow[fl])):
+        early = np.flatnonzero((rt > 0) & (st < release_of_flow[fl]))
+        listed = early[:col.room("before_release")]
+        for j in listed:
             r = release_of_flow[fl[j]]
             col.add("before_release", f"flow {fl[j]} sends at rate {rt[j]} from {st[j]}, "
                     f"before its coflow's release {r}", flow=fl[j],
                     interval=(st[j], min(en[j], r)), piece=where(j), amount=r - st[j])
+        col.count("before_release", early.size - listed.size)
 
-    # 5. capacity: one sweep over the start and end times (a kernel), every resource's load as
-    # a compensated running sum of its rate changes with a proven error bound, judged after all
-    # the changes of an instant.  A load within 1 + capacity_rtol passes; anything above is an
-    # overload whose amount (time at full capacity) goes to the budget judged in _float_report.
+    # 5. capacity: one sweep over the rate changes grouped by time (a kernel), every resource's
+    # load as a compensated running sum of its rate changes with a proven error bound, judged
+    # after all the changes of an instant.  A load within 1 + capacity_rtol passes; anything
+    # above is an overload whose amount (time at full capacity) goes to the budget judged in
+    # _float_report.
     if flags & _vk.NEGATIVE_RATE:
         nonneg = rt >= 0
         fl, st, en, rt = fl[nonneg], st[nonneg], en[nonneg], rt[nonneg]
     n = fl.shape[0]
     if n:
-        # the sweep reads the pieces as two sorted streams (by start, by end)
-        o = _order(st)
-        ss, rs, fs = (st, rt, fl) if o is None else (st[o], rt[o], fl[o])
-        o = _order(en)
-        ee, re_, fe = (en, rt, fl) if o is None else (en[o], rt[o], fl[o])
-        del o
+        times, ptr, x, fx = _changes(fl, st, en, rt, F)
         path_ptr, path_res = acc.paths
         ores, ot0, ot1, oload, oup = _kernel(_vk.capacity_sweep, n)(
-            ss, rs, fs, ee, re_, fe, path_ptr, path_res, cap, 1 + tol.capacity_rtol)
-        del ss, rs, fs, ee, re_, fe
+            times, ptr, x, fx, path_ptr, path_res, acc.pairs, cap, 1 + tol.capacity_rtol)
+        del times, ptr, x, fx
         if ores.size:
             # the duration's own rounding (one subtraction) against the schedule
             dur = (ot1 - ot0) * (1 + 2 * _U64)
@@ -509,6 +526,50 @@ def _order(t):
     return np.argsort(t, kind="stable")
 
 
+#: :func:`_changes` hashes the times when the runs of equal times (in the pieces' order) are
+#: at least this long on average, and sorts the pieces otherwise.
+_HASH_RUN_LENGTH = 8
+
+
+def _changes(fl, st, en, rt, num_flows, *, hashed: bool | None = None):
+    """The rate changes of well-formed pieces with non-negative rates, grouped by time for the
+    capacity sweep: ``(times, ptr, x, fx)`` with the changes at ``times[k]`` in
+    ``x[ptr[k]:ptr[k + 1]]`` (``+rate`` at a start, ``-rate`` at an end), first the starts
+    and then the ends, each in the pieces' order (:func:`._verify_kernel.bucket_by_hash`).
+
+    Schedulers write pieces in runs of equal times (the Facebook trace's SEBF + MADD: 9.9e6
+    pieces, 82,000 runs of equal starts or ends, 5,000 distinct times; a window of per-flow
+    fairness: 1e6 pieces, a few thousand runs), so by default the times are hashed, once per
+    run, and the changes placed by counting, without sorting the pieces.  Where the runs are
+    short (fewer than :data:`_HASH_RUN_LENGTH` times a run on average: BSSI + greedy on the
+    trace, 0.7 runs per piece), or with ``hashed=False``, the starts and the ends are sorted
+    instead (:func:`._verify_kernel.bucket_by_order`), with the same result.  Small batches
+    while numba is not loaded take the sorting path as plain Python.  ``fx`` is int32 (4 bytes
+    a change) when the flow numbers fit.
+    """
+    from . import _verify_kernel as _vk
+    from .rates._jit import kernels_loaded
+
+    n = fl.shape[0]
+    x = np.empty(2 * n)
+    fx = np.empty(2 * n, dtype=np.int32 if num_flows <= np.iinfo(np.int32).max else np.int64)
+    st = np.ascontiguousarray(st)
+    en = np.ascontiguousarray(en)
+    if hashed is None:
+        hashed = (n >= _PLAIN_PYTHON_PIECES or kernels_loaded()) and _HASH_RUN_LENGTH * (
+            np.count_nonzero(st[1:] != st[:-1]) + np.count_nonzero(en[1:] != en[:-1])) <= 2 * n
+    if hashed:
+        times, ptr = _vk.bucket_by_hash(st, en, st.view(np.int64), en.view(np.int64), rt, fl,
+                                        x, fx)
+    else:
+        none = np.zeros(0, dtype=np.int64)
+        os_, oe = _order(st), _order(en)
+        times, ptr = _kernel(_vk.bucket_by_order, n)(st, en, rt, fl,
+                                                     none if os_ is None else os_,
+                                                     none if oe is None else oe, x, fx)
+    return times, ptr, x[:ptr[-1]], fx[:ptr[-1]]
+
+
 def _overlaps(fl, st, en, where, col) -> None:
     """Check 3 by sorting (when the pieces are not in time order per flow): in (flow, start,
     end) order, a piece overlaps an earlier piece of its flow iff it starts before the latest
@@ -529,11 +590,14 @@ def _overlaps(fl, st, en, where, col) -> None:
     emax = ends[runkey - fo * ends.size]  # latest end among this flow's pieces so far
     del runkey, ends
     ov = same & (so[1:] < emax[:-1])
-    for j in np.flatnonzero(ov):
+    ov = np.flatnonzero(ov)
+    listed = ov[:col.room("overlap")]
+    for j in listed:
         e_ov = min(emax[j], eo[j + 1])
         col.add("overlap", f"flow {fo[j]} has two rates on [{so[j + 1]}, {e_ov}) "
                 "(pieces overlap)", flow=fo[j], interval=(so[j + 1], e_ov),
                 piece=where(int(order[j + 1])), amount=e_ov - so[j + 1])
+    col.count("overlap", ov.size - listed.size)
 
 
 def _float_report(inst, tol: Tolerances, col, acc: _FloatSums, num_pieces: int
@@ -553,12 +617,18 @@ def _float_report(inst, tol: Tolerances, col, acc: _FloatSums, num_pieces: int
     need = size * (1 - tol.size_rtol) * (1 + 4 * _U64)
     under = lo < need
     over_s = lo > size * (1 + tol.size_rtol) * (1 + 4 * _U64)
-    for f in np.flatnonzero(under):
+    under = np.flatnonzero(under)
+    listed = under[:col.room("undersent")]
+    for f in listed:
         col.add("undersent", f"flow {f} sent {acc.sent[f]} of its size {size[f]}", flow=f,
                 amount=size[f] - acc.sent[f])
-    for f in np.flatnonzero(over_s):
+    col.count("undersent", under.size - listed.size)
+    over_s = np.flatnonzero(over_s)
+    listed = over_s[:col.room("oversent")]
+    for f in listed:
         col.add("oversent", f"flow {f} sent {acc.sent[f]}, more than its size {size[f]}",
                 flow=f, amount=acc.sent[f] - size[f])
+    col.count("oversent", over_s.size - listed.size)
 
     # completion times
     fc = acc.fc.copy()
@@ -595,11 +665,14 @@ def _float_report(inst, tol: Tolerances, col, acc: _FloatSums, num_pieces: int
                     f"full capacity, above the budget overload_rtol x (C - T0) = "
                     f"{budget[first]}")
             cap = inst.capacity
-            for j in np.argsort(-ot, kind="stable"):
+            worst = np.argsort(-ot, kind="stable")
+            listed = worst[:col.room("capacity")]
+            for j in listed:
                 p = int(op[j])
                 col.add("capacity", f"carries {ol[j]} > capacity {float(cap[p])} on "
                         f"[{os_[j]}, {oe[j]}) ({note})", port=p, interval=(os_[j], oe[j]),
                         amount=ol[j] - float(cap[p]))
+            col.count("capacity", worst.size - listed.size)
         with np.errstate(divide="ignore", invalid="ignore"):
             frac = np.where(elapsed > 0, spent / np.where(elapsed > 0, elapsed, 1.0), 0.0)
         dilation += float(frac.max()) if frac.size else 0.0
@@ -686,9 +759,14 @@ def verify_in_windows(instance, schedule, *, pieces_per_window: int = 1 << 19,
                       max_per_kind: int = 20) -> VerificationReport:
     """The float verdict of :func:`verify_schedule` for a held schedule, checked in time windows
     by :class:`WindowedVerifier` so that the checks' temporaries stay at the size of a window
-    (the one-shot float checks need about 55 bytes per piece beyond the schedule's 32: 0.52 GB
-    for the 9.9e6 pieces of SEBF+MADD on the Facebook trace, measured 2026-11-26; before the
-    compiled sweep it was about 0.22 kB per piece).
+    (the one-shot float checks need about 30 bytes per piece beyond the schedule's 32 where the
+    pieces come in runs of equal times, 0.30 GB for the 9.9e6 pieces of SEBF+MADD on the
+    Facebook trace, and about 57 where they are sorted instead, BSSI + greedy at zero releases;
+    measured 2026-11-27 with ``tracemalloc``; 55-61 before the grouping by hashed times).
+
+    The windows are cut where every ``pieces_per_window``-th start falls (a stable sort of the
+    starts) and each piece goes to the windows it overlaps by a counting sort of (window,
+    piece) pairs (:func:`._verify_kernel.window_pieces`), each in one pass over the schedule.
 
     Time is cut into windows of about ``pieces_per_window`` piece starts; a piece crossing a
     cut is checked as its two parts (same rate, so the same rates as functions of time).
@@ -708,45 +786,47 @@ def verify_in_windows(instance, schedule, *, pieces_per_window: int = 1 << 19,
     if schedule.exact:
         return verify_schedule(instance, schedule.to_float(), tolerances=tolerances,
                                max_per_kind=max_per_kind)
-    st, en = schedule.start, schedule.end
+    from . import _verify_kernel as _vk
+
+    st = np.ascontiguousarray(schedule.start, dtype=float)
+    en = np.ascontiguousarray(schedule.end, dtype=float)
     n = schedule.num_pieces
-    ok = np.isfinite(st) & np.isfinite(en) & (st < en)
-    lo = float(st[ok].min()) if ok.any() else 0.0
-    hi = float(en[ok].max()) if ok.any() else 0.0
-    # cut times: every pieces_per_window-th piece start in time order (order statistics by
-    # partition, not a sort; exact at any time scale, where a histogram's bins are not)
-    starts = st[ok]
+    # well-formed pieces (finite, start < end) are cut into windows; the others go to the first
+    if _vk.malformed_count(np.asarray(schedule.flow, dtype=np.int64), st, en,
+                           np.asarray(schedule.rate, dtype=float), instance.num_flows,
+                           -np.inf, np.inf):
+        ok = np.isfinite(st) & np.isfinite(en) & (st < en)
+        bad = np.flatnonzero(~ok)
+        starts, ends = st[ok], en[ok]
+        del ok
+    else:
+        bad = np.zeros(0, dtype=np.int64)
+        starts, ends = st, en
+    # cut times: every pieces_per_window-th piece start in time order (order statistics, exact
+    # at any time scale, where a histogram's bins are not; a stable sort, which runs through
+    # the pieces' runs of increasing starts, rather than a partition at each of the cuts)
     step = max(1, int(pieces_per_window))
+    starts = np.sort(starts, kind="stable")
+    lo = float(starts[0]) if starts.size else 0.0
+    hi = float(ends.max()) if ends.size else 0.0
     kth = np.arange(step, starts.size, step)
-    picked = np.partition(starts, kth)[kth] if kth.size else np.zeros(0)
-    cuts = np.unique(np.concatenate([[lo], picked, [hi]]))
+    cuts = np.unique(np.concatenate([[lo], starts[kth], [hi]]))
+    del starts, ends, kth
     if cuts.size < 2:
         cuts = np.array([lo, hi])
     v = WindowedVerifier(instance, tolerances=tolerances, max_per_kind=max_per_kind)
-    bad = np.flatnonzero(~ok)
     W = cuts.size - 1
-    # every good piece goes to the windows it overlaps, first..last (a piece lies in window w
-    # iff start < cuts[w + 1] and end > cuts[w]; the last window is open to the right): one
-    # sort of (window, piece) entries instead of a scan of the whole schedule per window
-    # int32 indices (half the memory) when no count can overflow them
-    small = np.int32 if (n + 1) * max(W, 1) < np.iinfo(np.int32).max else np.int64
-    good = np.flatnonzero(ok).astype(small)
-    first = np.clip(np.searchsorted(cuts, st[good], side="right") - 1, 0, W - 1).astype(small)
-    last = np.clip(np.searchsorted(cuts, en[good], side="left") - 1, first, W - 1)
-    count = (last - first + 1).astype(small)
-    del last
-    entry_piece = np.repeat(good, count)
-    entry_window = np.repeat(first, count)
-    del first, good
-    if entry_window.size > count.size:   # pieces crossing cuts: their later windows
-        begin = (np.cumsum(count) - count).astype(small)
-        entry_window += np.arange(entry_window.size, dtype=small) - np.repeat(begin, count)
-        del begin
-    del count
-    by_window = np.argsort(entry_window, kind="stable")
-    entry_piece = entry_piece[by_window]
-    bounds = np.searchsorted(entry_window[by_window], np.arange(W + 1))
-    del entry_window, by_window
+    # every well-formed piece goes to the windows it overlaps, first..last (a piece lies in
+    # window w iff start < cuts[w + 1] and end > cuts[w]; the last window is open to the
+    # right): a counting sort of (window, piece) pairs, window after window, in piece order
+    counts = np.zeros(W, dtype=np.int64)
+    _vk.window_pieces(st, en, cuts, counts, np.zeros(0, dtype=np.int64))
+    bounds = np.zeros(W + 1, dtype=np.int64)
+    np.cumsum(counts, out=bounds[1:])
+    entry_piece = np.empty(int(bounds[-1]), dtype=np.int32 if n < 2 ** 31 else np.int64)
+    if entry_piece.size:
+        _vk.window_pieces(st, en, cuts, counts, entry_piece)
+    del counts
     for w in range(W):
         a, b = float(cuts[w]), float(cuts[w + 1])
         sel = entry_piece[bounds[w]:bounds[w + 1]]

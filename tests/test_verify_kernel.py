@@ -12,11 +12,13 @@ from coflowopt import _verify_kernel as vk
 
 def _sweep_all(starts, ends, rates, flows, ptr, res, cap, compiled):
     fn = vk.capacity_sweep if compiled else vk.capacity_sweep.py_func
+    group = vk.bucket_by_order if compiled else vk.bucket_by_order.py_func
     o = np.argsort(starts, kind="stable")
     e = np.argsort(ends, kind="stable")
+    x, fx = np.empty(2 * len(starts)), np.empty(2 * len(starts), dtype=np.int64)
+    times, tptr = group(starts, ends, rates, flows, o, e, x, fx)
     # limit -inf: every judged interval is returned with its load and bound
-    return fn(starts[o], rates[o], flows[o], ends[e], rates[e], flows[e], ptr, res, cap,
-              -np.inf)
+    return fn(times, tptr, x, fx, ptr, res, False, cap, -np.inf)
 
 
 def _exact_load(r, t, starts, ends, rates, flows, ptr, res):
