@@ -155,3 +155,33 @@ def test_first_compilation_is_announced_once(tmp_path):
     quiet = _python("import kmod; kmod.twice.py_func; print(kmod.twice(1.0))", tmp_path,
                     {"COFLOWOPT_QUIET_JIT": "1"})
     assert quiet.stderr == ""
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_greedy_slots_match_the_sorted_construction(seed):
+    """The slots counted by ``greedy_slots`` are those of the stable sort they replaced:
+    every (rank, resource of its path) entry sorted by resource, then rank (a path may cross a
+    resource twice: its entries keep path order)."""
+    from coflowopt.rates._greedy_kernel import greedy_slots
+    rng = np.random.default_rng(seed)
+    R, E, F = 7, 12, 200
+    plen = rng.integers(1, 5, size=E)
+    rptr = np.concatenate(([0], np.cumsum(plen))).astype(np.int64)
+    rres = rng.integers(0, R, size=int(rptr[-1])).astype(np.int64)
+    por = rng.integers(0, E, size=F).astype(np.int64)
+    pair_ptr, pair_ranks, rank_off, rank_slot, slot_pair, res_end = greedy_slots(
+        por, rptr, rres, R)
+    # the construction it replaced (numpy, by lexsort)
+    lens = np.diff(rptr)[por]
+    off = np.concatenate(([0], np.cumsum(lens)))
+    entry_rank = np.repeat(np.arange(F), lens)
+    entry_res = rres[np.repeat(rptr[por] - off[:-1], lens) + np.arange(off[-1])]
+    by_slot = np.lexsort((entry_rank, entry_res))
+    ref_slot = np.empty(by_slot.size, dtype=np.int64)
+    ref_slot[by_slot] = np.arange(by_slot.size)
+    assert rank_off.tolist() == off.tolist()
+    assert rank_slot.tolist() == ref_slot.tolist()
+    assert slot_pair.tolist() == por[entry_rank[by_slot]].tolist()
+    assert res_end.tolist() == np.cumsum(np.bincount(entry_res, minlength=R)).tolist()
+    assert pair_ranks.tolist() == np.argsort(por, kind="stable").tolist()
+    assert pair_ptr.tolist() == [0] + np.cumsum(np.bincount(por, minlength=E)).tolist()

@@ -46,6 +46,7 @@ from ..orderings.basic import validate_order
 from ..registry import register
 from ..schedule import Schedule
 from ..simulate import COMPLETION_RTOL, SimState, settle_sizes, simulate
+from ._pieces import PieceChunks, chunks_to_arrays
 
 __all__ = ["greedy", "GreedyPolicy", "priority_flow_order", "fill_in_order"]
 
@@ -191,42 +192,36 @@ def distinct_paths(instance: Instance) -> tuple[np.ndarray, np.ndarray, np.ndarr
 def _greedy_kernel_paths(instance: Instance, order: np.ndarray, meta: dict) -> Schedule:
     """The greedy kernel over the distinct paths: a "pair" is a distinct path
     (:func:`distinct_paths`), with one head list per resource."""
-    from ._greedy_kernel import greedy_simulate_paths
+    from ._greedy_kernel import greedy_simulate_paths, greedy_slots
 
     rank_to_flow = priority_flow_order(instance, order)
     path_of_flow, pair_rptr, pair_rres = distinct_paths(instance)
     pair_of_rank = path_of_flow[rank_to_flow]
-    E = pair_rptr.size - 1
-    pair_ranks = np.argsort(pair_of_rank, kind="stable").astype(np.int64)
-    pair_ptr = np.zeros(E + 1, dtype=np.int64)
-    np.cumsum(np.bincount(pair_of_rank, minlength=E), out=pair_ptr[1:])
+    del path_of_flow
     R = instance.num_resources
     port_ptr = np.zeros(R + 1, dtype=np.int64)
     np.cumsum(np.bincount(pair_rres, minlength=R), out=port_ptr[1:])
     # one slot per (rank, resource of its path), grouped by resource and in priority order
     # inside a resource (greedy_simulate_paths' docstring says why)
-    plen = np.diff(pair_rptr)[pair_of_rank]
-    rank_off = np.zeros(plen.size + 1, dtype=np.int64)
-    np.cumsum(plen, out=rank_off[1:])
-    entry_rank = np.repeat(np.arange(plen.size, dtype=np.int64), plen)
-    entry_res = pair_rres[np.repeat(pair_rptr[pair_of_rank] - rank_off[:-1], plen)
-                          + np.arange(int(rank_off[-1]))]
-    by_slot = np.lexsort((entry_rank, entry_res))          # resource, then rank
-    rank_slot = np.empty(by_slot.size, dtype=np.int64)
-    rank_slot[by_slot] = np.arange(by_slot.size)
-    slot_rank = entry_rank[by_slot]
-    res_end = np.cumsum(np.bincount(entry_res, minlength=R)).astype(np.int64)
+    pair_ptr, pair_ranks, rank_off, rank_slot, slot_pair, res_end = greedy_slots(
+        pair_of_rank, pair_rptr, pair_rres, R)
     cap = instance.capacity.astype(float)
-    rank_release = instance.release[instance.flow_coflow[rank_to_flow]].astype(float)
-    out_r, out_s, out_e, out_v, cct, events = greedy_simulate_paths(
-        instance.flow_size[rank_to_flow].astype(float), rank_release,
-        instance.flow_coflow[rank_to_flow].astype(np.int64), instance.num_coflows, cap,
-        pair_of_rank, pair_rptr, pair_rres, pair_ptr, pair_ranks, port_ptr, rank_off,
-        rank_slot, slot_rank, pair_of_rank[slot_rank], res_end, 1e-12 * cap,
-        COMPLETION_RTOL)
+    rank_coflow = instance.flow_coflow[rank_to_flow].astype(np.int64)
+    rank_release = instance.release.astype(float)[rank_coflow]
+    # the pieces go to chunks as the kernel makes them (no doubling array, no copy of the
+    # schedule while it grows, flows written as flow indices)
+    chunks = PieceChunks(buffer=1 << 18)
+    cct, events = greedy_simulate_paths(
+        instance.flow_size[rank_to_flow].astype(float), rank_release, rank_coflow,
+        rank_to_flow, instance.num_coflows, cap, pair_of_rank, pair_rptr, pair_rres, pair_ptr,
+        pair_ranks, port_ptr, rank_off, rank_slot, slot_pair, res_end, 1e-12 * cap,
+        COMPLETION_RTOL, *chunks.args())
     if events < 0:  # pragma: no cover - greedy is work-conserving, so this cannot happen
         raise RuntimeError("greedy kernel stalled: no future event while coflows remain")
-    return settle_sizes(instance, Schedule(rank_to_flow[out_r], out_s, out_e, out_v,
+    del rank_to_flow, pair_of_rank, pair_ranks, rank_off, rank_slot, slot_pair, rank_release
+    del rank_coflow
+    out_f, out_s, out_e, out_v = chunks_to_arrays(chunks)
+    return settle_sizes(instance, Schedule(out_f, out_s, out_e, out_v,
                                            meta={**meta, "events": int(events)}),
                         copy=False)
 
