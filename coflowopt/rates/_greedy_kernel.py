@@ -696,8 +696,8 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
             # resource, else none; only the slots whose flag differs are touched (a head
             # re-evaluated at the same blocker costs nothing).  A head that loses its rate
             # here (old > 0) is blocked at once too: until 2026-11-27 it stayed in every
-            # walk until one evaluated it to 0 again, 4.7 of the 10.0 million evaluations
-            # on the 800-coflow FB-UP instance (same pieces, bit for bit)
+            # walk until one evaluated it to 0 again (10.04 million evaluations on the
+            # 800-coflow FB-UP instance then, 9.11 million now; same pieces, bit for bit)
             b = blocked_by[e]
             nb = full if new == 0.0 else -1
             if nb != b:
