@@ -16,6 +16,7 @@ from coflowopt.policies.flow_level import maxmin_windows
 from coflowopt.schedule import Schedule
 from coflowopt.verify import WindowedVerifier, verify_in_windows, verify_schedule
 from test_madd import e4_family, fig_5_1, random_instances, shuffle_3x2, verified
+from test_verify_paths import broken_schedule
 
 
 def library_or(name, build):
@@ -263,20 +264,7 @@ def test_windowed_maxmin_is_the_held_schedule(case, weights, window):
     ["none", "drop", "overload", "overlap", "early", "negative"]))
 def test_verify_in_windows_agrees_with_verify_schedule(case, per_window, breakage):
     inst, order = case
-    s = greedy(inst, order)
-    fl, st_, en, rt = s.flow.copy(), s.start.copy(), s.end.copy(), s.rate.copy()
-    if breakage == "drop" and fl.size > 1:
-        fl, st_, en, rt = fl[1:], st_[1:], en[1:], rt[1:]
-    elif breakage == "overload":
-        rt[0] *= 3.0
-    elif breakage == "overlap":
-        fl, st_, en, rt = (np.append(fl, fl[0]), np.append(st_, st_[0]),
-                           np.append(en, en[0]), np.append(rt, 0.0))
-    elif breakage == "early":
-        st_[0] -= 5.0
-    elif breakage == "negative":
-        rt[0] = -rt[0]
-    broken = Schedule(fl, st_, en, rt)
+    broken = broken_schedule(inst, order, breakage, overlap_rate=0.0)
     want = verify_schedule(inst, broken)
     got = verify_in_windows(inst, broken, pieces_per_window=per_window)
     assert got.ok == want.ok

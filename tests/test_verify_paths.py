@@ -106,7 +106,11 @@ def test_fast_acceptance_at_the_limit_defers_to_the_formula():
     assert r.size == 0
 
 
-def _broken(inst, order, breakage):
+def broken_schedule(inst, order, breakage, overlap_rate=0.5):
+    """The greedy schedule of ``order`` with one defect: ``breakage`` names it ("none", "drop"
+    a piece, "overload" a rate, "overlap" a piece of rate ``overlap_rate`` over the first,
+    "early" start, "negative" rate, "malformed" zero-length piece); shared with
+    tests/test_flow_level.py."""
     s = greedy(inst, order)
     fl, st_, en, rt = s.flow.copy(), s.start.copy(), s.end.copy(), s.rate.copy()
     if breakage == "drop" and fl.size > 1:
@@ -115,7 +119,7 @@ def _broken(inst, order, breakage):
         rt[0] *= 3.0
     elif breakage == "overlap":
         fl, st_, en, rt = (np.append(fl, fl[0]), np.append(st_, st_[0]),
-                           np.append(en, en[0]), np.append(rt, 0.5))
+                           np.append(en, en[0]), np.append(rt, overlap_rate))
     elif breakage == "early":
         st_[0] -= 5.0
     elif breakage == "negative":
@@ -133,7 +137,7 @@ breakages = st.sampled_from(["none", "drop", "overload", "overlap", "early", "ne
 @given(random_instances(), breakages)
 def test_report_does_not_depend_on_how_the_changes_are_grouped(case, breakage):
     inst, order = case
-    s = _broken(inst, order, breakage)
+    s = broken_schedule(inst, order, breakage)
     load_kernels()   # the hashed grouping runs compiled only
     reports = []
     with pytest.MonkeyPatch.context() as mp:
@@ -147,7 +151,7 @@ def test_report_does_not_depend_on_how_the_changes_are_grouped(case, breakage):
 @given(random_instances(), breakages, st.integers(1, 7))
 def test_windows_and_one_shot_agree_on_kinds_and_objective(case, breakage, per_window):
     inst, order = case
-    s = _broken(inst, order, breakage)
+    s = broken_schedule(inst, order, breakage)
     whole = verify_schedule(inst, s)
     windowed = verify_in_windows(inst, s, pieces_per_window=per_window)
     assert windowed.ok == whole.ok
