@@ -277,3 +277,36 @@ def test_read_write_dispatch(tmp_path):
         read_instance(tmp_path / "i.json", format="csv")
     with pytest.raises(InvalidParameterError, match="known"):
         write_instance(INST, tmp_path / "i.json", format="csv")
+
+
+# ----------------------------------------------------------------------------- the fast reader
+def test_column_reader_agrees_with_the_per_flow_reader(monkeypatch):
+    """Version 1 flows are read column by column when nothing is unusual
+    (``_v1_flows_fast``); the per-flow reader gives the same instance, and every document the
+    column reader declines goes to the per-flow reader (whose errors name the first broken
+    field: ``test_error_rules``)."""
+    from coflowopt.formats import instance_json as ij
+    from coflowopt.generators import uniform_random
+    used = []
+    fast = ij._v1_flows_fast
+    monkeypatch.setattr(ij, "_v1_flows_fast", lambda *a: used.append(fast(*a)) or used[-1])
+    for seed, params in enumerate([
+            {"num_ports": 5, "num_coflows": 30},
+            {"num_ports": 4, "num_coflows": 20, "releases": (0, 10), "weights": "uniform",
+             "capacities": (0.5, 2), "integer_sizes": False}]):
+        inst = uniform_random(seed=seed, **params)
+        doc = instance_to_dict(inst)
+        got = instance_from_dict(doc)
+        assert used[-1] is not None            # the column reader took it
+        monkeypatch.setattr(ij, "_v1_flows_fast", lambda *a: None)
+        assert instance_from_dict(doc) == got  # the per-flow reader agrees
+        monkeypatch.setattr(ij, "_v1_flows_fast", lambda *a: used.append(fast(*a)) or used[-1])
+    # declined: a size beyond 2^53, a sub-coflow labelling, a float port
+    for path, value in (("coflows.0.flows.0.2", 2 ** 53 + 2), ("coflows.0.subcoflows", [0, 0]),
+                        ("coflows.1.flows.0.0", 1.0)):
+        doc = edit(path, value)
+        try:
+            instance_from_dict(doc)
+        except InvalidInstanceError:
+            pass
+        assert used[-1] is None

@@ -51,6 +51,7 @@ reads back to the same float64, so write -> read is exact.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import sys
@@ -59,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numbers import plain_number, strict_float
+from .._numbers import MAX_EXACT_INT, plain_number, strict_float
 from ..exceptions import InvalidInstanceError
 from ..instance import Instance
 from ._files import expect_kind, json_value_error_rule
@@ -177,6 +178,37 @@ def instance_from_dict(doc: Any, *, file: str | None = None) -> Instance:
     cofs = doc.get("coflows")
     if not isinstance(cofs, list) or not cofs:
         bad("must be a non-empty list of coflows", "coflows")
+    fast = _v1_flows_fast(cofs, caps, num)
+    if fast is not None:
+        ids, w, r, d, counts, src, dst, size = fast
+        labels, given_default = [], len(ids)
+    else:
+        ids, w, r, d, counts, src, dst, size, labels, given_default = _v1_coflows(
+            cofs, caps, num, bad)
+    meta = doc.get("meta", {})
+    if not isinstance(meta, dict):
+        bad("meta must be a JSON object", "meta")
+    meta = dict(meta)
+    if file is not None:
+        meta.setdefault("source_file", str(file))
+    meta.setdefault("source_format", FORMAT_NAME)
+    try:
+        return Instance.from_arrays(
+            ingress_capacity=caps["ingress"], egress_capacity=caps["egress"], coflow_ids=ids,
+            flow_coflow=np.repeat(np.arange(len(ids)), counts),
+            flow_src=np.asarray(src, dtype=np.int64), flow_dst=np.asarray(dst, dtype=np.int64),
+            flow_size=np.asarray(size, dtype=float), weight=w, release=r, deadline=d, meta=meta,
+            flow_subcoflow=(None if given_default == len(ids) else
+                            np.concatenate(labels).astype(np.int64)))
+    except InvalidInstanceError as e:
+        # Instance names meta["source_file"], which a document's own meta may have set to the
+        # file it was once converted from; the error is about this file.
+        raise InvalidInstanceError(e.rule, file=file, line=e.line, field=e.field) from None
+
+
+def _v1_coflows(cofs, caps, num, bad):
+    """The coflows of a version 1 document, checked one flow at a time in document order (the
+    first broken field is the one reported)."""
     ids, w, r, d, counts = [], [], [], [], []
     src, dst, size = [], [], []
     labels, given_default = [], 0
@@ -219,25 +251,58 @@ def instance_from_dict(doc: Any, *, file: str | None = None) -> Instance:
         else:  # the default: one sub-coflow per egress port
             labels.append(np.unique(dst[-len(flows):], return_inverse=True)[1].ravel())
             given_default += 1
-    meta = doc.get("meta", {})
-    if not isinstance(meta, dict):
-        bad("meta must be a JSON object", "meta")
-    meta = dict(meta)
-    if file is not None:
-        meta.setdefault("source_file", str(file))
-    meta.setdefault("source_format", FORMAT_NAME)
+    return ids, w, r, d, counts, src, dst, size, labels, given_default
+
+
+def _v1_flows_fast(cofs, caps, num):
+    """The coflows of a version 1 document with the flows checked column by column (numpy and
+    C-level ``map``) instead of one at a time, or None when anything is unusual: a coflow that
+    breaks a rule, a flow that is not ``[int, int, number]``, a port out of range, a size that is
+    not finite or beyond 2^53, a coflow with ``subcoflows``.  The caller then reads the document
+    with :func:`_v1_coflows`, which reports the first broken field in document order; so the
+    fast path only ever accepts what the slow one accepts, with the same values (Python's and
+    numpy's int-to-float conversions are both correctly rounded, and exact below 2^53).  Why:
+    the per-flow loop took 15 s of CPU for the 5.2 million flows of Custom-4000."""
+    ids, w, r, d, counts = [], [], [], [], []
     try:
-        return Instance.from_arrays(
-            ingress_capacity=caps["ingress"], egress_capacity=caps["egress"], coflow_ids=ids,
-            flow_coflow=np.repeat(np.arange(len(ids)), counts),
-            flow_src=np.asarray(src, dtype=np.int64), flow_dst=np.asarray(dst, dtype=np.int64),
-            flow_size=np.asarray(size, dtype=float), weight=w, release=r, deadline=d, meta=meta,
-            flow_subcoflow=(None if given_default == len(ids) else
-                            np.concatenate(labels).astype(np.int64)))
-    except InvalidInstanceError as e:
-        # Instance names meta["source_file"], which a document's own meta may have set to the
-        # file it was once converted from; the error is about this file.
-        raise InvalidInstanceError(e.rule, file=file, line=e.line, field=e.field) from None
+        for k, c in enumerate(cofs):
+            where = f"coflows[{k}]"
+            if not isinstance(c, dict) or "subcoflows" in c or set(c) - _COFLOW_KEYS_V1:
+                return None
+            cid = c.get("id")
+            if isinstance(cid, bool) or not isinstance(cid, (str, int)) or cid == "":
+                return None
+            ids.append(str(cid))
+            w.append(num(c.get("weight", 1), f"{where}.weight"))
+            r.append(num(c.get("release", 0), f"{where}.release"))
+            dl = c.get("deadline")
+            d.append(np.nan if dl is None else num(dl, f"{where}.deadline"))
+            flows = c.get("flows")
+            if not isinstance(flows, list) or not flows:
+                return None
+            counts.append(len(flows))
+    except InvalidInstanceError:
+        return None
+    flows = list(itertools.chain.from_iterable(c["flows"] for c in cofs))
+    if set(map(type, flows)) != {list} or set(map(len, flows)) != {3}:
+        return None
+    # columns by comprehension (zip(*flows) unpacks millions of arguments: 25x slower)
+    s_ = [f[0] for f in flows]
+    d_ = [f[1] for f in flows]
+    z_ = [f[2] for f in flows]
+    if set(map(type, s_)) != {int} or set(map(type, d_)) != {int} or \
+            not set(map(type, z_)) <= {int, float}:
+        return None
+    try:
+        src = np.array(s_, dtype=np.int64)
+        dst = np.array(d_, dtype=np.int64)
+        size = np.array(z_, dtype=float)
+    except OverflowError:
+        return None
+    if src.min() < 0 or src.max() >= len(caps["ingress"]) or dst.min() < 0 or \
+            dst.max() >= len(caps["egress"]) or not np.all(np.abs(size) <= MAX_EXACT_INT):
+        return None   # (NaN and infinities fail the last test too)
+    return ids, w, r, d, counts, src, dst, size
 
 
 def _subcoflow_labels(v, n: int, fld: str, bad) -> np.ndarray:
