@@ -178,20 +178,14 @@ def instance_from_dict(doc: Any, *, file: str | None = None) -> Instance:
     cofs = doc.get("coflows")
     if not isinstance(cofs, list) or not cofs:
         bad("must be a non-empty list of coflows", "coflows")
-    fast = _v1_flows_fast(cofs, caps, num)
+    fast = _v1_flows_fast(cofs, caps, num, bad)
     if fast is not None:
         ids, w, r, d, counts, src, dst, size = fast
         labels, given_default = [], len(ids)
     else:
         ids, w, r, d, counts, src, dst, size, labels, given_default = _v1_coflows(
             cofs, caps, num, bad)
-    meta = doc.get("meta", {})
-    if not isinstance(meta, dict):
-        bad("meta must be a JSON object", "meta")
-    meta = dict(meta)
-    if file is not None:
-        meta.setdefault("source_file", str(file))
-    meta.setdefault("source_format", FORMAT_NAME)
+    meta = _document_meta(doc, file, bad)
     try:
         return Instance.from_arrays(
             ingress_capacity=caps["ingress"], egress_capacity=caps["egress"], coflow_ids=ids,
@@ -206,6 +200,18 @@ def instance_from_dict(doc: Any, *, file: str | None = None) -> Instance:
         raise InvalidInstanceError(e.rule, file=file, line=e.line, field=e.field) from None
 
 
+def _document_meta(doc, file, bad) -> dict:
+    """The document's ``meta`` (a copy), with the file and format it was read from."""
+    meta = doc.get("meta", {})
+    if not isinstance(meta, dict):
+        bad("meta must be a JSON object", "meta")
+    meta = dict(meta)
+    if file is not None:
+        meta.setdefault("source_file", str(file))
+    meta.setdefault("source_format", FORMAT_NAME)
+    return meta
+
+
 def _v1_coflows(cofs, caps, num, bad):
     """The coflows of a version 1 document, checked one flow at a time in document order (the
     first broken field is the one reported)."""
@@ -216,17 +222,8 @@ def _v1_coflows(cofs, caps, num, bad):
         where = f"coflows[{k}]"
         if not isinstance(c, dict):
             bad("a coflow must be a JSON object", where)
-        unknown = set(c) - _COFLOW_KEYS_V1
-        if unknown:
-            bad(f"unknown key(s) {sorted(unknown)}; allowed: {sorted(_COFLOW_KEYS_V1)}", where)
-        cid = c.get("id")
-        if isinstance(cid, bool) or not isinstance(cid, (str, int)) or cid == "":
-            bad("id must be a non-empty string (or an integer)", f"{where}.id")
-        ids.append(str(cid))
-        w.append(num(c.get("weight", 1), f"{where}.weight"))
-        r.append(num(c.get("release", 0), f"{where}.release"))
-        dl = c.get("deadline")
-        d.append(np.nan if dl is None else num(dl, f"{where}.deadline"))
+        for out, x in zip((ids, w, r, d), _coflow_fields(c, where, bad, num, _COFLOW_KEYS_V1)):
+            out.append(x)
         flows = c.get("flows")
         if not isinstance(flows, list) or not flows:
             bad("must be a non-empty list of [ingress, egress, size]", f"{where}.flows")
@@ -254,7 +251,7 @@ def _v1_coflows(cofs, caps, num, bad):
     return ids, w, r, d, counts, src, dst, size, labels, given_default
 
 
-def _v1_flows_fast(cofs, caps, num):
+def _v1_flows_fast(cofs, caps, num, bad):
     """The coflows of a version 1 document with the flows checked column by column (numpy and
     C-level ``map``) instead of one at a time, or None when anything is unusual: a coflow that
     breaks a rule, a flow that is not ``[int, int, number]``, a port out of range, a size that is
@@ -266,17 +263,11 @@ def _v1_flows_fast(cofs, caps, num):
     ids, w, r, d, counts = [], [], [], [], []
     try:
         for k, c in enumerate(cofs):
-            where = f"coflows[{k}]"
-            if not isinstance(c, dict) or "subcoflows" in c or set(c) - _COFLOW_KEYS_V1:
+            if not isinstance(c, dict) or "subcoflows" in c:
                 return None
-            cid = c.get("id")
-            if isinstance(cid, bool) or not isinstance(cid, (str, int)) or cid == "":
-                return None
-            ids.append(str(cid))
-            w.append(num(c.get("weight", 1), f"{where}.weight"))
-            r.append(num(c.get("release", 0), f"{where}.release"))
-            dl = c.get("deadline")
-            d.append(np.nan if dl is None else num(dl, f"{where}.deadline"))
+            for out, x in zip((ids, w, r, d), _coflow_fields(c, f"coflows[{k}]", bad, num,
+                                                            _COFLOW_KEYS_V1)):
+                out.append(x)
             flows = c.get("flows")
             if not isinstance(flows, list) or not flows:
                 return None
@@ -324,10 +315,13 @@ def _subcoflow_label(x, n: int, fld: str, bad) -> int:
     return x
 
 
-def _coflow_fields(c, where, bad, num):
-    unknown = set(c) - _COFLOW_KEYS
+def _coflow_fields(c, where, bad, num, keys=None):
+    """A coflow's id, weight, release and deadline, checked in that order after its keys
+    (``keys``: the allowed ones, version 2's by default)."""
+    keys = _COFLOW_KEYS if keys is None else keys
+    unknown = set(c) - keys
     if unknown:
-        bad(f"unknown key(s) {sorted(unknown)}; allowed: {sorted(_COFLOW_KEYS)}", where)
+        bad(f"unknown key(s) {sorted(unknown)}; allowed: {sorted(keys)}", where)
     cid = c.get("id")
     if isinstance(cid, bool) or not isinstance(cid, (str, int)) or cid == "":
         bad("id must be a non-empty string (or an integer)", f"{where}.id")
@@ -433,13 +427,7 @@ def _instance_from_dict_v2(doc, file, bad, num) -> Instance:
         else:  # the default: one sub-coflow per destination host
             labels.append(np.unique(dst[-len(flows):], return_inverse=True)[1].ravel())
             given_default += 1
-    meta = doc.get("meta", {})
-    if not isinstance(meta, dict):
-        bad("meta must be a JSON object", "meta")
-    meta = dict(meta)
-    if file is not None:
-        meta.setdefault("source_file", str(file))
-    meta.setdefault("source_format", FORMAT_NAME)
+    meta = _document_meta(doc, file, bad)
     if topo is not None:
         meta["topology"] = topo
     pptr = np.zeros(len(plen) + 1, dtype=np.int64)
