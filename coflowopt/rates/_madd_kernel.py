@@ -3,7 +3,8 @@
 Why a kernel: iterative MADD is sequential over coflows (each coflow's Gamma is computed on the
 capacity its predecessors left), and backfilling is sequential over ports and coflows, so numpy
 cannot vectorise an event.  :func:`madd_simulate` is the whole event loop (the Python engine's
-:class:`~coflowopt.rates.madd.MaddPolicy` calls :func:`madd_allocate` once per event instead).
+:class:`~coflowopt.rates.madd.MaddPolicy` calls :func:`_madd_allocate_indexed` once per event
+instead, keeping the same state across calls).
 
 Cost of an event on a big switch: a few nanoseconds per active coflow that MADD finds blocked
 (a witness port, :func:`_iterative_madd`), the flows of the coflows it serves, the groups with
@@ -38,7 +39,7 @@ BACKFILL_COFLOWSIM = 2
 
 
 def madd_scratch(num_flows: int, num_ports: int, num_groups: int):
-    """The scratch arrays of :func:`madd_allocate`, in its argument order:
+    """The scratch arrays of :func:`_madd_allocate_indexed`, in its argument order:
     ``buf_f, buf_p, ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done, adj, counter``."""
     return ((np.zeros((num_flows, 2), order="F"), np.zeros((num_ports, 1), order="F"),
              np.zeros((num_ports, 2), dtype=np.int64, order="F"),
@@ -300,40 +301,22 @@ def _backfill_coflowsim(order, gamma, flow_ptr, src, dstu, rem, res, tol, rate, 
 
 
 @njit(cache=True)
-def madd_allocate(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
-                  grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, buf_f, buf_p, ibuf_p,
-                  buf_g, ibuf_g, fbuf, ibuf, done, adj, counter, out_flows, out_rates,
-                  gamma_out, res):
-    """One allocation: iterative MADD over ``order`` then backfilling ``mode``.
-
-    Writes the flows with a positive rate (grouped by coflow in ``order``, ascending inside a
-    coflow) to ``out_flows``/``out_rates`` and returns their number; ``res`` ends as the
-    leftover capacity of every port.  Scratch (see :func:`madd_scratch`) must be zero on entry
-    where it accumulates (rates, loads, per-port counters) and is left so.  This is the form
-    for one call (the Python engine's policy); :func:`madd_simulate` calls
-    :func:`_madd_allocate_indexed` with the witnesses and the group index it keeps.
-    """
-    K = flow_ptr.shape[0] - 1
-    none = np.zeros(0, dtype=np.int64)
-    return _madd_allocate_indexed(
-        order, tau, mode, flow_ptr, src, dstu, rem, cap, tol, grp_ptr, grp_lo, grp_hi, grp_src,
-        grp_dst, gflows, buf_f, buf_p, ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done, adj, counter,
-        out_flows, out_rates, gamma_out, res, np.full(K, -1, dtype=np.int64),
-        np.zeros(2 * order.shape[0] + 1, dtype=np.int64), none, 0, none, none, none, 0,
-        none, none)
-
-
-@njit(cache=True)
 def _madd_allocate_indexed(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
                            grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, buf_f, buf_p,
                            ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done, adj, counter, out_flows,
                            out_rates, gamma_out, res, wit, got, posq, m_in, gsrc_ptr, gsrc,
                            grp_coflow, active_groups, cand_q, cand_g):
-    """:func:`madd_allocate` with the state :func:`madd_simulate` keeps across events: the
+    """One allocation: iterative MADD over ``order`` then backfilling ``mode``, with the state
+    kept across events (by :func:`madd_simulate`, and by the Python engine's ``MaddPolicy``): the
     witnesses ``wit`` of :func:`_iterative_madd`, and (when ``gsrc_ptr`` is not empty) the
     groups by ingress port for :func:`_backfill_candidates` (``posq``: each coflow's position
     in ``order``, ``-1`` if absent; ``active_groups``: the groups of the coflows in ``order``).
     ``got`` is scratch of size ``2 len(order) + 1``.
+
+    Writes the flows with a positive rate (grouped by coflow in ``order``, ascending inside a
+    coflow) to ``out_flows``/``out_rates`` and returns their number; ``res`` ends as the
+    leftover capacity of every port.  Scratch (see :func:`madd_scratch`) must be zero on entry
+    where it accumulates (rates, loads, per-port counters) and is left so.
 
     Only the coflows that were given rates are read for the output (``got``), so an event
     costs the coflows MADD serves and the candidate groups, not every active flow.  With
@@ -1064,7 +1047,8 @@ def madd_allocate_paths(order, tau, mode, flow_ptr, rptr, rres, rem, cap, tol,
                         grp_ptr, grp_lo, grp_hi, grp_rptr, grp_rres, gflows, buf_f, buf_p,
                         ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done, adj, counter, out_flows,
                         out_rates, gamma_out, res):
-    """:func:`madd_allocate` over paths (scratch from :func:`madd_scratch_paths`)."""
+    """:func:`_madd_allocate_indexed` over paths, without kept state (scratch from
+    :func:`madd_scratch_paths`)."""
     rate = buf_f[:, 0]
     share = buf_f[:, 1]
     load = buf_p[:, 0]
