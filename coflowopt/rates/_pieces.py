@@ -14,6 +14,8 @@ A *sink* mode serves schedules too large to hold at all (per-flow fairness on th
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ._jit import HAVE_NUMBA, njit, on_load
@@ -164,6 +166,11 @@ def flush_to_sink(cf, cs, ce, cv, nc, window_end):
         _call_sink(cf, cs, ce, cv, nc, window_end)
 
 
+#: Schedules below this many pieces are too small for their freed chunks to matter (8 MB a
+#: component at most): no ``malloc_trim`` after them.
+_TRIM_PIECES = 1 << 20
+
+
 def _release_freed_memory() -> None:
     """Give the pages of freed chunks back to the OS (glibc ``malloc_trim``; a no-op elsewhere).
 
@@ -177,7 +184,10 @@ def _release_freed_memory() -> None:
         pass
 
 
+@functools.lru_cache(maxsize=1)
 def _libc():
+    # once per process: find_library runs ``ldconfig -p`` in a subprocess (~20 ms), which made
+    # tiny schedules cost more than computing them (best-order's K! greedy calls)
     import ctypes
     import ctypes.util
     return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
@@ -200,5 +210,6 @@ def chunks_to_arrays(ch: PieceChunks):
         else:
             _drain(lst, arr)
         out.append(arr)
-        _release_freed_memory()
+        if ch.total >= _TRIM_PIECES:
+            _release_freed_memory()
     return out
