@@ -36,6 +36,7 @@ import numpy as np
 from . import limits
 from .exceptions import InvalidParameterError
 from .instance import Instance
+from ._index_ranges import concat_ranges, run_offsets
 
 __all__ = ["uniform_random", "one_to_one", "many_to_one", "one_to_many", "all_to_all",
            "shuffle_mix", "facebook_like", "with_deadlines", "sincronia_fig4",
@@ -133,14 +134,6 @@ def _draw_sizes(rng, size, n: int, integer_sizes: bool) -> np.ndarray:
     return _draw_range(rng, size[0], size[1], n, integer_sizes)
 
 
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Concatenation of ``arange(s, s + l)`` for every (s, l), vectorised."""
-    lengths = np.asarray(lengths, dtype=np.int64)
-    total = int(lengths.sum())
-    offsets = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    return np.repeat(np.asarray(starts, dtype=np.int64), lengths) + offsets
-
-
 def _distinct_ports(rng: np.random.Generator, counts, m: int, *, sort: bool = False
                     ) -> np.ndarray:
     """For every row k, ``counts[k]`` distinct ports of ``0..m-1``, concatenated row by row.
@@ -160,10 +153,10 @@ def _distinct_ports(rng: np.random.Generator, counts, m: int, *, sort: bool = Fa
         rows = dense[i:i + step]
         perm = np.argsort(rng.random((rows.size, m)), axis=1)
         take = np.arange(m)[None, :] < counts[rows][:, None]
-        out[_ranges(ptr[rows], counts[rows])] = perm[take]
+        out[concat_ranges(ptr[rows], counts[rows])] = perm[take]
     sparse = np.flatnonzero(2 * counts <= m)
     if sparse.size:
-        pos = _ranges(ptr[sparse], counts[sparse])
+        pos = concat_ranges(ptr[sparse], counts[sparse])
         row = np.repeat(sparse, counts[sparse])
         val = rng.integers(0, m, size=pos.size)
         while True:
@@ -330,7 +323,7 @@ def _pattern_flows(kind: str, rng, K: int, m_in: int, m_out: int, width, mappers
         counts = M * R
         # Flow t of coflow k is mapper t // R_k to reducer t % R_k (mapper-major).
         k_of = np.repeat(np.arange(K), counts)
-        t = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+        t = run_offsets(counts)
         m_ptr = np.cumsum(M) - M
         r_ptr = np.cumsum(R) - R
         src = ins[m_ptr[k_of] + t // R[k_of]]
@@ -644,7 +637,7 @@ def _trace_shapes(key: tuple[str, int, int]):
     trace = read_coflow_benchmark(key[0])
     M, R = trace.num_senders, trace.num_receivers
     row_coflow = np.repeat(np.arange(trace.num_coflows), R)
-    r = np.arange(row_coflow.size) - np.repeat(np.cumsum(R) - R, R)
+    r = run_offsets(R)
     per_flow = trace.flow_size[trace.flow_ptr[:-1][row_coflow] + r * M[row_coflow]]
     rptr = np.concatenate([[0], np.cumsum(R)])
     return trace.coflow_ids, M, rptr, per_flow
@@ -772,11 +765,11 @@ def facebook_like(trace_path, num_coflows: int, *, load: float = 0.9, num_ports:
     # One row per (coflow, reducer), in trace reducer order: the j-th row of a coflow goes to
     # its j-th (sorted) destination port.  Its flows are the row repeated once per sender
     # (reducer-major); pos is the sender's rank inside the coflow's sorted sender set.
-    rows = _ranges(rptr[pick], R)
+    rows = concat_ranges(rptr[pick], R)
     red_S = np.repeat(S, R)
     F = int(red_S.sum())
     row_of_flow = np.repeat(np.arange(rows.size), red_S)
-    pos = np.arange(F) - np.repeat(np.cumsum(red_S) - red_S, red_S)
+    pos = run_offsets(red_S)
     src_ptr = np.cumsum(S) - S
     coflow_of_row = np.repeat(np.arange(K), R)
     src = src_sets[src_ptr[coflow_of_row[row_of_flow]] + pos]
@@ -1403,7 +1396,7 @@ def creek(num_ports: int | None = None, num_coflows: int = 100, *, receivers=(2,
     rec = _distinct_ports(rng, nrec, m)
     snd = _distinct_ports(rng, nsend, m)
     k_of = np.repeat(np.arange(K), counts)
-    t = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+    t = run_offsets(counts)
     dst = rec[np.repeat(np.cumsum(nrec) - nrec, counts) + t % nrec[k_of]]
     src = snd[np.repeat(np.cumsum(nsend) - nsend, counts) + (t // nrec[k_of]) % nsend[k_of]]
     inst = _build(f, params, s, m_in=m, m_out=m, counts=counts, src=src, dst=dst, size=fsize,

@@ -23,6 +23,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 import numpy as np
 
 from .exceptions import InvalidScheduleError
+from ._index_ranges import concat_ranges
 
 __all__ = ["Schedule", "Segment"]
 
@@ -196,8 +197,7 @@ class Schedule:
         if np.any(n <= 0):
             raise InvalidScheduleError("a piece has end <= start; cannot form segments")
         piece = np.repeat(np.arange(s.num_pieces), n)
-        offs = np.arange(piece.size) - np.repeat(np.cumsum(n) - n, n)
-        seg = si[piece] + offs
+        seg = concat_ranges(si, n)
         order = np.lexsort((s.flow[piece], seg))
         piece, seg = piece[order], seg[order]
         bounds = np.flatnonzero(np.diff(seg)) + 1

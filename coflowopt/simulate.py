@@ -46,6 +46,7 @@ import numpy as np
 from .exceptions import CoflowOptError, InvalidParameterError
 from .instance import Instance
 from .schedule import Schedule
+from ._index_ranges import concat_ranges
 
 __all__ = ["COMPLETION_RTOL", "RatePolicy", "SimState", "SimulationResult", "simulate",
            "SimulationError", "RESCHEDULE_EVENTS", "SETTLE_RTOL", "settle_sizes",
@@ -291,7 +292,7 @@ def simulate(instance: Instance, policy: RatePolicy, *, max_events: int | None =
             new_c = np.sort(np.asarray(active["new"], dtype=np.int64))
             lo, hi = ptr[new_c], ptr[new_c + 1]
             n = hi - lo
-            new_f = np.repeat(lo - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
+            new_f = concat_ranges(lo, n)
             act_c = np.concatenate([act_c, new_c])
             fl = np.concatenate([fl, new_f])
             if act_c.size > new_c.size:

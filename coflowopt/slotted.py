@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from .exceptions import InvalidParameterError, InvalidScheduleError, NotSupportedError
+from ._index_ranges import concat_ranges
 
 __all__ = ["SlottedSchedule", "SlottedReport", "verify_slotted", "integral_capacities",
            "SLOTTED_FORMAT", "SLOTTED_VERSION"]
@@ -343,8 +344,7 @@ def verify_slotted(instance, schedule: SlottedSchedule, *,
     ptr, res = instance.flow_resource_ptr, instance.flow_resource
     lens = ptr[f + 1] - ptr[f]
     rep_entry = np.repeat(np.arange(f.size), lens)
-    offs = np.arange(rep_entry.size) - np.repeat(np.cumsum(lens) - lens, lens)
-    r_of = res[ptr[f][rep_entry] + offs]
+    r_of = res[concat_ranges(ptr[f], lens)]
     if r_of.size:
         key_t = t[rep_entry]
         order = np.lexsort((r_of, key_t))

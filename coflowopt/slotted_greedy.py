@@ -66,6 +66,7 @@ from .instance import Instance
 from .registry import (_REGISTRY, Algorithm, algorithms, get_algorithm,
                        rate_aware_params, register)
 from .slotted import SlottedReport, SlottedSchedule, integral_capacities, verify_slotted
+from ._index_ranges import concat_ranges
 
 __all__ = ["slotted_greedy", "run_slotted", "first_slots", "ocf_rank", "order_rank",
            "slotted_order", "slotted_ocf", "slotted_srjf", "slotted_mmf",
@@ -228,9 +229,7 @@ def slotted_greedy(instance: Instance, priority: str = "order", *, order=None,
         instance.flow_resource.astype(np.int64), first,
         instance.flow_coflow.astype(np.int64), rank, mode)
     # expand the runs into one entry per (slot, flow)
-    total = int(run_len.sum())
-    within = np.arange(total) - np.repeat(np.cumsum(run_len) - run_len, run_len)
-    t = np.repeat(run_t, run_len) + within
+    t = concat_ranges(run_t, run_len)
     return SlottedSchedule(float(slot), t, np.repeat(run_flow, run_len),
                            np.repeat(run_units, run_len), meta).canonical()
 

@@ -76,6 +76,7 @@ from .slotted import SlottedReport, SlottedSchedule, integral_capacities, verify
 from ._slotted_kernel import carry_units
 from .slotted_greedy import first_slots
 from .verify import VerificationReport, verify_schedule
+from ._index_ranges import concat_ranges
 
 __all__ = ["round_fluid_schedule", "SlottedRounding", "edge_colouring", "METHODS",
            "ROUNDING_RTOL"]
@@ -254,7 +255,7 @@ def _rounded_units(instance: Instance, schedule: Schedule, size: np.ndarray, slo
     last = np.maximum(np.ceil(en).astype(np.int64) - 1, first)
     n = last - first + 1
     piece = np.repeat(np.arange(fl.size), n)
-    tt = np.repeat(first, n) + np.arange(piece.size) - np.repeat(np.cumsum(n) - n, n)
+    tt = concat_ranges(first, n)
     # the piece's amount in slot tt: rate x |[st, en) n [tt, tt + 1)| (in slot units)
     lo = np.maximum(st[piece], tt)
     hi = np.minimum(en[piece], tt + 1)
@@ -327,7 +328,7 @@ def _overflowing(instance: Instance, t, f, u, cap):
     ptr, res = instance.flow_resource_ptr, instance.flow_resource
     lens = ptr[f + 1] - ptr[f]
     e_of = np.repeat(np.arange(f.size), lens)
-    r_of = res[ptr[f][e_of] + np.arange(e_of.size) - np.repeat(np.cumsum(lens) - lens, lens)]
+    r_of = res[concat_ranges(ptr[f], lens)]
     key_t = t[e_of]
     o = np.lexsort((r_of, key_t))
     kt, kr, ku = key_t[o], r_of[o], u[e_of][o]

@@ -65,6 +65,7 @@ from .exceptions import InvalidParameterError, NotSupportedError, SolverError
 from .instance import Instance
 from .registry import register
 from .schedule import Schedule
+from ._index_ranges import concat_ranges
 
 __all__ = ["slow_motion", "replay_lp", "ReplayLP", "slow_motion_pieces", "SlowMotionPieces",
            "replay_schedule", "compact_schedule", "lambda_points", "breakpoints"]
@@ -362,8 +363,7 @@ def replay_schedule(instance: Instance, rlp: ReplayLP, lam: float) -> Schedule:
     cnt = np.diff(groups.ptr)[gg]
     # the member flows of every kept (group, slot), without a Python loop: position j of
     # piece p is ptr[g_p] + j
-    first = np.repeat(groups.ptr[gg] - np.r_[0, np.cumsum(cnt)[:-1]], cnt)
-    members = groups.flows[first + np.arange(int(cnt.sum()))]
+    members = groups.flows[concat_ranges(groups.ptr[gg], cnt)]
     share = rlp.inst_u.flow_size[members] / np.repeat(groups.size[gg], cnt)
     tf = rlp.time_factor
     rf = float(np.ldexp(1.0, rlp.unit.get("capacity_exp", 0))) if rlp.unit else 1.0

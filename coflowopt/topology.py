@@ -37,6 +37,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .exceptions import InvalidInstanceError, InvalidParameterError
+from ._index_ranges import run_offsets
 
 __all__ = ["Topology", "big_switch", "leaf_spine", "fat_tree", "from_graph", "route",
            "split_links", "place_hosts", "ecmp_hash", "on_topology", "ROUTINGS", "PLACEMENTS",
@@ -450,7 +451,7 @@ def split_links(topo: Topology, unit: float | None = None) -> Topology:
             f"multiple of the unit {u}")
     reps = whole.astype(np.int64)
     idx = np.repeat(np.arange(topo.num_links), reps)
-    copy = np.arange(idx.size) - np.repeat(np.cumsum(reps) - reps, reps)
+    copy = run_offsets(reps)
     names = tuple(n if r == 1 else f"{n}#{c}" for n, r, c in
                   zip((topo.link_names[i] for i in idx.tolist()), reps[idx].tolist(),
                       copy.tolist()))

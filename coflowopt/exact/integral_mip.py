@@ -93,6 +93,7 @@ from ..instance import Instance
 from ..registry import register
 from ..results import Result, relative_gap, within_optimality_tolerance
 from ..slotted import SlottedSchedule, integral_capacities, verify_slotted
+from .._index_ranges import concat_ranges
 
 __all__ = ["integral_mip", "integral_data", "IntegralData", "build_integral_mip",
            "integral_horizon", "others_bounds", "greedy_units", "greedy_slotted", "objective_lattice",
@@ -608,8 +609,7 @@ def build_integral_mip(data: IntegralData, T: int, *, symmetry: bool = True,
     plen = np.diff(data.gres_ptr)
     pj = np.repeat(np.arange(G, dtype=np.int64), plen)       # (group, resource) entries
     ee = np.repeat(np.arange(pj.size, dtype=np.int64), nx[pj])
-    within = np.arange(ee.size, dtype=np.int64) - np.repeat(np.cumsum(nx[pj]) - nx[pj], nx[pj])
-    cols = xoff[:-1][pj[ee]] + within
+    cols = concat_ranges(xoff[:-1][pj], nx[pj])
     res_e = data.gres[ee]
     key = res_e * T + tt[cols]
     uk, inv = np.unique(key, return_inverse=True)

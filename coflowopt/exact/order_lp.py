@@ -68,6 +68,7 @@ from ..formulations.linear_program import LinearProgram, exact_group_sums, float
 from ..formulations.time_indexed import FlowGroups, flow_groups, safe_horizon
 from ..instance import Instance
 from ..schedule import Schedule
+from .._index_ranges import concat_ranges
 
 __all__ = ["PairData", "EventLP", "EventLPSolution", "pair_data", "pair_groups", "resource_columns",
            "build_event_lp",
@@ -435,7 +436,7 @@ def build_event_lp(pd: PairData, codes: Sequence[int], *, weight: np.ndarray | N
     first = rel_ev[pd.coflow] + 1          # first interval a pair may use
     cnt = done_ev[pd.coflow] - rel_ev[pd.coflow]
     xj = np.repeat(np.arange(J), cnt)
-    xn = np.repeat(first, cnt) + (np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt))
+    xn = concat_ranges(first, cnt)
     X = xj.size
     xcol = N + np.arange(X)
     # capacity rows: one per (interval, resource) that carries some amount; the amount column
@@ -718,8 +719,7 @@ def float_schedule_from_amounts(pd: PairData, lp: EventLP, amounts: np.ndarray, 
     counts = np.diff(g.ptr)[xj]
     piece = np.repeat(np.arange(xj.size), counts)
     # the flows of pair xj[i]: g.flows[g.ptr[j]:g.ptr[j+1]], gathered for every piece
-    offs = np.arange(piece.size) - np.repeat(np.cumsum(counts) - counts, counts)
-    flows = g.flows[g.ptr[xj][piece] + offs]
+    flows = g.flows[concat_ranges(g.ptr[xj], counts)]
     rate = amt[piece] / (end - start)[piece] * inst.flow_size[flows] / pd.size[xj][piece]
     sched = Schedule(flows.astype(np.int64), start[piece], end[piece], rate,
                      meta=dict(meta or {}))

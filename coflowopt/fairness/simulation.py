@@ -71,6 +71,7 @@ from ..verify import VerificationReport, verify_schedule
 from .allocations import allocate
 from .correlation import CorrelationVectors, _loads
 from .drf import flow_max_min
+from .._index_ranges import concat_ranges
 
 __all__ = ["FairnessPolicy", "FairnessRun", "simulate_fairness", "link_allocation_rates",
            "POLICY_METHODS", "hug_policy", "hug_cooperative_policy", "drf_policy", "ps_p_policy",
@@ -124,8 +125,7 @@ def link_allocation_rates(instance: Instance, coflows: np.ndarray, flows: np.nda
         ptr = instance.flow_resource_ptr
         length = ptr[flows + 1] - ptr[flows]
         x = np.repeat(np.arange(flows.size), length)
-        port = instance.flow_resource[np.repeat(ptr[flows] - np.cumsum(length) + length,
-                                                length) + np.arange(x.size)]
+        port = instance.flow_resource[concat_ranges(ptr[flows], length)]
         rx = row[x]
         share = allocation[rx, port] * cap[port]
         with np.errstate(divide="ignore", invalid="ignore"):

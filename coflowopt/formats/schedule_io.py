@@ -67,6 +67,7 @@ from ..instance import Instance
 from ..schedule import Schedule
 from ._files import expect_kind, json_value_error_rule
 from .instance_json import _reject_constant, _reject_duplicate_keys, load_json_document
+from .._index_ranges import concat_ranges
 
 __all__ = ["read_schedule", "write_schedule", "schedule_to_dict", "schedule_from_dict",
            "dumps_schedule", "read_schedule_json", "write_schedule_json", "read_schedule_npz",
@@ -261,8 +262,7 @@ def _sweep_text(s: Schedule, instance: Instance, cuts: np.ndarray, first_cut: np
         carried = act[stop_cut[act] > j1]
         # (piece, interval) pairs, piece-major; a stable sort by interval keeps piece order
         # within each interval
-        total = int(cnt.sum())
-        local = np.repeat(lo - j0, cnt) + np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        local = concat_ranges(lo - j0, cnt)
         entry = np.repeat(np.arange(act.size), cnt)[np.argsort(local.astype(np.uint16),
                                                                 kind="stable")]
         # tokens: ", [c, f, r]" per active piece, the same without ", " (first entry of a

@@ -68,6 +68,7 @@ from ..instance import Instance
 from .certificates import LPCertificate, _Dyadic, register_rebuilder
 from .highs import HighsModel
 from .linear_program import LinearProgram, RangeRows, exact_group_sums, float_down
+from .._index_ranges import concat_ranges
 
 __all__ = ["OrderingCuts", "NestedCuts", "PortLoads", "port_loads", "build_ordering_lp", "most_violated",
            "solve_ordering_lp", "OrderingLPSolution", "bssi_cuts", "smith_cuts",
@@ -223,8 +224,7 @@ class OrderingCuts:
         idx = np.asarray(idx, dtype=np.int64)
         sizes = np.diff(self.ptr)[idx]
         starts = self.ptr[idx]
-        sel = np.repeat(starts, sizes) + (np.arange(sizes.sum()) -
-                                          np.repeat(np.cumsum(sizes) - sizes, sizes))
+        sel = concat_ranges(starts, sizes)
         ptr = np.zeros(idx.size + 1, dtype=np.int64)
         np.cumsum(sizes, out=ptr[1:])
         return OrderingCuts(self.port[idx], self.theta[idx], ptr, self.members[sel])
@@ -332,8 +332,7 @@ def _nested_entries(instance: Instance, loads: PortLoads, cuts: NestedCuts):
     where[order] = np.arange(order.size)
     used = np.unique(cuts.port)
     sizes = loads.indptr[used + 1] - loads.indptr[used]
-    first = np.cumsum(sizes) - sizes
-    ent = np.repeat(loads.indptr[used] - first, sizes) + np.arange(int(sizes.sum()))
+    ent = concat_ranges(loads.indptr[used], sizes)
     rank = np.repeat(np.arange(used.size), sizes)
     at = where[loads.coflow[ent]]
     keep = at >= 0

@@ -116,6 +116,7 @@ from ..simulate import SimState, simulate
 from ._keyed_order import KeyedOrder
 
 from ..rates._jit import njit  # lazy numba, compile announced (see rates/_jit)
+from .._index_ranges import concat_ranges
 
 __all__ = ["aalo", "clas", "AaloPolicy", "ClasPolicy", "queue_thresholds", "SHARING",
            "ON_FLOW_COMPLETION", "coflow_attained"]
@@ -692,8 +693,7 @@ class AaloPolicy:
         if self._general:
             ptr = inst.flow_resource_ptr
             length = ptr[f0 + 1] - ptr[f0]
-            ent = np.repeat(ptr[f0] - np.cumsum(length) + length, length) + \
-                np.arange(int(length.sum()))
+            ent = concat_ranges(ptr[f0], length)
             used = np.bincount(inst.flow_resource[ent], np.repeat(r0, length),
                                minlength=inst.num_ports)
         else:
@@ -840,8 +840,7 @@ class _Incidence:
             ptr = instance.flow_resource_ptr
             length = ptr[flows + 1] - ptr[flows]
             self.ev = np.repeat(np.arange(n), length)
-            self.er = instance.flow_resource[np.repeat(ptr[flows] - np.cumsum(length) + length,
-                                                       length) + np.arange(self.ev.size)]
+            self.er = instance.flow_resource[concat_ranges(ptr[flows], length)]
 
     def load(self, x: np.ndarray, size: int) -> np.ndarray:
         """What rates ``x`` (one per variable) put on every resource."""

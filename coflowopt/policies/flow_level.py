@@ -76,6 +76,7 @@ from ..registry import register
 from ..schedule import Schedule
 from ..simulate import COMPLETION_RTOL, SimState, settle_sizes, simulate
 from . import _flow_kernel as _fk
+from .._index_ranges import concat_ranges
 
 __all__ = ["fair", "wss", "priority", "MaxMinPolicy", "PriorityPolicy", "max_min_rates",
            "maxmin_windows", "FLOW_ENGINES"]
@@ -203,8 +204,7 @@ def max_min_rates(instance: Instance, flows, weights=None, capacity=None) -> np.
         ptr = instance.flow_resource_ptr
         length = ptr[fl + 1] - ptr[fl]
         row = np.repeat(np.arange(fl.size), length)
-        col = instance.flow_resource[np.repeat(ptr[fl] - np.cumsum(length) + length, length)
-                                     + np.arange(row.size)]
+        col = instance.flow_resource[concat_ranges(ptr[fl], length)]
     return progressive_filling(row, col, fl.size, np.asarray(cap, dtype=float), weights)
 
 

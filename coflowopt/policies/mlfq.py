@@ -101,6 +101,7 @@ from ..simulate import SimState, schedule_length_bounds, simulate
 from ._class_kernel import serve_groups
 from .aalo import queue_thresholds
 from .flow_level import max_min_rates
+from .._index_ranges import concat_ranges
 
 __all__ = ["mlfq", "creek", "baraat", "decentralized_las", "MlfqPolicy", "CreekPolicy",
            "BaraatPolicy", "DecentralizedLasPolicy", "WITHIN", "level_thresholds"]
@@ -214,8 +215,7 @@ class _ClassPolicy:
         ptr = inst.flow_resource_ptr
         length = ptr[flows + 1] - ptr[flows]
         row = np.repeat(np.arange(flows.size), length)
-        col = inst.flow_resource[np.repeat(ptr[flows] - np.cumsum(length) + length, length)
-                                 + np.arange(row.size)]
+        col = inst.flow_resource[concat_ranges(ptr[flows], length)]
         return row, col
 
     def _groups(self, flows: np.ndarray, cls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

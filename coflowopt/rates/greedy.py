@@ -47,6 +47,7 @@ from ..registry import register
 from ..schedule import Schedule
 from ..simulate import COMPLETION_RTOL, SimState, settle_sizes, simulate
 from ._pieces import PieceChunks, chunks_to_arrays
+from .._index_ranges import concat_ranges
 
 __all__ = ["greedy", "GreedyPolicy", "priority_flow_order", "fill_in_order"]
 
@@ -56,8 +57,7 @@ def priority_flow_order(instance: Instance, order) -> np.ndarray:
     order = np.asarray(order, dtype=np.int64)
     counts = np.diff(instance.flow_ptr)[order]
     starts = instance.flow_ptr[order]
-    offs = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-    return np.repeat(starts, counts) + offs
+    return concat_ranges(starts, counts)
 
 
 class GreedyPolicy:
