@@ -172,3 +172,34 @@ def test_per_flow_simulation_equals_the_fair_kernel():
         res = run_schedule(inst, policy="per-flow-maxmin")
         assert pf.report.ok and res.kind == "feasible"
         assert np.allclose(res.report.coflow_completion, pf.completion, rtol=1e-9)
+
+
+@pytest.mark.parametrize("method", ["ps-p", "hug-cooperative"])
+def test_pair_allocation_is_the_dense_one_bit_for_bit(method):
+    # FairnessPolicy(pairs=True) computes PS-P / cooperative HUG on the (coflow, resource)
+    # pairs with bytes left; pairs=False builds the dense K x L vectors and calls allocate():
+    # the same schedule (every piece's bits) and the same trace, on the big switch (releases,
+    # weights, capacities) and on a fat-tree
+    from coflowopt.generators import uniform_random
+    from coflowopt.simulate import simulate
+    from coflowopt.fairness.simulation import FairnessPolicy
+    from coflowopt.topology import fat_tree, on_topology
+    rng = np.random.default_rng(5)
+    cases = [random_instance(rng, releases=bool(t % 2)) for t in range(6)]
+    cases.append(uniform_random(6, 40, seed=1, releases=(0, 8), weights=(0, 3),
+                                capacities=(1, 3)))
+    cases.append(on_topology(uniform_random(16, 30, seed=3, releases=(0, 5)), fat_tree(4)))
+    for inst in cases:
+        for weighted in ((False, True) if method == "hug-cooperative" else (False,)):
+            out = []
+            for pairs in (False, True):
+                policy = FairnessPolicy(method, weighted=weighted, pairs=pairs)
+                sched = simulate(inst, policy).schedule
+                assert verify_schedule(inst, sched).ok
+                out.append(([a.tobytes() for a in (sched.flow, sched.start, sched.end,
+                                                   sched.rate)],
+                            [(t["time"], t["active"], float(t["pstar"]),
+                              t["isolation_guarantee"]) for t in policy.trace]))
+            assert out[0] == out[1]
+    with pytest.raises(Exception, match="pairs=True"):
+        FairnessPolicy("hug", pairs=True)
