@@ -174,16 +174,19 @@ def test_per_flow_simulation_equals_the_fair_kernel():
         assert np.allclose(res.report.coflow_completion, pf.completion, rtol=1e-9)
 
 
+@pytest.mark.parametrize("engine", ["kernel", "numpy"])
 @pytest.mark.parametrize("method", ["ps-p", "hug-cooperative"])
-def test_pair_allocation_is_the_dense_one_bit_for_bit(method):
+def test_pair_allocation_is_the_dense_one_bit_for_bit(method, engine, monkeypatch):
     # FairnessPolicy(pairs=True) computes PS-P / cooperative HUG on the (coflow, resource)
-    # pairs with bytes left; pairs=False builds the dense K x L vectors and calls allocate():
-    # the same schedule (every piece's bits) and the same trace, on the big switch (releases,
-    # weights, capacities) and on a fat-tree
+    # pairs with bytes left, by the compiled kernel or its numpy reference; pairs=False builds
+    # the dense K x L vectors and calls allocate(): the same schedule (every piece's bits) and
+    # the same trace, on the big switch (releases, weights, capacities) and on a fat-tree
     from coflowopt.generators import uniform_random
     from coflowopt.simulate import simulate
-    from coflowopt.fairness.simulation import FairnessPolicy
+    from coflowopt.fairness.simulation import FairnessPolicy, _CoflowPairs
     from coflowopt.topology import fat_tree, on_topology
+    if engine == "numpy":
+        monkeypatch.setattr(_CoflowPairs, "rates", _CoflowPairs.rates_numpy)
     rng = np.random.default_rng(5)
     cases = [random_instance(rng, releases=bool(t % 2)) for t in range(6)]
     cases.append(uniform_random(6, 40, seed=1, releases=(0, 8), weights=(0, 3),

@@ -70,6 +70,7 @@ from ..slowdown import coflow_slowdown
 from ..verify import VerificationReport, verify_schedule
 from .allocations import allocate
 from .correlation import CorrelationVectors, _loads
+from ._pairs_kernel import pair_rates
 from .drf import FLOAT_RTOL, flow_max_min
 from .._index_ranges import concat_ranges
 
@@ -180,10 +181,43 @@ class _CoflowPairs:
         self.flow_resource_ptr = None if self.big else instance.flow_resource_ptr
         self.cap = instance.capacity
         self.weight = instance.weight
+        self.kernel_args = None
 
     def rates(self, act: np.ndarray, flows: np.ndarray, remaining: np.ndarray, method: str,
               weighted: bool):
-        """``(rates of flows, P*, isolation guarantee)`` as the dense path computes them."""
+        """``(rates of flows, P*, isolation guarantee)`` by the compiled twin
+        (:func:`._pairs_kernel.pair_rates`) of :meth:`rates_numpy`: the same bits."""
+        if self.kernel_args is None:
+            F = self.num_flows
+            if self.big:
+                entry_ptr = 2 * np.arange(F + 1, dtype=np.int64)
+                entry_pair = np.ascontiguousarray(
+                    np.stack([self.entry_pair[:F], self.entry_pair[F:]], axis=1).ravel())
+            else:
+                entry_ptr = np.ascontiguousarray(self.flow_resource_ptr, dtype=np.int64)
+                entry_pair = self.entry_pair
+            self.kernel_args = (np.ascontiguousarray(self.pair_ptr, dtype=np.int64),
+                                np.ascontiguousarray(self.pair_res, dtype=np.int64), entry_ptr,
+                                entry_pair, np.array(self.cap, dtype=float),
+                                np.array(self.weight, dtype=float))
+        pair_ptr, pair_res, entry_ptr, entry_pair, cap, weight = self.kernel_args
+        w = weight[act]
+        out = np.empty(flows.size)
+        pstar, guarantee = pair_rates(
+            np.ascontiguousarray(act, dtype=np.int64), np.ascontiguousarray(flows, dtype=np.int64),
+            remaining, pair_ptr, pair_res, entry_ptr, entry_pair, cap, weight,
+            bool(weighted and np.any(w > 0)), method == "hug-cooperative", FLOAT_RTOL,
+            self.local, out)
+        if pstar == -1.0:
+            return self.rates_numpy(act, flows, remaining, method, weighted)
+        if np.isnan(pstar):
+            raise InvalidParameterError("every link sum is 0 (all weights 0?): P* is undefined")
+        return out, np.float64(pstar), float(guarantee)
+
+    def rates_numpy(self, act: np.ndarray, flows: np.ndarray, remaining: np.ndarray,
+                    method: str, weighted: bool):
+        """``(rates of flows, P*, isolation guarantee)`` as the dense path computes them (the
+        reference of the compiled :meth:`rates`)."""
         R = self.num_res
         start = self.pair_ptr[act]
         count = self.pair_ptr[act + 1] - start
