@@ -117,7 +117,15 @@ def test_uncertified_result_has_no_value(monkeypatch):
 
 def test_ordering_lp_time_limit_status():
     from coflowopt.generators import uniform_random
-    res = ordering_lp_bound(uniform_random(6, 30, seed=1), time_limit=1e-9)
+    inst = uniform_random(6, 30, seed=1)
+    # no LP finishes: the answer is BSSI's dual (a dual solution of the ordering LP),
+    # certified, with the status saying the LP was not solved
+    res = ordering_lp_bound(inst, time_limit=1e-9)
+    assert res.kind == "lower_bound" and res.status == "time_limit"
+    assert res.extra["dual_from"] == "bssi" and "BSSI's dual" in res.message
+    assert float(res.value) == pytest.approx(float(bssi_dual(inst).value), rel=1e-9)
+    # without BSSI's start there is nothing to certify
+    res = ordering_lp_bound(inst, time_limit=1e-9, initial="full")
     assert res.kind is None and res.status == "time_limit"
     assert res.certificate_status == "uncertified"
 

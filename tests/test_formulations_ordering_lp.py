@@ -133,8 +133,12 @@ def test_cutting_planes_match_the_explicit_lp(inst):
 def test_time_limit_gives_a_status_not_a_crash():
     from coflowopt.generators import uniform_random
     inst = uniform_random(6, 30, seed=1)
-    sol = solve_ordering_lp(inst, time_limit=0.0)
+    sol = solve_ordering_lp(inst, time_limit=0.0, initial="full")
     assert sol.status == "time_limit" and sol.certificate is None
+    sol = solve_ordering_lp(inst, time_limit=0.0)   # BSSI's dual is the answer
+    assert sol.status == "time_limit" and sol.C is None and sol.certificate.source == "bssi"
+    chk = check_certificate(inst, sol.certificate)
+    assert chk.ok and float(chk.value) >= sol.objective * (1 - 1e-9)
     sol = solve_ordering_lp(inst, max_rounds=1)
     assert not sol.converged and sol.status == "iteration_limit"
     chk = check_certificate(inst, sol.certificate)     # the restricted LP is still a bound

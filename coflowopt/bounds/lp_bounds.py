@@ -172,12 +172,19 @@ def ordering_lp_bound(instance: Instance, *, objective: str = "weighted_completi
                                   timings=sol.timings, extra=extra,
                                   reason=f"no restricted LP was solved to optimality "
                                          f"(status {sol.status})")
-    extra["lp_order"] = np.lexsort((np.arange(instance.num_coflows), sol.C)).tolist()
+    if sol.C is not None:
+        extra["lp_order"] = np.lexsort((np.arange(instance.num_coflows), sol.C)).tolist()
+    else:
+        extra["dual_from"] = "bssi"
     status = sol.status if not sol.converged else "optimal"
     res = certified_result(instance, sol.certificate, algorithm="ordering-lp",
                            objective=objective, status=status, params=params,
                            solver=sol.solver, timings=sol.timings, extra=extra)
-    if not sol.converged and res.kind is not None:
+    if sol.C is None and res.kind is not None:
+        res.message += (f"; no restricted LP was solved before the limit ({sol.status}): the "
+                        "figure is BSSI's dual, a dual solution of the ordering LP (as "
+                        "bssi-dual)")
+    elif not sol.converged and res.kind is not None:
         res.message += (f"; the cutting-plane loop stopped before convergence ({sol.status}): "
                         "the figure is the bound of the restricted LP")
     return res

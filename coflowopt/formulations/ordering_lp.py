@@ -348,6 +348,36 @@ def _nested_entries(instance: Instance, loads: PortLoads, cuts: NestedCuts):
     return start, stop, ent, prefix_min[cuts.length]
 
 
+def nested_explicit_on_loads(instance: Instance, loads: PortLoads,
+                             cuts: NestedCuts) -> OrderingCuts:
+    """Nested cuts written out with only the members that have a load at the cut's port.
+
+    The same rows as :meth:`NestedCuts.explicit` (a member without load there has coefficient
+    0 and adds nothing to the right-hand side, :func:`_cut_rows`), in memory proportional to
+    the rows' nonzeros: BSSI's ``K`` prefixes written out in full take ``K^2 / 2`` entries
+    (1.25e9 at 50,000 coflows, which ran the ordering LP out of memory), restricted to their
+    bottleneck ports about ``K^2 / 2`` times the share of coflows at a port.  Valid only for
+    cuts with ``theta = 0``: a threshold is checked against the smallest release of *all*
+    members.
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1)]), Coflow("B", [(1, 1, 2)])])
+    >>> cuts = NestedCuts(port=[0, 0], theta=[0.0, 0.0], length=[1, 2], order=[1, 0])
+    >>> [s.tolist() for s in nested_explicit_on_loads(inst, port_loads(inst), cuts).sets()]
+    [[], [0]]
+    """
+    if np.any(cuts.theta != 0):
+        raise InvalidParameterError("nested cuts with a release threshold keep every member")
+    start, stop, ent, _ = _nested_entries(instance, loads, cuts)
+    sizes = stop - start
+    ptr = np.zeros(len(cuts) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=ptr[1:])
+    return OrderingCuts(cuts.port.copy(), cuts.theta.copy(), ptr,
+                        loads.coflow[ent[concat_ranges(start, sizes)]].astype(np.int64))
+
+
 def _cut_rows(instance: Instance, loads: PortLoads, cuts):
     """Rows (over the K completion columns) and exact right-hand sides of ``cuts``.
 
@@ -664,6 +694,10 @@ class OrderingLPSolution:
     model: HighsModel | None = None
 
 
+#: Largest number of entries of BSSI's rows put into the first LP (``initial="bssi"``).
+WARM_START_NONZEROS = 2_000_000
+
+
 def solve_ordering_lp(instance: Instance, *, release_cuts: bool = True, tol: float = 1e-7,
                       max_rounds: int = 500, time_limit: float | None = None,
                       initial: str = "bssi", max_thresholds: int | None = 64,
@@ -680,10 +714,15 @@ def solve_ordering_lp(instance: Instance, *, release_cuts: bool = True, tol: flo
         Relative violation below which the loop stops.
     max_rounds : int
     time_limit : float, optional
-        Seconds for the whole loop; the last optimal restricted LP is returned and certified.
+        Seconds for the whole loop; the last optimal restricted LP is returned and certified,
+        or with ``initial="bssi"`` BSSI's dual when it is larger or no LP finished (then
+        ``C`` is None and the certificate's source is ``"bssi"``).
     initial : {"bssi", "full"}
         Initial rows: the full set of every port, plus the primal-dual (BSSI) sets with
-        ``"bssi"`` (a warm start: the first LP is already at least the BSSI dual bound).
+        ``"bssi"`` (a warm start: the first LP is already at least the BSSI dual bound), written
+        out with only the members that have a load at the row's port; above
+        :data:`WARM_START_NONZEROS` entries they stay out of the LP and BSSI's dual is only the
+        floor of a loop stopped by a limit.
     max_thresholds : int, optional
         Cap on the release thresholds separated per round.
     algorithm : str
@@ -739,12 +778,23 @@ def _solve_ordering_lp_in_units(instance: Instance, *, release_cuts: bool, tol: 
     t0 = time.perf_counter()
     # the full set of every port (with its release threshold only when release rows are on)
     cuts = _full_set_cuts(loads, rel if release_cuts else np.zeros_like(rel))
+    pd = None   # BSSI's dual: a dual solution of this LP, the answer when no round finishes
     if initial == "bssi":
         from ..orderings.bssi import bssi_trace
         try:
             # the LP solver needs the rows written out: the nested sets as explicit ones
-            cuts = cuts.concat(bssi_cuts(bssi_trace(instance, record_weights=False)).cuts
-                               .explicit())
+            trace = bssi_trace(instance, record_weights=False)
+            pd = bssi_cuts(trace)
+            warm = nested_explicit_on_loads(instance, loads, pd.cuts)
+            # BSSI's rows written out hold ~K^2/2 x (share of coflows at a port) entries
+            # (2e7 at 50,000 random coflows: a 30 s build and an LP HiGHS does not start
+            # within a minute); above the cap the LP starts from the full sets alone and
+            # BSSI's dual stays the floor of the answer (below)
+            if warm.ptr[-1] <= WARM_START_NONZEROS:
+                cuts = cuts.concat(warm)
+            else:
+                timings["warm_start_skipped_nonzeros"] = int(warm.ptr[-1])
+            del warm
         except NotSupportedError:
             # BSSI not (yet) defined on this instance's resources: the warm start is only a
             # warm start, the full sets alone give the same LP optimum after more rounds
@@ -810,12 +860,29 @@ def _solve_ordering_lp_in_units(instance: Instance, *, release_cuts: bool, tol: 
     timings["separate"] = t_sep
     if export:
         model.write(export)
+    if not converged and best is not None and status == "optimal":
+        status = "iteration_limit" if rounds >= max_rounds else status
+    if pd is not None and not converged and status in ("time_limit", "iteration_limit"):
+        # The loop stopped on a limit.  BSSI's dual is a feasible dual solution of the ordering
+        # LP (bssi_cuts: its rows are the LP's), so when no restricted LP finished (the first
+        # LP of 5,000 random coflows takes HiGHS more than a minute) or the last one is below
+        # it (a cold start without BSSI's rows), it is the best dual bound known: certified
+        # like any other, the status saying that the LP was not solved.
+        from ..orderings.bssi import dual_bound_of_trace
+        value = float(dual_bound_of_trace(instance, trace).value_exact)
+        if best is None or best[1] < value:
+            cert = LPCertificate(formulation="ordering-lp", params={},
+                                 row_duals=pd.row_duals(instance.capacity), rows=pd.cuts,
+                                 claimed_value=value, source="bssi")
+            return OrderingLPSolution(C=None, objective=value, certificate=cert,
+                                      cuts=pd.cuts, converged=False, status=status,
+                                      rounds=rounds, history=history,
+                                      solver={"name": "highs", "algorithm": algorithm},
+                                      timings=timings, model=model)
     if best is None:
         return OrderingLPSolution(None, None, None, cuts, False, status, rounds, history,
                                   {"name": "highs", "algorithm": algorithm}, timings, model)
     C, obj, cuts_b, duals, sol = best
-    if not converged and status == "optimal":
-        status = "iteration_limit" if rounds >= max_rounds else status
     cert = LPCertificate(formulation="ordering-lp", params={}, row_duals=duals, rows=cuts_b,
                          claimed_value=obj, source=f"highs:{algorithm}")
     return OrderingLPSolution(C=C, objective=obj, certificate=cert, cuts=cuts_b,
