@@ -372,7 +372,8 @@ class _FloatSums:
         self.over_load: list[np.ndarray] = []
         self.piece_offset = 0
         self.last_end = np.full(F, -np.inf)
-        self.capacity = _read_only(inst.capacity, float)
+        from .rates._jit import read_only  # here: coflowopt.rates imports this module
+        self.capacity = read_only(inst.capacity, float)
         self.release_of_flow = np.repeat(np.asarray(inst.release, dtype=float),
                                          np.diff(inst.flow_ptr)) if inst.num_coflows \
             else np.zeros(0)
@@ -382,23 +383,13 @@ class _FloatSums:
             res = np.empty((F, 2), dtype=np.int64)
             res[:, 0] = inst.flow_src
             res[:, 1] = m_in + np.asarray(inst.flow_dst, dtype=np.int64)
-            self.paths = (_read_only(np.arange(0, 2 * F + 1, 2), np.int64),
-                          _read_only(res.ravel(), np.int64))
+            self.paths = (read_only(np.arange(0, 2 * F + 1, 2), np.int64),
+                          read_only(res.ravel(), np.int64))
             self.pairs = True   # every path is (ingress, egress): the sweep's fast form
         else:
             self.pairs = False
-            self.paths = (_read_only(inst.flow_resource_ptr, np.int64),
-                          _read_only(inst.flow_resource, np.int64))
-
-
-def _read_only(a, dtype) -> np.ndarray:
-    """A contiguous read-only view: numba compiles a kernel once per signature, and read-only
-    (an :class:`Instance`'s arrays) and writable arrays are different signatures, so the
-    sweep's inputs are made read-only whatever their origin (one compilation of
-    ``capacity_sweep`` for both models instead of four)."""
-    v = np.ascontiguousarray(a, dtype=dtype).view()
-    v.flags.writeable = False
-    return v
+            self.paths = (read_only(inst.flow_resource_ptr, np.int64),
+                          read_only(inst.flow_resource, np.int64))
 
 
 def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _FloatSums,

@@ -97,6 +97,7 @@ from ..instance import Instance
 from ..maxmin import FULL_RTOL
 from ..registry import register
 from ..schedule import Schedule
+from ..rates._jit import read_only
 from ..simulate import SimState, schedule_length_bounds, simulate
 from ._class_kernel import serve_groups
 from .aalo import queue_thresholds
@@ -195,6 +196,9 @@ class _ClassPolicy:
         self.inst = instance
         K = instance.num_coflows
         self._cap = instance.capacity.astype(float)
+        # read-only whatever the instance's origin: one compiled signature of serve_groups
+        self._paths = (read_only(instance.flow_resource_ptr, np.int64),
+                       read_only(instance.flow_resource, np.int64))
         self._tol = self.tol_rel * self._cap
         self._fifo = np.empty(K, dtype=np.int64)
         self._fifo[np.lexsort((np.arange(K), instance.release))] = np.arange(K)
@@ -244,10 +248,9 @@ class _ClassPolicy:
             return rates
         key, cut = self._groups(flows, cls)
         gptr = np.concatenate([[0], cut, [flows.size]]).astype(np.int64)
-        inst = self.inst
         rates[key] = serve_groups(np.ascontiguousarray(flows[key], dtype=np.int64), gptr,
-                                  inst.flow_resource_ptr, inst.flow_resource, self._cap,
-                                  self._tol, FULL_RTOL)
+                                  self._paths[0], self._paths[1], self._cap, self._tol,
+                                  FULL_RTOL)
         return rates
 
     def _serve_python(self, flows: np.ndarray, cls: np.ndarray) -> np.ndarray:
