@@ -30,7 +30,6 @@ import numpy as np
 
 from ._fill_kernel import fill_scratch, take_at, take_filled, weighted_fill
 from ._jit import njit
-from ._sorted import insert_at
 from ._pieces import put, spill
 
 BACKFILL_NONE = 0
@@ -71,8 +70,26 @@ def _coflow_loads(k, flow_ptr, src, dstu, rem, load, touched):
 
 
 @njit(cache=True)
+def _position(k, ckey, rank, okey, orank, n):
+    """Position of coflow ``k`` (key ``ckey[k]``, tie ``rank[k]``) in an order of ``n``
+    coflows sorted by (``okey``, ``orank``), the keys parallel to the order: a binary search,
+    so that no per-event array of every active coflow's position is needed."""
+    x = ckey[k]
+    r = rank[k]
+    lo = 0
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if okey[mid] < x or (okey[mid] == x and orank[mid] < r):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
 def _iterative_madd(order, tau, flow_ptr, src, dstu, rem, res, tol, rate, load, touched,
-                    gamma_out, wit, got):
+                    gamma_out, wit, owit, got):
     """Allocate MADD rates coflow by coflow on the residual capacity ``res`` (updated in place).
 
     ``gamma_out[q]`` receives the duration used for the ``q``-th coflow of ``order``: its
@@ -89,17 +106,22 @@ def _iterative_madd(order, tau, flow_ptr, src, dstu, rem, res, tol, rate, load, 
     event cost all active flows (a 50,000-coflow instance: quadratic, over ten minutes).  A
     blocked coflow's witness is the first full port found; it stays valid across events until
     a flow of ``k`` through it finishes (the caller then resets it to ``-1``).  The skip
-    changes no arithmetic: a skipped coflow is blocked by the same test.  (Visiting only the
-    coflows with a flow at an ingress port with leftover, through the groups by ingress, was
-    tried on top: no faster at 20,000 coflows, the witness test being a few nanoseconds.)
+    changes no arithmetic: a skipped coflow is blocked by the same test.
+
+    ``owit[q]`` is ``wit[order[q]]``, kept by position (the caller keeps it with the order):
+    the test then reads the positions in order and never touches a skipped coflow's own
+    entries, which at 50,000 coflows (about 1e9 tests) cost more than the rest of an event.
+    (Visiting only the coflows whose witness is on a port not yet full, gathered from
+    per-port lists and placed by binary search, was tried: at 10,000 coflows twice as slow,
+    most gathered coflows being skipped by the time their position came.)
     """
     ngot = 0
     for q in range(order.shape[0]):
-        k = order[q]
-        w = wit[k]
+        w = owit[q]
         if w >= 0 and res[w] <= tol[w] and not np.isfinite(tau[q]):
             gamma_out[q] = np.inf
             continue
+        k = order[q]
         nt = _coflow_loads(k, flow_ptr, src, dstu, rem, load, touched)
         gamma = 0.0
         blocked = False
@@ -108,6 +130,7 @@ def _iterative_madd(order, tau, flow_ptr, src, dstu, rem, res, tol, rate, load, 
             if res[p] <= tol[p]:
                 if not blocked:
                     wit[k] = p
+                    owit[q] = p
                 blocked = True
             else:
                 g = load[p] / res[p]
@@ -209,39 +232,89 @@ def _backfill_varys(order, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, re
     return ngot
 
 
+def pair_buckets(grp_src, grp_dst, m_in: int, num_ports: int):
+    """The groups by (ingress, egress block) bucket for :func:`_backfill_candidates`:
+    ``(bk_ptr, bk_end, bk_g, bfree)`` and ``nb``, ``stride``.  Bucket ``i * nb + (j - m_in)
+    // stride`` holds the groups of ingress ``i`` and egress ``j`` in index order
+    (``bk_g[bk_ptr[b]:bk_end[b]]``; ``bk_end`` shrinks as the kernel drops the groups of
+    completed coflows); ``stride`` is 1 (one bucket per port pair) unless the pairs
+    outnumber the groups many times; ``bfree`` is scratch (one entry per egress block)."""
+    G = grp_src.shape[0]
+    m_out = max(1, num_ports - m_in)
+    stride = max(1, -(-(m_in * m_out) // (4 * G + 4096)))
+    nb = -(-m_out // stride)
+    bucket = grp_src * nb + (grp_dst - m_in) // stride
+    bk_g = np.argsort(bucket, kind="stable").astype(np.int64)
+    bk_ptr = np.zeros(m_in * nb + 1, dtype=np.int64)
+    np.cumsum(np.bincount(bucket, minlength=m_in * nb), out=bk_ptr[1:])
+    return (bk_ptr, bk_ptr[1:].copy(), bk_g, np.zeros(nb, dtype=np.int64)), nb, stride
+
+
 @njit(cache=True)
-def _backfill_candidates(posq, res, tol, m_in, gsrc_ptr, gsrc, grp_coflow, grp_dst,
-                         active_groups, cand_q, cand_g):
-    """The groups of active coflows with leftover at both ports, sorted by (position of the
-    coflow in the order, group): found through the groups of each ingress port with leftover
-    (``gsrc_ptr``/``gsrc``: every group of the instance by ingress, in index order), when that
+def _backfill_candidates(res, tol, m_in, bk, nb, stride, grp_coflow, grp_dst, active_groups,
+                         posq, unfinished, cand_q, cand_g):
+    """The groups of the coflows in the order with leftover at both ports, sorted by
+    (position of the coflow in the order, group): found through the buckets ``bk`` of
+    :func:`pair_buckets` whose ingress port and some egress port have leftover, when that
     reads fewer groups than the ``active_groups`` of a full pass.  Returns their number, or
-    ``-1`` when the full pass is cheaper.  ``posq[k]`` is coflow ``k``'s position, ``-1`` when
-    it is not in the order."""
+    ``-1`` when the full pass is cheaper.
+
+    ``posq[k]`` is coflow ``k``'s position (``-1``: not in the order).  With ``unfinished``
+    not empty, the groups of completed coflows (``unfinished[k] == 0``) are dropped from the
+    buckets as they are met, so that the buckets hold (nearly) only live groups.  Why buckets
+    by port pair instead of the groups of every ingress port with leftover (the earlier
+    lists, which kept every group of the instance): fewer groups read per event.  The
+    candidates themselves are many (thousands per event at 25,000 coflows: every group of an
+    active coflow at a pair with leftover at both ports), and sorting and serving them is
+    the larger part of an event (``experiments/results/bench_scale_profiles.md``)."""
+    bk_ptr, bk_end, bk_g, bfree = bk[0], bk[1], bk[2], bk[3]
+    P = res.shape[0]
+    nf = 0     # the egress blocks with leftover, listed in bfree
+    last = -1
+    for j in range(m_in, P):
+        if res[j] > tol[j] and (j - m_in) // stride != last:
+            last = (j - m_in) // stride
+            bfree[nf] = last
+            nf += 1
     work = 0
     for i in range(m_in):
         if res[i] > tol[i]:
-            work += gsrc_ptr[i + 1] - gsrc_ptr[i]
+            work += nf
+            for v in range(nf):
+                work += bk_end[i * nb + bfree[v]] - bk_ptr[i * nb + bfree[v]]
     if work >= active_groups:
         return -1
-    n = 0
+    c = 0
     for i in range(m_in):
         if res[i] <= tol[i]:
             continue
-        for c in range(gsrc_ptr[i], gsrc_ptr[i + 1]):
-            g = gsrc[c]
-            q = posq[grp_coflow[g]]
-            j = grp_dst[g]
-            if q >= 0 and res[j] > tol[j]:
-                cand_q[n] = q
-                cand_g[n] = g
-                n += 1
-    if n > 1:
-        key = cand_q[:n] * grp_dst.shape[0] + cand_g[:n]
+        for v in range(nf):
+            x = i * nb + bfree[v]
+            w = bk_ptr[x]
+            for e in range(bk_ptr[x], bk_end[x]):
+                g = bk_g[e]
+                k = grp_coflow[g]
+                if unfinished.shape[0] > 0:
+                    if unfinished[k] == 0:
+                        continue   # completed: dropped for good
+                    bk_g[w] = g
+                    w += 1
+                j = grp_dst[g]
+                if res[j] <= tol[j]:
+                    continue
+                q = posq[k]
+                if q >= 0:
+                    cand_q[c] = q
+                    cand_g[c] = g
+                    c += 1
+            if unfinished.shape[0] > 0:
+                bk_end[x] = w
+    if c > 1:
+        key = cand_q[:c] * grp_dst.shape[0] + cand_g[:c]
         perm = np.argsort(key)
-        cand_q[:n] = cand_q[:n][perm]
-        cand_g[:n] = cand_g[:n][perm]
-    return n
+        cand_q[:c] = cand_q[:c][perm]
+        cand_g[:c] = cand_g[:c][perm]
+    return c
 
 
 @njit(cache=True)
@@ -304,14 +377,16 @@ def _backfill_coflowsim(order, gamma, flow_ptr, src, dstu, rem, res, tol, rate, 
 def _madd_allocate_indexed(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
                            grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, buf_f, buf_p,
                            ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done, adj, counter, out_flows,
-                           out_rates, gamma_out, res, wit, got, posq, m_in, gsrc_ptr, gsrc,
-                           grp_coflow, active_groups, cand_q, cand_g):
+                           out_rates, gamma_out, res, wit, owit, got, posq, unfinished, m_in, bk,
+                           nb, stride, grp_coflow, active_groups, cand_q, cand_g):
     """One allocation: iterative MADD over ``order`` then backfilling ``mode``, with the state
     kept across events (by :func:`madd_simulate`, and by the Python engine's ``MaddPolicy``): the
-    witnesses ``wit`` of :func:`_iterative_madd`, and (when ``gsrc_ptr`` is not empty) the
-    groups by ingress port for :func:`_backfill_candidates` (``posq``: each coflow's position
-    in ``order``, ``-1`` if absent; ``active_groups``: the groups of the coflows in ``order``).
-    ``got`` is scratch of size ``2 len(order) + 1``.
+    witnesses ``wit`` of :func:`_iterative_madd` (``owit``: the same by position in
+    ``order``), and (when ``bk[0]`` is not empty) the groups by port-pair bucket for
+    :func:`_backfill_candidates` (``posq``: each coflow's position in ``order``, ``-1`` if
+    absent; ``unfinished``: empty, or each coflow's unfinished flows; ``active_groups``: the
+    groups of the coflows in ``order``).  ``got``
+    is scratch of size ``2 len(order) + 1``.
 
     Writes the flows with a positive rate (grouped by coflow in ``order``, ascending inside a
     coflow) to ``out_flows``/``out_rates`` and returns their number; ``res`` ends as the
@@ -330,12 +405,12 @@ def _madd_allocate_indexed(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
     for p in range(cap.shape[0]):
         res[p] = cap[p]
     ngot = _iterative_madd(order, tau, flow_ptr, src, dstu, rem, res, tol, rate, load, touched,
-                           gamma_out, wit, got)
+                           gamma_out, wit, owit, got)
     if mode == BACKFILL_VARYS:
         ncand = -1
-        if gsrc_ptr.shape[0] > 0:
-            ncand = _backfill_candidates(posq, res, tol, m_in, gsrc_ptr, gsrc, grp_coflow,
-                                         grp_dst, active_groups, cand_q, cand_g)
+        if bk[0].shape[0] > 0:
+            ncand = _backfill_candidates(res, tol, m_in, bk, nb, stride, grp_coflow, grp_dst,
+                                         active_groups, posq, unfinished, cand_q, cand_g)
         ngot = _backfill_varys(order, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, rem,
                                res, tol, rate, buf_g[:, 0], buf_g[:, 1], ibuf_g[:, 0],
                                ibuf_g[:, 1], ibuf_g[:, 2], fbuf, ibuf, done, adj, counter,
@@ -407,16 +482,20 @@ def _grow(out_f, out_s, out_e, out_v, n_out, need):
 
 
 @njit(cache=True)
-def _sebf_update(sorder, sk, sr, ns, skey, dirty, isact, dlist, nd, rank, flow_ptr, src, dstu,
-                 rem, cap, load, touched, key, general):
+def _sebf_update(sorder, sk, sr, sw, ns, skey, dirty, isact, dlist, nd, rank, wit, flow_ptr,
+                 src, dstu, rem, cap, load, touched, key, general, keyed):
     """Bring SEBF's order up to date: ``sorder[:ns]`` holds the active coflows sorted by
-    (remaining Gamma, rank) as of the last call, ``sk``/``sr`` their keys and ranks (parallel
-    arrays, so that the passes below read memory in order); ``dlist[:nd]`` lists the coflows
+    (remaining Gamma, rank) as of the last call, ``sk``/``sr``/``sw`` their keys, ranks and
+    witnesses (parallel arrays, so that the passes below read memory in order; a coflow merged
+    in takes its ``wit``); ``dlist[:nd]`` lists the coflows
     flagged ``dirty`` since (arrived, or a flow ran, so their remaining demand changed).  The
     others keep their key bit for bit (it is a function of their remaining sizes alone), so
     the order is the kept ones (completed coflows dropped) merged with the dirty ones sorted
     anew: the same order as sorting every active coflow by (key, rank), without reading every
-    active flow at every event.  Returns the new ``ns`` and ``nd`` (0)."""
+    active flow at every event.  Returns the new ``ns`` and ``nd`` (0).
+
+    ``keyed`` false (a static order): every key is 0, so the order is by rank alone and only
+    arrivals are flagged; the same merge keeps it without an insertion per released coflow."""
     m = 0
     for u in range(ns):
         k = sorder[u]
@@ -424,6 +503,7 @@ def _sebf_update(sorder, sk, sr, ns, skey, dirty, isact, dlist, nd, rank, flow_p
             sorder[m] = k
             sk[m] = sk[u]
             sr[m] = sr[u]
+            sw[m] = sw[u]
             m += 1
     nn = 0
     for u in range(nd):
@@ -434,7 +514,9 @@ def _sebf_update(sorder, sk, sr, ns, skey, dirty, isact, dlist, nd, rank, flow_p
             nn += 1
     d = dlist[:nn].copy()
     d = d[np.argsort(rank[d], kind="mergesort")]
-    if general:
+    if not keyed:
+        key[:nn] = 0.0
+    elif general:
         remaining_gamma_paths(d, flow_ptr, src, dstu, rem, cap, load, touched, key)
     else:
         remaining_gamma(d, flow_ptr, src, dstu, rem, cap, load, touched, key)
@@ -453,11 +535,13 @@ def _sebf_update(sorder, sk, sr, ns, skey, dirty, isact, dlist, nd, rank, flow_p
             sorder[w] = sorder[i]
             sk[w] = sk[i]
             sr[w] = sr[i]
+            sw[w] = sw[i]
             i -= 1
         else:
             sorder[w] = b
             sk[w] = kb
             sr[w] = rb
+            sw[w] = wit[b]
             j -= 1
         w -= 1
     return m + nn, 0
@@ -470,7 +554,8 @@ ORDER_SEBF = 1
 @njit(cache=True)
 def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, cap, tol,
                   completion_rtol, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows,
-                  max_events, snap_rtol, lf, ls, le, lv, cf, cs, ce, cv, state, general):
+                  max_events, snap_rtol, lf, ls, le, lv, cf, cs, ce, cv, state, general,
+                  m_in, bk, nb, stride):
     """The whole MADD (``order_mode`` 0: static ``rank``) or Varys (1: SEBF on the remaining
     demand, ties by ``rank``) simulation, reallocating only at coflow releases and
     completions.
@@ -497,6 +582,14 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     :func:`remaining_gamma_paths`): ``src``/``dstu`` are then the flows' path CSR
     (``flow_resource_ptr``, ``flow_resource``) and ``grp_src``/``grp_dst`` the groups' path CSR.
     The event loop is the same; with ``general`` false every call is the big-switch one.
+    ``bk``, ``nb``, ``stride`` are the groups by port-pair bucket of :func:`pair_buckets`
+    (``m_in`` ingress ports; empty ``bk[0]`` on resources).
+
+    The active coflows are kept sorted in ``sorder`` for both orders (static: by rank, the
+    released coflows merged in at the next allocation instead of inserted one by one, and
+    completed ones dropped there instead of by a scan per completion; SEBF: by key, the
+    coflows that ran merged back in), with their witnesses by position (``owit``, for
+    :func:`_iterative_madd`).
     """
     K = release.shape[0]
     F = size.shape[0]
@@ -540,17 +633,16 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
 
     cur = np.zeros(F, dtype=np.int64)   # flows with a positive rate
     ncur = 0
-    active = np.zeros(K, dtype=np.int64)
     nact = 0
 
     # big switch: what keeps an event from costing every active flow (_iterative_madd's
-    # witnesses, _backfill_candidates' groups by ingress, _madd_allocate_indexed's output)
+    # witnesses and their lists, _backfill_candidates' buckets, _madd_allocate_indexed's
+    # output); the lists are off for coflowsim's backfilling, which reads every coflow
     wit = np.full(K, -1, dtype=np.int64)
     got = np.zeros(2 * K + 1, dtype=np.int64)
+    owit = np.full(K, -1, dtype=np.int64)   # wit by position in sorder
     posq = np.full(K, -1, dtype=np.int64)
     none = np.zeros(0, dtype=np.int64)
-    gsrc_ptr = none
-    gsrc = none
     grp_coflow = none
     cand_q = none
     cand_g = none
@@ -560,16 +652,11 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
         for k in range(K):
             for g in range(grp_ptr[k], grp_ptr[k + 1]):
                 grp_coflow[g] = k
-        gsrc = np.argsort(grp_src, kind="mergesort").astype(np.int64)
-        gsrc_ptr = np.zeros(P + 1, dtype=np.int64)
-        for g in range(G):
-            gsrc_ptr[grp_src[g] + 1] += 1
-        for p in range(P):
-            gsrc_ptr[p + 1] += gsrc_ptr[p]
         cand_q = np.zeros(G, dtype=np.int64)
         cand_g = np.zeros(G, dtype=np.int64)
-    # SEBF: the active coflows sorted by (remaining Gamma, rank), kept between events; only the
-    # coflows whose flows ran (or that arrived) since get a new key and are merged back in
+    # the active coflows sorted by (remaining Gamma, rank) for SEBF, by (0, rank) for a static
+    # order, kept between events; only the coflows whose flows ran (SEBF) or that arrived
+    # since get a new key and are merged back in
     sorder = np.zeros(K, dtype=np.int64)
     sk = np.zeros(K)
     sr = np.zeros(K, dtype=np.int64)
@@ -593,15 +680,10 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     n_done = 0
     realloc = True
     while True:
-        # releases at t (static order: insert by rank)
+        # releases at t (merged into the order at the next allocation)
         while rel_ptr < K and release[rel_order[rel_ptr]] <= t:
             k = rel_order[rel_ptr]
             rel_ptr += 1
-            pos = nact
-            if order_mode == ORDER_STATIC:
-                while pos > 0 and rank[active[pos - 1]] > rank[k]:
-                    pos -= 1
-            insert_at(active, pos, nact, k)
             nact += 1
             active_groups += grp_ptr[k + 1] - grp_ptr[k]
             isact[k] = True
@@ -620,29 +702,26 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
 
         if realloc:
             calls += 1
-            if order_mode == ORDER_SEBF:
-                # smallest remaining Gamma first, ties by the static rank
-                ns, nd = _sebf_update(sorder, sk, sr, ns, skey, dirty, isact, dlist, nd,
-                                      rank, flow_ptr, src, dstu, rem, cap, load, touched,
-                                      key, general)
-                order = sorder[:ns]
-            else:
-                order = active[:nact]
-            tau = no_tau[:nact]
+            # SEBF: smallest remaining Gamma first, ties by the static rank
+            ns, nd = _sebf_update(sorder, sk, sr, owit, ns, skey, dirty, isact, dlist, nd,
+                                  rank, wit, flow_ptr, src, dstu, rem, cap, load, touched, key,
+                                  general, order_mode == ORDER_SEBF)
+            order = sorder[:ns]
+            tau = no_tau[:ns]
             if general:
                 n = madd_allocate_paths(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
                                         grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows,
                                         buf_f, buf_p, ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done,
                                         adj, counter, out_fl, out_rt, gamma, res)
             else:
-                for q in range(nact):
+                for q in range(ns):
                     posq[order[q]] = q
                 n = _madd_allocate_indexed(
                     order, tau, mode, flow_ptr, src, dstu, rem, cap, tol, grp_ptr, grp_lo,
                     grp_hi, grp_src, grp_dst, gflows, buf_f, buf_p, ibuf_p, buf_g, ibuf_g, fbuf,
-                    ibuf, done, adj, counter, out_fl, out_rt, gamma, res, wit, got, posq, P,
-                    gsrc_ptr, gsrc, grp_coflow, active_groups, cand_q, cand_g)
-                for q in range(nact):
+                    ibuf, done, adj, counter, out_fl, out_rt, gamma, res, wit, owit, got, posq,
+                    unfinished, m_in, bk, nb, stride, grp_coflow, active_groups, cand_q, cand_g)
+                for q in range(ns):
                     posq[order[q]] = -1
             for u in range(n):
                 f = out_fl[u]
@@ -708,7 +787,7 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
         for u in range(ncur):
             f = cur[u]
             k = coflow_of[f]
-            if not dirty[k]:
+            if order_mode == ORDER_SEBF and not dirty[k]:
                 # its remaining demand changes: a new SEBF key at the next allocation
                 dirty[k] = True
                 dlist[nd] = k
@@ -726,7 +805,9 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                 rate[f] = 0.0
                 fc[f] = e
                 if not general and (wit[k] == src[f] or wit[k] == dstu[f]):
-                    wit[k] = -1   # the witness may no longer carry a flow of k
+                    # the witness may no longer carry a flow of k
+                    wit[k] = -1
+                    owit[_position(k, skey, rank, sk, sr, ns)] = -1
                 if e > cmax[k]:
                     cmax[k] = e
                 unfinished[k] -= 1
@@ -735,14 +816,8 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                     n_done += 1
                     realloc = True
                     active_groups -= grp_ptr[k + 1] - grp_ptr[k]
-                    isact[k] = False
-                    # drop k from the active list
-                    w = 0
-                    for q in range(nact):
-                        if active[q] != k:
-                            active[w] = active[q]
-                            w += 1
-                    nact = w
+                    isact[k] = False   # dropped from the order at the next allocation
+                    nact -= 1
             else:
                 cur[m] = f
                 m += 1

@@ -197,16 +197,16 @@ class MaddPolicy:
              self._gflows) = _pair_groups(instance)
             self._scratch = _k.madd_scratch(F, P, self._grp_lo.size)
             # what madd_simulate keeps across events so that an event does not read every
-            # active coflow (its witnesses, the groups by ingress for backfilling): the same
-            # kept here across calls, with the same arithmetic (_madd_allocate_indexed)
+            # active coflow (its witnesses, the groups by port pair for backfilling): the
+            # same kept here across calls, with the same arithmetic (_madd_allocate_indexed)
             G = self._grp_lo.size
             self._wit = np.full(K, -1, dtype=np.int64)
             self._got = np.zeros(2 * K + 1, dtype=np.int64)
             self._posq = np.full(K, -1, dtype=np.int64)
             self._grp_coflow = np.repeat(np.arange(K, dtype=np.int64), np.diff(self._grp_ptr))
-            self._gsrc = np.argsort(self._grp_src, kind="stable").astype(np.int64)
-            self._gsrc_ptr = np.zeros(P + 1, dtype=np.int64)
-            np.cumsum(np.bincount(self._grp_src, minlength=P), out=self._gsrc_ptr[1:])
+            self._buckets = _k.pair_buckets(self._grp_src, self._grp_dst, instance.num_ingress,
+                                            P)
+            self._none = np.zeros(0, dtype=np.int64)   # no per-coflow unfinished counts
             self._cand_q = np.zeros(G, dtype=np.int64)
             self._cand_g = np.zeros(G, dtype=np.int64)
             # flows given a rate and not yet finished: when one finishes, its coflow's witness
@@ -243,8 +243,9 @@ class MaddPolicy:
             self._posq[order] = np.arange(order.size)
             active_groups = int((self._grp_ptr[order + 1] - self._grp_ptr[order]).sum())
             n = _k._madd_allocate_indexed(
-                *args, self._wit, self._got, self._posq, self.inst.num_ports, self._gsrc_ptr,
-                self._gsrc, self._grp_coflow, active_groups, self._cand_q, self._cand_g)
+                *args, self._wit, self._wit[order], self._got, self._posq, self._none,
+                self.inst.num_ingress,
+                *self._buckets, self._grp_coflow, active_groups, self._cand_q, self._cand_g)
             self._posq[order] = -1
             out = self._out_f[:n]
             new = out[~self._is_running[out]]
@@ -353,10 +354,14 @@ def run_madd_kernel(instance: Instance, rank, *, sebf: bool, backfill: str | Non
         # the same event loop with the allocation over paths (_madd_kernel, general resources)
         groups = _path_groups(instance)
         src, dstu = _flow_paths(instance)
+        m_in, none = 0, np.zeros(0, dtype=np.int64)
+        buckets, nb, stride = (none, none, none, none), 1, 1
     else:
         groups = _pair_groups(instance)
         src = np.ascontiguousarray(instance.flow_src, dtype=np.int64)
         dstu = np.ascontiguousarray(instance.flow_egress_port, dtype=np.int64)
+        m_in = instance.num_ingress
+        buckets, nb, stride = _k.pair_buckets(groups[3], groups[4], m_in, instance.num_ports)
     cap = instance.capacity.astype(float)
     K, F = instance.num_coflows, instance.num_flows
     # small chunks: the write buffers live next to the whole schedule at the end of the run,
@@ -367,7 +372,8 @@ def run_madd_kernel(instance: Instance, rank, *, sebf: bool, backfill: str | Non
         BACKFILL_RULES[backfill], instance.release.astype(float),
         np.ascontiguousarray(instance.flow_ptr, dtype=np.int64), src, dstu,
         instance.flow_size.astype(float), cap, tol_rel * cap, COMPLETION_RTOL,
-        *groups, 50 * (F + K) + 1000, 0.0 if sebf else SNAP_RTOL, *chunks.args(), general)
+        *groups, 50 * (F + K) + 1000, 0.0 if sebf else SNAP_RTOL, *chunks.args(), general,
+        m_in, buckets, nb, stride)
     if events < 0:  # pragma: no cover - the first coflow of the order always gets capacity
         raise SimulationError(f"MADD kernel stalled after {-events} events")
     out_f, out_s, out_e, out_v = chunks_to_arrays(chunks)
