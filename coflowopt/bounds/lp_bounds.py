@@ -166,6 +166,8 @@ def ordering_lp_bound(instance: Instance, *, objective: str = "weighted_completi
                              "converged": sol.converged, "history": sol.history}
     if fallback is not None:
         extra["fallback"] = fallback
+    if sol.warm_start_skipped:
+        extra["warm_start_skipped_entries"] = sol.warm_start_skipped
     if sol.certificate is None:
         return uncertified_result(algorithm="ordering-lp", objective=objective,
                                   status=sol.status, params=params, solver=sol.solver,

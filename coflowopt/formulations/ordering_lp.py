@@ -678,7 +678,8 @@ class OrderingLPSolution:
     its value (float, the solver's), ``certificate`` its dual with the cuts it refers to,
     ``converged`` whether the oracle found no violated inequality (then ``objective`` is the
     full LP's optimum up to the tolerance), ``status`` the mapped solver status of the last
-    solve (``time_limit`` when the loop was stopped by the clock).
+    solve (``time_limit`` when the loop was stopped by the clock).  ``warm_start_skipped``:
+    the number of entries of BSSI's rows left out of the first LP (0 when they went in).
     """
 
     C: np.ndarray | None
@@ -692,6 +693,7 @@ class OrderingLPSolution:
     solver: dict
     timings: dict
     model: HighsModel | None = None
+    warm_start_skipped: int = 0
 
 
 #: Largest number of entries of BSSI's rows put into the first LP (``initial="bssi"``).
@@ -779,6 +781,7 @@ def _solve_ordering_lp_in_units(instance: Instance, *, release_cuts: bool, tol: 
     # the full set of every port (with its release threshold only when release rows are on)
     cuts = _full_set_cuts(loads, rel if release_cuts else np.zeros_like(rel))
     pd = None   # BSSI's dual: a dual solution of this LP, the answer when no round finishes
+    skipped = 0
     if initial == "bssi":
         from ..orderings.bssi import bssi_trace
         try:
@@ -793,7 +796,7 @@ def _solve_ordering_lp_in_units(instance: Instance, *, release_cuts: bool, tol: 
             if warm.ptr[-1] <= WARM_START_NONZEROS:
                 cuts = cuts.concat(warm)
             else:
-                timings["warm_start_skipped_nonzeros"] = int(warm.ptr[-1])
+                skipped = int(warm.ptr[-1])
             del warm
         except NotSupportedError:
             # BSSI not (yet) defined on this instance's resources: the warm start is only a
@@ -878,13 +881,16 @@ def _solve_ordering_lp_in_units(instance: Instance, *, release_cuts: bool, tol: 
                                       cuts=pd.cuts, converged=False, status=status,
                                       rounds=rounds, history=history,
                                       solver={"name": "highs", "algorithm": algorithm},
-                                      timings=timings, model=model)
+                                      timings=timings, model=model,
+                                      warm_start_skipped=skipped)
     if best is None:
         return OrderingLPSolution(None, None, None, cuts, False, status, rounds, history,
-                                  {"name": "highs", "algorithm": algorithm}, timings, model)
+                                  {"name": "highs", "algorithm": algorithm}, timings, model,
+                                  skipped)
     C, obj, cuts_b, duals, sol = best
     cert = LPCertificate(formulation="ordering-lp", params={}, row_duals=duals, rows=cuts_b,
                          claimed_value=obj, source=f"highs:{algorithm}")
     return OrderingLPSolution(C=C, objective=obj, certificate=cert, cuts=cuts_b,
                               converged=converged, status=status, rounds=rounds,
-                              history=history, solver=sol.solver, timings=timings, model=model)
+                              history=history, solver=sol.solver, timings=timings, model=model,
+                              warm_start_skipped=skipped)
