@@ -132,6 +132,20 @@ def test_fig_b2_with_and_without_backfill():
                            mode="exact").coflow_completion.tolist() == [2, 2]
 
 
+def test_a_few_flows_on_a_large_fabric_use_their_own_ports_only():
+    # Fig. B.2 on a 150 x 150 fabric: the decomposition runs over the ports the coflow uses
+    # (1 x 2 for C1, padded to 2 x 2), so the answer, and the idle egress each of C1's two
+    # terms leaves for backfilling, are those of the 2 x 2 fabric; every piece at full rate
+    inst = Instance.from_coflows([Coflow("C1", [(0, 0, 1), (0, 1, 1)]),
+                                  Coflow("C2", [(1, 0, 1), (1, 1, 1)])],
+                                 num_ingress=150, num_egress=150)
+    plain = bvn(inst, [0, 1])
+    assert verify_schedule(inst, plain, mode="exact").coflow_completion.tolist() == [2, 4]
+    filled = bvn(inst, [0, 1], backfill=True)
+    assert verify_schedule(inst, filled, mode="exact").coflow_completion.tolist() == [2, 2]
+    assert set(plain.rate.tolist()) == {1} and plain.num_pieces == 4
+
+
 def test_group_schedule_takes_the_aggregate_rho():
     # two coflows grouped: the aggregated matrix [[1, 1], [1, 1]] has rho 2 (each alone has
     # rho 2 too): the group ends at 2; a third coflow in a second group starts at 2
