@@ -216,6 +216,26 @@ def test_syntax_errors(tmp_path, text, line, rule):
     assert ei.value.line == line and rule in ei.value.rule and ei.value.file == str(p)
 
 
+def test_reading_restores_the_garbage_collector(tmp_path):
+    # the reader holds the cyclic collector while it parses (a speed measure): whatever
+    # happens, it leaves it as it found it
+    import gc
+    good = tmp_path / "i.json"
+    write_instance_json(Instance.from_coflows([Coflow("A", [(0, 0, 1.0)])]), good)
+    bad = put(tmp_path, '{"format": "coflowopt-instance", "version": 1, "version": 2}',
+              name="bad.json")
+    try:
+        for state in (True, False):
+            (gc.enable if state else gc.disable)()
+            assert read_instance_json(good).num_flows == 1
+            assert gc.isenabled() is state
+            with pytest.raises(InvalidInstanceError):
+                read_instance_json(bad)
+            assert gc.isenabled() is state
+    finally:
+        gc.enable()
+
+
 def test_not_utf8(tmp_path):
     p = tmp_path / "i.json"
     p.write_bytes(b'{"format": "\xff"}')

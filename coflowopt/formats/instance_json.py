@@ -51,6 +51,8 @@ reads back to the same float64, so write -> read is exact.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import itertools
 import json
 import math
@@ -101,6 +103,24 @@ def _reject_duplicate_keys(pairs):
     return d
 
 
+@contextlib.contextmanager
+def _gc_paused():
+    """Hold Python's cyclic garbage collector while a document is parsed.
+
+    Why: the parser allocates one list per flow (5.2 million on Custom-4000), each allocation
+    counts towards the collector's thresholds, and every older-generation collection walks all
+    of the lists made so far: parsing that 74 MB file took 4.7 s of CPU with the collector and
+    2.0 s without.  A parsed JSON document is a tree (no reference cycles), so deferring the
+    collection frees nothing later than it would have been freed."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def load_json_document(path: str | Path, error: type = InvalidInstanceError) -> Any:
     """Parse a JSON file strictly: NaN/Infinity and repeated keys are errors.
 
@@ -109,7 +129,7 @@ def load_json_document(path: str | Path, error: type = InvalidInstanceError) -> 
     """
     path = str(path)
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8") as fh, _gc_paused():
             return json.load(fh, parse_constant=_reject_constant,
                              object_pairs_hook=_reject_duplicate_keys)
     except json.JSONDecodeError as e:
@@ -639,7 +659,11 @@ def read_instance_json(path: str | Path) -> Instance:
     # here says "a text file", not "Extra data (column 3)")
     expect_kind(path, ("json", "empty"), "a coflowopt-instance JSON document",
                 InvalidInstanceError)
-    return instance_from_dict(load_json_document(path, InvalidInstanceError), file=path)
+    # the collector stays off until the parsed lists are freed (by reference counting, when
+    # the document goes out of scope): enabled in between, its next collections would walk
+    # every one of them (_gc_paused)
+    with _gc_paused():
+        return instance_from_dict(load_json_document(path, InvalidInstanceError), file=path)
 
 
 def write_instance_json(instance: Instance, path: str | Path, *, include_meta: bool = False) -> None:
