@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any, Mapping
 
@@ -10,7 +11,7 @@ from .instance import Instance
 from .registry import get_algorithm, rate_aware_params
 from .results import Result, report_result, schedule_result
 
-__all__ = ["run_schedule", "algorithm_label"]
+__all__ = ["run_schedule", "algorithm_label", "has_windows", "POLICY_WINDOWS", "RATES_WINDOWS"]
 
 
 def algorithm_label(order: str | None, rates: str | None, policy: str | None) -> str:
@@ -42,12 +43,16 @@ def run_schedule(instance: Instance, order: str | None = "fifo", rates: str | No
     objective : {"weighted_completion_time", "weighted_cct"}
     verify_mode : {"float", "exact"}
     keep_schedule : bool, default True
-        With False, a policy that has a windowed form (per-flow fairness ``fair`` and ``wss``:
-        about 2e8 pieces, 6 GB, on the Facebook trace) hands its schedule over window by window
-        to the float verifier and never holds it: ``result.schedule`` is None, the verdict and
-        every number are the same.  Other algorithms ignore it.
+        With False, an algorithm that has a windowed form (:data:`POLICY_WINDOWS`: per-flow
+        fairness ``fair`` / ``per-flow-maxmin`` and ``wss``, about 2e8 pieces, 6 GB, on the
+        Facebook trace, and ``varys``; :data:`RATES_WINDOWS`: ``madd`` after any ordering, 1e7
+        pieces) hands its schedule over window by window to the float verifier and never
+        holds it: ``result.schedule`` is None, the verdict and every number are the same
+        (MADD and Varys: a held rerun when the streamed schedule is rejected with a flow left
+        unsettled, :func:`coflowopt.rates.madd.run_madd_windows`).  ``engine="python"`` and
+        the other algorithms ignore it.
     stream_to : str, optional
-        With ``keep_schedule=False`` and a windowed policy: also write the windows, as they
+        With ``keep_schedule=False`` and a windowed form: also write the windows, as they
         come, to this ``.npz`` piece file (:class:`~coflowopt.formats.schedule_io.
         NpzPieceWriter`; memory of one window).  Ignored otherwise.
 
@@ -73,11 +78,10 @@ def run_schedule(instance: Instance, order: str | None = "fifo", rates: str | No
     """
     timings: dict[str, float] = {}
     params: dict[str, Any] = {}
-    if policy is not None and not keep_schedule and verify_mode == "float":
-        from .policies.flow_level import WINDOWED_POLICIES
-        if policy in WINDOWED_POLICIES and \
-                (policy_params or {}).get("engine", "auto") != "python":
-            return _streamed_result(instance, policy, objective, stream_to)
+    streamed = not keep_schedule and verify_mode == "float"
+    if policy is not None and streamed and has_windows(policy, policy_params, POLICY_WINDOWS):
+        return _streamed_policy(instance, policy, dict(policy_params or {}), objective,
+                                stream_to)
     if policy is not None:
         alg = get_algorithm("policy", policy)
         t0 = time.perf_counter()
@@ -93,35 +97,100 @@ def run_schedule(instance: Instance, order: str | None = "fifo", rates: str | No
         t0 = time.perf_counter()
         sigma = oalg.func(instance, **rate_aware_params(oalg, order_params, ralg, rate_params))
         timings["order"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        sched = ralg.func(instance, sigma, **dict(rate_params or {}))
-        timings["rates"] = time.perf_counter() - t0
         params = {"order": oalg.name, "rates": ralg.name,
                   "order_params": dict(order_params or {}),
                   "rate_params": dict(rate_params or {})}
         label = algorithm_label(oalg.name, ralg.name, None)
+        if streamed and has_windows(ralg.name, rate_params, RATES_WINDOWS):
+            windows, wparams = _windows(RATES_WINDOWS, ralg.name, rate_params)
+            return _streamed(
+                instance, lambda cb: windows(instance, sigma, cb, **wparams),
+                algorithm=label, params=params, objective=objective, timings=timings,
+                stream_to=stream_to, time_key="rates",
+                held=lambda: ralg.func(instance, sigma, **dict(rate_params or {})))
+        t0 = time.perf_counter()
+        sched = ralg.func(instance, sigma, **dict(rate_params or {}))
+        timings["rates"] = time.perf_counter() - t0
     return schedule_result(instance, sched, algorithm=label, params=params, objective=objective,
                            mode=verify_mode, timings=timings)
 
 
-def _streamed_result(instance: Instance, policy: str, objective: str,
-                     stream_to: str | None = None) -> Result:
-    """``run_schedule(..., keep_schedule=False)`` for a policy with a windowed form: the kernel's
-    windows go straight to the windowed float verifier (the same rules and verdict as
-    :func:`~coflowopt.verify.verify_schedule`); the time spent verifying is reported apart.
+#: The rate allocations with a windowed form: name -> (module, function, keyword arguments
+#: bound to it, whether it takes the rate parameters); the function is
+#: ``windows(instance, order, on_window, **rate_params) -> stats`` (see :func:`_streamed`).
+RATES_WINDOWS = {"madd": ("coflowopt.rates.madd", "madd_windows", {}, True)}
+
+#: The policies with a windowed form, as :data:`RATES_WINDOWS` with
+#: ``windows(instance, on_window, **policy_params) -> stats``.  Per-flow fairness and WSS
+#: (:func:`~coflowopt.policies.flow_level.maxmin_windows` with their weights) take no
+#: parameter but ``engine``, which only selects this path.
+POLICY_WINDOWS = {
+    "fair": ("coflowopt.policies.flow_level", "maxmin_windows", {"weights": "unit"}, False),
+    "per-flow-maxmin": ("coflowopt.policies.flow_level", "maxmin_windows",
+                        {"weights": "unit"}, False),
+    "wss": ("coflowopt.policies.flow_level", "maxmin_windows", {"weights": "size"}, False),
+    "varys": ("coflowopt.policies.varys", "varys_windows", {}, True)}
+
+
+def _windows(table: dict, name: str, params) -> tuple:
+    """``(windows function, the parameters it is called with)`` for ``name`` in ``table``."""
+    import importlib
+
+    module, function, bound, takes_params = table[name]
+    func = functools.partial(getattr(importlib.import_module(module), function), **bound)
+    return func, (dict(params or {}) if takes_params else {})
+
+
+def has_windows(name: str, params, table) -> bool:
+    """Whether ``name`` runs streamed: it has a windowed form in ``table``
+    (:data:`POLICY_WINDOWS` or :data:`RATES_WINDOWS`) and its ``engine`` parameter is not
+    ``"python"`` (the Python engines hold their schedule).
+
+    Examples
+    --------
+    >>> has_windows("madd", {}, RATES_WINDOWS), has_windows("greedy", {}, RATES_WINDOWS)
+    (True, False)
+    >>> has_windows("varys", {"engine": "python"}, POLICY_WINDOWS)
+    False
+    """
+    return name in table and (params or {}).get("engine", "auto") != "python"
+
+
+def _streamed_policy(instance: Instance, policy: str, policy_params: dict, objective: str,
+                     stream_to: str | None) -> Result:
+    """``run_schedule(..., keep_schedule=False)`` for a policy with a windowed form.
 
     The registered policy is looked up first, so that the windowed form refuses what the
     policy refuses: one tagged ``big_switch_only`` raises
     :class:`~coflowopt.exceptions.NotSupportedError` on an instance over resources, exactly as
-    calling it would (:meth:`Instance.require_big_switch`).  ``fair``, ``per-flow-maxmin`` and
-    ``wss`` run on resources: :func:`~coflowopt.policies.flow_level.maxmin_windows` picks the
-    kernel of the instance's model (pairs of ports, or distinct paths)."""
-    from .policies.flow_level import WINDOWED_POLICIES, maxmin_windows
-    from .verify import WindowedVerifier
-
+    calling it would (:meth:`Instance.require_big_switch`).  ``fair``, ``per-flow-maxmin``,
+    ``wss`` and ``varys`` run on resources (their kernels pick the instance's model)."""
     alg = get_algorithm("policy", policy)
     if "big_switch_only" in alg.tags:
         instance.require_big_switch(f"policy {alg.name!r}")
+    windows, wparams = _windows(POLICY_WINDOWS, policy, policy_params)
+    params = {"policy": policy, "policy_params": wparams}
+    return _streamed(instance, lambda cb: windows(instance, cb, **wparams),
+                     algorithm=policy, params=params, objective=objective, timings={},
+                     stream_to=stream_to, held=lambda: alg.func(instance, **policy_params))
+
+
+def _streamed(instance: Instance, run, *, algorithm: str, params: dict, objective: str,
+              timings: dict, stream_to: str | None = None, held=None,
+              time_key: str = "schedule") -> Result:
+    """The streamed path of :func:`run_schedule`: ``run(on_window)`` runs a kernel in its sink
+    mode, whose windows go straight to the windowed float verifier (the same rules and
+    verdict as :func:`~coflowopt.verify.verify_schedule`) and, with ``stream_to``, to an
+    ``.npz`` piece file as they come; the time spent verifying is reported apart.
+
+    A windowed form that cannot settle every flow (MADD / Varys: a flow off its size by more
+    than :data:`~coflowopt.simulate.SETTLE_RTOL` whose pieces span windows; ``unsettled`` in
+    its statistics) could be rejected where the held schedule is accepted: then ``held()``
+    (the held form) is run and verified instead, so that streaming never changes a verdict;
+    ``extra["streamed"]["held_rerun"]`` says so.  ``timings[time_key]`` is the time of the
+    kernel without the verifier's share (``"rates"`` after an ordering, as in the held path)."""
+    from .verify import WindowedVerifier
+
     ver = WindowedVerifier(instance)
     writer, write_s = None, [0.0]
     if stream_to is not None:
@@ -137,7 +206,7 @@ def _streamed_result(instance: Instance, policy: str, objective: str,
 
     t0 = time.perf_counter()
     try:
-        stats = maxmin_windows(instance, on_window, weights=WINDOWED_POLICIES[policy])
+        stats = run(on_window)
     except BaseException:
         if writer is not None:
             writer.abort()
@@ -145,14 +214,34 @@ def _streamed_result(instance: Instance, policy: str, objective: str,
     elapsed = time.perf_counter() - t0
     t1 = time.perf_counter()
     rep = ver.report()
-    timings = {"schedule": elapsed - stats["callback_s"],
+    timings = {**timings, time_key: elapsed - stats["callback_s"],
                "verify": stats["callback_s"] - write_s[0] + time.perf_counter() - t1}
+    info = {"windows": int(stats["windows"]), "pieces": int(stats["pieces"])}
+    if "unsettled" in stats:
+        info.update(settled=int(stats["settled"]), unsettled=int(stats["unsettled"]))
+    if not rep.ok and stats.get("unsettled", 0) > 0 and held is not None:
+        del ver, rep
+        if writer is not None:
+            writer.abort()
+            writer = None
+        t0 = time.perf_counter()
+        sched = held()
+        timings["held_rerun"] = time.perf_counter() - t0
+        if stream_to is not None:
+            from .formats import write_schedule
+            t = time.perf_counter()
+            write_schedule(sched, instance, stream_to)
+            timings["write"] = time.perf_counter() - t
+            info["file"] = str(stream_to)
+        res = schedule_result(instance, sched, algorithm=algorithm, params=params,
+                              objective=objective, timings=timings,
+                              extra={"streamed": {**info, "held_rerun": True}})
+        res.schedule = None
+        return res
     if writer is not None:
         t = time.perf_counter()
         writer.close()
         timings["write"] = write_s[0] + time.perf_counter() - t
-    return report_result(rep, algorithm=policy, objective=objective, timings=timings,
-                         params={"policy": policy, "policy_params": {}},
-                         extra={"streamed": {"windows": int(stats["windows"]),
-                                             "pieces": int(stats["pieces"]),
-                                             **({"file": str(stream_to)} if stream_to else {})}})
+        info["file"] = str(stream_to)
+    return report_result(rep, algorithm=algorithm, objective=objective, timings=timings,
+                         params=params, extra={"streamed": info})

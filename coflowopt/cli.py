@@ -713,12 +713,16 @@ def cmd_schedule(args) -> int:
     else:
         refuse_big_switch_only(oalg, inst, "--order", instance_words(args))
         refuse_big_switch_only(ralg, inst, "--rates", instance_words(args))
-    # per-flow fairness and WSS written to .npz go window by window to the verifier and the
-    # file as the kernel produces them: never held (2e8 pieces, 6.4 GB, on the FB trace)
-    from .policies.flow_level import WINDOWED_POLICIES
-    stream = bool(args.out and args.out.lower().endswith(".npz") and args.policy in
-                  WINDOWED_POLICIES and policy_params.get("engine", "auto") != "python"
-                  and not args.slotted and not args.exact)
+    # what has a windowed form (per-flow fairness, WSS, Varys, MADD), written to .npz, goes
+    # window by window to the verifier and the file as the kernel produces it: never held
+    # (per-flow fairness: 2e8 pieces, 6.4 GB, on the FB trace); without --out it is streamed
+    # to the verifier alone (run_schedule, keep_schedule=False)
+    from .api import POLICY_WINDOWS, RATES_WINDOWS, has_windows
+    stream = bool(args.out and args.out.lower().endswith(".npz") and not args.slotted
+                  and not args.exact and (
+                      has_windows(args.policy, policy_params, POLICY_WINDOWS)
+                      if args.policy is not None
+                      else has_windows(args.rates, rate_params, RATES_WINDOWS)))
     try:
         res = run_schedule(inst, order=args.order, rates=args.rates, policy=args.policy,
                            order_params=order_params, rate_params=rate_params,

@@ -50,6 +50,7 @@ from ._index_ranges import concat_ranges
 
 __all__ = ["COMPLETION_RTOL", "RatePolicy", "SimState", "SimulationResult", "simulate",
            "SimulationError", "RESCHEDULE_EVENTS", "SETTLE_RTOL", "settle_sizes",
+           "settle_off", "settle_rates",
            "exact_schedule", "schedule_length_bounds"]
 
 #: A flow whose remaining size is <= COMPLETION_RTOL * size is complete.
@@ -549,16 +550,47 @@ def settle_sizes(instance: Instance, schedule: Schedule, *, copy: bool = True) -
         sent += np.bincount(flow[sl], weights=rate[sl] * (schedule.end[sl] - schedule.start[sl]),
                             minlength=F)
     size = instance.flow_size.astype(float)
-    off = np.abs(sent - size) > SETTLE_RTOL * size
-    off &= sent > 0  # a flow that sends nothing is not rounding: the verifier's to judge
+    off = settle_off(sent, size)
     if not off.any():
         return schedule
-    sel = np.flatnonzero(off[flow])
     new_rate = rate.copy() if copy else rate
-    new_rate[sel] *= (size / np.where(off, sent, 1.0))[flow[sel]]
+    settle_rates(flow, new_rate, sent, size, off)
     if not copy:
         return schedule
     return Schedule(flow, schedule.start, schedule.end, new_rate, meta=schedule.meta)
+
+
+def settle_off(sent: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """The flows :func:`settle_sizes` rescales: those whose computed ``sent`` is off their
+    ``size`` by more than :data:`SETTLE_RTOL` (relative), among those that sent anything (a
+    flow that sends nothing is not rounding: the verifier's to judge).
+
+    Examples
+    --------
+    >>> settle_off(np.array([1.0, 1.0 - 1e-10, 0.0]), np.ones(3)).tolist()
+    [False, True, False]
+    """
+    off = np.abs(sent - size) > SETTLE_RTOL * size
+    off &= sent > 0
+    return off
+
+
+def settle_rates(flow: np.ndarray, rate: np.ndarray, sent: np.ndarray, size: np.ndarray,
+                 off: np.ndarray) -> None:
+    """Scale, in place, the ``rate`` of every piece of a flow marked in ``off`` by
+    ``size / sent`` of its flow (the rescaling of :func:`settle_sizes`; also applied window by
+    window to streamed schedules, :func:`coflowopt.rates.madd.run_madd_windows`).
+
+    Examples
+    --------
+    >>> r = np.array([0.5, 2.0])
+    >>> settle_rates(np.array([0, 1]), r, np.array([0.5, 2.0]), np.ones(2),
+    ...              np.array([True, False]))
+    >>> r.tolist()
+    [1.0, 2.0]
+    """
+    sel = np.flatnonzero(off[flow])
+    rate[sel] *= (size / np.where(off, sent, 1.0))[flow[sel]]
 
 
 def exact_schedule(instance: Instance, schedule: Schedule) -> Schedule:

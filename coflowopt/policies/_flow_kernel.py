@@ -42,6 +42,7 @@ from ..rates._jit import njit
 from ..rates._sorted import insert_at, remove_at, scan_back
 
 from ..rates._pieces import CHUNK, PieceChunks, chunks_to_arrays, flush_to_sink  # noqa: F401
+from ..rates._pieces import close_pieces as _close
 from ..rates._pieces import put as _put
 from ..rates._pieces import spill as _spill
 
@@ -116,15 +117,6 @@ def heap_remove(hk, he, pos, size, e):
         _hp_up(hk, he, pos, i)
     else:
         _hp_down(hk, he, pos, last, i)
-
-
-@njit(cache=True)
-def _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t):
-    """The last pieces: to the chunk lists, or (sink mode) to the sink as the last window."""
-    if window > 0:
-        flush_to_sink(cf, cs, ce, cv, nc, t)
-    else:
-        _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
 
 
 @njit(cache=True)

@@ -337,8 +337,6 @@ def maxmin_windows(instance: Instance, on_window, *, weights: str = "unit",
     >>> rep.ok, rep.coflow_completion.tolist(), stats["windows"] > 1
     (True, [5.0], True)
     """
-    import time
-
     from ..rates import _pieces
 
     if weights not in ("unit", "size"):
@@ -349,31 +347,16 @@ def maxmin_windows(instance: Instance, on_window, *, weights: str = "unit",
     w = np.ones(instance.num_flows) if weights == "unit" else instance.flow_size
     # an event and a cut each close at most one piece per flow (kernel docstring)
     chunks = _fk.PieceChunks(buffer=window + 2 * instance.num_flows + 16)
-    seen = {"start": float(np.min(instance.release)) if instance.num_coflows else 0.0,
-            "windows": 0, "callback_s": 0.0}
-
-    def sink(f, s, e, v, end):
-        t0 = time.perf_counter()
-        sched = Schedule(f.copy(), s.copy(), e.copy(), v.copy(),
-                         meta={"algorithm": "fair" if weights == "unit" else "wss",
-                               "engine": "kernel", "window": seen["windows"]})
-        on_window(sched, seen["start"], float(end))
-        seen["start"] = float(end)
-        seen["windows"] += 1
-        seen["callback_s"] += time.perf_counter() - t0
-
-    if _pieces.SINK[0] is not None:
-        raise RuntimeError("maxmin_windows is not re-entrant (one kernel sink at a time)")
-    _pieces.SINK[0] = sink
-    try:
-        fc, cc, events, max_active, changes = _maxmin_call(instance, w, True, window, chunks)
-    finally:
-        _pieces.SINK[0] = None
+    sink = _pieces.WindowSink(instance, on_window,
+                              {"algorithm": "fair" if weights == "unit" else "wss",
+                               "engine": "kernel"})
+    fc, cc, events, max_active, changes = sink.run(
+        lambda: _maxmin_call(instance, w, True, window, chunks), "maxmin_windows")
     if events < 0:  # pragma: no cover - max-min gives every active flow a positive rate
         raise RuntimeError(f"max-min kernel stalled after {-events} events")
     return {"events": int(events), "max_active_pairs": int(max_active),
             "level_changes": int(changes), "pieces": chunks.total,
-            "windows": seen["windows"], "callback_s": seen["callback_s"],
+            "windows": sink.windows, "callback_s": sink.callback_s,
             "coflow_completion": cc}
 
 

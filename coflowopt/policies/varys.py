@@ -36,13 +36,14 @@ from ..instance import Instance
 from ..orderings.basic import validate_order
 from ._keyed_order import KeyedOrder
 from ..rates import _madd_kernel as _k
-from ..rates.madd import (MaddPolicy, _flow_paths, _run_python, backfill_rule, check_engine,
-                          run_madd_kernel)
+from ..rates.madd import (WINDOW_PIECES, MaddPolicy, _flow_paths, _refuse_python,
+                          _run_python, backfill_rule, check_engine, run_madd_kernel,
+                          run_madd_windows)
 from ..registry import register
 from ..schedule import Schedule
 from ..simulate import SimState
 
-__all__ = ["varys", "VarysPolicy", "remaining_gamma", "resource_loads"]
+__all__ = ["varys", "varys_windows", "VarysPolicy", "remaining_gamma", "resource_loads"]
 
 
 def remaining_gamma(instance: Instance, remaining, coflows, capacity=None) -> np.ndarray:
@@ -258,14 +259,57 @@ def varys(instance: Instance, *, backfill="varys", tie_order=None, engine: str =
     ----------
     Chowdhury, PhD dissertation (UC Berkeley, 2015), Pseudocode 1, Sec. 5.5.3, App. B.3.
     """
+    tie, rank, rule, engine, meta = _varys_args(instance, backfill, tie_order, engine)
+    if engine == "python":
+        return _run_python(instance, VarysPolicy(rule, tie, tol_rel), meta)
+    return run_madd_kernel(instance, rank, sebf=True, backfill=rule, tol_rel=tol_rel, meta=meta)
+
+
+def _varys_args(instance: Instance, backfill, tie_order, engine: str):
+    """:func:`varys`'s checked arguments: ``tie, rank, rule, engine, meta``."""
     rule = backfill_rule(backfill)
     engine = check_engine(engine)
     K = instance.num_coflows
     tie = np.arange(K) if tie_order is None else validate_order(instance, tie_order)
     meta = {"algorithm": "varys", "backfill": rule, "engine": engine,
             "tie_order": None if tie_order is None else tie.tolist()}
-    if engine == "python":
-        return _run_python(instance, VarysPolicy(rule, tie, tol_rel), meta)
     rank = np.empty(K, dtype=np.int64)
     rank[tie] = np.arange(K)
-    return run_madd_kernel(instance, rank, sebf=True, backfill=rule, tol_rel=tol_rel, meta=meta)
+    return tie, rank, rule, engine, meta
+
+
+def varys_windows(instance: Instance, on_window, *, backfill="varys", tie_order=None,
+                  engine: str = "auto", tol_rel: float = 1e-12,
+                  window: int = WINDOW_PIECES) -> dict:
+    """:func:`varys` handed over window by window
+    (:func:`coflowopt.rates.madd.run_madd_windows`), never held.
+
+    Parameters
+    ----------
+    instance, backfill, tie_order, tol_rel
+        As for :func:`varys` (the same checks).
+    on_window : callable
+        ``on_window(schedule, start, end)`` for every window in time order.
+    engine : {"auto", "kernel"}
+        ``"python"`` is refused (the Python engine holds its schedule: call :func:`varys`).
+    window : int
+        Pieces per window (at least).
+
+    Returns
+    -------
+    dict
+        The statistics of :func:`~coflowopt.rates.madd.run_madd_windows`.
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("C1", [(0, 0, 1), (0, 1, 1)]),
+    ...                               Coflow("C2", [(1, 0, 1), (1, 1, 1)])])
+    >>> st = varys_windows(inst, lambda s, a, b: None)
+    >>> st["coflow_completion"].tolist(), st["windows"]
+    ([2.0, 2.0], 1)
+    """
+    _, rank, rule, engine, meta = _varys_args(instance, backfill, tie_order, engine)
+    _refuse_python(engine)
+    return run_madd_windows(instance, rank, on_window, sebf=True, backfill=rule,
+                            tol_rel=tol_rel, meta=meta, window=window)

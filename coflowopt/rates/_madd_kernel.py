@@ -30,7 +30,8 @@ import numpy as np
 
 from ._fill_kernel import fill_scratch, take_at, take_filled, weighted_fill
 from ._jit import njit
-from ._pieces import put, spill
+from ._pieces import close_pieces as _close
+from ._pieces import flush_to_sink, put, spill
 
 BACKFILL_NONE = 0
 BACKFILL_VARYS = 1
@@ -555,7 +556,7 @@ ORDER_SEBF = 1
 def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, cap, tol,
                   completion_rtol, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows,
                   max_events, snap_rtol, lf, ls, le, lv, cf, cs, ce, cv, state, general,
-                  m_in, bk, nb, stride):
+                  m_in, bk, nb, stride, window, fc):
     """The whole MADD (``order_mode`` 0: static ``rank``) or Varys (1: SEBF on the remaining
     demand, ties by ``rank``) simulation, reallocating only at coflow releases and
     completions.
@@ -585,6 +586,18 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     ``bk``, ``nb``, ``stride`` are the groups by port-pair bucket of :func:`pair_buckets`
     (``m_in`` ingress ports; empty ``bk[0]`` on resources).
 
+    ``window`` 0 keeps every piece in the chunk lists.  ``window > 0`` is the *sink mode* of
+    :func:`coflowopt.policies._flow_kernel.maxmin_simulate` (for schedules not to be held):
+    once the write buffer holds ``window`` pieces after the allocation of an event at time
+    ``t``, every open piece is closed at ``t`` and reopened there with the same rate (the
+    rates as functions of time are unchanged, and so is the simulation) and the buffer goes
+    to :data:`coflowopt.rates._pieces.SINK` with ``window_end = t``; the last window at the
+    end.  Every piece handed over then lies in ``[previous window_end, t]``.  The buffers must
+    hold ``window + 3 F`` pieces (between two checks an event closes at most two pieces per
+    flow, at its allocation and when the flow finishes, and a cut one more), so they never
+    spill.  ``fc`` (F, NaN on entry) receives the flow completion times as they happen, so
+    that the sink can tell which flows finished in a window.
+
     The active coflows are kept sorted in ``sorder`` for both orders (static: by rank, the
     released coflows merged in at the next allocation instead of inserted one by one, and
     completed ones dropped there instead of by a scan per completion; SEBF: by key, the
@@ -608,7 +621,6 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     for k in range(K):
         unfinished[k] = flow_ptr[k + 1] - flow_ptr[k]
     cc = np.full(K, np.nan)
-    fc = np.full(F, np.nan)
     cmax = np.zeros(K)
     served = np.zeros(K, dtype=np.int64)
     last = np.zeros(K)
@@ -696,7 +708,7 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
             break
         events += 1
         if events > max_events:
-            spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+            _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t)
             state[0] = npieces
             return cc, fc, -events, calls
 
@@ -750,6 +762,18 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
             ncur = n
             realloc = False
 
+        # sink mode: cut a window at t once the buffer is full enough (docstring); a piece
+        # opened at t by this allocation has nothing before t to hand over
+        if window > 0 and nc >= window:
+            for u in range(ncur):
+                f = cur[u]
+                if pstart[f] < t:
+                    nc = put(cf, cs, ce, cv, nc, f, pstart[f], t, rate[f])
+                    npieces += 1
+                    pstart[f] = t
+            flush_to_sink(cf, cs, ce, cv, nc, t)
+            nc = 0
+
         # next event: a release, or a coflow whose every unfinished flow runs completes
         t_rel = release[rel_order[rel_ptr]] if rel_ptr < K else np.inf
         t_flow = np.inf
@@ -778,7 +802,7 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                 t_next = t_flow
                 realloc = True  # no coflow can complete: ask again at the flow completion
             else:
-                spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t)
                 state[0] = npieces
                 return cc, fc, -events, calls
 
@@ -823,9 +847,10 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                 m += 1
         ncur = m
         t = t_next
-    spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+    _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t)
     state[0] = npieces
     return cc, fc, events, calls
+
 
 
 # ================================================================== general resources

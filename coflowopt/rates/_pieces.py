@@ -36,7 +36,7 @@ def _bind_numba() -> None:
 on_load(_bind_numba)
 
 __all__ = ["CHUNK", "PieceChunks", "put", "emit", "spill", "chunks_to_arrays", "SINK",
-           "flush_to_sink"]
+           "flush_to_sink", "close_pieces", "WindowSink"]
 
 #: pieces per chunk of the output buffers
 CHUNK = 1 << 21
@@ -164,6 +164,85 @@ def flush_to_sink(cf, cs, ce, cv, nc, window_end):
     call, so the callable must copy what it keeps."""
     with objmode():
         _call_sink(cf, cs, ce, cv, nc, window_end)
+
+
+@njit(cache=True)
+def close_pieces(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t):
+    """The last pieces of a kernel run: to the chunk lists (``window == 0``), or in sink mode
+    (``window > 0``) to :data:`SINK` as the last window, which ends at ``t``."""
+    if window > 0:
+        flush_to_sink(cf, cs, ce, cv, nc, t)
+    else:
+        spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+
+
+class WindowSink:
+    """The Python end of a kernel's sink mode: each buffer :func:`flush_to_sink` hands over
+    becomes a :class:`~coflowopt.schedule.Schedule` of copies, passed to
+    ``on_window(schedule, start, end)`` with ``start`` the previous window's end (the first:
+    the earliest release).
+
+    Parameters
+    ----------
+    instance : Instance
+    on_window : callable
+    meta : dict
+        The schedules' ``meta`` (plus ``window``, the window's number).
+    prepare : callable, optional
+        ``prepare(flow, start, end, rate)`` may change the copies in place before they are
+        handed over (MADD settles its flows there).
+
+    Attributes
+    ----------
+    windows : int
+    callback_s : float
+        Seconds spent in ``prepare`` and ``on_window``.
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 2.0)])])
+    >>> got = []
+    >>> ws = WindowSink(inst, lambda s, a, b: got.append((s.end.tolist(), a, b)), {})
+    >>> ws(np.array([0]), np.array([0.0]), np.array([1.0]), np.array([1.0]), 1.0)
+    >>> ws(np.array([0]), np.array([1.0]), np.array([2.0]), np.array([1.0]), 2.0)
+    >>> got, ws.windows
+    ([([1.0], 0.0, 1.0), ([2.0], 1.0, 2.0)], 2)
+    """
+
+    def __init__(self, instance, on_window, meta: dict, prepare=None):
+        self.on_window = on_window
+        self.meta = dict(meta)
+        self.prepare = prepare
+        self.start = float(np.min(instance.release)) if instance.num_coflows else 0.0
+        self.windows = 0
+        self.callback_s = 0.0
+
+    def __call__(self, f, s, e, v, end) -> None:
+        import time
+
+        from ..schedule import Schedule
+        t0 = time.perf_counter()
+        f, s, e, v = f.copy(), s.copy(), e.copy(), v.copy()
+        if self.prepare is not None:
+            self.prepare(f, s, e, v)
+        self.on_window(Schedule(f, s, e, v, meta={**self.meta, "window": self.windows}),
+                       self.start, float(end))
+        self.start = float(end)
+        self.windows += 1
+        self.callback_s += time.perf_counter() - t0
+
+    def run(self, call, who: str):
+        """``call()`` (a kernel call in sink mode) with this sink installed as
+        :data:`SINK`; ``who`` names the caller in the error when a sink is installed already
+        (the kernels are not re-entrant in sink mode)."""
+        if SINK[0] is not None:
+            raise RuntimeError(f"{who} is not re-entrant (one kernel sink at a time)")
+        SINK[0] = self
+        try:
+            return call()
+        finally:
+            SINK[0] = None
 
 
 #: Schedules below this many pieces are too small for their freed chunks to matter (8 MB a

@@ -91,7 +91,8 @@ from ._pieces import PieceChunks, chunks_to_arrays
 #: -> 2955.763599875172) and removes 3.1e6 of 1.3e7 pieces.
 SNAP_RTOL = 1e-12
 
-__all__ = ["madd", "MaddPolicy", "BACKFILL_RULES", "backfill_rule", "run_madd_kernel"]
+__all__ = ["madd", "MaddPolicy", "BACKFILL_RULES", "backfill_rule", "run_madd_kernel",
+           "run_madd_windows", "madd_windows", "WINDOW_PIECES"]
 
 #: Accepted values of ``backfill`` and the rule each selects.
 BACKFILL_RULES = {"varys": _k.BACKFILL_VARYS, "coflowsim": _k.BACKFILL_COFLOWSIM,
@@ -327,6 +328,40 @@ def _path_groups(instance: Instance):
     return grp_ptr, lo, hi, grp_rptr, rres[entry].copy(), perm
 
 
+def _madd_call(instance: Instance, rank, sebf: bool, backfill: str | None, tol_rel: float,
+               chunks: PieceChunks, window: int, fc: np.ndarray):
+    """One call of :func:`._madd_kernel.madd_simulate` on ``instance`` (the allocation over
+    port pairs on a big switch, over paths on resources); ``fc`` (F, NaN) receives the flow
+    completion times.  Returns the kernel's ``cc, fc, events, calls``."""
+    from ..simulate import COMPLETION_RTOL, SimulationError
+
+    general = not instance.is_big_switch
+    if general:
+        # the same event loop with the allocation over paths (_madd_kernel, general resources)
+        groups = _path_groups(instance)
+        src, dstu = _flow_paths(instance)
+        m_in, none = 0, np.zeros(0, dtype=np.int64)
+        buckets, nb, stride = (none, none, none, none), 1, 1
+    else:
+        groups = _pair_groups(instance)
+        src = np.ascontiguousarray(instance.flow_src, dtype=np.int64)
+        dstu = np.ascontiguousarray(instance.flow_egress_port, dtype=np.int64)
+        m_in = instance.num_ingress
+        buckets, nb, stride = _k.pair_buckets(groups[3], groups[4], m_in, instance.num_ports)
+    cap = instance.capacity.astype(float)
+    K, F = instance.num_coflows, instance.num_flows
+    out = _k.madd_simulate(
+        _k.ORDER_SEBF if sebf else _k.ORDER_STATIC, np.asarray(rank, dtype=np.int64),
+        BACKFILL_RULES[backfill], instance.release.astype(float),
+        np.ascontiguousarray(instance.flow_ptr, dtype=np.int64), src, dstu,
+        instance.flow_size.astype(float), cap, tol_rel * cap, COMPLETION_RTOL,
+        *groups, 50 * (F + K) + 1000, 0.0 if sebf else SNAP_RTOL, *chunks.args(), general,
+        m_in, buckets, nb, stride, int(window), fc)
+    if out[2] < 0:  # pragma: no cover - the first coflow of the order always gets capacity
+        raise SimulationError(f"MADD kernel stalled after {-out[2]} events")
+    return out
+
+
 def run_madd_kernel(instance: Instance, rank, *, sebf: bool, backfill: str | None,
                     tol_rel: float = 1e-12, meta: dict | None = None) -> Schedule:
     """Run iterative MADD + backfilling in the compiled event loop.
@@ -346,40 +381,123 @@ def run_madd_kernel(instance: Instance, rank, *, sebf: bool, backfill: str | Non
     Returns
     -------
     Schedule
-    """
-    from ..simulate import COMPLETION_RTOL, SimulationError
 
-    general = not instance.is_big_switch
-    if general:
-        # the same event loop with the allocation over paths (_madd_kernel, general resources)
-        groups = _path_groups(instance)
-        src, dstu = _flow_paths(instance)
-        m_in, none = 0, np.zeros(0, dtype=np.int64)
-        buckets, nb, stride = (none, none, none, none), 1, 1
-    else:
-        groups = _pair_groups(instance)
-        src = np.ascontiguousarray(instance.flow_src, dtype=np.int64)
-        dstu = np.ascontiguousarray(instance.flow_egress_port, dtype=np.int64)
-        m_in = instance.num_ingress
-        buckets, nb, stride = _k.pair_buckets(groups[3], groups[4], m_in, instance.num_ports)
-    cap = instance.capacity.astype(float)
-    K, F = instance.num_coflows, instance.num_flows
+    See Also
+    --------
+    run_madd_windows : the same schedule handed over window by window, never held.
+    """
     # small chunks: the write buffers live next to the whole schedule at the end of the run,
     # and 2**18 pieces (8 MB) per spill cost nothing at ~1e4 pieces per event
     chunks = PieceChunks(buffer=1 << 18)
-    cc, fc, events, calls = _k.madd_simulate(
-        _k.ORDER_SEBF if sebf else _k.ORDER_STATIC, np.asarray(rank, dtype=np.int64),
-        BACKFILL_RULES[backfill], instance.release.astype(float),
-        np.ascontiguousarray(instance.flow_ptr, dtype=np.int64), src, dstu,
-        instance.flow_size.astype(float), cap, tol_rel * cap, COMPLETION_RTOL,
-        *groups, 50 * (F + K) + 1000, 0.0 if sebf else SNAP_RTOL, *chunks.args(), general,
-        m_in, buckets, nb, stride)
-    if events < 0:  # pragma: no cover - the first coflow of the order always gets capacity
-        raise SimulationError(f"MADD kernel stalled after {-events} events")
+    cc, fc, events, calls = _madd_call(instance, rank, sebf, backfill, tol_rel, chunks, 0,
+                                       np.full(instance.num_flows, np.nan))
     out_f, out_s, out_e, out_v = chunks_to_arrays(chunks)
     return settle_sizes(instance, Schedule(
         out_f, out_s, out_e, out_v,
         meta={**(meta or {}), "events": int(events), "policy_calls": int(calls)}), copy=False)
+
+
+#: Default pieces per window of :func:`run_madd_windows`: a quarter of the flow-level kernels'
+#: (:data:`coflowopt.policies.flow_level.WINDOW_PIECES`), because beside MADD's event loop
+#: (about 200 MB of per-flow and per-group arrays on the Facebook trace) a window of 2**20
+#: pieces, its copy and the verifier's temporaries took the whole process to 0.55 GB; with
+#: 2**18, 37 windows instead of 10 on that trace, the same run costs no more time.
+WINDOW_PIECES = 1 << 17
+
+
+def run_madd_windows(instance: Instance, rank, on_window, *, sebf: bool,
+                     backfill: str | None, tol_rel: float = 1e-12, meta: dict | None = None,
+                     window: int = WINDOW_PIECES) -> dict:
+    """:func:`run_madd_kernel` without holding the schedule: the kernel hands over consecutive
+    time windows of it (its sink mode), each settled and passed to ``on_window``.
+
+    Why: SEBF + MADD on the Facebook trace is 9.9e6 pieces (3.6e7 with ``coflowsim``
+    backfilling), 0.3-1.2 GB held; a run that only needs the verdict and the numbers
+    (``run_schedule(..., keep_schedule=False)``, the CLI without ``--out``) needs one window.
+
+    *Settling.*  :func:`run_madd_kernel` ends with :func:`~coflowopt.simulate.settle_sizes`,
+    which needs all of a flow's pieces.  Here a flow that finishes in a window and has no piece
+    in an earlier one gets exactly that rule, on the same sum (its pieces are the held run's,
+    in the same order, so the same bits).  A flow with pieces in earlier windows cannot be
+    rescaled any more: if it is off its size by more than :data:`~coflowopt.simulate.
+    SETTLE_RTOL` it is counted in ``unsettled`` and left as it is (its relative error is a
+    rounding, ~1e-12; the verifier judges it with its tolerances, and the caller reruns the
+    held form when the verdict is a rejection, :func:`coflowopt.api.run_schedule`).
+
+    Parameters
+    ----------
+    instance : Instance
+    rank : ndarray of int, shape (K,)
+    on_window : callable
+        ``on_window(schedule, start, end)`` for every window in time order: ``schedule`` holds
+        the pieces in ``[start, end]`` (a piece open at a window boundary is cut there, with
+        the same rate on both sides).  The schedule is the callee's to keep.
+    sebf, backfill, tol_rel, meta
+        As for :func:`run_madd_kernel` (``meta`` goes to every window's schedule).
+    window : int
+        Pieces per window (at least; a window ends at the first event after ``window``).
+
+    Returns
+    -------
+    dict
+        ``events``, ``policy_calls``, ``pieces`` (cut pieces included), ``windows``,
+        ``callback_s`` (time in ``on_window``), ``settled`` (flows rescaled), ``unsettled``
+        (flows that needed it but had pieces in an earlier window), ``coflow_completion`` (the
+        kernel's own, unverified).
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> from coflowopt.verify import WindowedVerifier
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1), (1, 1, 2)]),
+    ...                               Coflow("B", [(0, 1, 1)])])
+    >>> v = WindowedVerifier(inst)
+    >>> st = run_madd_windows(inst, np.arange(2), lambda s, a, b: v.add(a, b, s), sebf=False,
+    ...                       backfill="varys", window=1)
+    >>> v.report().coflow_completion.tolist(), st["windows"] > 1
+    ([2.0, 3.0], True)
+    """
+    from ..simulate import settle_off, settle_rates
+    from ._pieces import WindowSink
+
+    window = int(window)
+    if window < 1:
+        raise InvalidParameterError(f"window must be a positive number of pieces, got {window}")
+    F = instance.num_flows
+    size = instance.flow_size.astype(float)
+    fc = np.full(F, np.nan)
+    carried = np.zeros(F)              # what flows with pieces in earlier windows sent there
+    earlier = np.zeros(F, dtype=bool)  # the flow had pieces in an earlier window
+    count = {"settled": 0, "unsettled": 0}
+    # between two window checks an event closes at most two pieces per flow, a cut one more
+    chunks = PieceChunks(buffer=window + 3 * F + 16)
+
+    def settle(f, s, e, v):
+        # the sums of settle_sizes, over this window's pieces in their order; then only the
+        # flows of this window are looked at (a pass over all F per window made the sink
+        # cost more than the verifier)
+        sent = np.bincount(f, weights=v * (e - s), minlength=F)
+        here = np.flatnonzero(np.bincount(f, minlength=F))
+        running = np.isnan(fc[here])     # no completion time yet: more pieces to come
+        rest, done = here[running], here[~running]  # done: its last piece is in this window
+        whole, split = done[~earlier[done]], done[earlier[done]]
+        fix = whole[settle_off(sent[whole], size[whole])]
+        if fix.size:
+            off = np.zeros(F, dtype=bool)
+            off[fix] = True
+            settle_rates(f, v, sent, size, off)
+            count["settled"] += int(fix.size)
+        count["unsettled"] += int(settle_off(carried[split] + sent[split], size[split]).sum())
+        carried[rest] += sent[rest]
+        earlier[here] = True
+
+    sink = WindowSink(instance, on_window, meta or {}, prepare=settle)
+    cc, _, events, calls = sink.run(
+        lambda: _madd_call(instance, rank, sebf, backfill, tol_rel, chunks, window, fc),
+        "run_madd_windows")
+    return {"events": int(events), "policy_calls": int(calls), "pieces": chunks.total,
+            "windows": sink.windows, "callback_s": sink.callback_s, **count,
+            "coflow_completion": cc}
 
 
 def _run_python(instance: Instance, policy: MaddPolicy, meta: dict) -> Schedule:
@@ -469,6 +587,9 @@ def madd(instance: Instance, order, *, backfill="varys", engine: str = "auto",
     pieces (1.7e8, about 17 GB, with every release at 0).  On resources every step costs the
     path length instead of 2: the trace on a k=16 fat-tree (6,144 links, paths of up to 6)
     takes about 4 s in SEBF order (9.8e6 pieces), against about 1.5 s on the big switch.
+    :func:`madd_windows` hands the same schedule over in time windows instead of holding it
+    (``run_schedule(..., keep_schedule=False)``, the CLI without ``--out``): the whole
+    ``coflowopt schedule FB --order sebf --rates madd`` process then peaks under 0.5 GB.
 
     References
     ----------
@@ -476,13 +597,63 @@ def madd(instance: Instance, order, *, backfill="varys", engine: str = "auto",
     Pseudocode 1; Sincronia simulator ``offlinesim/scheduler.cpp``
     (``assign_MADD_rates_to_flows``).
     """
+    order, rank, rule, engine, meta = _madd_args(instance, order, backfill, engine)
+    if engine == "python":
+        return _run_python(instance, MaddPolicy(order, backfill=rule, tol_rel=tol_rel), meta)
+    return run_madd_kernel(instance, rank, sebf=False, backfill=rule, tol_rel=tol_rel,
+                           meta=meta)
+
+
+def _madd_args(instance: Instance, order, backfill, engine: str):
+    """:func:`madd`'s checked arguments: ``order, rank, rule, engine, meta``."""
     order = validate_order(instance, order)
     rule = backfill_rule(backfill)
     engine = check_engine(engine)
     meta = {"algorithm": "madd", "order": order.tolist(), "backfill": rule, "engine": engine}
-    if engine == "python":
-        return _run_python(instance, MaddPolicy(order, backfill=rule, tol_rel=tol_rel), meta)
     rank = np.empty(instance.num_coflows, dtype=np.int64)
     rank[order] = np.arange(instance.num_coflows)
-    return run_madd_kernel(instance, rank, sebf=False, backfill=rule, tol_rel=tol_rel,
-                           meta=meta)
+    return order, rank, rule, engine, meta
+
+
+def _refuse_python(engine: str) -> None:
+    """The windowed forms run the kernel: the Python engine holds its schedule."""
+    if engine == "python":
+        raise InvalidParameterError("engine='python' holds its schedule: the windowed form "
+                                    "runs the kernel (engine 'auto' or 'kernel')")
+
+
+def madd_windows(instance: Instance, order, on_window, *, backfill="varys",
+                 engine: str = "auto", tol_rel: float = 1e-12,
+                 window: int = WINDOW_PIECES) -> dict:
+    """:func:`madd` handed over window by window (:func:`run_madd_windows`), never held.
+
+    Parameters
+    ----------
+    instance, order, backfill, tol_rel
+        As for :func:`madd` (the same checks).
+    on_window : callable
+        ``on_window(schedule, start, end)``, see :func:`run_madd_windows`.
+    engine : {"auto", "kernel"}
+        The windows come from the compiled event loop; ``"python"`` is refused (the Python
+        engine holds its schedule: call :func:`madd`).
+    window : int
+        Pieces per window (at least).
+
+    Returns
+    -------
+    dict
+        The statistics of :func:`run_madd_windows`.
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1)]), Coflow("B", [(0, 0, 2)])])
+    >>> ends = []
+    >>> st = madd_windows(inst, [0, 1], lambda s, a, b: ends.append(b), window=1)
+    >>> ends, st["pieces"]
+    ([1.0, 3.0], 2)
+    """
+    order, rank, rule, engine, meta = _madd_args(instance, order, backfill, engine)
+    _refuse_python(engine)
+    return run_madd_windows(instance, rank, on_window, sebf=False, backfill=rule,
+                            tol_rel=tol_rel, meta=meta, window=window)
