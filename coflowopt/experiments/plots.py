@@ -537,7 +537,8 @@ def run_gantts(run_dir: str | Path, rows: Sequence[Mapping[str, Any]], out_dir: 
             raise ValueError(f"gantt algorithm {label!r}: a {a.kind}, not a schedule or an "
                              "exact method")
         row = next((r for r in on if r["algorithm"] == label), None)
-        res = _run_algorithm(inst, a, 0 if a.randomized else None, objective)
+        res = _run_algorithm(inst, a, 0 if a.randomized else None, objective,
+                             keep_schedule=True)
         if res.schedule is None:
             continue
         ratio = ("" if row is None or row[key] is None else f", ALG/{base} {row[key]:.4f}") \

@@ -205,8 +205,15 @@ def _resolve(name: str) -> Callable:
     return getattr(importlib.import_module(mod), attr)
 
 
-def _run_algorithm(inst, alg: AlgorithmSpec, seed: int | None, objective: str):
-    """Run one algorithm; returns a :class:`~coflowopt.results.Result`."""
+def _run_algorithm(inst, alg: AlgorithmSpec, seed: int | None, objective: str,
+                   keep_schedule: bool = False):
+    """Run one algorithm; returns a :class:`~coflowopt.results.Result`.
+
+    A row keeps numbers, not pieces, so by default the algorithms with a windowed form
+    (per-flow fairness, WSS, Varys, MADD after any ordering) hand their schedules to the
+    verifier window by window as they produce them (2e8 pieces for per-flow fairness on the
+    FB trace) and ``result.schedule`` is None; ``keep_schedule=True`` (a Gantt chart) holds
+    it."""
     from ..api import run_schedule
     from ..registry import get_algorithm
     from ..results import schedule_result
@@ -243,10 +250,8 @@ def _run_algorithm(inst, alg: AlgorithmSpec, seed: int | None, objective: str):
             params = dict(alg.params)
             if seed is not None and _accepts(get_algorithm("policy", alg.policy).func, "seed"):
                 params.setdefault("seed", seed)
-            # keep_schedule=False: a row keeps numbers, not pieces, so per-flow fairness is
-            # verified window by window as produced (2e8 pieces on the FB trace) when it can be
             return run_schedule(inst, policy=alg.policy, policy_params=params,
-                                objective=objective, keep_schedule=False)
+                                objective=objective, keep_schedule=keep_schedule)
         op, rp = dict(alg.order_params), dict(alg.rate_params)
         if seed is not None:
             if _accepts(get_algorithm("ordering", alg.order).func, "seed"):
@@ -254,7 +259,7 @@ def _run_algorithm(inst, alg: AlgorithmSpec, seed: int | None, objective: str):
             if _accepts(get_algorithm("rates", alg.rates).func, "seed"):
                 rp.setdefault("seed", seed)
         return run_schedule(inst, alg.order, alg.rates, order_params=op, rate_params=rp,
-                            objective=objective)
+                            objective=objective, keep_schedule=keep_schedule)
     func = get_algorithm(alg.kind, alg.method).func
     kw = dict(alg.params)
     if _accepts(func, "objective"):
