@@ -185,3 +185,32 @@ def test_greedy_slots_match_the_sorted_construction(seed):
     assert res_end.tolist() == np.cumsum(np.bincount(entry_res, minlength=R)).tolist()
     assert pair_ranks.tolist() == np.argsort(por, kind="stable").tolist()
     assert pair_ptr.tolist() == [0] + np.cumsum(np.bincount(por, minlength=E)).tolist()
+
+
+def test_paths_kernel_lists_each_dirtied_resource_once(monkeypatch):
+    """Regression: a resource dirtied again in the scan after its walk ended was listed
+    twice in the kernel's per-resource ``touched`` array, which overran it (glibc aborted on
+    the FB trace on a 10x4 leaf-spine at 2:1).  This instance, found by a random search,
+    lists 18 resources of 16 without the fix; the kernel's own Python (numpy checks every
+    index) runs it and gives the compiled kernel's pieces."""
+    from coflowopt.rates import _greedy_kernel as gk
+    from coflowopt.topology import leaf_spine, on_topology
+    cfs = [Coflow("c0", [(1, 3, 5), (0, 0, 1), (0, 1, 2), (0, 2, 4), (3, 1, 2), (2, 2, 5)],
+                  release=1.0),
+           Coflow("c1", [(0, 3, 3), (3, 0, 3), (2, 2, 2), (0, 0, 1), (2, 2, 3), (3, 1, 3),
+                         (0, 0, 5)]),
+           Coflow("c2", [(3, 3, 1), (2, 0, 3)]),
+           Coflow("c3", [(2, 3, 5), (0, 0, 5), (2, 1, 3)], release=2.0)]
+    inst = on_topology(Instance.from_coflows(cfs), leaf_spine(2, 2, 2, oversubscription=2),
+                       routing="ecmp", seed=0, placement="modulo")
+    order = [0, 1, 2, 3]
+    compiled = greedy(inst, order)
+    verify_schedule(inst, compiled).raise_if_invalid()
+    monkeypatch.setattr(gk, "greedy_simulate_paths", gk.greedy_simulate_paths.py_func)
+    monkeypatch.setattr(gk, "prefetch", lambda a, i: None)
+    plain = greedy(inst, order)
+    for name in ("flow", "start", "end", "rate"):
+        assert getattr(plain, name).tolist() == getattr(compiled, name).tolist()
+    ref = verify_schedule(inst, greedy(inst, order, engine="python")).raise_if_invalid()
+    assert verify_schedule(inst, compiled).coflow_completion.tolist() == pytest.approx(
+        ref.coflow_completion.tolist())

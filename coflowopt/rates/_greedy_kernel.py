@@ -26,7 +26,7 @@ import heapq
 
 import numpy as np
 
-from ._jit import njit  # lazy numba, compile announced (see _jit)
+from ._jit import njit, on_load  # lazy numba, compile announced (see _jit)
 from ._pieces import put, spill
 from ._sorted import insert_at, remove_at
 
@@ -95,6 +95,50 @@ for _k in range(64):
 del _k
 _ONE = np.uint64(1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_LOW32 = np.int64(0xFFFFFFFF)
+
+#: the fields of a pair's record in :func:`greedy_simulate_paths` (``_W`` int64 words, one
+#: cache line): current head (rank or -1), the scan that last evaluated it, the resource it
+#: is blocked at (or -1), its path entries ``_Z0:_Z1``, its allocation (float64 bits), a
+#: resource where that allocation was the residual (``_TIGHT``), and the allocation of the
+#: head that left at this event (float64 bits)
+_HEAD, _STAMP, _BLOCK, _Z0, _Z1, _ALLOC, _TIGHT, _GONE = range(8)
+_W = 8
+
+
+def prefetch(a, i):
+    """Ask the CPU to bring ``a[i]`` into the cache (no effect on any value).  A no-op in
+    plain Python; the ``llvm.prefetch`` intrinsic once numba loads (:func:`_bind_prefetch`)."""
+
+
+def _bind_prefetch() -> None:
+    global prefetch
+    from llvmlite import ir
+    from numba import types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def _prefetch(typingctx, a, i):
+        def codegen(context, builder, signature, args):
+            aty, ity = signature.args
+            ary = context.make_array(aty)(context, builder, args[0])
+            idx = context.cast(builder, args[1], ity, types.intp)
+            # no bounds check and no wrap-around: a prefetch of any address is harmless
+            ptr = cgutils.get_item_pointer(context, builder, aty, ary, [idx], wraparound=False)
+            i8p = ir.IntType(8).as_pointer()
+            i32 = ir.IntType(32)
+            fn = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                "llvm.prefetch.p0i8")
+            builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])  # read, L1
+            return context.get_dummy_value()
+        return types.void(a, i), codegen
+
+    prefetch = _prefetch
+
+
+on_load(_bind_prefetch)
 
 
 @njit(cache=True)
@@ -260,12 +304,39 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
     words of a compact array.  The heads visited, and the order they are visited in, are
     those of the sorted lists.
 
-    Why ``head_slot``: an evaluation walks on from its head's slots and may move them in or
-    out of the tree; the slots of every pair's current head are kept in an array of one entry
-    per (pair, resource) (22,500 x 2 on a 150-port big switch), so that an evaluation (49
-    million of them on the 5.2-million-flow Custom-4000 instance before 2026-11-27) does not
-    read two entries of the 10.4-million-entry ``rank_slot`` (and of the per-slot rank array
-    that went with it) at random.
+    Why the head's slots beside the path (``zr``): an evaluation walks on from its head's
+    slots and may move them in or out of the tree; the slots of every pair's current head are
+    kept in an array of one entry per (pair, resource) (22,500 x 2 on a 150-port big switch),
+    interleaved with the path's resources, so that an evaluation (49 million of them on the
+    5.2-million-flow Custom-4000 instance before 2026-11-27) does not read two entries of the
+    10.4-million-entry ``rank_slot`` at random.
+
+    Why records, ``sinfo`` and prefetches: the time is cache misses.  A walk step read the
+    slot's pair and then that pair's head, and the evaluation then read the pair's path:
+    three dependent misses, 28% of the ``perf`` samples on the trace on a k=16 fat-tree.
+    Now a pair's scalars share one cache line (``rec``, fields ``_HEAD`` .. ``_GONE``), a
+    slot holds its rank and (pair, start of the pair's path) in one 16-byte entry
+    (``sinfo``; the rank is the head's, since only current heads' slots are in the tree),
+    and a walk that finds a head prefetches its record and path, which the scan heap pops
+    a little later.  The positive-head lists hold each head's allocation beside its rank
+    (``pos2``), so :func:`prefix_used` reads one array.
+
+    Why most evaluations stop early (2026-11-27): on that instance 8.8 of the 14.8 million
+    evaluations are of a zero head whose blocker freed while another resource of its path is
+    still full, and (with the core oversubscribed 4:1) 26 million re-evaluate a positive
+    head to the same rate, because a host link's spare capacity keeps its walk going over
+    every head through it.  A zero head is decided by the first full resource on its path:
+    it stays at 0 and that resource is its block, as the full evaluation finds, so the
+    residuals after it are not computed; and its walk goes on only at the resources where it
+    was in the tree (its blocker; all of them if it had none), because at any other dirty
+    resource the walk's pending entry already names the next head there.  A positive head
+    keeps its allocation ``a`` when no dirty resource's residual fell below ``a`` and some
+    resource that is not dirty still has residual ``a`` (up to ``tol``; ``_TIGHT`` remembers
+    one): the residuals at the other clean resources are what they were when ``a`` was
+    computed (a change would have made them dirty and walked to the head), so they are not
+    recomputed.  Both shortcuts give what the full evaluation gives (the same pieces, bit
+    for bit, on the FB trace on a k=16 fat-tree at 1:1 and 4:1, with and without releases,
+    and on a leaf-spine), up to ``tol`` where residuals drift by less than ``tol``.
 
     Why blocked heads leave the other resources' walks: when a resource frees capacity, the
     scan walks its heads in priority order until one takes it, and on a fat-tree almost every
@@ -301,20 +372,43 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
     finished = np.zeros(F, dtype=np.bool_)
 
     pair_first = pair_ptr[:E].copy()
-    pair_head = -np.ones(E, dtype=np.int64)
-    head_slot = np.zeros(pair_rptr[E], dtype=np.int64)
-    alloc = np.zeros(E)
-    # the allocation a pair's head had when it left at this event (at most one per pair and
-    # event: the head that replaces it has 0 until the scan)
-    gone_alloc = np.zeros(E)
+    # one cache line per pair (fields _HEAD .. _GONE, above); _GONE is the allocation a
+    # pair's head had when it left at this event (at most one per pair and event: the head
+    # that replaces it has 0 until the scan)
+    rec = np.zeros(_W * E, dtype=np.int64)
+    recf = rec.view(np.float64)
+    for e in range(E):
+        rec[e * _W + _HEAD] = -1
+        rec[e * _W + _STAMP] = -1
+        rec[e * _W + _BLOCK] = -1
+        rec[e * _W + _Z0] = pair_rptr[e]
+        rec[e * _W + _Z1] = pair_rptr[e + 1]
+        rec[e * _W + _TIGHT] = -1
+    changed_stamp = -np.ones(E, dtype=np.int64)
+    # (resource, current head's slot) per path entry
+    zr = np.zeros(2 * pair_rptr[E], dtype=np.int64)
+    for z in range(pair_rptr[E]):
+        zr[2 * z] = pair_rres[z]
 
     deg_total = port_ptr[P]
     n_slots = slot_pair.shape[0]
     boff = bitset_levels(n_slots)
     nlev = boff.shape[0] - 1
     tree = np.zeros(boff[-1], dtype=np.uint64)
-    blocked_by = -np.ones(E, dtype=np.int64)     # the resource a zero head waits at, or -1
-    pos_rank = np.zeros(deg_total, dtype=np.int64)
+    # per slot: its pair and the start of that pair's path entries (pair | z0 << 32; pairs
+    # < 2^32 and path entries < 2^31, far beyond any memory), and its rank: a walk finds the
+    # rank of the head it reaches in one read, and fetches the pair's record and path ahead
+    # of the evaluation
+    sinfo = np.empty(2 * n_slots, dtype=np.int64)
+    for q in range(n_slots):
+        e = slot_pair[q]
+        sinfo[2 * q] = e | (pair_rptr[e] << 32)
+    for r in range(F):
+        for i in range(rank_off[r], rank_off[r + 1]):
+            sinfo[2 * rank_slot[i] + 1] = r
+    # (rank, allocation as float bits) of each resource's positive heads
+    pos2 = np.zeros(2 * deg_total, dtype=np.int64)
+    pos2f = pos2.view(np.float64)
     pos_pair = np.zeros(deg_total, dtype=np.int64)
     poslen = np.zeros(P, dtype=np.int64)
 
@@ -375,53 +469,66 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
             q = q * 64 + _ctz(tree[boff[lev] + q])
         if q >= res_end[p]:
             return np.int64(-1), np.int64(-1)
-        e2 = slot_pair[q]
-        return pair_head[e2], e2
+        w = sinfo[2 * q]
+        e2 = w & _LOW32
+        prefetch(rec, e2 * _W)
+        prefetch(zr, 2 * (w >> 32))
+        return sinfo[2 * q + 1], e2
 
     def prefix_used(p, r):
         """Capacity used at ``p`` by heads ranked before ``r`` (a port's few positive heads)."""
         acc = 0.0
         st = port_ptr[p]
         for q in range(st, st + poslen[p]):
-            if pos_rank[q] < r:
-                acc += alloc[pos_pair[q]]
+            if pos2[2 * q] < r:
+                acc += pos2f[2 * q + 1]
         return acc
 
     def set_alloc(e, r, new):
-        """``alloc[e] = new`` for head ``r``, keeping the positive-head lists in step (the
-        removal is :func:`_pos_remove`, which the online policy calls, written out)."""
-        old = alloc[e]
+        """Allocation ``new`` for pair ``e``'s head ``r``, keeping the positive-head lists
+        (rank, allocation) in step."""
+        old = recf[e * _W + _ALLOC]
         if old > 0.0 and new == 0.0:
-            for z in range(pair_rptr[e], pair_rptr[e + 1]):
-                p = pair_rres[z]
+            for z in range(rec[e * _W + _Z0], rec[e * _W + _Z1]):
+                p = zr[2 * z]
                 st = port_ptr[p]
                 last = st + poslen[p] - 1
                 for q in range(st, last + 1):
                     if pos_pair[q] == e:
-                        pos_rank[q] = pos_rank[last]
+                        pos2[2 * q] = pos2[2 * last]
+                        pos2[2 * q + 1] = pos2[2 * last + 1]
                         pos_pair[q] = pos_pair[last]
                         poslen[p] -= 1
                         break
         elif old == 0.0 and new > 0.0:
-            for z in range(pair_rptr[e], pair_rptr[e + 1]):
-                p = pair_rres[z]
+            for z in range(rec[e * _W + _Z0], rec[e * _W + _Z1]):
+                p = zr[2 * z]
                 q = port_ptr[p] + poslen[p]
-                pos_rank[q] = r
+                pos2[2 * q] = r
+                pos2f[2 * q + 1] = new
                 pos_pair[q] = e
                 poslen[p] += 1
-        alloc[e] = new
+        elif old > 0.0 and new > 0.0:
+            for z in range(rec[e * _W + _Z0], rec[e * _W + _Z1]):
+                p = zr[2 * z]
+                st = port_ptr[p]
+                for q in range(st, st + poslen[p]):
+                    if pos_pair[q] == e:
+                        pos2f[2 * q + 1] = new
+                        break
+        recf[e * _W + _ALLOC] = new
 
     def install_head(e, h):
         """Rank ``h`` becomes the head of pair ``e``: its slots enter the tree."""
-        base = rank_off[h] - pair_rptr[e]
-        for z in range(pair_rptr[e], pair_rptr[e + 1]):
-            head_slot[z] = rank_slot[base + z]
-            bits_set(head_slot[z], 1)
+        base = rank_off[h] - rec[e * _W + _Z0]
+        for z in range(rec[e * _W + _Z0], rec[e * _W + _Z1]):
+            zr[2 * z + 1] = rank_slot[base + z]
+            bits_set(zr[2 * z + 1], 1)
 
     def remove_head(e):
         """The head of pair ``e`` leaves the tree (at every resource, blocked or not)."""
-        for z in range(pair_rptr[e], pair_rptr[e + 1]):
-            bits_set(head_slot[z], 0)
+        for z in range(rec[e * _W + _Z0], rec[e * _W + _Z1]):
+            bits_set(zr[2 * z + 1], 0)
 
     def sh_push(n, key, e):
         pos = n
@@ -537,9 +644,12 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
     dirty = np.zeros(P, dtype=np.bool_)
     used_new = np.zeros(P)
     extra = np.zeros(P)
-    eval_stamp = -np.ones(E, dtype=np.int64)
-    changed_stamp = -np.ones(E, dtype=np.int64)
+    # the resources dirtied in this scan, each once: a resource whose walk ended (its change
+    # absorbed) can be dirtied again later in the same scan, and until 2026-11-27 it was
+    # listed again, which overran this array (398 entries for 380 resources on the FB trace
+    # on a 10x4 leaf-spine at 2:1: glibc aborted on the corrupted heap)
     touched = np.empty(P, dtype=np.int64)
+    touch_stamp = -np.ones(P, dtype=np.int64)
     changed = np.empty(E, dtype=np.int64)
     nfh = 0
 
@@ -571,11 +681,11 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
             if coflow_left[k] == 0:
                 cct[k] = t
                 n_done += 1
-            a = alloc[e]
+            a = recf[e * _W + _ALLOC]
             remove_head(e)
-            blocked_by[e] = -1
+            rec[e * _W + _BLOCK] = -1
             if a > 0.0:
-                gone_alloc[e] = a
+                recf[e * _W + _GONE] = a
                 nsh = sh_push(nsh, r * 4 + 0, e)
             set_alloc(e, r, 0.0)
             rate[r] = 0.0
@@ -589,7 +699,7 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
                     nh = rr
                     break
                 q += 1
-            pair_head[e] = nh
+            rec[e * _W + _HEAD] = nh
             if nh >= 0:
                 install_head(e, nh)
                 nsh = sh_push(nsh, nh * 4 + 1, e)
@@ -599,10 +709,10 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
             r = rel_order[rel_ptr]
             rel_ptr += 1
             e = pair_of_rank[r]
-            h = pair_head[e]
+            h = rec[e * _W + _HEAD]
             if h == -1 or r < h:
                 if h != -1:
-                    a = alloc[e]
+                    a = recf[e * _W + _ALLOC]
                     if rate[h] > 0.0:
                         rem[h] -= rate[h] * (t - last_t[h])
                         last_t[h] = t
@@ -614,12 +724,12 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
                     rate[h] = 0.0
                     nfh = fh_remove(e, nfh)
                     remove_head(e)
-                    blocked_by[e] = -1
+                    rec[e * _W + _BLOCK] = -1
                     if a > 0.0:
-                        gone_alloc[e] = a
+                        recf[e * _W + _GONE] = a
                         nsh = sh_push(nsh, h * 4 + 0, e)
                     set_alloc(e, h, 0.0)
-                pair_head[e] = r
+                rec[e * _W + _HEAD] = r
                 install_head(e, r)
                 nsh = sh_push(nsh, r * 4 + 1, e)
 
@@ -632,47 +742,120 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
             kind = sh_key[nsh] & 3
             e = sh_pair[nsh]
             if kind == 0:
-                a = gone_alloc[e]
-                base = rank_off[r] - pair_rptr[e]       # the departed head's own slots
-                for z in range(pair_rptr[e], pair_rptr[e + 1]):
-                    p = pair_rres[z]
+                a = recf[e * _W + _GONE]
+                base = rank_off[r] - rec[e * _W + _Z0]       # the departed head's own slots
+                for z in range(rec[e * _W + _Z0], rec[e * _W + _Z1]):
+                    p = zr[2 * z]
                     if not dirty[p]:
                         dirty[p] = True
                         extra[p] = 0.0
-                        touched[ntouched] = p
-                        ntouched += 1
+                        if touch_stamp[p] != scan_id:
+                            touch_stamp[p] = scan_id
+                            touched[ntouched] = p
+                            ntouched += 1
                         used_new[p] = prefix_used(p, r)
                         nr, ne = next_head(rank_slot[base + z], p)
                         if nr >= 0:
                             nsh = sh_push(nsh, nr * 4 + 2, ne)
                     extra[p] += a
                 continue
-            if pair_head[e] != r or eval_stamp[e] == scan_id:
+            if rec[e * _W + _HEAD] != r or rec[e * _W + _STAMP] == scan_id:
                 continue
-            eval_stamp[e] = scan_id
+            rec[e * _W + _STAMP] = scan_id
+            old = recf[e * _W + _ALLOC]
+            if old > 0.0:
+                # a positive head that keeps its allocation (the docstring says why this is
+                # the full evaluation's answer): d, the smallest residual at a dirty resource
+                d = np.inf
+                tij = np.inf
+                for z in range(rec[e * _W + _Z0], rec[e * _W + _Z1]):
+                    p = zr[2 * z]
+                    if tol[p] < tij:
+                        tij = tol[p]
+                    if dirty[p]:
+                        rp = cap[p] - used_new[p]
+                        if rp < d:
+                            d = rp
+                if d > old - tij and old > 2.0 * tij:
+                    # a resource that is not dirty and still tight for this head: the
+                    # remembered one first, else the first such on the path
+                    tb = rec[e * _W + _TIGHT]
+                    found = False
+                    if tb >= 0 and not dirty[tb]:
+                        rp = cap[tb] - prefix_used(tb, r)
+                        found = abs(rp - old) <= tij
+                    if not found:
+                        for z in range(rec[e * _W + _Z0], rec[e * _W + _Z1]):
+                            p = zr[2 * z]
+                            if p != tb and not dirty[p]:
+                                rp = cap[p] - prefix_used(p, r)
+                                if abs(rp - old) <= tij:
+                                    found = True
+                                    rec[e * _W + _TIGHT] = p
+                                    break
+                    if found:
+                        if rp < d:
+                            d = rp
+                        if abs(d - old) <= tij:
+                            for z in range(rec[e * _W + _Z0], rec[e * _W + _Z1]):
+                                p = zr[2 * z]
+                                if dirty[p]:
+                                    used_new[p] += old
+                                    if abs(extra[p]) <= tol[p]:
+                                        dirty[p] = False
+                                    else:
+                                        nr, ne = next_head(zr[2 * z + 1] + 1, p)
+                                        if nr >= 0:
+                                            nsh = sh_push(nsh, nr * 4 + 2, ne)
+                            continue
             new = np.inf
             tij = np.inf
             full = -1
-            for z in range(pair_rptr[e], pair_rptr[e + 1]):
-                p = pair_rres[z]
+            arg = -1
+            for z in range(rec[e * _W + _Z0], rec[e * _W + _Z1]):
+                p = zr[2 * z]
                 if dirty[p]:
                     rp = cap[p] - used_new[p]
                 else:
                     rp = cap[p] - prefix_used(p, r)
                 if rp < new:
                     new = rp
+                    arg = p
                 if rp <= 0.0 and full < 0:
                     full = p
+                    if old == 0.0:       # stays at 0, blocked at p: the rest is not needed
+                        break
                 if tol[p] < tij:
                     tij = tol[p]
+            if old == 0.0 and full >= 0:
+                # the walks go on where this head was in the tree; its block moves to ``full``
+                b = rec[e * _W + _BLOCK]
+                for z in range(rec[e * _W + _Z0], rec[e * _W + _Z1]):
+                    p = zr[2 * z]
+                    if dirty[p]:
+                        if abs(extra[p]) <= tol[p]:
+                            dirty[p] = False
+                        elif b < 0 or p == b:
+                            nr, ne = next_head(zr[2 * z + 1] + 1, p)
+                            if nr >= 0:
+                                nsh = sh_push(nsh, nr * 4 + 2, ne)
+                if full != b:
+                    for z in range(rec[e * _W + _Z0], rec[e * _W + _Z1]):
+                        p = zr[2 * z]
+                        was = b < 0 or p == b
+                        now = p == full
+                        if was != now:
+                            bits_set(zr[2 * z + 1], 1 if now else 0)
+                    rec[e * _W + _BLOCK] = full
+                continue
             # negligible relative to the smallest capacity on the path (tol is per resource)
             if new <= tij:
                 new = 0.0
-            old = alloc[e]
             if abs(new - old) <= tij:
                 new = old
-            for z in range(pair_rptr[e], pair_rptr[e + 1]):
-                p = pair_rres[z]
+            rec[e * _W + _TIGHT] = arg
+            for z in range(rec[e * _W + _Z0], rec[e * _W + _Z1]):
+                p = zr[2 * z]
                 walk = False
                 if dirty[p]:
                     used_new[p] += new
@@ -684,12 +867,14 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
                 elif new != old:
                     dirty[p] = True
                     extra[p] = old - new
-                    touched[ntouched] = p
-                    ntouched += 1
+                    if touch_stamp[p] != scan_id:
+                        touch_stamp[p] = scan_id
+                        touched[ntouched] = p
+                        ntouched += 1
                     used_new[p] = prefix_used(p, r) + new
                     walk = True
                 if walk:
-                    nr, ne = next_head(head_slot[z] + 1, p)
+                    nr, ne = next_head(zr[2 * z + 1] + 1, p)
                     if nr >= 0:
                         nsh = sh_push(nsh, nr * 4 + 2, ne)
             # the head's block after this evaluation: ``full`` if it gets 0 with a full
@@ -698,16 +883,16 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
             # here (old > 0) is blocked at once too: until 2026-11-27 it stayed in every
             # walk until one evaluated it to 0 again (10.04 million evaluations on the
             # 800-coflow FB-UP instance then, 9.11 million now; same pieces, bit for bit)
-            b = blocked_by[e]
+            b = rec[e * _W + _BLOCK]
             nb = full if new == 0.0 else -1
             if nb != b:
-                for z in range(pair_rptr[e], pair_rptr[e + 1]):
-                    p = pair_rres[z]
+                for z in range(rec[e * _W + _Z0], rec[e * _W + _Z1]):
+                    p = zr[2 * z]
                     was = b < 0 or p == b
                     now = nb < 0 or p == nb
                     if was != now:
-                        bits_set(head_slot[z], 1 if now else 0)
-                blocked_by[e] = nb
+                        bits_set(zr[2 * z + 1], 1 if now else 0)
+                rec[e * _W + _BLOCK] = nb
             if new != old:
                 set_alloc(e, r, new)
                 if changed_stamp[e] != scan_id:
@@ -723,10 +908,10 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
         # 4. apply the rate changes
         for i in range(nchanged):
             e = changed[i]
-            r = pair_head[e]
+            r = rec[e * _W + _HEAD]
             if r < 0:
                 continue
-            a = alloc[e]
+            a = recf[e * _W + _ALLOC]
             old = rate[r]
             if a == old:
                 continue
