@@ -47,7 +47,7 @@ from ..registry import register
 from ..schedule import Schedule
 from ..simulate import COMPLETION_RTOL, SimState, settle_sizes, simulate
 from ._pieces import PieceChunks, chunks_to_arrays
-from .._index_ranges import concat_ranges
+from .._index_ranges import concat_ranges, run_offsets
 
 __all__ = ["greedy", "GreedyPolicy", "priority_flow_order", "fill_in_order"]
 
@@ -162,8 +162,7 @@ def distinct_paths(instance: Instance) -> tuple[np.ndarray, np.ndarray, np.ndarr
     length = np.diff(rptr)
     L = int(length.max())
     padded = np.full((F, L), -1, dtype=np.int64)
-    padded[np.repeat(np.arange(F), length), np.arange(rres.size) - np.repeat(rptr[:-1], length)] \
-        = rres
+    padded[np.repeat(np.arange(F), length), run_offsets(length)] = rres
     base = instance.num_resources + 1
     per_key = max(1, int(63 // np.log2(base + 1)))     # (base)^per_key < 2^63
     keys = []
@@ -185,8 +184,7 @@ def distinct_paths(instance: Instance) -> tuple[np.ndarray, np.ndarray, np.ndarr
     plen = length[first]
     path_ptr = np.zeros(first.size + 1, dtype=np.int64)
     np.cumsum(plen, out=path_ptr[1:])
-    entry = np.repeat(rptr[first] - path_ptr[:-1], plen) + np.arange(int(path_ptr[-1]))
-    return path_of_flow, path_ptr, rres[entry].copy()
+    return path_of_flow, path_ptr, rres[concat_ranges(rptr[first], plen)]
 
 
 def _greedy_kernel_paths(instance: Instance, order: np.ndarray, meta: dict) -> Schedule:
