@@ -47,8 +47,8 @@ __all__ = ["CERTIFICATE_FORMAT", "FILE_BOUNDS", "lower_bound_certificate", "opti
 CERTIFICATE_FORMAT = "coflowopt-certificate"
 #: The registered bounds whose certificates have a file form: duals of the ordering LP,
 #: LP-OV, the interval LP and the (fluid) time-indexed LP.
-FILE_BOUNDS = ("isolated", "port", "bssi-dual", "ordering-lp", "lp-ov", "interval-lp",
-               "time-indexed-lp")
+FILE_BOUNDS = ("isolated", "port", "bssi-dual", "ordering-lp", "lp-ov", "lp-ov-branch",
+               "interval-lp", "time-indexed-lp")
 
 
 #: Most coflow indices an ``ordering-lp-dual`` file lists in its cuts' sets (about 70 MB of
@@ -144,6 +144,8 @@ def lower_bound_certificate(instance, result) -> dict[str, Any]:
             f"{result.kind!r}, certificate {result.certificate_status!r})")
     cert = result.certificate
     name = None if cert is None else cert.formulation
+    if name == "lp-ov-branch":
+        return _lp_ov_branch_file(instance, result)
     writer = _PROOF_WRITERS.get(name)
     if writer is None:
         raise InvalidParameterError(
@@ -310,6 +312,45 @@ def _time_indexed_lp_proof(instance, cert, lp, y) -> dict[str, Any]:
 
 
 #: The LP formulations whose duals have a file form, and their writers.
+def _lp_ov_branch_file(instance, result) -> dict[str, Any]:
+    """The certificate file of an ``lp-ov-branch`` bound (``lp-ov-branch-dual``): one entry
+    per leaf, its decisions ``[a, b]`` ("a completes before b") from the root and either the
+    LP-OV rows of its dual (as ``lp-ov-dual``) or ``"empty": true`` (a cycle)."""
+    from .bounds.lp_ov_branch import check_branch_certificate
+    from .formulations.certificates import in_units
+    from .formulations.lp_ov import build_lp_ov
+    cert = result.certificate
+    value, why, _ = check_branch_certificate(instance, cert, repair=False)
+    if value is None:
+        raise InvalidParameterError(f"the certificate does not check: {why}")
+    if result.objective == "weighted_cct":
+        value -= sum((Fraction(float(w)) * Fraction(float(r)) for w, r in
+                      zip(instance.weight.tolist(), instance.release.tolist())), Fraction(0))
+    if value != Fraction(result.value):
+        raise InvalidParameterError(f"the certificate proves {value}, not the result's "
+                                    f"{Fraction(result.value)}")
+    lp = build_lp_ov(in_units(instance, cert.params.get("unit")),
+                     ports=cert.params.get("ports", "used"))
+    leaves = []
+    for i, lf in enumerate(cert.leaves):
+        entry: dict[str, Any] = {"decisions": [[int(a), int(b)] for a, b in lf.decisions]}
+        if lf.row_duals is None:
+            entry["empty"] = True
+        else:
+            entry["rows"] = _lp_ov_proof(instance, cert.leaf_certificate(i), lp,
+                                         lf.row_duals)["rows"]
+        leaves.append(entry)
+    return {
+        "format": CERTIFICATE_FORMAT, "version": 1,
+        "claim": {"kind": "lower_bound", "objective": result.objective,
+                  "value": fraction_str(value), "value_float": float(value),
+                  "algorithm": result.algorithm},
+        "instance": {"digest": instance_digest(instance), "coflows": instance.num_coflows,
+                     "flows": instance.num_flows},
+        "proof": {"source": cert.source, "type": "lp-ov-branch-dual", "leaves": leaves},
+    }
+
+
 _PROOF_WRITERS = {"ordering-lp": _ordering_lp_proof, "lp-ov": _lp_ov_proof,
                   "interval-lp": _interval_lp_proof, "time-indexed-lp": _time_indexed_lp_proof}
 

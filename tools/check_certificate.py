@@ -74,6 +74,19 @@ Certificates (``format: coflowopt-certificate``, ``version: 1``):
     after ``k``), i.e. ``c_q f_k + sum_{k' > k} d_k'^q x_kk' - sum_{k' < k} d_k'^q x_k'k >=
     d_k^q + sum_{k' > k} d_k'^q``.
 
+    ``lp-ov-branch-dual`` (LP-OV with branching on pairwise orders; ``formulations/
+    lp_ov_branch.md``).  ``leaves``: each ``{"decisions": [[a, b], ...], "rows": [...]}`` (the
+    rows as ``lp-ov-dual``) or ``{"decisions": [...], "empty": true}``.  A decision ``[a, b]``
+    says "``a`` completes before ``b``" (ties in completion times broken by index, so every
+    schedule has one strict order).  The decision lists must be the leaves of a complete binary
+    tree: all start with the same pair, in both orientations, and the tails of each side cover
+    again (recursively; one empty list is the root); so every schedule's order falls into a
+    leaf.  In a leaf the decisions and everything they imply by transitivity hold; a leaf
+    whose decisions contain a cycle holds no schedule and is skipped (it must not carry rows
+    that matter; ``empty`` is only allowed there).  Otherwise LP-OV with ``x_ab`` fixed to 1
+    for every implied "a before b", ``a < b``, and to 0 for "b before a" is a relaxation of the
+    leaf, and (W) with those bounds is its bound.  The proof gives the smallest leaf bound.
+
     ``interval-lp-dual`` (the interval-indexed LP, Qiu, Stein and Zhong; ``formulations/
     interval_lp.md``, validity ``proofs/interval_lp_bound.md``).  ``tau``: points
     ``0 < tau_1 < ... < tau_L`` (any such grid is valid).  Columns ``y_kl`` (``l = 1..L``,
@@ -523,8 +536,12 @@ def _grid(values, where: str, limit: int = 100_000) -> list[Fraction]:
     return [Fraction(0)] + pts
 
 
-def check_lp_ov_dual(inst: Instance, proof: dict, objective: str) -> Fraction:
-    """The bound an ``lp-ov-dual`` proof gives (module docstring)."""
+def check_lp_ov_dual(inst: Instance, proof: dict, objective: str,
+                     fixed: dict | None = None) -> Fraction:
+    """The bound an ``lp-ov-dual`` proof gives (module docstring); ``fixed`` maps a pair
+    ``(a, b)``, ``a < b``, to the value its column ``x_ab`` is fixed at (a leaf of
+    ``lp-ov-branch-dual``)."""
+    fixed = fixed or {}
     rows = _rows_list(proof)
     at = _at_resource(inst)
     # per resource: the coflows there, their data negated, and suffix sums of their data
@@ -554,10 +571,98 @@ def check_lp_ov_dual(inst: Instance, proof: dict, objective: str) -> Fraction:
             yield where, y, ">=", coeffs, suffix[q][i]
 
     iso = [r + rho for r, rho in zip(inst.release, inst.rho)]
+
+    def bounds(j):
+        if j[0] == "f":
+            return iso[j[1]], None
+        v = fixed.get(j[1:])
+        return (Fraction(0), Fraction(1)) if v is None else (v, v)
+
     total = lagrangian_bound(
-        gen(), {("f", k): w for k, w in enumerate(inst.weight) if w},
-        lambda j: (iso[j[1]], None) if j[0] == "f" else (Fraction(0), Fraction(1)))
+        gen(), {("f", k): w for k, w in enumerate(inst.weight) if w}, bounds)
     return total - _cct_shift(inst, objective)
+
+
+def _closure(decisions: list) -> list | None:
+    """The relations implied by ``decisions`` (``(a, b)``: a completes before b) through
+    transitivity; ``None`` when they contain a cycle."""
+    succ: dict = {}
+    for a, b in decisions:
+        succ.setdefault(a, set()).add(b)
+    out = []
+    for a in list(succ):
+        seen, stack = set(), [a]
+        while stack:
+            for v in succ.get(stack.pop(), ()):
+                if v not in seen:
+                    seen.add(v)
+                    stack.append(v)
+        if a in seen:
+            return None
+        out.extend((a, b) for b in seen)
+    return out
+
+
+def _covers(paths: list, prefix: list) -> None:
+    """Reject unless the decision paths are the leaves of a complete binary tree."""
+    if len(paths) == 1 and not paths[0]:
+        return
+    if any(not p for p in paths):
+        raise Rejected(f"the leaves under {prefix} do not cover every order: a leaf ends where "
+                       "others branch")
+    a, b = paths[0][0]
+    sides: dict = {(a, b): [], (b, a): []}
+    for p in paths:
+        if p[0] not in sides:
+            raise Rejected(f"the leaves under {prefix} do not cover every order: they branch "
+                           f"on {list((a, b))} and on {list(p[0])}")
+        sides[p[0]].append(p[1:])
+    for side, rest in sides.items():
+        if not rest:
+            raise Rejected(f"the leaves under {prefix} do not cover every order: no leaf has "
+                           f"{list(side)}")
+        _covers(rest, prefix + [list(side)])
+
+
+def check_lp_ov_branch_dual(inst: Instance, proof: dict, objective: str) -> Fraction:
+    """The bound an ``lp-ov-branch-dual`` proof gives (module docstring): the smallest leaf."""
+    leaves = proof.get("leaves")
+    if not isinstance(leaves, list) or not leaves:
+        raise Unreadable("proof.leaves: expected a non-empty list")
+    paths = []
+    for n, leaf in enumerate(leaves):
+        where = f"proof.leaves[{n}]"
+        dec = leaf.get("decisions") if isinstance(leaf, dict) else None
+        if not isinstance(dec, list):
+            raise Unreadable(f"{where}.decisions: expected a list")
+        path = []
+        for i, d in enumerate(dec):
+            if not isinstance(d, list) or len(d) != 2:
+                raise Unreadable(f"{where}.decisions[{i}]: expected [a, b]")
+            a = _index({"a": d[0]}, "a", inst.K, f"{where}.decisions[{i}]")
+            b = _index({"b": d[1]}, "b", inst.K, f"{where}.decisions[{i}]")
+            if a == b:
+                raise Rejected(f"{where}.decisions[{i}]: a coflow cannot precede itself")
+            path.append((a, b))
+        paths.append(path)
+    _covers(paths, [])
+    best = None
+    for n, (leaf, path) in enumerate(zip(leaves, paths)):
+        rel = _closure(path)
+        if rel is None:            # a cycle: no schedule completes the coflows so
+            continue
+        if leaf.get("empty"):
+            raise Rejected(f"proof.leaves[{n}] is declared empty but its decisions have no "
+                           "cycle")
+        fixed = {(min(a, b), max(a, b)): Fraction(1 if a < b else 0) for a, b in rel}
+        try:
+            v = check_lp_ov_dual(inst, leaf, objective, fixed)
+        except (Rejected, Unreadable) as e:
+            raise type(e)(f"proof.leaves[{n}]: {e}") from None
+        best = v if best is None or v < best else best
+    if best is None:
+        raise Rejected("every leaf's decisions contain a cycle")
+    return best
 
 
 def check_interval_lp_dual(inst: Instance, proof: dict, objective: str) -> Fraction:
@@ -1006,6 +1111,7 @@ def check_optimum(inst: Instance, cert: dict, value: Fraction, objective: str) -
 
 
 PROOFS = {"ordering-lp-dual": check_ordering_lp_dual, "lp-ov-dual": check_lp_ov_dual,
+          "lp-ov-branch-dual": check_lp_ov_branch_dual,
           "interval-lp-dual": check_interval_lp_dual,
           "time-indexed-lp-dual": check_time_indexed_lp_dual}
 
@@ -1040,7 +1146,7 @@ def check(instance_doc, cert) -> str:
     if proved < value:
         raise Rejected(f"the proof gives {proved} ({float(proved):.12g}), less than the claimed "
                        f"{value} ({float(value):.12g})")
-    what = "cuts" if proof["type"] == "ordering-lp-dual" else "rows"
+    what = {"ordering-lp-dual": "cuts", "lp-ov-branch-dual": "leaves"}.get(proof["type"], "rows")
     return (f"{objective} >= {value} ({float(value):.12g}) for every feasible schedule "
             f"({proof['type']}, {len(proof.get(what, []))} {what}, checked exactly)")
 

@@ -360,6 +360,14 @@ def interval_lp_bound(instance: Instance, *, objective: str = "weighted_completi
 
 
 # ----------------------------------------------------------------------------- LP-OV
+def lp_ov_nonzeros(instance: Instance, ports: str = "used") -> int:
+    """About how many non-zeros LP-OV has (``sum_q n_q^2`` with ``ports="used"``, ``n_q`` the
+    coflows at resource ``q``), computed before building it."""
+    counts = np.diff(np.asarray(instance.port_loads_sparse.tocsc().indptr)).astype(np.int64)
+    return int(np.sum(counts ** 2)) if ports == "used" else \
+        int(np.sum(counts) * instance.num_coflows)
+
+
 @register("bound", "lp-ov", summary="ordering-variable LP (pairwise order variables, one row "
           "per coflow and resource)",
           reference="Shafiee, Ghaderi (IEEE/ACM ToN 2018); Luu's lpovls.m; "
@@ -395,9 +403,7 @@ def lp_ov_bound(instance: Instance, *, objective: str = "weighted_completion_tim
     if time_limit is not None:
         check_time_limit(time_limit)
     t0 = time.perf_counter()
-    counts = np.diff(np.asarray(instance.port_loads_sparse.tocsc().indptr))
-    est = int(np.sum(counts.astype(np.int64) ** 2)) if ports == "used" else \
-        int(np.sum(counts.astype(np.int64)) * instance.num_coflows)
+    est = lp_ov_nonzeros(instance, ports)
     if est > max_nonzeros:
         raise NotSupportedError(f"LP-OV too large: about {est} non-zeros > max_nonzeros="
                                 f"{max_nonzeros}; use the ordering-lp bound")

@@ -145,6 +145,8 @@ def build_lp_ov(instance: Instance, *, ports: str = "used") -> LinearProgram:
         name="lp-ov", c=c, A=A, row_lo=row_lo, row_hi=np.full(m, np.inf), col_lo=col_lo,
         col_hi=col_hi, exact=exact, col_blocks={"f": (0, K, (K,)), "delta": (K, n, (npairs,))},
         meta={"ports": ports, "pairs": npairs, "rows": m,
+              # pair column K + i is x_ab with a * K + b == pair_key[i] (a < b, ascending)
+              "pair_key": pair_key,
               # row i is (coflow row_coflow[i], resource row_resource[i]): how a certificate
               # file names it (coflowopt.certificate_files)
               "row_coflow": row_k, "row_resource": row_q})
