@@ -411,9 +411,12 @@ def simulate(instance: Instance, policy: RatePolicy, *, max_events: int | None =
                 done[ff] = True
                 fc[ff] = ends
                 cur_flows, cur_rates = cur_flows[~fin_now], cur_rates[~fin_now]
-                cnt = np.bincount(coflow_of[ff], minlength=K)
-                unfinished_count -= cnt
-                newly_done = np.flatnonzero((cnt > 0) & (unfinished_count == 0))
+                # O(flows finished now), not O(K): a bincount over every coflow per event
+                # was a K-sized pass at every flow completion
+                cf = coflow_of[ff]
+                np.subtract.at(unfinished_count, cf, 1)
+                touched = np.unique(cf)
+                newly_done = touched[unfinished_count[touched] == 0]
                 if newly_done.size:
                     for k in newly_done:
                         cc[k] = np.max(fc[ptr[k]:ptr[k + 1]])
