@@ -229,10 +229,19 @@ def _fill_coflow(k, grp_ptr, grp_src, grp_dst, gcount, budget, tol, grate, used,
 @njit(cache=True)
 def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst,
                     gflows, flow_done, cap, tol, gcount, grate, budget, has, used, res, it_w,
-                    it_p1, it_p2, it_g, it_lam, fbuf, ibuf, done, adj, counter, out_f, out_r):
+                    it_p1, it_p2, it_g, it_lam, fbuf, ibuf, done, adj, counter, out_f, out_r,
+                    kept, cnt):
     """One D-CLAS allocation (module docstring): ``order`` lists the active coflows by queue
     then FIFO, ``oq`` their queues.  Writes the flows with a positive rate to ``out_f`` /
-    ``out_r`` and returns their number."""
+    ``out_r`` and returns their number.
+
+    ``kept``: the caller keeps ``gcount`` (unfinished flows per group) and ``cnt[q, p]`` (the
+    unfinished groups of the active coflows of queue ``q`` at port ``p``, counted once per
+    end) across calls, every port's ``cap`` is above its ``tol``, and ``grate`` is zero on
+    entry (it is zeroed on exit).  The first pass is then not needed: every coflow of
+    ``order`` has an unfinished group and grows on the full capacities, and the first round's
+    queue presence is ``cnt > 0`` -- the same values the pass computes, without reading every
+    flow of every active coflow at every event."""
     P = cap.shape[0]
     nq = qweight.shape[0]
     # ``tol`` is per port (relative to each capacity); a round that added less than the
@@ -254,28 +263,36 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
     # output reads only the coflows that were filled (``got``).
     live = np.empty(order.shape[0], dtype=np.int64)
     nl = 0
-    for q in range(nq):
-        for p in range(P):
-            has[q, p] = False
-    for a in range(order.shape[0]):
-        k = order[a]
-        grows = False
-        for g in range(grp_ptr[k], grp_ptr[k + 1]):
-            c = 0
-            for x in range(grp_lo[g], grp_hi[g]):
-                if not flow_done[gflows[x]]:
-                    c += 1
-            gcount[g] = c
-            grate[g] = 0.0
-            if c > 0 and res[grp_src[g]] > tol[grp_src[g]] and \
-                    res[grp_dst[g]] > tol[grp_dst[g]]:
-                # the first round's queue presence, on the same residual
-                has[oq[a], grp_src[g]] = True
-                has[oq[a], grp_dst[g]] = True
-                grows = True
-        if grows:
-            live[nl] = a
-            nl += 1
+    if kept:
+        for q in range(nq):
+            for p in range(P):
+                has[q, p] = cnt[q, p] > 0
+        for a in range(order.shape[0]):
+            live[a] = a
+        nl = order.shape[0]
+    else:
+        for q in range(nq):
+            for p in range(P):
+                has[q, p] = False
+        for a in range(order.shape[0]):
+            k = order[a]
+            grows = False
+            for g in range(grp_ptr[k], grp_ptr[k + 1]):
+                c = 0
+                for x in range(grp_lo[g], grp_hi[g]):
+                    if not flow_done[gflows[x]]:
+                        c += 1
+                gcount[g] = c
+                grate[g] = 0.0
+                if c > 0 and res[grp_src[g]] > tol[grp_src[g]] and \
+                        res[grp_dst[g]] > tol[grp_dst[g]]:
+                    # the first round's queue presence, on the same residual
+                    has[oq[a], grp_src[g]] = True
+                    has[oq[a], grp_dst[g]] = True
+                    grows = True
+            if grows:
+                live[nl] = a
+                nl += 1
     # got[a]: coflow order[a] was filled at least once (only those can have a rate)
     got = np.zeros(order.shape[0], dtype=np.bool_)
     for r_ in range(rounds):
@@ -353,6 +370,7 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
                         out_f[n] = f
                         out_r[n] = grate[g]
                         n += 1
+                grate[g] = 0.0      # zero on exit: only the filled coflows' groups are set
     return n
 
 
@@ -606,6 +624,20 @@ class AaloPolicy:
         self._cap = instance.capacity.astype(float)
         self._tol = self.tol_rel * self._cap  # per resource: relative to what it guards
         self._gcount = np.zeros(G, dtype=np.int64)
+        # on a big switch whose every port can carry traffic, the kernel's per-group counts
+        # and per-(queue, port) presence are kept here across events (``_dclas_allocate``'s
+        # ``kept``): updated for the flows that finished, the coflows released and the coflows
+        # demoted, instead of recomputed from every flow of every active coflow per event
+        self._kept = not self._general and bool(np.all(self._cap > self._tol))
+        self._cnt = np.zeros((nq, P), dtype=np.int64)
+        if self._kept:
+            sizes = self._grp_hi - self._grp_lo
+            self._gcount[:] = sizes
+            self._grp_coflow = np.repeat(np.arange(K, dtype=np.int64), np.diff(self._grp_ptr))
+            self._flow_group = np.empty(F, dtype=np.int64)
+            self._flow_group[self._gflows] = np.repeat(np.arange(G, dtype=np.int64), sizes)
+            self._running = np.zeros(0, dtype=np.int64)   # flows given a rate, not finished
+            self._is_running = np.zeros(F, dtype=bool)
         self._out_f = np.zeros(F, dtype=np.int64)
         self._out_r = np.zeros(F)
         # FIFO inside a queue: release, then index
@@ -614,7 +646,12 @@ class AaloPolicy:
         self.queue = np.zeros(K, dtype=np.int64)
         self._order = KeyedOrder(self._fifo)
         self._att = np.zeros(K)
-        self._att_stale = np.ones(K, dtype=bool)
+        # coflows whose attained service must be read again: those served by the last
+        # allocation, and (through the release order) those released since the last call
+        self._served = np.zeros(0, dtype=np.int64)
+        self._rel_order = np.argsort(instance.release, kind="stable")
+        self._rel_next = 0
+        self._rate_k = np.zeros(K)
         self.demotions: list[tuple[float, int, int]] = []
         self._timer = math.inf
         self._last = None
@@ -627,13 +664,55 @@ class AaloPolicy:
         order = self._order.order(act, lambda c: queue[c])
         # on resources _grp_src / _grp_dst hold the groups' paths (CSR), and the kernel is
         # the one over paths (same arguments otherwise)
-        kernel = _dclas_allocate_paths if self._general else _dclas_allocate
-        n = kernel(
-            order, queue[order], self.weights, self.max_rounds, self._grp_ptr, self._grp_lo,
-            self._grp_hi, self._grp_src, self._grp_dst, self._gflows, state.flow_done,
-            self._cap if cap is None else cap, self._tol, self._gcount, *self._bufs,
-            *self._fill, self._out_f, self._out_r)
+        args = (order, queue[order], self.weights, self.max_rounds, self._grp_ptr,
+                self._grp_lo, self._grp_hi, self._grp_src, self._grp_dst, self._gflows,
+                state.flow_done, self._cap if cap is None else cap, self._tol, self._gcount,
+                *self._bufs, *self._fill, self._out_f, self._out_r)
+        if self._general:
+            n = _dclas_allocate_paths(*args)
+        else:
+            n = _dclas_allocate(*args, self._kept and cap is None, self._cnt)
         return self._out_f[:n].copy(), self._out_r[:n].copy()
+
+    def _fresh(self, state: SimState) -> np.ndarray:
+        """The active coflows whose attained service may have changed since it was last read
+        (served by the last allocation, or released since the last call), ascending."""
+        rel, j = self._rel_order, self._rel_next
+        while j < rel.size and state.released[rel[j]]:
+            j += 1
+        new = rel[self._rel_next:j]
+        self._rel_next = j
+        if self._kept:
+            self._count_finished(state)
+            self._count_groups(new, +1)
+        c = np.unique(np.concatenate([self._served, new]))
+        return c[~state.finished[c]]
+
+    def _count_groups(self, coflows: np.ndarray, sign: int) -> None:
+        """Add (``sign=+1``) or remove the unfinished groups of ``coflows`` to / from
+        ``_cnt`` under their current queues."""
+        lo = self._grp_ptr[coflows]
+        gs = concat_ranges(lo, self._grp_ptr[coflows + 1] - lo)
+        gs = gs[self._gcount[gs] > 0]
+        q = self.queue[self._grp_coflow[gs]]
+        np.add.at(self._cnt, (q, self._grp_src[gs]), sign)
+        np.add.at(self._cnt, (q, self._grp_dst[gs]), sign)
+
+    def _count_finished(self, state: SimState) -> None:
+        """Count the flows that finished since the last call out of their groups (only flows
+        given a rate can have finished), and the groups left empty out of ``_cnt``."""
+        run = self._running
+        fin = state.flow_done[run]
+        if not fin.any():
+            return
+        self._running = run[~fin]
+        g = self._flow_group[run[fin]]
+        np.subtract.at(self._gcount, g, 1)
+        g = np.unique(g)
+        g = g[self._gcount[g] == 0]
+        q = self.queue[self._grp_coflow[g]]
+        np.subtract.at(self._cnt, (q, self._grp_src[g]), 1)
+        np.subtract.at(self._cnt, (q, self._grp_dst[g]), 1)
 
     def allocate(self, state: SimState):
         act = state.active_coflows
@@ -641,46 +720,61 @@ class AaloPolicy:
         self._timer = math.inf
         if act.size == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        # attained service, recomputed only for the coflows served since they were last read
-        # (the others sent nothing since): O(flows served) per event instead of O(active)
-        fresh = act[self._att_stale[act]]
-        self._att[fresh] = coflow_attained(self.inst, state, fresh)
-        self._att_stale[fresh] = False
-        att = self._att[act]
+        # attained service, read only for the coflows served since it was last read and the
+        # new ones (the others sent nothing since); a coflow whose attained service did not
+        # change keeps its queue (it was set from that service), so only these can move:
+        # O(coflows served) per event, not O(active), apart from the queue order itself
+        fresh = self._fresh(state)
+        att_f = coflow_attained(self.inst, state, fresh)
+        self._att[fresh] = att_f
         H = self.thresholds
         # crossed: attained within a relative 1e-9 of the threshold counts (the attained
         # service at a crossing timer is the threshold up to the rounding of sent)
-        q = np.maximum(self.queue[act], np.searchsorted(H * (1 - 1e-9), att, side="right"))
+        qf = np.maximum(self.queue[fresh],
+                        np.searchsorted(H * (1 - 1e-9), att_f, side="right"))
+        moved = qf != self.queue[fresh]
+        mv, mq = fresh[moved], qf[moved]
         # a flow completion alone, with no demotion: keep the rates, hand out what was freed
         local = (self.on_flow_completion == "backfill" and self._last is not None
-                 and state.events == frozenset({"flow_completion"})
-                 and np.array_equal(q, self.queue[act]))
+                 and state.events == frozenset({"flow_completion"}) and mv.size == 0)
         while True:
-            moved = np.flatnonzero(q != self.queue[act])
-            for k, nq in zip(act[moved].tolist(), q[moved].tolist()):
+            # demotions in increasing coflow index (the order of the active coflows)
+            for k, nq in zip(mv.tolist(), mq.tolist()):
                 self.demotions.append((t, k, nq))
-            self.queue[act] = q
-            self._order.mark(act[moved])
+            if self._kept and mv.size:
+                self._count_groups(mv, -1)
+                self.queue[mv] = mq
+                self._count_groups(mv, +1)
+            self.queue[mv] = mq
+            self._order.mark(mv)
             if local:
-                f, r = self._backfill(state, act, q)
+                f, r = self._backfill(state, act, self.queue[act])
             else:
-                f, r = self._allocate_queues(state, act, q)
-            # the next crossing: each coflow's attained grows at its total rate until the
-            # next event (every event reallocates)
-            rate = np.zeros(self.inst.num_coflows)
-            np.add.at(rate, self.inst.flow_coflow[f], r)
-            rk = rate[act]
-            top = q < H.size
-            grow = top & (rk > 0)
-            tc = np.full(act.size, math.inf)
-            tc[grow] = t + (H[q[grow]] - att[grow]) / rk[grow]
-            now = grow & (tc <= t)          # closer than the clock's resolution: crossed
+                f, r = self._allocate_queues(state, act, None)
+            # the next crossing: each served coflow's attained grows at its total rate until
+            # the next event (every event reallocates); the others do not grow.  The totals
+            # are summed flow by flow in the order of ``f`` (as np.add.at does)
+            fc = self.inst.flow_coflow[f]
+            buf = self._rate_k
+            np.add.at(buf, fc, r)
+            served = np.unique(fc)
+            rk = buf[served]
+            buf[served] = 0.0
+            qs = self.queue[served]
+            grow = (qs < H.size) & (rk > 0)
+            g, qg = served[grow], qs[grow]
+            tc = t + (H[qg] - self._att[g]) / rk[grow]
+            now = tc <= t                   # closer than the clock's resolution: crossed
             if not now.any():
-                self._timer = float(tc.min())
+                self._timer = float(tc.min()) if tc.size else math.inf
                 self._last = (f, r)
-                self._att_stale[self.inst.flow_coflow[f]] = True
+                self._served = served
+                if self._kept:
+                    add = f[~self._is_running[f]]
+                    self._is_running[add] = True
+                    self._running = np.concatenate([self._running, add])
                 return f, r
-            q = q + now
+            mv, mq = g[now], qg[now] + 1
             local = False
 
     def _backfill(self, state: SimState, act: np.ndarray, q: np.ndarray):
