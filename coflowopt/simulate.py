@@ -85,6 +85,10 @@ class SimState:
         Unfinished flows of active coflows, sorted by global index.
     events : frozenset of str
         Why the policy is being called now (e.g. ``{"release"}``).
+    done_flows : ndarray of int or None
+        The finished flows in the order they finished (an append-only log: a policy that
+        remembers how many it has read gets the flows finished since with
+        ``done_flows[seen:]``, in O(those flows)).  ``None`` for a state built by hand.
 
     Notes
     -----
@@ -94,12 +98,13 @@ class SimState:
     """
 
     __slots__ = ("instance", "time", "remaining", "_sent", "released", "finished", "flow_done",
-                 "active_coflows", "_active_flows", "coflow_completion", "events")
+                 "active_coflows", "_active_flows", "coflow_completion", "events",
+                 "done_flows")
 
     def __init__(self, instance: Instance, time: float, remaining: np.ndarray, sent,
                  released: np.ndarray, finished: np.ndarray, flow_done: np.ndarray,
                  active_coflows: np.ndarray, active_flows, coflow_completion: np.ndarray,
-                 events: frozenset = frozenset()):
+                 events: frozenset = frozenset(), done_flows: np.ndarray | None = None):
         self.instance = instance
         self.time = time
         self.remaining = remaining
@@ -111,6 +116,7 @@ class SimState:
         self._active_flows = active_flows
         self.coflow_completion = coflow_completion
         self.events = events
+        self.done_flows = done_flows
 
     @property
     def sent(self) -> np.ndarray:
@@ -253,6 +259,8 @@ def simulate(instance: Instance, policy: RatePolicy, *, max_events: int | None =
     unfinished_count = np.diff(ptr).astype(np.int64)
     cc = np.full(K, np.nan)
     fc = np.full(F, np.nan)
+    done_log = np.zeros(F, dtype=np.int64)    # finished flows in completion order
+    n_done = 0
 
     rel_order = np.argsort(release, kind="stable")
     rel_times = release[rel_order]
@@ -314,7 +322,7 @@ def simulate(instance: Instance, policy: RatePolicy, *, max_events: int | None =
             return fl
 
         return SimState(instance, t, rem, _LazySent(size, rem), released, finished, done, act_c,
-                        active_flows, cc, frozenset(why))
+                        active_flows, cc, frozenset(why), done_log[:n_done])
 
     while True:
         newly = []
@@ -410,6 +418,8 @@ def simulate(instance: Instance, policy: RatePolicy, *, max_events: int | None =
                 rem[ff] = 0.0
                 done[ff] = True
                 fc[ff] = ends
+                done_log[n_done:n_done + ff.size] = ff
+                n_done += ff.size
                 cur_flows, cur_rates = cur_flows[~fin_now], cur_rates[~fin_now]
                 # O(flows finished now), not O(K): a bincount over every coflow per event
                 # was a K-sized pass at every flow completion

@@ -188,3 +188,21 @@ def test_stuck_coflow_policy_steps_to_flow_completions():
     res = simulate(inst, OneFlow())
     rep = verify_schedule(inst, res.schedule).raise_if_invalid()
     assert rep.coflow_completion.tolist() == [3.0]
+
+
+def test_done_flows_log_lists_finished_flows_in_completion_order():
+    # FIFO MADD: coflow 0's flows (sizes 2 and 1) share ingress 0, Gamma = 3, so both finish
+    # at 3; then coflow 1's flow (size 1) at 4.  Each call sees exactly the flows finished
+    # before it, in completion order
+    inst = Instance.from_coflows([Coflow("A", [(0, 0, 2), (0, 1, 1)]),
+                                  Coflow("B", [(0, 0, 1)])])
+    seen = []
+
+    class Logging(MaddFifo):
+        def allocate(self, st):
+            seen.append((st.time, st.done_flows.tolist()))
+            return super().allocate(st)
+
+    res = simulate(inst, Logging())
+    assert seen == [(0.0, []), (3.0, [0, 1])]
+    assert res.flow_completion.tolist() == [3.0, 3.0, 4.0]

@@ -636,6 +636,7 @@ class AaloPolicy:
             self._grp_coflow = np.repeat(np.arange(K, dtype=np.int64), np.diff(self._grp_ptr))
             self._flow_group = np.empty(F, dtype=np.int64)
             self._flow_group[self._gflows] = np.repeat(np.arange(G, dtype=np.int64), sizes)
+            self._done_seen = 0                           # entries of state.done_flows read
             self._running = np.zeros(0, dtype=np.int64)   # flows given a rate, not finished
             self._is_running = np.zeros(F, dtype=bool)
         self._out_f = np.zeros(F, dtype=np.int64)
@@ -699,14 +700,22 @@ class AaloPolicy:
         np.add.at(self._cnt, (q, self._grp_dst[gs]), sign)
 
     def _count_finished(self, state: SimState) -> None:
-        """Count the flows that finished since the last call out of their groups (only flows
-        given a rate can have finished), and the groups left empty out of ``_cnt``."""
-        run = self._running
-        fin = state.flow_done[run]
-        if not fin.any():
+        """Count the flows that finished since the last call out of their groups, and the
+        groups left empty out of ``_cnt``.  The finished flows come from the simulator's log
+        (``state.done_flows``) or, for a state without one, from the flows given a rate (only
+        those can have finished)."""
+        log = state.done_flows
+        if log is not None:
+            fin = log[self._done_seen:]
+            self._done_seen = log.size
+        else:
+            run = self._running
+            done = state.flow_done[run]
+            fin = run[done]
+            self._running = run[~done]
+        if fin.size == 0:
             return
-        self._running = run[~fin]
-        g = self._flow_group[run[fin]]
+        g = self._flow_group[fin]
         np.subtract.at(self._gcount, g, 1)
         g = np.unique(g)
         g = g[self._gcount[g] == 0]
@@ -769,7 +778,7 @@ class AaloPolicy:
                 self._timer = float(tc.min()) if tc.size else math.inf
                 self._last = (f, r)
                 self._served = served
-                if self._kept:
+                if self._kept and state.done_flows is None:
                     add = f[~self._is_running[f]]
                     self._is_running[add] = True
                     self._running = np.concatenate([self._running, add])

@@ -212,8 +212,11 @@ class MaddPolicy:
             self._none = np.zeros(0, dtype=np.int64)   # no per-coflow unfinished counts
             self._cand_q = np.zeros(G, dtype=np.int64)
             self._cand_g = np.zeros(G, dtype=np.int64)
-            # flows given a rate and not yet finished: when one finishes, its coflow's witness
-            # may no longer carry a flow of it (reset as madd_simulate does)
+            # when a flow finishes, its coflow's witness may no longer carry a flow of it
+            # (reset as madd_simulate does): the finished flows come from the simulator's log
+            # (state.done_flows, read from _done_seen on), or for a state without one from the
+            # flows given a rate and not yet finished
+            self._done_seen = 0
             self._running = np.zeros(0, dtype=np.int64)
             self._is_running = np.zeros(F, dtype=bool)
         self._out_f = np.zeros(F, dtype=np.int64)
@@ -236,13 +239,21 @@ class MaddPolicy:
         if self._general:
             n = _k.madd_allocate_paths(*args)
         else:
-            run = self._running
-            fin = run[state.flow_done[run]]
+            log = state.done_flows
+            if log is not None:
+                # the flows finished since the last call, from the simulator's log: O(those
+                # flows), where the list of flows ever given a rate grew with the run
+                fin = log[self._done_seen:]
+                self._done_seen = log.size
+            else:
+                run = self._running
+                fin = run[state.flow_done[run]]
+                if fin.size:
+                    self._running = run[~state.flow_done[run]]
             if fin.size:
                 k = self.inst.flow_coflow[fin]
                 w = self._wit[k]
                 self._wit[k[(w == self._src[fin]) | (w == self._dstu[fin])]] = -1
-                run = run[~state.flow_done[run]]
             owit = self._owit[:order.size]
             active_groups = _order_positions(order, self._posq, self._wit, owit,
                                              self._grp_ptr, False)
@@ -251,10 +262,11 @@ class MaddPolicy:
                 self.inst.num_ingress,
                 *self._buckets, self._grp_coflow, active_groups, self._cand_q, self._cand_g)
             _order_positions(order, self._posq, self._wit, owit, self._grp_ptr, True)
-            out = self._out_f[:n]
-            new = out[~self._is_running[out]]
-            self._is_running[new] = True
-            self._running = np.concatenate([run, new])
+            if log is None:
+                out = self._out_f[:n]
+                new = out[~self._is_running[out]]
+                self._is_running[new] = True
+                self._running = np.concatenate([self._running, new])
         self.last_order = order
         self.last_gamma = self._gamma[:order.size].copy()
         self.last_residual = self._res.copy()
