@@ -464,6 +464,9 @@ class VarysDeadlinePolicy(VarysPolicy):
         self.admission_time = np.full(K, np.nan)
         self._admit_seq = np.full(K, np.iinfo(np.int64).max, dtype=np.int64)
         self._n_admitted = 0
+        self._n_rejected = 0
+        self._order = None       # the last main-tier order and how many admitted lead it
+        self._n_lead = 0
         self._has_deadline = np.isfinite(instance.deadline)
         self._tier = "main"
         self._main = None
@@ -512,6 +515,7 @@ class VarysDeadlinePolicy(VarysPolicy):
                 residual = residual - resource_loads(inst, fl, state.remaining[fl] / left)
             else:
                 self.rejected[k] = True
+                self._n_rejected += 1
 
     def _sebf(self, state: SimState, coflows: np.ndarray) -> np.ndarray:
         """``coflows`` in SEBF order, ties by the tie order."""
@@ -525,14 +529,32 @@ class VarysDeadlinePolicy(VarysPolicy):
         act = state.active_coflows
         if self._tier == "rejected":
             return self._sebf(state, act[self.rejected[act]])
-        adm = act[self.admitted[act]]
-        adm = adm[np.argsort(self._admit_seq[adm], kind="stable")]
-        best = act[~self.admitted[act] & ~self.rejected[act]]
-        return np.concatenate([adm, self._sebf(state, best)])
+        if self._n_admitted == 0 and self._n_rejected == 0:
+            # no admission decision yet (e.g. no deadlines at all): every active coflow is
+            # best effort, without the per-event masks over the active coflows
+            adm, best = act[:0], act
+        else:
+            adm = act[self.admitted[act]]
+            adm = adm[np.argsort(self._admit_seq[adm], kind="stable")]
+            best = act[~self.admitted[act] & ~self.rejected[act]]
+        self._order = np.concatenate([adm, self._sebf(state, best)])
+        self._n_lead = adm.size
+        return self._order
 
     def durations(self, state: SimState, order: np.ndarray):
         if self._tier == "rejected":
             return None
+        if order is self._order:
+            # the order just returned: its admitted coflows are its first _n_lead entries,
+            # the others get NaN (the same values as the general rule below)
+            m = self._n_lead
+            if m == 0:
+                return None
+            tau = np.full(order.size, np.nan)
+            dl = self.inst.deadline[order[:m]]
+            left = dl - state.time - 8 * np.spacing(np.abs(dl))
+            tau[:m] = np.where(left > 0, left, np.nan)
+            return tau
         dl = self.inst.deadline[order]
         # MADD to the deadline for admitted coflows, aimed 8 units in the last place of D early:
         # the completion event t + remaining/rate is rounded, and aimed at D itself it can land
