@@ -51,7 +51,7 @@ from ._index_ranges import concat_ranges
 __all__ = ["COMPLETION_RTOL", "RatePolicy", "SimState", "SimulationResult", "simulate",
            "SimulationError", "RESCHEDULE_EVENTS", "SETTLE_RTOL", "settle_sizes",
            "settle_off", "settle_rates",
-           "exact_schedule", "schedule_length_bounds"]
+           "exact_schedule", "schedule_length_bounds", "FinishedFlows"]
 
 #: A flow whose remaining size is <= COMPLETION_RTOL * size is complete.
 COMPLETION_RTOL = 1e-10
@@ -146,6 +146,57 @@ class SimState:
     def __repr__(self) -> str:
         return (f"SimState(time={self.time}, active_coflows={self.active_coflows.size}, "
                 f"events={sorted(self.events)})")
+
+
+class FinishedFlows:
+    """For a policy: the flows finished since its previous call, in O(those flows).
+
+    :meth:`since` reads ``state.done_flows`` (the simulator's log) from where the previous
+    call stopped.  For a :class:`SimState` built by hand (``done_flows`` is ``None``) it falls
+    back to the flows recorded with :meth:`given` that are done now: only a flow given a rate
+    can finish, so a policy that records what it returns gets the same flows.
+
+    Parameters
+    ----------
+    num_flows : int
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1), (0, 1, 2)])])
+    >>> log = np.array([0, 1])            # flow 0 finished first, then flow 1
+    >>> def state(n):
+    ...     return SimState(inst, 0.0, inst.flow_size, None, np.ones(1, bool),
+    ...                     np.zeros(1, bool), np.isin(np.arange(2), log[:n]), np.arange(1),
+    ...                     None, np.full(1, np.nan), done_flows=log[:n])
+    >>> ff = FinishedFlows(2)
+    >>> ff.since(state(1)).tolist(), ff.since(state(2)).tolist(), ff.since(state(2)).tolist()
+    ([0], [1], [])
+    """
+
+    def __init__(self, num_flows: int):
+        self.seen = 0
+        self.running = np.zeros(0, dtype=np.int64)
+        self.is_running = np.zeros(num_flows, dtype=bool)
+
+    def since(self, state: SimState) -> np.ndarray:
+        """The flows finished since the previous call (in completion order with the log)."""
+        log = state.done_flows
+        if log is not None:
+            fin = log[self.seen:]
+            self.seen = log.size
+            return fin
+        run = self.running
+        done = state.flow_done[run]
+        self.running = run[~done]
+        return run[done]
+
+    def given(self, state: SimState, flows: np.ndarray) -> None:
+        """Record ``flows`` as given a rate (used only when ``state`` has no log)."""
+        if state.done_flows is None:
+            new = flows[~self.is_running[flows]]
+            self.is_running[new] = True
+            self.running = np.concatenate([self.running, new])
 
 
 class _LazySent:

@@ -112,7 +112,7 @@ from ..rates.greedy import priority_flow_order
 from ..rates.madd import _pair_groups, _path_groups
 from ..registry import register
 from ..schedule import Schedule
-from ..simulate import SimState, simulate
+from ..simulate import FinishedFlows, SimState, simulate
 from ._keyed_order import KeyedOrder
 
 from ..rates._jit import njit  # lazy numba, compile announced (see rates/_jit)
@@ -636,9 +636,7 @@ class AaloPolicy:
             self._grp_coflow = np.repeat(np.arange(K, dtype=np.int64), np.diff(self._grp_ptr))
             self._flow_group = np.empty(F, dtype=np.int64)
             self._flow_group[self._gflows] = np.repeat(np.arange(G, dtype=np.int64), sizes)
-            self._done_seen = 0                           # entries of state.done_flows read
-            self._running = np.zeros(0, dtype=np.int64)   # flows given a rate, not finished
-            self._is_running = np.zeros(F, dtype=bool)
+            self._finished = FinishedFlows(F)
         self._out_f = np.zeros(F, dtype=np.int64)
         self._out_r = np.zeros(F)
         # FIFO inside a queue: release, then index
@@ -704,15 +702,7 @@ class AaloPolicy:
         groups left empty out of ``_cnt``.  The finished flows come from the simulator's log
         (``state.done_flows``) or, for a state without one, from the flows given a rate (only
         those can have finished)."""
-        log = state.done_flows
-        if log is not None:
-            fin = log[self._done_seen:]
-            self._done_seen = log.size
-        else:
-            run = self._running
-            done = state.flow_done[run]
-            fin = run[done]
-            self._running = run[~done]
+        fin = self._finished.since(state)
         if fin.size == 0:
             return
         g = self._flow_group[fin]
@@ -778,10 +768,8 @@ class AaloPolicy:
                 self._timer = float(tc.min()) if tc.size else math.inf
                 self._last = (f, r)
                 self._served = served
-                if self._kept and state.done_flows is None:
-                    add = f[~self._is_running[f]]
-                    self._is_running[add] = True
-                    self._running = np.concatenate([self._running, add])
+                if self._kept:
+                    self._finished.given(state, f)
                 return f, r
             mv, mq = g[now], qg[now] + 1
             local = False

@@ -77,7 +77,7 @@ from ..instance import Instance
 from ..orderings.basic import validate_order
 from ..registry import register
 from ..schedule import Schedule
-from ..simulate import SimState, settle_sizes, simulate
+from ..simulate import FinishedFlows, SimState, settle_sizes, simulate
 from . import _madd_kernel as _k
 from ._jit import njit  # lazy numba, compile announced (see rates/_jit)
 from ._pieces import PieceChunks, chunks_to_arrays
@@ -213,12 +213,8 @@ class MaddPolicy:
             self._cand_q = np.zeros(G, dtype=np.int64)
             self._cand_g = np.zeros(G, dtype=np.int64)
             # when a flow finishes, its coflow's witness may no longer carry a flow of it
-            # (reset as madd_simulate does): the finished flows come from the simulator's log
-            # (state.done_flows, read from _done_seen on), or for a state without one from the
-            # flows given a rate and not yet finished
-            self._done_seen = 0
-            self._running = np.zeros(0, dtype=np.int64)
-            self._is_running = np.zeros(F, dtype=bool)
+            # (reset as madd_simulate does)
+            self._finished = FinishedFlows(F)
         self._out_f = np.zeros(F, dtype=np.int64)
         self._out_r = np.zeros(F)
         self._gamma = np.zeros(K)
@@ -239,17 +235,9 @@ class MaddPolicy:
         if self._general:
             n = _k.madd_allocate_paths(*args)
         else:
-            log = state.done_flows
-            if log is not None:
-                # the flows finished since the last call, from the simulator's log: O(those
-                # flows), where the list of flows ever given a rate grew with the run
-                fin = log[self._done_seen:]
-                self._done_seen = log.size
-            else:
-                run = self._running
-                fin = run[state.flow_done[run]]
-                if fin.size:
-                    self._running = run[~state.flow_done[run]]
+            # the flows finished since the last call: O(those flows) from the simulator's log,
+            # where the list of every flow ever given a rate grew with the run
+            fin = self._finished.since(state)
             if fin.size:
                 k = self.inst.flow_coflow[fin]
                 w = self._wit[k]
@@ -262,11 +250,7 @@ class MaddPolicy:
                 self.inst.num_ingress,
                 *self._buckets, self._grp_coflow, active_groups, self._cand_q, self._cand_g)
             _order_positions(order, self._posq, self._wit, owit, self._grp_ptr, True)
-            if log is None:
-                out = self._out_f[:n]
-                new = out[~self._is_running[out]]
-                self._is_running[new] = True
-                self._running = np.concatenate([self._running, new])
+            self._finished.given(state, self._out_f[:n])
         self.last_order = order
         self.last_gamma = self._gamma[:order.size].copy()
         self.last_residual = self._res.copy()
