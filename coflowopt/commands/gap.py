@@ -23,11 +23,11 @@ def add_parser(subparsers, common) -> None:
                     help="seconds for bounds and schedules together (default 600)")
     sp.add_argument("--bounds", metavar="B,C,...",
                     help="registered bounds to run, in order (default "
-                         "bssi-dual,ordering-lp,lp-ov)")
+                         "bssi-dual,ordering-lp,lp-ov-branch)")
     sp.add_argument("--starts", metavar="S,T,...",
                     help="start orders of the local search: registered orderings, or lp:BOUND "
                          "for the order of an LP bound that runs (default "
-                         "sebf,bssi,lp:ordering-lp,lp:lp-ov)")
+                         "sebf,bssi,lp:ordering-lp,lp:lp-ov-branch)")
     sp.add_argument("--rates", default="greedy",
                     help="rate allocation for every candidate order (default greedy)")
     sp.add_argument("--max-schedules", type=common.nonnegative_int, default=4,
