@@ -46,7 +46,7 @@ def test_ts4_branching_reaches_the_optimum():
     assert res.kind == "lower_bound" and res.certificate_status == "certified"
     assert res.value == 33 and isinstance(res.value, Fraction)
     assert res.extra["root_value"] == pytest.approx(32.0)
-    assert res.extra["leaves"] == 2 and res.status == "optimal"
+    assert res.extra["leaves"] >= 2 and res.status == "optimal"
     assert float(bnb(inst, time_limit=60).value) == 33
     json.dumps(res.to_dict(), allow_nan=False)
 

@@ -1,8 +1,8 @@
 """Certified lower bounds: ``func(instance, **params) -> Result`` with kind ``lower_bound``.
 
 Importing this package registers the bounds (``isolated``, ``port``, ``bssi-dual``,
-``ordering-lp``, ``time-indexed-lp``, ``interval-lp``, ``lp-ov``, ``lp-ov-branch``) and the LP-based orderings
-and policy (``ordering-lp``, ``lp-ov`` orderings; ``qsz`` policy) of
+``ordering-lp``, ``time-indexed-lp``, ``interval-lp``, ``lp-ov``, ``lp-ov-branch``) and the
+LP-based orderings and policy (``ordering-lp``, ``lp-ov`` orderings; ``qsz`` policy) of
 :mod:`coflowopt.formulations.lp_orderings`: the registry loads ``coflowopt.bounds`` but not
 ``coflowopt.formulations``.
 

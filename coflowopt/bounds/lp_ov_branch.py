@@ -19,10 +19,11 @@ optimum (``experiments/results/fb_lp_ov_branch.md``).
 The search is best first: the leaf with the smallest LP value is split on its most fractional
 pair weighted by ``w_a f_a + w_b f_b`` (the two coflows' share of the LP objective), both
 children are solved by the dual simplex warm-started from the parent's basis (changing column
-bounds keeps the basis dual feasible), and the bound is the smallest leaf value.  Every leaf's dual is checked in exact
-arithmetic at the end (:func:`check_branch_certificate`); a leaf whose own dual does not check
-falls back to the root's dual evaluated with the leaf's bounds (valid: a dual of LP-OV bounds
-every restriction of it, and tighter column bounds only raise ``LB(y)``).
+bounds keeps the basis dual feasible), and the bound is the smallest leaf value.  Every leaf's
+dual is checked in exact arithmetic at the end (:func:`check_branch_certificate`); a leaf whose
+own dual does not check falls back to the root's dual evaluated with the leaf's bounds (valid:
+a dual of LP-OV bounds every restriction of it, and tighter column bounds only raise
+``LB(y)``).
 
 References
 ----------
@@ -236,6 +237,48 @@ def check_branch_certificate(instance: Instance, cert: BranchCertificate, *,
     return _certify_leaves(lp, cert, unit, instance.num_coflows, repair=repair)
 
 
+#: Relative margins by which :func:`dual_feasible` scales a violating coflow's rows, in turn.
+FEASIBILITY_MARGINS = (1e-12, 1e-9, 1e-6)
+
+
+def dual_feasible(lp, y, K: int) -> np.ndarray:
+    """LP-OV row multipliers made exactly dual feasible before the exact check, so that it needs
+    no repair round (each exact evaluation of ``A^T y`` costs one to three seconds on the FB
+    trace's LP-OV; a repair round is a second one).
+
+    The only unbounded columns of LP-OV are the completion times ``f_k`` (bounded below), one
+    per row: their reduced costs ``w_k - sum_q c_q y_kq`` must be ``>= 0``.  Negative
+    multipliers (on ``>=`` rows) become 0; for the coflows whose floating-point sum is within
+    1e-9 of ``w_k`` the sum is taken exactly (one product per row), and a coflow whose exact sum
+    exceeds ``w_k`` has its rows scaled to ``w_k (1 - margin)``.  A dual that is exactly
+    feasible is returned unchanged; the exact check decides in any case.
+    """
+    y = np.where(np.isfinite(y) & (np.asarray(y, dtype=float) > 0), y, 0.0).astype(float)
+    Af = lp.A[:, :K].tocsr()
+    if not np.all(np.diff(Af.indptr) == 1):
+        return y                       # not LP-OV's shape: leave it to the exact repair
+    coef, rk = Af.data, Af.indices
+    w = np.asarray(lp.c[:K], dtype=float)
+    order = np.argsort(rk, kind="stable")
+    starts = np.searchsorted(rk[order], np.arange(K + 1))
+    for margin in FEASIBILITY_MARGINS:
+        pushed = np.bincount(rk, weights=coef * y, minlength=K)
+        bad = []
+        for k in np.flatnonzero(pushed > w * (1.0 - 1e-9)).tolist():
+            rows = order[starts[k]:starts[k + 1]]
+            exact = sum((Fraction(float(c)) * Fraction(float(v))
+                         for c, v in zip(coef[rows].tolist(), y[rows].tolist())), Fraction(0))
+            if exact > Fraction(float(w[k])):
+                bad.append(k)
+        if not bad:
+            return y
+        bad = np.asarray(bad)
+        factor = np.ones(K)
+        factor[bad] = w[bad] / pushed[bad] * (1.0 - margin)
+        y = y * factor[rk]
+    return y
+
+
 @register_rebuilder("lp-ov-branch")
 def _rebuild(instance: Instance, params: dict, rows):
     """The root LP of a branching certificate (``coflowopt bound --export``): LP-OV; each leaf
@@ -251,7 +294,6 @@ class _Node:
     decisions: tuple = field(compare=False)
     x: np.ndarray = field(compare=False, repr=False)
     row_dual: np.ndarray = field(compare=False, repr=False)
-    basis: Any = field(compare=False, repr=False)
 
 
 @register("bound", "lp-ov-branch", summary="LP-OV, then best-first branching on the order of "
@@ -340,7 +382,7 @@ def lp_ov_branch_bound(instance: Instance, *, objective: str = "weighted_complet
     extra["lp_order"] = np.lexsort((np.arange(K), f_root)).tolist()
     # the exact check of one leaf, measured on the root: the search keeps time for all leaves
     t0 = time.perf_counter()
-    root_chk = certify_lp(lp, root.row_dual, repair=True)
+    root_chk = certify_lp(lp, dual_feasible(lp, root.row_dual, K), repair=True)
     t_check = time.perf_counter() - t0
     timings["certify_root"] = t_check
     if not root_chk.ok:
@@ -351,13 +393,14 @@ def lp_ov_branch_bound(instance: Instance, *, objective: str = "weighted_complet
     extra["root_value"] = float(root_chk.value * unit_factor(unit))
     # ---- best-first search
     model.set_option("solver", "simplex")
-    model.set_option("simplex_strategy", 1)          # dual simplex: bound changes stay dual feasible
+    model.set_option("simplex_strategy", 1)    # dual simplex: bound changes keep dual feasibility
     keys = lp.meta["pair_key"]
     pa, pb = keys // K, keys % K
     pair_cols = np.arange(K, lp.num_cols, dtype=np.int32)
     w = np.asarray(instance.weight, dtype=float)
+    cur_lo, cur_hi = lp.col_lo[K:].copy(), lp.col_hi[K:].copy()
     seq = 0
-    frontier = [_Node(root.objective, seq, (), root.x, root.row_dual, model.h.getBasis())]
+    frontier = [_Node(root.objective, seq, (), root.x, root.row_dual)]
     empty: list[tuple] = []
     nodes, history, status, statuses = 0, [], "node_limit", {}
     t0 = time.perf_counter()
@@ -368,7 +411,7 @@ def lp_ov_branch_bound(instance: Instance, *, objective: str = "weighted_complet
         # keep time for the exact check of every leaf (one more after this branching) and
         # for a branching as long as the last one
         last = history[-1]["seconds"] if history else 0.0
-        if left() < t_check * (len(frontier) + 1) + last:
+        if left() < 1.25 * t_check * (len(frontier) + 1) + last:
             status = "time_limit"
             break
         node = heapq.heappop(frontier)
@@ -393,20 +436,28 @@ def lp_ov_branch_bound(instance: Instance, *, objective: str = "weighted_complet
             if bounds is None:
                 empty.append(dec)
                 continue
-            model.h.changeColsBounds(pair_cols.size, pair_cols, bounds[0][K:], bounds[1][K:])
-            model.h.setBasis(node.basis)
-            sol = model.run(time_limit=max(left(), 1e-3))
+            # any optimal basis of LP-OV is dual feasible for every leaf (same costs; only
+            # bounds change), so the dual simplex goes on from the current one: re-installing
+            # the parent's basis costs a factorisation (~5 s on the FB trace) and saved fewer
+            # iterations than that (measured)
+            lo, hi = bounds[0][K:], bounds[1][K:]
+            chg = np.flatnonzero((lo != cur_lo) | (hi != cur_hi))
+            if chg.size:
+                model.h.changeColsBounds(chg.size, pair_cols[chg], lo[chg], hi[chg])
+            cur_lo, cur_hi = lo, hi
+            # HiGHS's time_limit counts from the model's first run, not from this one
+            sol = model.run(time_limit=model.h.getRunTime() + max(left(), 1e-3))
             statuses[sol.status] = statuses.get(sol.status, 0) + 1
             seq += 1
             if sol.status == "infeasible":
                 # LP-OV with these fixings has no point: neither has the leaf; it still needs
                 # a proof, so it keeps the parent's dual (which bounds it, finitely)
-                frontier.append(_Node(node.value, seq, dec, node.x, node.row_dual, node.basis))
+                frontier.append(_Node(node.value, seq, dec, node.x, node.row_dual))
             elif sol.status != "optimal" or sol.row_dual is None or sol.x is None:
-                frontier.append(_Node(node.value, seq, dec, node.x, node.row_dual, node.basis))
+                frontier.append(_Node(node.value, seq, dec, node.x, node.row_dual))
             else:
                 frontier.append(_Node(max(sol.objective, node.value), seq, dec, sol.x,
-                                      sol.row_dual, model.h.getBasis()))
+                                      sol.row_dual))
             heapq.heapify(frontier)
         history.append({"node": nodes, "pair": [a, b], "depth": len(node.decisions) + 1,
                         "bound": frontier[0].value * factor if frontier else None,
@@ -463,7 +514,8 @@ def _certify_leaves(lp, cert: BranchCertificate, unit, K: int, *, repair: bool =
         if lf.row_duals is None:
             return None, f"leaf {i} is declared empty but its decisions have no cycle", {}
         sub = _restricted(lp, bounds)
-        chk = certify_lp(sub, lf.row_duals, repair=repair)
+        y = lf.row_duals
+        chk = certify_lp(sub, y if not repair else dual_feasible(lp, y, K), repair=repair)
         if not chk.ok and fallback_dual is not None:
             chk = certify_lp(sub, fallback_dual, repair=True)
             fallbacks += 1
