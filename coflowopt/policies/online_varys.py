@@ -465,6 +465,8 @@ class VarysDeadlinePolicy(VarysPolicy):
         self._admit_seq = np.full(K, np.iinfo(np.int64).max, dtype=np.int64)
         self._n_admitted = 0
         self._n_rejected = 0
+        self._rel_order = np.argsort(instance.release, kind="stable")
+        self._rel_next = 0
         self._order = None       # the last main-tier order and how many admitted lead it
         self._n_lead = 0
         self._has_deadline = np.isfinite(instance.deadline)
@@ -488,8 +490,18 @@ class VarysDeadlinePolicy(VarysPolicy):
         r = np.divide(state.remaining[fl], left, out=np.zeros(fl.size), where=left > 0)
         return resource_loads(inst, fl, r)
 
-    def _admit_new(self, state: SimState) -> None:
-        new = np.flatnonzero(state.released & ~self._seen)
+    def _released_since(self, state: SimState) -> np.ndarray:
+        """The coflows released since the last call, by (release, index): the simulator
+        releases them in that order, so a pointer into it finds them in O(those coflows)
+        (a mask over all K coflows per event before)."""
+        rel, j = self._rel_order, self._rel_next
+        while j < rel.size and state.released[rel[j]]:
+            j += 1
+        new = rel[self._rel_next:j]
+        self._rel_next = j
+        return new
+
+    def _admit_new(self, state: SimState, new: np.ndarray) -> None:
         if new.size == 0:
             return
         self._seen[new] = True
@@ -569,6 +581,10 @@ class VarysDeadlinePolicy(VarysPolicy):
         """True when only rejected coflows completed since the last call: the admitted and
         best-effort allocation is then kept, so that rejected coflows never change when it is
         recomputed (and the two ``serve_rejected`` modes agree on it exactly)."""
+        if self._n_rejected == 0:
+            # nothing rejected yet (rejections happen at releases, which refresh
+            # _finished_seen): the answer is False, without two passes over all K coflows
+            return False
         done = state.finished & ~self._finished_seen
         self._finished_seen = state.finished.copy()
         # flow completions come along with coflow completions; only coflow events reach here
@@ -577,8 +593,9 @@ class VarysDeadlinePolicy(VarysPolicy):
                 and bool(done.any()) and bool(self.rejected[done].all()))
 
     def allocate(self, state: SimState):
-        new_release = bool((state.released & ~self._seen).any())
-        self._admit_new(state)
+        new = self._released_since(state)
+        new_release = new.size > 0
+        self._admit_new(state, new)
         if not new_release and self._main_unchanged(state):
             f, r = self._main
             alive = ~state.flow_done[f]
@@ -590,7 +607,7 @@ class VarysDeadlinePolicy(VarysPolicy):
             f, r = super().allocate(state)
             self._main = (f, r)
         act = state.active_coflows
-        rej = act[self.rejected[act]]
+        rej = act[self.rejected[act]] if self._n_rejected else act[:0]
         if rej.size == 0 or (self.serve_rejected == "after" and (
                 rej.size < act.size or not state.released.all())):
             return f, r
