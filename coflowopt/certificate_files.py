@@ -167,6 +167,13 @@ def lower_bound_certificate(instance, result) -> dict[str, Any]:
                        zip(instance.weight.tolist(), instance.release.tolist())), Fraction(0))
     if proved != value:
         raise InvalidParameterError(f"the certificate proves {proved}, not the result's {value}")
+    return _lower_bound_document(instance, result, value,
+                                 {"source": cert.source,
+                                  **writer(instance, cert, lp, chk.multipliers)})
+
+
+def _lower_bound_document(instance, result, value: Fraction, proof: dict) -> dict[str, Any]:
+    """The certificate file of a lower bound ``value`` proved by ``proof``."""
     return {
         "format": CERTIFICATE_FORMAT, "version": 1,
         "claim": {"kind": "lower_bound", "objective": result.objective,
@@ -174,7 +181,7 @@ def lower_bound_certificate(instance, result) -> dict[str, Any]:
                   "algorithm": result.algorithm},
         "instance": {"digest": instance_digest(instance), "coflows": instance.num_coflows,
                      "flows": instance.num_flows},
-        "proof": {"source": cert.source, **writer(instance, cert, lp, chk.multipliers)},
+        "proof": proof,
     }
 
 
@@ -340,15 +347,9 @@ def _lp_ov_branch_file(instance, result) -> dict[str, Any]:
             entry["rows"] = _lp_ov_proof(instance, cert.leaf_certificate(i), lp,
                                          lf.row_duals)["rows"]
         leaves.append(entry)
-    return {
-        "format": CERTIFICATE_FORMAT, "version": 1,
-        "claim": {"kind": "lower_bound", "objective": result.objective,
-                  "value": fraction_str(value), "value_float": float(value),
-                  "algorithm": result.algorithm},
-        "instance": {"digest": instance_digest(instance), "coflows": instance.num_coflows,
-                     "flows": instance.num_flows},
-        "proof": {"source": cert.source, "type": "lp-ov-branch-dual", "leaves": leaves},
-    }
+    return _lower_bound_document(instance, result, value,
+                                 {"source": cert.source, "type": "lp-ov-branch-dual",
+                                  "leaves": leaves})
 
 
 _PROOF_WRITERS = {"ordering-lp": _ordering_lp_proof, "lp-ov": _lp_ov_proof,
