@@ -18,8 +18,9 @@ optimum (``experiments/results/fb_lp_ov_branch.md``).
 
 The search is best first: the leaf with the smallest LP value is split on its most fractional
 pair weighted by ``w_a f_a + w_b f_b`` (the two coflows' share of the LP objective), both
-children are solved by the dual simplex warm-started from the parent's basis (changing column
-bounds keeps the basis dual feasible), and the bound is the smallest leaf value.  Every leaf's
+children are solved by the dual simplex warm-started from the current basis (every optimal
+basis of LP-OV is dual feasible in every leaf: the leaves differ only in column bounds), and the
+bound is the smallest leaf value.  Every leaf's
 dual is checked in exact arithmetic at the end (:func:`check_branch_certificate`); a leaf whose
 own dual does not check falls back to the root's dual evaluated with the leaf's bounds (valid:
 a dual of LP-OV bounds every restriction of it, and tighter column bounds only raise
