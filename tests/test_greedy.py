@@ -157,6 +157,47 @@ def test_first_compilation_is_announced_once(tmp_path):
     assert quiet.stderr == ""
 
 
+def test_borrowed_helpers_are_compiled_without_reference_counting():
+    """``njit(borrowed=True)`` is numba's ``_nrt=False`` (``_jit.njit`` says why), and the
+    helpers the kernels call in their inner loops are compiled that way; a borrowed helper
+    called from a kernel writes through the arrays it is given."""
+    import numba
+
+    from coflowopt.policies import _flow_kernel as fk
+    from coflowopt.rates import _pieces, _sorted
+    from coflowopt.rates._jit import load_kernels, njit
+    load_kernels()
+    for f in (fk.heap_set, fk.heap_remove, fk._hp_up, fk._hp_down, fk._hp_swap, _pieces.put,
+              _sorted.insert_at, _sorted.remove_at, _sorted.scan_back, _sorted.keep_positive):
+        assert isinstance(f, numba.core.registry.CPUDispatcher), f
+        assert f.targetoptions.get("_nrt") is False, f.py_func.__name__
+
+    @njit(borrowed=True)
+    def bump(a, i):
+        a[i] += 1.0
+
+    @njit
+    def loop(a, n):
+        for k in range(n):
+            bump(a, k % a.shape[0])
+        return a.sum()
+
+    a = np.zeros(3)
+    assert loop(a, 10) == 10.0 and a.tolist() == [4.0, 3.0, 3.0]
+    # the indexed heap of the flow kernels, through its borrowed helpers
+    hk, he = np.zeros(4), np.zeros(4, dtype=np.int64)
+    pos, size = -np.ones(4, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    for e, key in ((0, 3.0), (1, 1.0), (2, 2.0), (3, 0.5)):
+        fk.heap_set(hk, he, pos, size, e, key)
+    fk.heap_set(hk, he, pos, size, 3, 5.0)
+    fk.heap_remove(hk, he, pos, size, 1)
+    order = []
+    while size[0] > 0:
+        order.append(int(he[0]))
+        fk.heap_remove(hk, he, pos, size, int(he[0]))
+    assert order == [2, 0, 3]
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_greedy_slots_match_the_sorted_construction(seed):
     """The slots counted by ``greedy_slots`` are those of the stable sort they replaced:

@@ -47,7 +47,7 @@ from ..rates._pieces import put as _put
 from ..rates._pieces import spill as _spill
 
 
-@njit(cache=True)
+@njit(cache=True, borrowed=True)
 def _hp_swap(hk, he, pos, a, b):
     hk[a], hk[b] = hk[b], hk[a]
     he[a], he[b] = he[b], he[a]
@@ -55,7 +55,7 @@ def _hp_swap(hk, he, pos, a, b):
     pos[he[b]] = b
 
 
-@njit(cache=True)
+@njit(cache=True, borrowed=True)
 def _hp_up(hk, he, pos, i):
     while i > 0:
         par = (i - 1) >> 1
@@ -65,7 +65,7 @@ def _hp_up(hk, he, pos, i):
         i = par
 
 
-@njit(cache=True)
+@njit(cache=True, borrowed=True)
 def _hp_down(hk, he, pos, n, i):
     while True:
         c = 2 * i + 1
@@ -79,7 +79,7 @@ def _hp_down(hk, he, pos, n, i):
         i = c
 
 
-@njit(cache=True)
+@njit(cache=True, borrowed=True)
 def heap_set(hk, he, pos, size, e, key):
     """Indexed min-heap (one entry per item ``e``): insert ``e`` or change its key.
     ``size`` is a one-element array holding the heap size."""
@@ -99,7 +99,7 @@ def heap_set(hk, he, pos, size, e, key):
         _hp_down(hk, he, pos, size[0], i)
 
 
-@njit(cache=True)
+@njit(cache=True, borrowed=True)
 def heap_remove(hk, he, pos, size, e):
     """Remove item ``e`` from the indexed heap (no-op if absent)."""
     i = pos[e]

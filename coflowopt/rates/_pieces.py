@@ -110,7 +110,7 @@ class PieceChunks:
                 np.zeros(b, dtype=np.int64), np.zeros(b), np.zeros(b), np.zeros(b), self.state)
 
 
-@njit(cache=True)
+@njit(cache=True, borrowed=True)
 def put(cf, cs, ce, cv, nc, f, start, end, rate):
     """Write the piece ``(f, start, end, rate)`` at position ``nc`` of the write buffers;
     return the next position.  The caller spills full buffers first::

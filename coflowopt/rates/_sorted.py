@@ -33,7 +33,7 @@ from ._jit import njit
 __all__ = ["insert_at", "remove_at", "scan_back", "keep_positive"]
 
 
-@njit(cache=True)
+@njit(cache=True, borrowed=True)
 def insert_at(a, i, end, x):
     """Insert ``x`` at index ``i`` of the window ending (exclusive) at ``end``: ``a[i:end]``
     moves to ``a[i+1:end+1]`` (from the top down, so nothing is overwritten before it moved);
@@ -45,7 +45,7 @@ def insert_at(a, i, end, x):
     a[i] = x
 
 
-@njit(cache=True)
+@njit(cache=True, borrowed=True)
 def remove_at(a, i, end):
     """Remove the entry at index ``i`` of the window ending (exclusive) at ``end``:
     ``a[i+1:end]`` moves to ``a[i:end-1]``."""
@@ -55,7 +55,7 @@ def remove_at(a, i, end):
         i += 1
 
 
-@njit(cache=True)
+@njit(cache=True, borrowed=True)
 def scan_back(keys, ties, lo, hi, x, tie):
     """The index in ``[lo, hi]`` where ``(x, tie)`` goes in the window ``[lo, hi)`` sorted by
     ``(keys, ties)``: after every entry not greater than it (a backward scan, the cheap
@@ -66,7 +66,7 @@ def scan_back(keys, ties, lo, hi, x, tie):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, borrowed=True)
 def keep_positive(items, n, value):
     """Keep, in order, the entries ``x`` of ``items[:n]`` with ``value[x] > 0`` (moved to the
     front); returns how many remain."""
