@@ -159,3 +159,17 @@ def test_bound_between_lp_ov_and_the_optimum(inst):
     assert opt.kind == "optimal"
     assert float(res.value) <= float(opt.value) * (1 + 1e-9) + 1e-12
     assert res.value >= lp_ov_bound(inst).value * (1 - Fraction(1, 10 ** 9))
+
+
+@pytest.mark.parametrize("seed,topo,K", [(0, "fat-tree-k4", 4), (5, "leaf-spine-2x2-os2", 4)])
+def test_resources_bound_at_most_optimum_and_checked(seed, topo, K, tmp_path):
+    """Over resources (a topology, ECMP paths): the rows are per link; bound <= the bnb
+    optimum, >= LP-OV, and the standalone checker confirms the file."""
+    from tests.test_resources_lp_bounds import topology_instance
+    inst = topology_instance(seed, topo, K)
+    res = lp_ov_branch_bound(inst, max_nodes=20)
+    assert res.kind == "lower_bound"
+    assert lp_ov_bound(inst).value * (1 - Fraction(1, 10 ** 9)) <= res.value
+    assert float(res.value) <= float(bnb(inst, time_limit=60).value) * (1 + 1e-9)
+    out = _write(tmp_path, inst, lower_bound_certificate(inst, res))
+    assert out.returncode == 0 and out.stdout.startswith("CONFIRMED"), out.stdout + out.stderr
