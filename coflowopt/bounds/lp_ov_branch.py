@@ -12,9 +12,9 @@ Why branching and not cuts: LP-OV is ``min sum_k w_k max_q (d_k^q + sum_j d_j^q 
 over fractional orders.  The objective is convex in ``delta``, so even over the exact linear
 ordering polytope (all triangle inequalities, measured: at most +0.2 % on FB samples) its
 minimum lies at a mixture of orders, below every single order.  Fixing the order of a few large
-coflows removes exactly these mixtures: on 15-coflow FB samples, fixing the order of the 5
-coflows with the largest LP completion times closes 97-100 % of the gap to the exact open-shop
-optimum (``experiments/results/fb_lp_ov_branch.md``).
+coflows removes exactly these mixtures: on 8 dense 15-coflow FB samples the search below closes
+85-100 % of LP-OV's gap to the exact open-shop optimum in 40 LPs
+(``experiments/results/fb_lp_ov_branch.md``, ``formulations/lp_ov_branch.md``).
 
 The search is best first: the leaf with the smallest LP value is split on its most fractional
 pair weighted by ``w_a f_a + w_b f_b`` (the two coflows' share of the LP objective), both
