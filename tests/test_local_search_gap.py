@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from coflowopt.exact.branch_and_bound import bnb
+from coflowopt.exceptions import InvalidParameterError
 from coflowopt.gap import certified_gap
 from coflowopt.orderings import bssi
 from coflowopt.orderings.local_search import improve_order, local_search, open_shop_cost
@@ -119,3 +120,62 @@ def test_gap_time_budget_skips_and_says_so():
     rep = certified_gap(inst, time_limit=0.0)
     assert rep.best_schedule is not None          # the first schedule always runs
     assert all(b["status"] in ("not_started", "time_limit", "optimal") for b in rep.bounds)
+
+
+# ------------------------------------------------------------------ iterated local search
+def _stuck_instance():
+    """Seven coflows on 3 x 3 ports where the insertion descent from the identity order stops
+    at open-shop cost 311 and the optimum over all 5,040 orders is 308 (found by a search over
+    random instances, checked here by brute force)."""
+    from coflowopt import Coflow, Instance
+    spec = [([(1, 1, 3), (0, 0, 1), (0, 0, 7)], 2), ([(1, 1, 8), (2, 1, 5), (1, 2, 3)], 3),
+            ([(0, 1, 7), (1, 0, 7), (2, 2, 2)], 1), ([(0, 1, 1), (0, 1, 4), (1, 0, 1)], 1),
+            ([(2, 1, 6)], 1), ([(2, 1, 4), (2, 2, 8)], 2),
+            ([(2, 1, 7), (2, 2, 4), (2, 0, 5)], 3)]
+    return Instance.from_coflows([Coflow(f"c{k}", fl, weight=w)
+                                  for k, (fl, w) in enumerate(spec)])
+
+
+def test_kicks_leave_an_insertion_local_optimum_for_the_optimum():
+    import itertools
+
+    from coflowopt.orderings.local_search import iterated_local_search
+    inst = _stuck_instance()
+    opt = min(open_shop_cost(inst, p) for p in itertools.permutations(range(7)))
+    assert opt == 308.0
+    o, rec = improve_order(inst, list(range(7)))
+    assert rec["cost"] == 311.0 and rec["stopped"] == "local_optimum"
+    o2, rec2 = iterated_local_search(inst, list(range(7)), iterations=30, seed=0)
+    assert rec2["descent_cost"] == 311.0 and rec2["cost"] == 308.0
+    assert open_shop_cost(inst, o2) == 308.0 and sorted(o2.tolist()) == list(range(7))
+    assert rec2["iterations"] == 30 and rec2["improvements"] >= 1
+    assert rec2["stopped"] == "iterations"
+    # the registered ordering with kicks gives the same order
+    assert local_search(inst, start=list(range(7)), kicks=30).tolist() == o2.tolist()
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), kicks=st.integers(0, 8))
+def test_kicks_never_worsen_the_descent_and_repeat_for_a_seed(seed, kicks):
+    from coflowopt.orderings.local_search import iterated_local_search
+    inst = random_instance(np.random.default_rng(seed), max_ports=4, max_coflows=9,
+                           weights=True, releases=seed % 2 == 1)
+    start = np.random.default_rng(seed).permutation(inst.num_coflows)
+    _, plain = improve_order(inst, start)
+    o, rec = iterated_local_search(inst, start, iterations=kicks, seed=seed)
+    assert rec["descent_cost"] == plain["cost"]
+    assert rec["cost"] <= rec["descent_cost"] and rec["cost"] == open_shop_cost(inst, o)
+    assert sorted(o.tolist()) == list(range(inst.num_coflows))
+    again, rec_again = iterated_local_search(inst, start, iterations=kicks, seed=seed)
+    assert again.tolist() == o.tolist() and rec_again["cost"] == rec["cost"]
+    if kicks == 0:
+        assert o.tolist() == improve_order(inst, start)[0].tolist()
+
+
+@pytest.mark.parametrize("kw", [{"iterations": -1}, {"iterations": 1.5}, {"seed": True},
+                                {"kick_moves": 0}, {"reach": 0}, {"max_passes": -2},
+                                {"time_limit": -1.0}])
+def test_iterated_local_search_rejects_bad_parameters(kw):
+    from coflowopt.orderings.local_search import iterated_local_search
+    with pytest.raises(InvalidParameterError):
+        iterated_local_search(_stuck_instance(), list(range(7)), **kw)
