@@ -138,11 +138,22 @@ def improve_order(instance: Instance, order, *, max_passes: int = 50,
     >>> o.tolist(), rec["start_cost"], rec["cost"]
     ([0, 2, 1], 39.0, 33.0)
     """
-    if isinstance(max_passes, bool) or not isinstance(max_passes, (int, np.integer)) \
-            or max_passes < 0:
-        raise InvalidParameterError(f"max_passes must be an integer >= 0, got {max_passes!r}")
+    _check_int("max_passes", max_passes, 0)
     if not (isinstance(rtol, (int, float)) and 0 <= rtol < 1):
         raise InvalidParameterError(f"rtol must be a number in [0, 1), got {rtol!r}")
+    t0, deadline, data, o, start = _begin(instance, order, time_limit)
+    o, cost, moves, passes, stopped = _descend(data, o, start, max_passes, deadline, rtol)
+    return o, {"start_cost": start, "cost": cost, "moves": moves, "passes": passes,
+               "stopped": stopped, "seconds": time.perf_counter() - t0}
+
+
+def _check_int(name: str, v, lo: int) -> None:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
+        raise InvalidParameterError(f"{name} must be an integer >= {lo}, got {v!r}")
+
+
+def _begin(instance: Instance, order, time_limit):
+    """``(t0, deadline, data, order, its cost)`` at the start of a search."""
     if time_limit is not None:
         from ..bounds.common import check_time_limit
         check_time_limit(time_limit)
@@ -150,10 +161,7 @@ def improve_order(instance: Instance, order, *, max_passes: int = 50,
     deadline = math.inf if time_limit is None else t0 + float(time_limit)
     o = validate_order(instance, order).copy()
     data = _search_data(instance)
-    start = _cost(data, o)
-    o, cost, moves, passes, stopped = _descend(data, o, start, max_passes, deadline, rtol)
-    return o, {"start_cost": start, "cost": cost, "moves": moves, "passes": passes,
-               "stopped": stopped, "seconds": time.perf_counter() - t0}
+    return t0, deadline, data, o, _cost(data, o)
 
 
 def _search_data(instance: Instance):
@@ -285,16 +293,8 @@ def iterated_local_search(instance: Instance, order, *, iterations: int = 100,
     for name, v, lo in (("iterations", iterations, 0), ("seed", seed, 0),
                         ("kick_moves", kick_moves, 1), ("reach", reach, 1),
                         ("max_passes", max_passes, 0)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-            raise InvalidParameterError(f"{name} must be an integer >= {lo}, got {v!r}")
-    if time_limit is not None:
-        from ..bounds.common import check_time_limit
-        check_time_limit(time_limit)
-    t0 = time.perf_counter()
-    deadline = math.inf if time_limit is None else t0 + float(time_limit)
-    o = validate_order(instance, order).copy()
-    data = _search_data(instance)
-    start = _cost(data, o)
+        _check_int(name, v, lo)
+    t0, deadline, data, o, start = _begin(instance, order, time_limit)
     best, cost, _, _, stopped = _descend(data, o, start, max_passes, deadline, 1e-12)
     descent = cost
     rng = np.random.default_rng(seed)
@@ -390,8 +390,7 @@ def local_search(instance: Instance, *, start: str | Sequence[int] = "bssi",
             raise InvalidParameterError("start_params apply to a named start ordering only")
         first = start
     for name, v in (("kicks", kicks), ("seed", seed)):   # named as the caller wrote them
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-            raise InvalidParameterError(f"{name} must be an integer >= 0, got {v!r}")
+        _check_int(name, v, 0)
     if kicks:
         order, _ = iterated_local_search(instance, first, iterations=kicks,
                                          time_limit=time_limit, seed=seed,
