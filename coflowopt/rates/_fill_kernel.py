@@ -125,7 +125,7 @@ def weighted_fill(n, w, p1, p2, cap, lam_out, fbuf, ibuf, done, adj, counter):
         deg[p] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, borrowed=True)
 def take_filled(n, w, p1, p2, lam, res):
     """Turn the levels of :func:`weighted_fill` into amounts and take them from ``res``.
 
@@ -137,7 +137,7 @@ def take_filled(n, w, p1, p2, lam, res):
         lam[t] = take_at(res, p1[t], p2[t], w[t] * lam[t])
 
 
-@njit(cache=True)
+@njit(cache=True, borrowed=True)
 def take_at(res, i, j, a):
     """Take up to ``a`` from ports ``i`` and ``j`` of ``res`` (clamped to what both have, so
     that the rounding of running subtractions never drives a port negative); return what was

@@ -48,7 +48,7 @@ def madd_scratch(num_flows: int, num_ports: int, num_groups: int):
             + fill_scratch(num_ports, num_groups))
 
 
-@njit(cache=True)
+@njit(cache=True, borrowed=True)
 def _coflow_loads(k, flow_ptr, src, dstu, rem, load, touched):
     """Add coflow ``k``'s remaining demand per port to ``load`` (all zero on entry); list the
     ports it touches in ``touched``; return their number.  The caller zeroes them again."""
@@ -70,7 +70,7 @@ def _coflow_loads(k, flow_ptr, src, dstu, rem, load, touched):
     return nt
 
 
-@njit(cache=True)
+@njit(cache=True, borrowed=True)
 def _position(k, ckey, rank, okey, orank, n):
     """Position of coflow ``k`` (key ``ckey[k]``, tie ``rank[k]``) in an order of ``n``
     coflows sorted by (``okey``, ``orank``), the keys parallel to the order: a binary search,
@@ -883,7 +883,7 @@ def madd_scratch_paths(num_flows: int, num_resources: int, num_groups: int,
              fbuf, ibuf, done, np.zeros(max(2, group_path_entries), dtype=np.int64), counter))
 
 
-@njit(cache=True)
+@njit(cache=True, borrowed=True)
 def _coflow_loads_paths(k, flow_ptr, rptr, rres, rem, load, touched):
     """:func:`_coflow_loads` over paths: coflow ``k``'s remaining demand per resource."""
     nt = 0
@@ -900,7 +900,7 @@ def _coflow_loads_paths(k, flow_ptr, rptr, rres, rem, load, touched):
     return nt
 
 
-@njit(cache=True)
+@njit(cache=True, borrowed=True)
 def take_path(res, rptr, rres, f, a):
     """:func:`coflowopt.rates._fill_kernel.take_at` over the path ``f`` of the CSR
     ``rptr``/``rres``: take up to ``a`` from every resource on it (clamped to what all of them
@@ -918,7 +918,7 @@ def take_path(res, rptr, rres, f, a):
     return a
 
 
-@njit(cache=True)
+@njit(cache=True, borrowed=True)
 def _path_blocked(res, tol, rptr, rres, f):
     """True when some resource on path ``f`` has no residual (at most its tolerance)."""
     for e in range(rptr[f], rptr[f + 1]):
@@ -928,7 +928,7 @@ def _path_blocked(res, tol, rptr, rres, f):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, borrowed=True)
 def _path_min_tol(tol, rptr, rres, f):
     m = np.inf
     for e in range(rptr[f], rptr[f + 1]):
