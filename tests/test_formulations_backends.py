@@ -52,6 +52,24 @@ def test_time_limit_maps_to_status():
                                                                                "rejected")
 
 
+def test_time_limit_is_per_run_not_summed_over_runs():
+    """HiGHS compares its ``time_limit`` option with the run time summed over all runs of
+    the object; ``HighsModel.run(time_limit=...)`` means seconds for this run.  A second run,
+    warm after a cost change, given half of what the first run took, still solves (the raw
+    option would have stopped it at once: "Time limit reached")."""
+    inst = uniform_random(10, 60, seed=1)
+    lp = build_lp_ov(inst)
+    m = HighsModel(lp, algorithm="simplex")
+    first = m.run()
+    assert first.status == "optimal"
+    spent = m.h.getRunTime()
+    assert spent > 0
+    m.h.changeColCost(0, float(lp.c[0]) + 1.0)
+    again = m.run(time_limit=spent / 2)
+    assert again.status == "optimal", again.raw_status
+    assert m.options["time_limit"] > spent        # the option is the sum plus the limit
+
+
 def test_infeasible_lp_status():
     lp = LinearProgram("inf", c=np.array([1.0]), A=sp.csr_matrix(np.array([[1.0], [1.0]])),
                        row_lo=np.array([2.0, -np.inf]), row_hi=np.array([np.inf, 1.0]),

@@ -446,8 +446,8 @@ def lp_ov_branch_bound(instance: Instance, *, objective: str = "weighted_complet
             if chg.size:
                 model.h.changeColsBounds(chg.size, pair_cols[chg], lo[chg], hi[chg])
             cur_lo, cur_hi = lo, hi
-            # HiGHS's time_limit counts from the model's first run, not from this one
-            sol = model.run(time_limit=model.h.getRunTime() + max(left(), 1e-3))
+            # seconds for this run (HighsModel.run: HiGHS's own option counts every run)
+            sol = model.run(time_limit=max(left(), 1e-3))
             statuses[sol.status] = statuses.get(sol.status, 0) + 1
             seq += 1
             if sol.status == "infeasible":

@@ -356,9 +356,13 @@ class HighsModel:
 
     # ------------------------------------------------------------------ solve
     def run(self, time_limit: float | None = None) -> LPSolution:
-        """Solve; map the status; return primal and (valid) dual values."""
-        self.set_option("time_limit", float(time_limit) if time_limit is not None
-                        else float("inf"))
+        """Solve; map the status; return primal and (valid) dual values.  ``time_limit`` is
+        seconds for this run: HiGHS compares its option with the run time summed over every
+        run of the object (``getRunTime``, measured: a second run given less than the first
+        took stops at once with "Time limit reached"), so the option is that sum plus the
+        limit (the ordering LP's cutting-plane rounds re-run one model)."""
+        self.set_option("time_limit", self.h.getRunTime() + float(time_limit)
+                        if time_limit is not None else float("inf"))
         t0 = time.perf_counter()
         self.h.run()
         secs = time.perf_counter() - t0
