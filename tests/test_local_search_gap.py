@@ -179,3 +179,26 @@ def test_iterated_local_search_rejects_bad_parameters(kw):
     from coflowopt.orderings.local_search import iterated_local_search
     with pytest.raises(InvalidParameterError):
         iterated_local_search(_stuck_instance(), list(range(7)), **kw)
+
+
+def test_gap_kicks_schedule_one_more_verified_candidate_or_none():
+    """``kick_time``: kicks from the best verified order; their order is scheduled and
+    verified only when it lowers the open-shop cost; 0 runs none; the gap stays bound <= best
+    verified schedule."""
+    inst = _stuck_instance()
+    # the descent from the identity is stuck at 311; start there so that kicks have work
+    no = certified_gap(inst, time_limit=30, bounds=("bssi-dual",), starts=("fifo",),
+                       max_schedules=1, kick_time=0)
+    assert not any(r["algorithm"].startswith("kicks(") for r in no.schedules)
+    yes = certified_gap(inst, time_limit=30, bounds=("bssi-dual",), starts=("fifo",),
+                        max_schedules=1, kick_time=5)
+    kicked = [r for r in yes.schedules if r["algorithm"].startswith("kicks(")]
+    first = yes.schedules[0]
+    assert first["open_shop_cost"] == 311.0 and len(kicked) == 1
+    assert kicked[0]["kind"] == "feasible" and kicked[0]["open_shop_cost"] == 308.0
+    for rep in (no, yes):
+        assert all(r["kind"] == "feasible" for r in rep.schedules)
+        assert rep.best_bound["value"] <= rep.best_schedule["value"] + 1e-9
+    assert yes.best_schedule["value"] <= no.best_schedule["value"]
+    with pytest.raises(InvalidParameterError):
+        certified_gap(inst, time_limit=5, kick_time=-1.0)

@@ -34,6 +34,11 @@ def add_parser(subparsers, common) -> None:
                     help="candidate orders scheduled and verified at most: cheapest open-shop "
                          "cost first with all releases 0, the starts' own orders first with "
                          "releases (default 4)")
+    sp.add_argument("--kick-time", type=common.seconds, default=None,
+                    help="seconds of kicks (iterated local search) from the best verified order "
+                         "once the candidates are scheduled; its order is scheduled and verified "
+                         "if it lowers the open-shop cost (default: what is left of the time "
+                         "limit; 0: none)")
     sp.add_argument("--objective", default="weighted_completion_time",
                     choices=["weighted_completion_time", "weighted_cct"],
                     help="weighted_completion_time (sum w C, default) or weighted_cct "
@@ -87,7 +92,7 @@ def run(args, common) -> int:
 
     rep = certified_gap(inst, time_limit=args.time_limit, bounds=bounds, starts=starts,
                         rates=args.rates, max_schedules=args.max_schedules,
-                        objective=args.objective, progress=say)
+                        kick_time=args.kick_time, objective=args.objective, progress=say)
     payload = {"instance": args.instance, "coflows": inst.num_coflows,
                "flows": inst.num_flows, "releases": "all 0" if not inst.has_releases
                else "as given", **rep.to_dict()}
