@@ -38,7 +38,8 @@ def test_slotted_is_an_upper_bound_and_coarse_slots_cost_more():
         # the bound is a certified bound on the FLUID optimum (coflowopt.bounds), never the
         # MIP's slotted bound
         assert res.bound is not None and float(res.bound) <= fluid + 1e-9
-        assert res.extra["fluid_bound"] in {"lp-ov", "ordering-lp", "time-indexed-lp",
+        assert res.extra["fluid_bound"] in {"lp-ov", "lp-ov-branch", "ordering-lp",
+                                            "time-indexed-lp",
                                             "interval-lp", "bssi-dual", "port", "isolated"}
         assert res.extra["slotted_value"] >= fluid - 1e-9
         assert float(res.value) <= res.extra["slotted_value"] + 1e-9

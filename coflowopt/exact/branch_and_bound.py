@@ -128,9 +128,12 @@ DP_TABLE_MAX = 24
 #: Seconds per subset for building the tables with the kernel (measured on the 2 shared cores,
 #: rounded up): above 22 coflows the tables are built only if they fit in a quarter of the limit.
 TABLE_SECONDS_PER_SUBSET = 5e-7
-#: With ``seed_after`` these certified bounds (fractions of a second) still run before the
-#: search; the LP bounds of :data:`coflowopt.bounds.best.BOUND_ORDER` run after it, on a limit.
-SEED_BEFORE = ("isolated", "port", "bssi-dual", "ordering-lp")
+#: With ``seed_after`` these certified bounds still run before the search (the first four in
+#: fractions of a second; ``lp-ov-branch``, the strongest, anytime, with what is left of the
+#: seed share: after the search it would get only the reserve, too little for its node limit on
+#: 30 coflows in 5 s, so the exact method reported less than ``coflowopt bound --method all``);
+#: the other LP bounds of :data:`coflowopt.bounds.best.BOUND_ORDER` run after it, on a limit.
+SEED_BEFORE = ("isolated", "port", "bssi-dual", "ordering-lp", "lp-ov-branch")
 #: Absolute pruning floor, 0 by default: an absolute tolerance would make the search (and the
 #: label) depend on the instance's units.
 DEFAULT_ATOL = 0.0
