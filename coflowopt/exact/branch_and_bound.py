@@ -128,12 +128,15 @@ DP_TABLE_MAX = 24
 #: Seconds per subset for building the tables with the kernel (measured on the 2 shared cores,
 #: rounded up): above 22 coflows the tables are built only if they fit in a quarter of the limit.
 TABLE_SECONDS_PER_SUBSET = 5e-7
-#: With ``seed_after`` these certified bounds still run before the search (the first four in
-#: fractions of a second; ``lp-ov-branch``, the strongest, anytime, with what is left of the
-#: seed share: after the search it would get only the reserve, too little for its node limit on
-#: 30 coflows in 5 s, so the exact method reported less than ``coflowopt bound --method all``);
-#: the other LP bounds of :data:`coflowopt.bounds.best.BOUND_ORDER` run after it, on a limit.
-SEED_BEFORE = ("isolated", "port", "bssi-dual", "ordering-lp", "lp-ov-branch")
+#: With ``seed_after`` these certified bounds (fractions of a second) still run before the
+#: search; the LP bounds of :data:`coflowopt.bounds.best.BOUND_ORDER` run after it, on a limit.
+SEED_BEFORE = ("isolated", "port", "bssi-dual", "ordering-lp")
+#: Run before the search too, with what is left of the seed share, but kept out of the search
+#: and merged into the reported bound only when the search stops on a limit: after the search
+#: it would get only the reserve, too little for its node limit on 30 coflows in 5 s (the exact
+#: method then reported less than ``coflowopt bound --method all``); as a seed of the search it
+#: closes small instances within rtol at 0 nodes, where the search proves them exactly.
+SEED_HELD = ("lp-ov-branch",)
 #: Absolute pruning floor, 0 by default: an absolute tolerance would make the search (and the
 #: label) depend on the instance's units.
 DEFAULT_ATOL = 0.0
@@ -895,11 +898,15 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     seed_rec = None
     sb = 0.3 * time_limit if seed_budget is None else seed_budget
 
-    def seed_search(limit: float, methods=None) -> dict:
+    held: list = []     # (exact value, record) of SEED_HELD, merged after an unfinished search
+
+    def seed_search(limit: float, methods=None, hold: bool = False) -> dict:
         ts = time.perf_counter()
         best, runs = best_certified_bound(instance, time_limit=limit, methods=methods)
         v = seed_value(best)
-        if v is not None and (search.seed_exact is None or v > search.seed_exact):
+        if hold:
+            held.append(v)
+        elif v is not None and (search.seed_exact is None or v > search.seed_exact):
             search.seed_exact = v
             search.seed = _float_below(v)
         return {"best": None if best is None else best.algorithm,
@@ -912,6 +919,8 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     elif seed_bounds:
         # the combinatorial and ordering-LP bounds (fractions of a second) before the search
         seed_rec = seed_search(min(sb, search.time_left()), SEED_BEFORE)
+        held_rec = seed_search(max(0.0, min(sb - seed_rec["seconds"], search.time_left())),
+                               SEED_HELD, hold=True)
     reserve = min(sb, 0.15 * time_limit) if seed_bounds and seed_after else 0.0
     search.deadline -= reserve      # the seed bounds' share, given back after the search
     t1 = time.perf_counter()
@@ -929,11 +938,17 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         # soft: when they overran, so does this share)
         before = seed_rec
         from ..registry import algorithms
-        names = {a.name for a in algorithms("bound")} - set(SEED_BEFORE)
+        names = {a.name for a in algorithms("bound")} - set(SEED_BEFORE) - set(SEED_HELD)
         seed_rec = seed_search(max(reserve, search.time_left()),
                                tuple([m for m in BOUND_ORDER if m in names] +
                                      sorted(names - set(BOUND_ORDER))))
-        seed_rec["runs"] = before["runs"] + seed_rec["runs"]
+        v = held[0] if held else None
+        if v is not None and (search.seed_exact is None or v > search.seed_exact):
+            search.seed_exact = v
+            search.seed = _float_below(v)
+            if seed_rec["value"] is None or float(v) > seed_rec["value"]:
+                seed_rec.update(best=held_rec["best"], value=float(v))
+        seed_rec["runs"] = before["runs"] + held_rec["runs"] + seed_rec["runs"]
         if seed_rec["value"] is None or (before["value"] is not None and
                                          before["value"] > seed_rec["value"]):
             seed_rec.update(best=before["best"], value=before["value"])
