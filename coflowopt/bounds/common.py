@@ -140,7 +140,7 @@ def certified_result(instance: Instance, certificate: LPCertificate, *, algorith
 CERTIFICATE_SHORTFALL_RTOL = 1e-6
 
 #: Sources of combinatorial certificates (multipliers built by the algorithm, no LP solver).
-_CONSTRUCTED = ("isolation", "smith", "bssi")
+_CONSTRUCTED = ("isolation", "smith", "bssi", "lagrangian")
 
 
 def certificate_origin(certificate: LPCertificate) -> tuple[str | None, str]:
