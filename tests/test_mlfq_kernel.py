@@ -32,16 +32,21 @@ def _instances():
 INSTANCES = _instances()
 
 
-def _run(inst, func, params, reference):
-    if reference:
-        # the reference engine: the numpy loop over the groups
-        saved = M._ClassPolicy._serve
-        M._ClassPolicy._serve = M._ClassPolicy._serve_python
-        try:
-            return func(inst, **params)
-        finally:
-            M._ClassPolicy._serve = saved
-    return func(inst, **params)
+def _run(inst, func, params, reference, incremental=True):
+    saved_inc = M.MlfqPolicy.incremental
+    M.MlfqPolicy.incremental = incremental and not reference
+    try:
+        if reference:
+            # the reference engine: the generic path's numpy loop over the groups
+            saved = M._ClassPolicy._serve
+            M._ClassPolicy._serve = M._ClassPolicy._serve_python
+            try:
+                return func(inst, **params)
+            finally:
+                M._ClassPolicy._serve = saved
+        return func(inst, **params)
+    finally:
+        M.MlfqPolicy.incremental = saved_inc
 
 
 @pytest.mark.parametrize("name", sorted(INSTANCES))
@@ -58,6 +63,52 @@ def test_kernel_gives_the_reference_bits(name, func, within):
     for x, y in ((a.flow, b.flow), (a.start, b.start), (a.end, b.end), (a.rate, b.rate)):
         assert np.array_equal(x, y)
     assert a.meta == b.meta
+
+
+def _same(a, b):
+    for x, y in ((a.flow, b.flow), (a.start, b.start), (a.end, b.end), (a.rate, b.rate)):
+        assert np.array_equal(x, y)
+    assert a.meta == b.meta
+
+
+@pytest.mark.parametrize("name", sorted(INSTANCES))
+@pytest.mark.parametrize("thresholds", [[2.0, 8.0], [0.5, 1.0, 3.0, 9.0], []])
+def test_incremental_mlfq_gives_the_generic_bits(name, thresholds):
+    """MlfqPolicy's incremental FIFO path (priority slots kept across events, service and
+    levels of the coflows served since the last call, serve_levels) against the generic
+    path (active flows sorted per event, serve_groups), and both against the numpy
+    reference."""
+    inst = INSTANCES[name]
+    params = {"thresholds": thresholds}
+    pol = M.MlfqPolicy(thresholds)
+    from coflowopt.simulate import simulate
+    simulate(inst, pol)
+    assert pol._fast and pol.walked > 0          # the incremental path did run
+    a = _run(inst, M.mlfq, params, reference=False)
+    b = _run(inst, M.mlfq, params, reference=False, incremental=False)
+    c = _run(inst, M.mlfq, params, reference=True)
+    assert verify_schedule(inst, a).ok
+    _same(a, b)
+    _same(a, c)
+    if thresholds:
+        assert a.meta["demotions"] > 0
+
+
+def test_incremental_mlfq_with_a_gap_between_releases():
+    # every released coflow finishes before the next release: calls with no active flow
+    # must leave the pending service updates for the next call
+    from coflowopt import Coflow, Instance
+    inst = Instance.from_coflows([Coflow("A", [(0, 0, 3), (1, 1, 2)]),
+                                  Coflow("B", [(0, 1, 2)], release=10.0),
+                                  Coflow("C", [(1, 0, 5), (0, 0, 1)], release=10.0),
+                                  Coflow("D", [(1, 1, 1)], release=30.0)])
+    a = _run(inst, M.mlfq, {"thresholds": [1.0, 2.5]}, reference=False)
+    b = _run(inst, M.mlfq, {"thresholds": [1.0, 2.5]}, reference=False, incremental=False)
+    assert verify_schedule(inst, a).ok
+    _same(a, b)
+    # A sent 5 and C 6 (past 2.5), B 2 (past 1); D's last byte is sent at the last event,
+    # after which the policy is not called again, so its level stays 0
+    assert a.meta["final_level"] == [2, 1, 2, 0]
 
 
 def test_kernel_with_aging_gives_the_reference_bits():
