@@ -72,7 +72,7 @@ from .._index_ranges import concat_ranges
 
 __all__ = ["OrderingCuts", "NestedCuts", "PortLoads", "port_loads", "build_ordering_lp", "most_violated",
            "solve_ordering_lp", "OrderingLPSolution", "bssi_cuts", "smith_cuts",
-           "isolation_lower_bounds", "PrimalDual"]
+           "isolation_lower_bounds", "PrimalDual", "lagrangian_dual", "LagrangianDual"]
 
 
 # ----------------------------------------------------------------------------- port loads
@@ -254,7 +254,10 @@ class OrderingCuts:
 class NestedCuts:
     """Parallel inequalities over nested sets, stored without their sets: cut ``i`` is on port
     ``port[i]`` (a resource index) with threshold ``theta[i]`` over the coflows
-    ``order[:length[i]]``, the first ``length[i]`` coflows of one shared order.
+    ``order[:length[i]]``, the first ``length[i]`` coflows of one shared order.  With
+    ``offset``, cut ``i`` is ``order[offset[i]:offset[i] + length[i]]``: ``order`` is then a
+    concatenation of orders (one per port for the Smith duals of :func:`lagrangian_dual`), each
+    segment naming a coflow at most once.
 
     The sets of a primal-dual run (BSSI's ``J``, the prefixes of Smith's order at a port) are
     nested this way: ``K`` cuts take ``O(K)`` memory here against ``O(K^2)`` as
@@ -273,26 +276,31 @@ class NestedCuts:
     theta: np.ndarray
     length: np.ndarray
     order: np.ndarray
+    offset: np.ndarray | None = None
 
     def __post_init__(self):
         self.port = np.asarray(self.port, dtype=np.int64)
         self.theta = np.asarray(self.theta, dtype=float)
         self.length = np.asarray(self.length, dtype=np.int64)
         self.order = np.asarray(self.order, dtype=np.int64)
+        if self.offset is not None:
+            self.offset = np.asarray(self.offset, dtype=np.int64)
 
     def __len__(self) -> int:
         return int(self.port.shape[0])
 
     def set(self, i: int) -> np.ndarray:
         """The coflows of cut ``i`` (a view of the order)."""
-        return self.order[:self.length[i]]
+        o = 0 if self.offset is None else int(self.offset[i])
+        return self.order[o:o + int(self.length[i])]
 
     def sets(self) -> list[np.ndarray]:
         return [self.set(i) for i in range(len(self))]
 
     def take(self, idx) -> "NestedCuts":
         idx = np.asarray(idx, dtype=np.int64)
-        return NestedCuts(self.port[idx], self.theta[idx], self.length[idx], self.order)
+        return NestedCuts(self.port[idx], self.theta[idx], self.length[idx], self.order,
+                          None if self.offset is None else self.offset[idx])
 
     def explicit(self) -> OrderingCuts:
         """The same cuts with their sets written out (``O(sum of lengths)``)."""
@@ -305,8 +313,11 @@ class NestedCuts:
         return self.explicit().keys()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"port": self.port.tolist(), "theta": self.theta.tolist(),
-                "length": self.length.tolist(), "order": self.order.tolist()}
+        out = {"port": self.port.tolist(), "theta": self.theta.tolist(),
+               "length": self.length.tolist(), "order": self.order.tolist()}
+        if self.offset is not None:
+            out["offset"] = self.offset.tolist()
+        return out
 
 
 def _nested_entries(instance: Instance, loads: PortLoads, cuts: NestedCuts):
@@ -318,6 +329,8 @@ def _nested_entries(instance: Instance, loads: PortLoads, cuts: NestedCuts):
     release of each cut's set)``.
     """
     K = instance.num_coflows
+    if cuts.offset is not None:
+        return _nested_entries_segments(instance, loads, cuts)
     order = cuts.order
     if np.any((order < 0) | (order >= K)):
         raise InvalidParameterError("a cut names a coflow index out of range")
@@ -346,6 +359,38 @@ def _nested_entries(instance: Instance, loads: PortLoads, cuts: NestedCuts):
     rel = np.asarray(instance.release, dtype=float)[order]
     prefix_min = np.r_[np.inf, np.minimum.accumulate(rel)] if order.size else np.r_[np.inf]
     return start, stop, ent, prefix_min[cuts.length]
+
+
+def _nested_entries_segments(instance: Instance, loads: PortLoads, cuts: NestedCuts):
+    """:func:`_nested_entries` of nested cuts with offsets: the cuts of one offset are nested
+    cuts over the segment of the order from it (as long as their longest cut), their entry
+    lists concatenated."""
+    n = len(cuts)
+    if cuts.offset.shape != (n,):
+        raise InvalidParameterError("nested cuts need one offset per cut")
+    if np.any(cuts.offset < 0) or np.any(cuts.offset + cuts.length > cuts.order.size):
+        raise InvalidParameterError("a nested cut runs past the end of its order")
+    if n == 0:
+        return (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64),
+                np.zeros(0))
+    start = np.zeros(n, np.int64)
+    stop = np.zeros(n, np.int64)
+    rmin = np.zeros(n)
+    ents = []
+    base = 0
+    srt = np.argsort(cuts.offset, kind="stable")
+    bounds = np.flatnonzero(np.r_[True, np.diff(cuts.offset[srt]) != 0, True])
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        idx = srt[a:b]
+        o = int(cuts.offset[idx[0]])
+        seg = cuts.order[o:o + int(cuts.length[idx].max())]
+        sub = NestedCuts(cuts.port[idx], cuts.theta[idx], cuts.length[idx], seg)
+        s0, s1, ent, rm = _nested_entries(instance, loads, sub)
+        start[idx], stop[idx], rmin[idx] = s0 + base, s1 + base, rm
+        ents.append(ent)
+        base += ent.size
+    ent = np.concatenate(ents) if ents else np.zeros(0, np.int64)
+    return start, stop, ent, rmin
 
 
 def nested_explicit_on_loads(instance: Instance, loads: PortLoads,
@@ -669,6 +714,195 @@ def smith_cuts(instance: Instance, port: int, *, exact: bool | None = None,
                       exact=exact)
 
 
+# ----------------------------------------------------------------------------- Lagrangian dual
+@dataclass
+class LagrangianDual:
+    """A dual solution of the ordering LP from :func:`lagrangian_dual`.
+
+    ``cuts`` (one block of nested cuts per port, the prefixes of Smith's order of the port under
+    the weights ``split``) with row multipliers ``row_duals`` (of the LP rows, scaled by
+    ``c_q``), ``value`` the float dual objective they give (exact check: the certificate),
+    ``split`` the weight of each (port, coflow) load entry, ``history`` the objective per
+    iteration and ``status`` ``"iteration_limit"`` or ``"time_limit"``.
+    """
+
+    cuts: NestedCuts
+    row_duals: np.ndarray
+    value: float
+    split: np.ndarray
+    iterations: int
+    status: str
+    history: list
+
+
+def _smith_by_port(loads: PortLoads, lam: np.ndarray, port16: np.ndarray):
+    """Smith's order of every port under the entry weights ``lam``: the entry permutation
+    (ports in turn, on each the ratio ``lam / p`` non-increasing; ties in any fixed order:
+    they change neither Smith's value nor the cuts, whose multiplier between tied entries is
+    0), each sorted entry's completion time on its port and the sorted ratios."""
+    pt = loads.ptime
+    ratio = lam / pt
+    # by ratio (introsort: 10x a stable sort of floats at 250,000 entries), then by port (a
+    # stable radix sort of the small integers)
+    o = np.argsort(-ratio)
+    o = o[np.argsort(port16[o], kind="stable")]
+    p = pt[o]
+    cs = np.cumsum(p)
+    first = np.r_[True, loads.port[o][1:] != loads.port[o][:-1]]
+    base = np.maximum.accumulate(np.where(first, np.r_[0.0, cs[:-1]], 0.0))
+    return o, cs - base, ratio[o], first
+
+
+def _split_value(loads: PortLoads, lam: np.ndarray, w: np.ndarray, iso: np.ndarray,
+                 port16: np.ndarray) -> float:
+    """``g`` of the split ``lam`` (the rest of every weight on the isolation bound)."""
+    o, Cs, _, _ = _smith_by_port(loads, lam, port16)
+    mu = np.maximum(w - np.bincount(loads.coflow, weights=lam, minlength=w.size), 0.0)
+    return float(lam[o] @ Cs + mu @ iso)
+
+
+def lagrangian_dual(instance: Instance, loads: PortLoads | None = None, *,
+                    start: PrimalDual | None = None, iterations: int = 200,
+                    deadline: float | None = None, step: float = 5.0, mix: float = 0.01,
+                    decay: float = 0.7) -> LagrangianDual:
+    """A dual solution of the ordering LP by ascent on the Lagrangian dual of its ports.
+
+    Split every weight ``w_k = sum_q lambda_qk + mu_k`` over the ports ``q`` where coflow k has
+    a load and its isolation bound, ``lambda, mu >= 0``.  For a fixed split the parallel
+    inequalities of port ``q`` alone are minimised by Smith's rule with the weights
+    ``lambda_q`` (Queyranne 1993), whose dual is the nested prefix cuts of Smith's order with
+    ``beta_i = lambda_i / p_i - lambda_{i+1} / p_{i+1}`` (:func:`smith_cuts`), so
+
+        g(lambda) = sum_q Smith_q(lambda_q) + sum_k mu_k (r_k + rho_k)
+
+    is the objective of a feasible dual of the ordering LP (theta = 0 rows and the isolation
+    bounds), and the ordering LP's optimum is ``max g`` (LP duality: the dual's multipliers of
+    port ``q`` define ``lambda_q``, and Smith's cuts are the best for it).  ``g`` is concave and
+    piecewise linear; its supergradient in ``lambda_qk`` is k's completion time in Smith's
+    order of port ``q`` (in ``mu_k``: ``r_k + rho_k``).  The ascent is exponentiated gradient
+    on each coflow's split (step ``step / (t + 1)^decay`` on the gradient divided by the
+    coflow's largest entry), started from the best of ``start``'s split (BSSI's dual: ``g``
+    there is at least BSSI's dual objective, the Smith cuts of each port being optimal for its
+    share), the port bound's split (all weight on the best port) and the isolated bound's (all
+    on ``mu``), then mixed with the uniform split at weight ``mix``.  The best iterate is returned; it is not the LP
+    optimum (no optimality test), and the value is certified by the caller's exact check of
+    the cuts and multipliers, not trusted.  A reconstruction: the split is Lagrangian
+    decomposition over the ports (one copy of ``C`` per port); the step rule is ours.
+
+    Parameters
+    ----------
+    instance : Instance
+    loads : PortLoads, optional
+    start : PrimalDual, optional
+        A dual solution whose split starts the ascent (:func:`bssi_cuts`); none: uniform.
+    iterations : int, default 200
+        Evaluations of ``g`` at most.
+    deadline : float, optional
+        ``time.perf_counter()`` value at which to stop (status ``"time_limit"``); the start
+        is evaluated in any case.
+    step, mix, decay : float
+        The step rule (above).
+
+    Returns
+    -------
+    LagrangianDual
+
+    Examples
+    --------
+    Two coflows on one port: Smith's rule is the LP optimum (1 + (1 + 2) = 4):
+
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1)]), Coflow("B", [(0, 0, 2)])])
+    >>> round(lagrangian_dual(inst, iterations=50).value, 6)
+    4.0
+    """
+    loads = loads or port_loads(instance)
+    K = instance.num_coflows
+    w = np.asarray(instance.weight, dtype=float)
+    pt, cf = loads.ptime, loads.coflow
+    # r_k + rho_k in floats (the gradient and the claimed value; the certificate is exact)
+    iso = np.zeros(K)
+    np.maximum.at(iso, cf, pt)
+    iso += np.asarray(instance.release, dtype=float)
+    n_opt = np.bincount(cf, minlength=K) + 1.0
+    lam = np.zeros(pt.size)
+    if start is not None:
+        # lambda_qk = p_k^q x (the multipliers of start's cuts on q containing k)
+        cuts = start.cuts
+        beta = np.asarray(start.beta, dtype=float)
+        if cuts.offset is not None or np.any(cuts.theta != 0):
+            raise InvalidParameterError("the start of the Lagrangian dual must be nested cuts "
+                                        "of one order without thresholds")
+        pos = np.full(K, -1, dtype=np.int64)
+        pos[cuts.order] = np.arange(cuts.order.size)
+        o = np.lexsort((cuts.length, cuts.port))
+        key = cuts.port[o] * (K + 1) + cuts.length[o]
+        csum = np.r_[0.0, np.cumsum(beta[o])]
+        port_end = np.searchsorted(cuts.port[o], np.arange(loads.indptr.size - 1),
+                                   side="right")
+        at = pos[cf]
+        j = np.searchsorted(key, loads.port * (K + 1) + at, side="right")
+        lam = np.where(at >= 0, pt * (csum[port_end[loads.port]] - csum[j]), 0.0)
+        lam = np.maximum(lam, 0.0)
+    port16 = loads.port.astype(np.int16 if loads.indptr.size <= 32768 else np.int64)
+    # two more starts, the splits of the port and isolated bounds: all of a coflow's weight
+    # on the best port (Smith's rule there, the other coflows at r_k + rho_k) or on the
+    # isolation bounds; the ascent starts from the best of the three
+    o, Cs, _, _ = _smith_by_port(loads, w[cf], port16)
+    per_port = np.bincount(loads.port[o], weights=w[cf[o]] * (Cs - iso[cf[o]]),
+                           minlength=loads.indptr.size - 1)
+    q = int(np.argmax(per_port))
+    starts = [lam, np.where(loads.port == q, w[cf], 0.0), np.zeros(pt.size)]
+    gains = [_split_value(loads, x, w, iso, port16) for x in starts]
+    lam = starts[int(np.argmax(gains))]
+    mu = np.maximum(w - np.bincount(cf, weights=lam, minlength=K), 0.0)
+    best = (-np.inf, lam)
+    history = []
+    status = "iteration_limit"
+    it = 0
+    while it < iterations:
+        if it and deadline is not None and time.perf_counter() >= deadline:
+            status = "time_limit"
+            break
+        o, Cs, _, _ = _smith_by_port(loads, lam, port16)
+        C = np.empty(pt.size)
+        C[o] = Cs
+        g = float(lam @ C + mu @ iso)
+        history.append(g)
+        if g > best[0]:
+            best = (g, lam.copy())
+        it += 1
+        if it == 1:
+            # the start itself is the first iterate; from it on every option keeps a share
+            # (a multiplicative step cannot revive a zero)
+            lam = (1 - mix) * lam + mix * w[cf] / n_opt[cf]
+            mu = (1 - mix) * mu + mix * w / n_opt
+        # exponentiated gradient on each coflow's split, the gradient relative to the
+        # coflow's largest entry (its Smith completion times and r_k + rho_k)
+        Cmax = iso.copy()
+        np.maximum.at(Cmax, cf, C)
+        Cmax[Cmax <= 0] = 1.0
+        eta = step / it ** decay
+        ye = lam * np.exp(eta * (C / Cmax[cf] - 1.0))
+        yi = mu * np.exp(eta * (iso / Cmax - 1.0))
+        tot = np.bincount(cf, weights=ye, minlength=K) + yi
+        tot[tot <= 0] = 1.0
+        lam, mu = ye * (w / tot)[cf], yi * (w / tot)
+    lam = best[1]
+    # the certificate: Smith's nested cuts on every port, beta_i the drop of the ratio
+    o, _, r, first = _smith_by_port(loads, lam, port16)
+    nxt = np.r_[r[1:], 0.0]
+    last = np.r_[first[1:], True]
+    beta = np.where(last, r, np.maximum(r - nxt, 0.0))
+    seg_start = np.maximum.accumulate(np.where(first, np.arange(o.size), 0))
+    keep = np.flatnonzero(beta > 0)
+    cuts = NestedCuts(port=loads.port[o][keep], theta=np.zeros(keep.size),
+                      length=keep - seg_start[keep] + 1, order=cf[o], offset=seg_start[keep])
+    y = beta[keep] / loads.capacity[cuts.port]
+    return LagrangianDual(cuts=cuts, row_duals=y, value=float(best[0]), split=lam,
+                          iterations=it, status=status, history=history)
+
+
 # ----------------------------------------------------------------------------- cutting planes
 @dataclass
 class OrderingLPSolution:
@@ -696,6 +930,11 @@ class OrderingLPSolution:
     warm_start_skipped: int = 0
 
 
+#: Iterations of the Lagrangian dual (``method="lagrangian"``): at 50,000 random coflows
+#: 200 iterations take 4-10 s and reach 78,989,652 (BSSI's dual 78,405,520), 1,000 reach
+#: 78,992,597 (``experiments/results/bench_scale.md``).
+LAGRANGIAN_ITERATIONS = 200
+
 #: Largest number of entries of BSSI's rows put into the first LP (``initial="bssi"``).
 WARM_START_NONZEROS = 2_000_000
 
@@ -704,8 +943,12 @@ def solve_ordering_lp(instance: Instance, *, release_cuts: bool = True, tol: flo
                       max_rounds: int = 500, time_limit: float | None = None,
                       initial: str = "bssi", max_thresholds: int | None = 64,
                       algorithm: str = "simplex", export: str | None = None,
-                      warm_start: bool = True, log: bool = False) -> OrderingLPSolution:
-    """Solve the ordering LP by cutting planes with the exact greedy oracle.
+                      warm_start: bool = True, log: bool = False,
+                      method: str = "cutting-planes",
+                      lagrangian_iterations: int = LAGRANGIAN_ITERATIONS
+                      ) -> OrderingLPSolution:
+    """Solve the ordering LP by cutting planes with the exact greedy oracle, or bound it from
+    below by the Lagrangian dual of its ports.
 
     Parameters
     ----------
@@ -735,6 +978,15 @@ def solve_ordering_lp(instance: Instance, *, release_cuts: bool = True, tol: flo
         Add the new cuts to the solved model (its basis stays dual feasible: the next solve is
         a warm dual simplex).  ``False`` rebuilds and solves every round from scratch (the
         baseline of ``experiments/bench_ordering_lp.py``).
+    method : {"cutting-planes", "lagrangian"}
+        ``"lagrangian"``: no LP is solved; :func:`lagrangian_dual` from BSSI's dual for
+        ``lagrangian_iterations`` iterations (or ``time_limit`` seconds), its cuts and
+        multipliers the certificate (or BSSI's when they give less), ``C`` None, ``converged``
+        False, status ``"iteration_limit"`` / ``"time_limit"``: a certified lower bound on the
+        LP optimum, never the optimum.  ``release_cuts``, ``tol``, ``max_rounds``,
+        ``initial``, ``max_thresholds``, ``algorithm``, ``warm_start`` do not apply.
+    lagrangian_iterations : int
+        Iterations of ``method="lagrangian"``.
 
     Returns
     -------
@@ -745,11 +997,20 @@ def solve_ordering_lp(instance: Instance, *, release_cuts: bool = True, tol: flo
     """
     from .certificates import normalised, time_factor, unit_factor
     inst_u, unit = normalised(instance)
-    out = _solve_ordering_lp_in_units(inst_u, release_cuts=release_cuts, tol=tol,
-                                      max_rounds=max_rounds, time_limit=time_limit,
-                                      initial=initial, max_thresholds=max_thresholds,
-                                      algorithm=algorithm, export=export,
-                                      warm_start=warm_start, log=log)
+    if method not in ("cutting-planes", "lagrangian"):
+        raise InvalidParameterError(f"method must be 'cutting-planes' or 'lagrangian', got "
+                                    f"{method!r}")
+    if method == "lagrangian":
+        if export:
+            raise InvalidParameterError("export: the Lagrangian dual solves no LP to export")
+        out = _lagrangian_in_units(inst_u, time_limit=time_limit,
+                                   iterations=lagrangian_iterations)
+    else:
+            out = _solve_ordering_lp_in_units(inst_u, release_cuts=release_cuts, tol=tol,
+                                          max_rounds=max_rounds, time_limit=time_limit,
+                                          initial=initial, max_thresholds=max_thresholds,
+                                          algorithm=algorithm, export=export,
+                                          warm_start=warm_start, log=log)
     f = unit_factor(unit)
     if f != 1:
         ff = float(f)
@@ -764,6 +1025,40 @@ def solve_ordering_lp(instance: Instance, *, release_cuts: bool = True, tol: flo
         if out.certificate.claimed_value is not None:
             out.certificate.claimed_value = out.objective
     return out
+
+
+def _lagrangian_in_units(instance: Instance, *, time_limit: float | None,
+                         iterations: int) -> OrderingLPSolution:
+    """``solve_ordering_lp(method="lagrangian")`` on an instance already in its LP units."""
+    t_start = time.perf_counter()
+    deadline = None if time_limit is None else t_start + float(time_limit)
+    loads = port_loads(instance)
+    pd = floor = None
+    try:
+        from ..orderings.bssi import bssi_trace, dual_bound_of_trace
+        trace = bssi_trace(instance, record_weights=False)
+        pd = bssi_cuts(trace)
+        floor = float(dual_bound_of_trace(instance, trace).value_exact)
+    except NotSupportedError:
+        if instance.is_big_switch:
+            raise
+    t0 = time.perf_counter()
+    ld = lagrangian_dual(instance, loads, start=pd, iterations=iterations, deadline=deadline)
+    timings = {"bssi": t0 - t_start, "ascent": time.perf_counter() - t0}
+    history = [{"round": i + 1, "objective": g} for i, g in enumerate(ld.history)]
+    solver = {"name": "lagrangian", "algorithm": "exponentiated-gradient",
+              "iterations": ld.iterations}
+    if pd is not None and floor is not None and ld.value < floor:
+        # the ascent starts at BSSI's split, so this is float noise at worst: BSSI's own dual
+        cert = LPCertificate(formulation="ordering-lp", params={},
+                             row_duals=pd.row_duals(instance.capacity), rows=pd.cuts,
+                             claimed_value=floor, source="bssi")
+        return OrderingLPSolution(None, floor, cert, pd.cuts, False, ld.status, 0, history,
+                                  solver, timings)
+    cert = LPCertificate(formulation="ordering-lp", params={}, row_duals=ld.row_duals,
+                         rows=ld.cuts, claimed_value=ld.value, source="lagrangian")
+    return OrderingLPSolution(None, ld.value, cert, ld.cuts, False, ld.status, 0, history,
+                              solver, timings)
 
 
 def _solve_ordering_lp_in_units(instance: Instance, *, release_cuts: bool, tol: float,
