@@ -22,7 +22,11 @@ Bounds at a node (all proven; proofs/completion-order-lp-exact.md, Lemmas 5-7)
       limit; above, ``DPB`` falls back to a far weaker bound and the search rarely closes);
     * LP: ``DPB(U)`` plus the event LP of ``[unplaced releases, block(U), suffix]`` in which
       ``U`` completes, uncharged, at one *block* event (it relaxes every order of ``U``),
-      evaluated through its safe dual bound, so rounding never prunes the optimum.
+      evaluated through its safe dual bound, so rounding never prunes the optimum.  The LP
+      is built reduced (the block's pairs merged by path and release group, single-interval
+      pairs folded into constant loads: the same optimum) and started from the parent node's
+      optimal basis (a warm start: about half the simplex iterations);
+      formulations/completion-order-lp.md, "Node LP of the branch and bound".
 
     Nodes are first queued with the cheap bound; the LP is solved when the node reaches the
     front of the queue (best first), and the node is queued again with the LP bound.
@@ -92,7 +96,7 @@ from ..formulations.highs import HighsModel, highs_version
 from ..verify import verify_schedule
 from .order_lp import (EVENT_LP_OPTIONS, EventLPSolution, PairData, build_event_lp,
                        codes_to_events, events_from_completions, new_event_lp_solver, pair_data,
-                       solve_event_lp, verified_schedule)
+                       snapped_dual_bound, solve_event_lp, verified_schedule)
 from .subset_bounds import ROUNDING_RTOL, SubsetBounds
 from ..bounds.best import BOUND_ORDER, best_certified_bound, seed_value
 from ..bounds.common import check_time_limit
@@ -249,6 +253,9 @@ class _Search:
         self.local_search = local_search
         self.insertion = insertion
         self.stats = BnBStats()
+        self.reduced_lps = True
+        self.warm_starts = True
+        self.last_in_main = False
         self.pd: PairData = pair_data(instance)
         self.lp_too_large = (self.pd.size.size * (instance.num_coflows + self.pd.num_groups)
                              > EVENT_LP_MAX_COLS)
@@ -335,11 +342,18 @@ class _Search:
             return math.inf
         return ub - max(self.atol, self.rtol * abs(ub))
 
-    def solve(self, codes, rho: int = 0, block=()) -> EventLPSolution:
-        lp = build_event_lp(self.pd, codes, num_prefix_releases=rho, block=block)
+    def solve(self, codes, rho: int = 0, block=(), warm: tuple | None = None
+              ) -> EventLPSolution:
+        # a node's LP (with a block) is only a bound: its reduced form has the same optimum
+        lp = build_event_lp(self.pd, codes, num_prefix_releases=rho, block=block,
+                            reduced=self.reduced_lps and bool(len(block)))
         # every LP gets what is left of the limit: one LP on a 200,000-flow instance can take
         # longer than the whole limit
-        sol = solve_event_lp(lp, model=self.highs, time_limit=max(1e-3, self.time_left()))
+        # a node's LP starts from its parent's optimal basis (warm_basis): the dual simplex
+        # then needs about half the iterations
+        sol = solve_event_lp(lp, model=self.highs, time_limit=max(1e-3, self.time_left()),
+                             warm_start=warm if self.warm_starts else None)
+        self.last_in_main = True        # self.highs holds this LP's basis (warm_start_from)
         self.stats.lps_solved += 1
         if self.time_left() <= 0:
             return sol
@@ -349,12 +363,20 @@ class _Search:
             # retry once with HiGHS's defaults (presolve on, its own tolerances)
             sol2 = solve_event_lp(lp, model=HighsModel(algorithm="choose"),
                                   time_limit=max(1e-3, self.time_left()))
+            self.last_in_main = False
             self.stats.lps_solved += 1
             if (sol2.status == "optimal" and math.isfinite(sol2.bound)) or \
                     sol2.infeasible_proven:
                 return sol2
             self.stats.lp_failures += 1
         return sol
+
+    def warm_start_from(self, sol: EventLPSolution) -> tuple | None:
+        """The warm start the children of a node take from its LP ``sol``, which must be the
+        last LP solved (its basis is read from the solver)."""
+        if not self.warm_starts or not self.last_in_main or sol.status != "optimal":
+            return None
+        return sol.warm(self.highs)
 
     def offer(self, codes, sol: EventLPSolution, source: str) -> None:
         if sol.status == "optimal" and sol.value is not None and sol.value < self.inc.value:
@@ -534,12 +556,13 @@ class _Search:
             root_bound, root_prov = self.seed, ("seed",)
         self.stats.root_bound = root_bound
         heap: list = []
-        # node = (U mask, rho, suffix codes, chain bound, lp_done, provenance of the bound);
+        # node = (U mask, rho, suffix codes, chain bound, lp_done, provenance of the bound,
+        # warm start: the parent's LP optimum before the node's LP is solved, then its own);
         # provenance: ("chain", U, rho, suffix) = DPB(U) + chain of the suffix,
         # ("lp", U, solution) = DPB(U) + the node LP's certified bound, ("seed",) = the
         # certified bound of coflowopt.bounds (a bound on OPT, so on every region)
         self.push(heap, root_bound, 0, (full, pd.num_groups, root_suffix, 0.0, False,
-                                        root_prov))
+                                        root_prov, None))
         members = self.members.tolist()
         while heap:
             if self.time_left() <= 0:
@@ -549,7 +572,7 @@ class _Search:
                 self.stop_reason = "node_limit"
                 break
             bound, negdepth, _, node = heapq.heappop(heap)
-            U, rho, suffix, chain, lp_done, prov = node
+            U, rho, suffix, chain, lp_done, prov, warm = node
             if bound >= self.threshold():
                 self.prune(bound, prov)
                 self.note(suffix, prov)
@@ -557,7 +580,7 @@ class _Search:
             dpb_U = self.sb.dpb(U)
             if self.node_lp and not lp_done:
                 block = [members[i] for i in range(self.n) if U >> i & 1]
-                sol = self.solve(suffix, rho, block)
+                sol = self.solve(suffix, rho, block, warm)
                 if sol.status == "infeasible" and sol.infeasible_proven:
                     self.stats.nodes_infeasible += 1
                     self.note(suffix)
@@ -570,7 +593,8 @@ class _Search:
                     self.prune(bound, prov)
                     self.note(suffix, prov)
                     continue
-                self.push(heap, bound, -negdepth, (U, rho, suffix, chain, True, prov))
+                self.push(heap, bound, -negdepth, (U, rho, suffix, chain, True, prov,
+                                                   self.warm_start_from(sol) or warm))
                 self.stats.nodes_created -= 1  # re-queued, not a new node
                 continue
             self.stats.nodes_expanded += 1
@@ -594,14 +618,14 @@ class _Search:
                     # the child's region lies inside this node's: the node's bound holds too
                     cheap, cprov = bound, prov
                 if U2 == 0:
-                    self.leaf(codes2, rho, cheap, cprov)
+                    self.leaf(codes2, rho, cheap, cprov, warm)
                     continue
                 if cheap >= self.threshold():
                     self.stats.nodes_created += 1
                     self.prune(cheap, cprov)
                     self.note(codes2, cprov)
                     continue
-                self.push(heap, cheap, depth, (U2, rho, codes2, chain2, False, cprov))
+                self.push(heap, cheap, depth, (U2, rho, codes2, chain2, False, cprov, warm))
             # child: the latest unplaced release goes in front of the suffix
             if rho > 0 and not (U & self.group_mask[rho - 1]):
                 r = float(pd.group_time[rho - 1])
@@ -616,13 +640,15 @@ class _Search:
                 cprov = ("chain", U, rho - 1, suffix2)
                 if bound > cheap:
                     cheap, cprov = bound, prov
-                self.push(heap, cheap, depth, (U, rho - 1, suffix2, chain, False, cprov))
+                self.push(heap, cheap, depth, (U, rho - 1, suffix2, chain, False, cprov,
+                                               warm))
         else:
             self.complete = True
         if not self.complete:
             self.open_min_at_stop = min((b for b, *_ in heap), default=math.inf)
 
-    def leaf(self, codes, rho: int, cheap: float, cprov: tuple) -> None:
+    def leaf(self, codes, rho: int, cheap: float, cprov: tuple, warm: tuple | None = None
+             ) -> None:
         self.stats.nodes_created += 1
         self.stats.leaves += 1
         self.note(codes, cprov)
@@ -630,7 +656,7 @@ class _Search:
             self.prune(cheap, cprov)
             return
         full_codes = tuple(-(g + 1) for g in range(rho)) + tuple(codes)
-        sol = self.solve(full_codes)
+        sol = self.solve(full_codes, warm=warm)
         if sol.status == "optimal":
             self.offer(full_codes, sol, "branch and bound")
             self.record(max(sol.bound, cheap), ("leaf", sol, cprov))
@@ -669,9 +695,16 @@ class _Search:
                     total += w[c] * max(esb.mlb(S), esb.e[pos[c]])
             return total
 
-        def lp_exact(sol):
+        def lp_exact(sol, need):
+            """A proven lower bound on the LP's optimum, tried until it reaches ``need``."""
             best = sol.bound_exact
-            if best is None or best < ub:
+            if best is None or best < need:
+                # the duals rounded to small fractions first: milliseconds, where the exact
+                # LP solve below takes a fifth of a second on 16 coflows
+                v = snapped_dual_bound(sol)
+                if v is not None and (best is None or v > best):
+                    best = v
+            if best is None or best < need:
                 ex = exact_lp_solution(sol.lp.lp)
                 # the LP is in its own units (order_lp.lp_units): back exactly
                 v = None if ex is None else sol.lp.value_in_instance_units(ex.value)
@@ -686,12 +719,15 @@ class _Search:
             if kind == "lp":
                 if bin(prov[1]).count("1") > max_set:
                     return None
-                lp = lp_exact(prov[2])
-                return None if lp is None else esb.dpb(prov[1]) + lp
+                # the node's bound is DPB(U) + its LP: the LP needs only ub - DPB(U) (asking
+                # it for ub, as before, sent every node LP to the exact solve)
+                dpb = esb.dpb(prov[1])
+                lp = lp_exact(prov[2], ub - dpb)
+                return None if lp is None else dpb + lp
             if kind == "seed":
                 return self.seed_exact
             if kind == "leaf":
-                cands = [lp_exact(prov[1]), value(prov[2])]
+                cands = [lp_exact(prov[1], ub), value(prov[2])]
                 cands = [c for c in cands if c is not None]
                 return max(cands) if cands else None
             return None  # pragma: no cover

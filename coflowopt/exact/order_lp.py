@@ -55,6 +55,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
@@ -134,6 +135,18 @@ class PairData:
     def dst(self) -> np.ndarray:
         """Egress port (unified numbering) of every pair (big switch; ``-1`` on resources)."""
         return self.groups.dst
+
+    @cached_property
+    def path_id(self) -> np.ndarray:
+        """A number per pair, equal for pairs with the same path (``src * P + dst`` on a big
+        switch; the index of the path among the distinct paths on resources)."""
+        if self.res_ptr is None or self.instance.is_big_switch:
+            return self.src.astype(np.int64) * self.instance.num_ports + self.dst
+        lens = np.diff(self.res_ptr)
+        M = np.full((lens.size, int(lens.max()) if lens.size else 0), -1, dtype=np.int64)
+        M[np.repeat(np.arange(lens.size), lens),
+          np.arange(self.res.size) - np.repeat(self.res_ptr[:-1], lens)] = self.res
+        return np.unique(M, axis=0, return_inverse=True)[1].ravel().astype(np.int64)
 
     def pair_resources(self, j: int) -> list[int]:
         """The resources pair ``j`` occupies (its path; ``[src, dst]`` on a big switch)."""
@@ -307,6 +320,9 @@ class EventLP:
     x_pair: np.ndarray         # (X,) pair of each amount column
     x_interval: np.ndarray     # (X,) interval (= index of the event that ends it)
     unit: dict | None = None   # the LP's units (lp_units): data 2^a, capacity 2^b, weight 2^e
+    reduced: bool = False      # build_event_lp(reduced=True): merged and folded pairs
+    col_key: np.ndarray | None = None   # names of columns / rows across LPs (warm starts)
+    row_key: np.ndarray | None = None
 
     @property
     def data_exp(self) -> int:
@@ -398,7 +414,8 @@ def _event_arrays(pd: PairData, weight: np.ndarray, codes: Sequence[int],
 
 
 def build_event_lp(pd: PairData, codes: Sequence[int], *, weight: np.ndarray | None = None,
-                   num_prefix_releases: int = 0, block: Sequence[int] = ()) -> EventLP:
+                   num_prefix_releases: int = 0, block: Sequence[int] = (),
+                   reduced: bool = False) -> EventLP:
     """Build the event LP (formulations/completion-order-lp.md) as sparse matrices.
 
     Columns: the event times ``t_0..t_{N-1}``, then the amounts ``x_{j,n}`` of each pair ``j``
@@ -420,6 +437,13 @@ def build_event_lp(pd: PairData, codes: Sequence[int], *, weight: np.ndarray | N
         Release groups ``0 .. num_prefix_releases-1`` come first, in time order.
     block : sequence of int
         Coflows that complete (uncharged) at one event after those releases.
+    reduced : bool
+        Build the smaller LP with the same optimum that a branch-and-bound node needs
+        (formulations/completion-order-lp.md, "Reduced node LPs"): the block's pairs with one
+        path and one release group are merged into one pair (nothing orders them: they all
+        complete at the block event), and a pair that may use a single interval is not a
+        column: its whole size is a constant load in that interval's capacity rows.  Its
+        amounts are then not per pair (``EventLP.reduced``): no schedule is rebuilt from it.
 
     Raises
     ------
@@ -432,25 +456,54 @@ def build_event_lp(pd: PairData, codes: Sequence[int], *, weight: np.ndarray | N
                                                          block)
     N = ev_fixed.size
     P = inst.num_ports
-    J = pd.size.size
-    first = rel_ev[pd.coflow] + 1          # first interval a pair may use
-    cnt = done_ev[pd.coflow] - rel_ev[pd.coflow]
-    xj = np.repeat(np.arange(J), cnt)
-    xn = concat_ranges(first, cnt)
+    coflow, size_in, ex, res_ptr, res = (pd.coflow, pd.size, pd.groups.size_exact, pd.res_ptr,
+                                         pd.res)
+    pair_key = None
+    if reduced and len(block):
+        coflow, size_in, ex, res_ptr, res, pair_key = _merge_block_pairs(pd, done_ev,
+                                                                         num_prefix_releases)
+    J = size_in.size
+    first = rel_ev[coflow] + 1             # first interval a pair may use
+    cnt = done_ev[coflow] - rel_ev[coflow]
+    # a pair with a single interval has its amount fixed (= its size): with ``reduced`` it is
+    # a constant load, not a column
+    folded = np.flatnonzero(cnt == 1) if reduced else np.zeros(0, dtype=np.int64)
+    kept = np.flatnonzero(cnt != 1) if reduced else np.arange(J)
+    xk = np.repeat(np.arange(kept.size), cnt[kept])   # demand row (kept pair) of each column
+    xj = kept[xk]
+    xn = concat_ranges(first[kept], cnt[kept])
     X = xj.size
     xcol = N + np.arange(X)
-    # capacity rows: one per (interval, resource) that carries some amount; the amount column
-    # of a pair enters the row of every resource of its path (ports src, dst on a big switch)
-    per_pos = pd.resource_columns(xj)
-    keys = np.concatenate([xn[sel] * P + r for sel, r in per_pos])
-    ukeys, kinv = np.unique(keys, return_inverse=True)
-    kinv = kinv.ravel()
-    R = ukeys.size
-    kn, kp = ukeys // P, ukeys % P
     # the LP's units (lp_units): every number below is the instance's times a power of two
     unit = pd.unit or {"data_exp": 0, "capacity_exp": 0, "weight_exp": 0}
     a, b, e = unit["data_exp"], unit["capacity_exp"], unit["weight_exp"]
-    size = np.ldexp(pd.size, -a) if a else pd.size
+    size = np.ldexp(size_in, -a) if a else size_in
+    if ex is not None and a:
+        scale = Fraction(2) ** -a
+        ex = np.asarray([v * scale for v in ex], dtype=object)
+    # capacity rows: one per (interval, resource) that carries some amount; the amount column
+    # of a pair enters the row of every resource of its path (ports src, dst on a big switch)
+    per_pos = resource_columns(res_ptr, res, xj)
+    keys = np.concatenate([xn[sel] * P + r for sel, r in per_pos]) if per_pos else \
+        np.zeros(0, dtype=np.int64)
+    fper = resource_columns(res_ptr, res, folded)
+    fkeys = np.concatenate([first[folded[sel]] * P + r for sel, r in fper]) if fper else \
+        np.zeros(0, dtype=np.int64)
+    ukeys, kinv = np.unique(np.concatenate([keys, fkeys]), return_inverse=True)
+    kinv = kinv.ravel()
+    kinv, finv = kinv[:keys.size], kinv[keys.size:]
+    R = ukeys.size
+    kn, kp = ukeys // P, ukeys % P
+    load, load_ex = np.zeros(R), None
+    if folded.size:
+        fpair = np.concatenate([folded[sel] for sel, _ in fper])
+        if ex is None:
+            load, load_ex = exact_group_sums(size[fpair], finv, R)
+        else:
+            load = np.bincount(finv, weights=size[fpair], minlength=R).astype(float)
+            load_ex = np.full(R, Fraction(0), dtype=object)
+            for i, j in zip(finv.tolist(), fpair.tolist()):
+                load_ex[i] += ex[j]
     cap = inst.capacity[kp]
     if b:
         cap = np.ldexp(cap, -b)
@@ -465,40 +518,90 @@ def build_event_lp(pd: PairData, codes: Sequence[int], *, weight: np.ndarray | N
     rows = np.concatenate([
         np.arange(N - 1), np.arange(N - 1),                       # t_n - t_{n-1} >= 0
         r_ord + kinv, r_ord + np.arange(R), r_ord + np.flatnonzero(has_prev),  # capacity
-        r_ord + R + xj])                                          # demand
+        r_ord + R + xk])                                          # demand
     cols = np.concatenate([
         np.arange(1, N), np.arange(N - 1),
-        np.concatenate([xcol[sel] for sel, _ in per_pos]), kn, kn[has_prev] - 1,
+        *[xcol[sel] for sel, _ in per_pos], kn, kn[has_prev] - 1,
         xcol])
     vals = np.concatenate([
         np.ones(N - 1), -np.ones(N - 1),
         np.ones(keys.size), -cap, cap[has_prev],
         np.ones(X)])
-    A = sp.csr_matrix((vals, (rows, cols)), shape=(r_ord + R + J, N + X))
-    row_lo = np.concatenate([np.zeros(N - 1), np.full(R, -np.inf), size])
-    row_hi = np.concatenate([np.full(N - 1, np.inf), np.zeros(R), size])
+    A = sp.csr_matrix((vals, (rows, cols)), shape=(r_ord + R + kept.size, N + X))
+    size_k = size[kept]
+    row_lo = np.concatenate([np.zeros(N - 1), np.full(R, -np.inf), size_k])
+    row_hi = np.concatenate([np.full(N - 1, np.inf), 0.0 - load, size_k])
     fixed = ~np.isnan(ev_lp)
     col_lo = np.concatenate([np.where(fixed, ev_lp, 0.0), np.zeros(X)])
     col_hi = np.concatenate([np.where(fixed, ev_lp, horizon), size[xj]])
     c = np.concatenate([ev_weight_lp, np.zeros(X)])
     exact: dict[str, Any] = {}
-    ex = pd.groups.size_exact
-    if ex is not None and a:
-        scale = Fraction(2) ** -a
-        ex = np.asarray([v * scale for v in ex], dtype=object)
-    if ex is not None:
+    if ex is not None or load_ex is not None:
         # every finite entry gets its exact value (LinearProgram.exact_value reads entries
         # directly); None only where the bound is infinite and never multiplied
-        exact["row_lo"] = np.concatenate([_exact_entries(row_lo[:r_ord + R]), ex])
-        exact["row_hi"] = np.concatenate([_exact_entries(row_hi[:r_ord + R]), ex])
-        exact["col_hi"] = np.concatenate([_exact_entries(col_hi[:N]), ex[xj]])
+        ex_all = ex if ex is not None else _exact_entries(size)
+        hi_head = _exact_entries(row_hi[:r_ord + R])
+        if load_ex is not None:
+            hi_head[r_ord:] = [-v for v in load_ex]
+        exact["row_lo"] = np.concatenate([_exact_entries(row_lo[:r_ord + R]), ex_all[kept]])
+        exact["row_hi"] = np.concatenate([hi_head, ex_all[kept]])
+        exact["col_hi"] = np.concatenate([_exact_entries(col_hi[:N]), ex_all[xj]])
+    # names of the columns and rows that mean the same thing in another event LP of this
+    # instance (a warm start maps an optimal basis through them): an event by its code, a
+    # pair by its key (its index, or its merged group), an amount by (pair, interval's end
+    # event), a capacity row by (interval's end event, resource), a demand row by its pair
+    G, E = pd.num_groups, inst.num_coflows + pd.num_groups + 2
+    ev_id = np.concatenate([np.arange(num_prefix_releases) * -1 - 1,
+                            [-(G + 2)] if len(block) else [],
+                            np.asarray(codes, dtype=np.int64)]).astype(np.int64) + G + 2
+    if pair_key is None:
+        pair_key = np.arange(J, dtype=np.int64)
+    col_key = np.concatenate([-(ev_id + 1), pair_key[xj] * E + ev_id[xn]])
+    row_key = np.concatenate([ev_id[1:], E + ev_id[kn] * P + kp,
+                              E + E * P + pair_key[kept]])
     lp = LinearProgram("event-lp", c=c, A=A, row_lo=row_lo, row_hi=row_hi, col_lo=col_lo,
                        col_hi=col_hi, exact=exact,
                        col_blocks={"t": (0, N, (N,)), "x": (N, N + X, (X,))},
                        meta={"events": N, "pairs": J, "horizon": pd.horizon,
-                             "unit": dict(unit)})
+                             "unit": dict(unit), "reduced": bool(reduced)})
     return EventLP(lp=lp, num_events=N, ev_fixed=ev_fixed, ev_weight=ev_weight,
-                   rel_ev=rel_ev, done_ev=done_ev, x_pair=xj, x_interval=xn, unit=dict(unit))
+                   rel_ev=rel_ev, done_ev=done_ev, x_pair=xj, x_interval=xn, unit=dict(unit),
+                   reduced=bool(reduced), col_key=col_key, row_key=row_key)
+
+
+def _merge_block_pairs(pd: PairData, done_ev: np.ndarray, block_event: int):
+    """The pairs of a reduced node LP: every pair outside the block as it is, then one pair
+    per (release group, path) of the block's pairs with their sizes summed (exactly: the
+    exact sums when the float sums may be rounded).  Each merged pair takes the coflow of its
+    first member: all members share its release event and its completion (the block) event,
+    so its intervals are theirs.  Returns ``(coflow, size, size_exact, res_ptr, res)``."""
+    coflow = pd.coflow
+    in_block = done_ev[coflow] == block_event
+    bj, oj = np.flatnonzero(in_block), np.flatnonzero(~in_block)
+    key = (pd.coflow_group[coflow[bj]] + 1) + (pd.num_groups + 1) * pd.path_id[bj]
+    _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    inv = inv.ravel()
+    rep = bj[first]
+    ex0 = pd.groups.size_exact
+    if ex0 is None:
+        msize, mex = exact_group_sums(pd.size[bj], inv, rep.size)
+        if mex is not None:
+            ex = np.concatenate([_exact_entries(pd.size[oj]), mex])
+        else:
+            ex = None
+    else:
+        msize = np.bincount(inv, weights=pd.size[bj], minlength=rep.size).astype(float)
+        mex = np.full(rep.size, Fraction(0), dtype=object)
+        for i, j in zip(inv.tolist(), bj.tolist()):
+            mex[i] += ex0[j]
+        ex = np.concatenate([ex0[oj], mex])
+    pairs = np.concatenate([oj, rep])
+    lens = np.diff(pd.res_ptr)[pairs]
+    res_ptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    res = pd.res[concat_ranges(pd.res_ptr[pairs], lens)]
+    keys = np.concatenate([oj, coflow.size + np.unique(key)])
+    return (np.concatenate([coflow[oj], coflow[rep]]), np.concatenate([pd.size[oj], msize]),
+            ex, res_ptr, res, keys)
 
 
 def _exact_entries(values: np.ndarray) -> np.ndarray:
@@ -528,6 +631,60 @@ class EventLPSolution:
     infeasible_proven: bool = False
     solution: LPSolution | None = None
 
+    def warm(self, model: HighsModel) -> tuple | None:
+        """What :func:`solve_event_lp` needs to warm-start another event LP from this optimum
+        (the keys and the basis, small unlike the solution), read from ``model``, which must
+        be the model that solved this LP and has not solved another since; None without a
+        basis.  Read only when needed: fetching a basis costs about a tenth of a solve."""
+        basis = model.basis() if self.status == "optimal" else None
+        if basis is None or self.lp.col_key is None:
+            return None
+        return (self.lp.col_key, self.lp.row_key) + basis
+
+
+def snapped_dual_bound(sol: EventLPSolution, max_denominator: int = 10 ** 6
+                       ) -> Fraction | None:
+    """The bound proved, in exact arithmetic, by HiGHS's row duals rounded to the nearest
+    fractions with denominators up to ``max_denominator`` (instance units), or None when those
+    multipliers are not exactly dual feasible.
+
+    On integral data the optimal duals are fractions with small denominators: rounding the
+    float duals to them often proves the LP optimum itself, where the float duals (repaired
+    into feasibility) prove a value a few ulps below it.  A cheap first try before the exact
+    LP solve (:func:`~coflowopt.exact.exact_lp.exact_lp_solution`).
+    """
+    y = None if sol.solution is None else sol.solution.row_dual
+    if y is None or not np.all(np.isfinite(y)):
+        return None
+    ys = np.empty(y.size, dtype=object)
+    ys[:] = [Fraction(float(v)).limit_denominator(max_denominator) for v in y.tolist()]
+    chk = certify_lp(sol.lp.lp, ys, repair=False)
+    if not chk.ok:
+        return None
+    return sol.lp.value_in_instance_units(chk.value)
+
+
+def warm_basis(warm: tuple, dst: EventLP) -> tuple[list, list]:
+    """Carry an optimal basis of another event LP of the instance (``warm``, from
+    :meth:`EventLPSolution.warm`) over to ``dst``: every column and row of ``dst`` that the
+    other LP has (same key) keeps its status, new columns start at their lower bound and new
+    rows basic (their slack).  The result may have too many or too few basic entries: it is
+    an alien basis, completed by HiGHS."""
+    import highspy
+    S = highspy.HighsBasisStatus
+    col_key, row_key, cs, rs = warm
+    col = [S.kLower] * dst.col_key.size
+    _, i_dst, i_src = np.intersect1d(dst.col_key, col_key, assume_unique=True,
+                                     return_indices=True)
+    for d, s_ in zip(i_dst.tolist(), i_src.tolist()):
+        col[d] = cs[s_]
+    row = [S.kBasic] * dst.row_key.size
+    _, i_dst, i_src = np.intersect1d(dst.row_key, row_key, assume_unique=True,
+                                     return_indices=True)
+    for d, s_ in zip(i_dst.tolist(), i_src.tolist()):
+        row[d] = rs[s_]
+    return col, row
+
 
 #: HiGHS options for event LPs: dual simplex, no presolve (the LPs are tiny), tight tolerances
 #: (the certified bound is within the dual infeasibility x the column widths of the LP value).
@@ -556,10 +713,19 @@ def _proves_infeasible(lp: LinearProgram, ray) -> bool:
 
 
 def solve_event_lp(lp: EventLP, *, model: HighsModel | None = None,
-                   time_limit: float | None = None) -> EventLPSolution:
-    """Solve an event LP and certify its bound (or its infeasibility) exactly."""
+                   time_limit: float | None = None,
+                   warm_start: tuple | None = None) -> EventLPSolution:
+    """Solve an event LP and certify its bound (or its infeasibility) exactly.
+
+    ``warm_start``: :meth:`EventLPSolution.warm` of an optimal solution of another event LP
+    of the instance; its basis is carried over through the columns' and rows' keys
+    (:func:`warm_basis`) and the dual simplex starts there.  Only the start changes: the
+    answer is this LP's optimum, certified the same way.
+    """
     hm = model if model is not None else new_event_lp_solver()
     hm.load(lp.lp)
+    if warm_start is not None:
+        hm.set_basis(*warm_basis(warm_start, lp))
     sol = hm.run(time_limit=time_limit)
     N = lp.num_events
     if sol.status == "optimal" and sol.x is not None:
@@ -617,6 +783,9 @@ def exact_schedule_from_amounts(pd: PairData, lp: EventLP, amounts: np.ndarray, 
     time is at most the LP's (up to the rescaling in step 1), so the cost is the LP value up to
     rounding (proofs/completion-order-lp-exact.md, Lemma 3).
     """
+    if lp.reduced:
+        raise ValueError("a reduced event LP (build_event_lp(reduced=True)) merges and folds "
+                         "pairs: its amounts do not give a schedule")
     inst = pd.instance
     J = pd.size.size
     N = lp.num_events
@@ -688,6 +857,9 @@ def float_schedule_from_amounts(pd: PairData, lp: EventLP, amounts: np.ndarray, 
     tolerances cover (proofs/float-verifier-soundness.md).  About a second for 200,000 flows,
     where the Fraction version takes a minute.
     """
+    if lp.reduced:
+        raise ValueError("a reduced event LP (build_event_lp(reduced=True)) merges and folds "
+                         "pairs: its amounts do not give a schedule")
     inst = pd.instance
     J = pd.size.size
     N = lp.num_events

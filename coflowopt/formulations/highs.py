@@ -348,6 +348,29 @@ class HighsModel:
             raise SolverError("HiGHS refused addRows")
         self.num_rows += n
 
+    def basis(self) -> tuple[list, list] | None:
+        """The current basis: HiGHS's ``HighsBasisStatus`` of every column and row (as
+        highspy returns them: converting them to numbers would cost more than a small LP's
+        solve); None without a valid basis."""
+        b = self.h.getBasis()
+        if not b.valid:
+            return None
+        return b.col_status, b.row_status
+
+    def set_basis(self, col_status: list, row_status: list) -> bool:
+        """Start the next :meth:`run` from this basis (``HighsBasisStatus`` lists, as
+        :meth:`basis` returns them).  It is passed as an *alien* basis: HiGHS completes or
+        trims it to a nonsingular one, so any statuses are accepted (a warm start only: the
+        solution does not depend on it).  Returns False when HiGHS refuses it (the run then
+        starts cold)."""
+        hp = self._hp
+        b = hp.HighsBasis()
+        b.col_status = col_status
+        b.row_status = row_status
+        b.alien = True
+        b.valid = True
+        return self.h.setBasis(b) != hp.HighsStatus.kError
+
     def write(self, path: str) -> None:
         """Write the model (``.mps`` or ``.lp`` by the file name) with HiGHS's writer."""
         st = self.h.writeModel(str(path))
