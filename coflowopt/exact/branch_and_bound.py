@@ -124,14 +124,16 @@ EVENT_LP_MAX_COLS = 10_000_000
 #: says so and is then never labelled ``optimal``.
 EXACT_VERIFY_MAX_PIECES = 20_000
 #: Largest number of positive-weight coflows for which the search builds the all-subset DP
-#: tables (:class:`.subset_bounds.SubsetBounds`, 24 bytes per subset: 400 MB and about 6 s at
-#: 24 with the compiled kernel).  Above it the DP bound falls back to one level over Smith's
-#: single-port bound, far weaker (the search's reach ends there).  The first search used 22
-#: (the numpy build's limit).
-DP_TABLE_MAX = 24
-#: Seconds per subset for building the tables with the kernel (measured on the 2 shared cores,
-#: rounded up): above 22 coflows the tables are built only if they fit in a quarter of the limit.
-TABLE_SECONDS_PER_SUBSET = 5e-7
+#: tables (:class:`.subset_bounds.SubsetBounds`, 24 bytes per subset: 1.6 GB and about 5 s at
+#: 26 with the compiled kernel, measured at machine load ~4).  Above it the DP bound falls back
+#: to one level over Smith's single-port bound, far weaker (the search's reach ends there).
+#: The first search used 22 (the numpy build's limit); 24 until the kernel's DP visited only a
+#: subset's members (2026-11-27: 3-4x faster tables).
+DP_TABLE_MAX = 26
+#: Seconds per subset for building the tables with the kernel (measured on the 2 shared cores
+#: at load ~4: 145 ns at 24 coflows, 70 ns at 26; rounded up): above 22 coflows the tables are
+#: built only if they fit in a quarter of the limit (26 coflows: 13.4 s, a 54 s limit).
+TABLE_SECONDS_PER_SUBSET = 2e-7
 #: With ``seed_after`` these certified bounds (fractions of a second) still run before the
 #: search; the LP bounds of :data:`coflowopt.bounds.best.BOUND_ORDER` run after it, on a limit.
 SEED_BEFORE = ("isolated", "port", "bssi-dual", "ordering-lp")

@@ -17,7 +17,7 @@ For a set ``S`` of coflows,
 single-resource Smith bound (the same lemma), and it is the bound of the branch and bound's
 unordered coflows.  Tables over all ``2^K`` subsets are built for ``K <= max_table``
 (:data:`MAX_TABLE_COFLOWS`, 22, by default): by the compiled kernel of :mod:`._subset_kernel`
-(24 bytes per subset, 24 coflows in about a second; ``kernel=True``, the default) or with numpy
+(24 bytes per subset, 24 coflows in 1-2.5 s, 26 in about 5 s; ``kernel=True``, the default) or with numpy
 (22 coflows in about 3-5 s and 300 MB); above that, :meth:`SubsetBounds.dpb` is one level of the
 same recursion over the single-port Smith bound with releases ignored (much weaker, computed per
 call and memoised).
