@@ -33,8 +33,8 @@ INSTANCES = _instances()
 
 
 def _run(inst, func, params, reference, incremental=True):
-    saved_inc = M.MlfqPolicy.incremental
-    M.MlfqPolicy.incremental = incremental and not reference
+    saved_inc = M._Slots.incremental
+    M._Slots.incremental = incremental and not reference
     try:
         if reference:
             # the reference engine: the generic path's numpy loop over the groups
@@ -46,7 +46,7 @@ def _run(inst, func, params, reference, incremental=True):
                 M._ClassPolicy._serve = saved
         return func(inst, **params)
     finally:
-        M.MlfqPolicy.incremental = saved_inc
+        M._Slots.incremental = saved_inc
 
 
 @pytest.mark.parametrize("name", sorted(INSTANCES))
@@ -71,6 +71,17 @@ def _same(a, b):
     assert a.meta == b.meta
 
 
+def _three_ways(inst, func, params):
+    """The incremental path, the generic one and the numpy reference give the same bits."""
+    a = _run(inst, func, params, reference=False)
+    b = _run(inst, func, params, reference=False, incremental=False)
+    c = _run(inst, func, params, reference=True)
+    assert verify_schedule(inst, a).ok
+    _same(a, b)
+    _same(a, c)
+    return a
+
+
 @pytest.mark.parametrize("name", sorted(INSTANCES))
 @pytest.mark.parametrize("thresholds", [[2.0, 8.0], [0.5, 1.0, 3.0, 9.0], []])
 def test_incremental_mlfq_gives_the_generic_bits(name, thresholds):
@@ -84,14 +95,46 @@ def test_incremental_mlfq_gives_the_generic_bits(name, thresholds):
     from coflowopt.simulate import simulate
     simulate(inst, pol)
     assert pol._fast and pol.walked > 0          # the incremental path did run
-    a = _run(inst, M.mlfq, params, reference=False)
-    b = _run(inst, M.mlfq, params, reference=False, incremental=False)
-    c = _run(inst, M.mlfq, params, reference=True)
-    assert verify_schedule(inst, a).ok
-    _same(a, b)
-    _same(a, c)
+    a = _three_ways(inst, M.mlfq, params)
     if thresholds:
         assert a.meta["demotions"] > 0
+
+
+@pytest.mark.parametrize("paths", [False, True])
+def test_incremental_mlfq_search_by_path(paths):
+    """Many coflows on few ports: serve_levels walks past runs of blocked coflows and then
+    finds the next coflow to serve by path (heap of the free paths' next slots); the same
+    bits as the generic path."""
+    inst = uniform_random(num_ports=6, num_coflows=300, size=(1, 30), releases=(0, 40),
+                          seed=11)
+    if paths:
+        inst = big_switch_as_paths(inst)
+    pol = M.MlfqPolicy([5.0, 20.0])
+    from coflowopt.simulate import simulate
+    simulate(inst, pol)
+    assert pol.found_by_path > 0
+    a = _run(inst, M.mlfq, {"thresholds": [5.0, 20.0]}, reference=False)
+    b = _run(inst, M.mlfq, {"thresholds": [5.0, 20.0]}, reference=False, incremental=False)
+    assert verify_schedule(inst, a).ok
+    _same(a, b)
+
+
+@pytest.mark.parametrize("name", sorted(INSTANCES) + ["many-on-6-ports"])
+@pytest.mark.parametrize("threshold", [None, 3.0, 12.0])
+def test_incremental_baraat_gives_the_generic_bits(name, threshold):
+    """BaraatPolicy's incremental path (FIFO slots, groups = a light coflow with the heavy
+    ones before it, found by path past runs of blocked groups) against the generic path
+    and the numpy reference."""
+    inst = INSTANCES.get(name) or uniform_random(num_ports=6, num_coflows=300, size=(1, 30),
+                                                 releases=(0, 40), seed=11)
+    params = {"heavy_threshold": threshold}
+    pol = M.BaraatPolicy(threshold)
+    from coflowopt.simulate import simulate
+    simulate(inst, pol)
+    assert pol._fast and pol.walked > 0
+    if name == "many-on-6-ports":
+        assert pol.found_by_path > 0 and pol.heavy.sum() > 10
+    _three_ways(inst, M.baraat, params)
 
 
 def test_incremental_mlfq_with_a_gap_between_releases():

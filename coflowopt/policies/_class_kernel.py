@@ -27,7 +27,9 @@ capacity, and the pass stops when every resource is full.
 
 :func:`serve_levels` is the same serving (the group body :func:`_serve_group` is shared) for
 ``mlfq``'s FIFO levels without aging, over coflows kept in priority slots across events, so
-that nothing is gathered or sorted per event (``MlfqPolicy``).
+that nothing is gathered or sorted per event (``MlfqPolicy``), and the coflows blocked whole
+(every flow with a full resource on its path) are skipped by a search over the free paths
+instead of visited one by one.
 """
 
 from __future__ import annotations
@@ -35,8 +37,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..rates._jit import njit
+from ._flow_kernel import heap_remove, heap_set
 
-__all__ = ["serve_groups", "serve_levels", "move_slots", "BLOCK"]
+__all__ = ["serve_groups", "serve_levels", "move_slots", "BLOCK", "SWITCH"]
 
 
 @njit(cache=True, borrowed=True)
@@ -126,6 +129,29 @@ def _serve_group(fl, a, b, fr_ptr, fr, rate, res, tol, full, nfree, full_rtol, g
 
 
 @njit(cache=True)
+def _start(cap, tol):
+    """The residuals at the start of an allocation (a copy of ``cap``), which resources are
+    full, how many are free, and the scratch arrays of :func:`_serve_group`."""
+    R = cap.shape[0]
+    res = cap.copy()
+    full = np.zeros(R, dtype=np.bool_)
+    nfree = 0
+    for p in range(R):
+        if res[p] <= tol[p]:
+            full[p] = True
+        else:
+            nfree += 1
+    return (res, full, nfree,
+            np.zeros(R),                      # gres: the filling's residuals
+            np.zeros(R),                      # gtol: FULL_RTOL x the residual at its start
+            np.zeros(R),                      # wsum
+            np.zeros(R),                      # gsum: the group's rates per resource
+            np.zeros(R, dtype=np.bool_),      # seen
+            np.zeros(R, dtype=np.bool_),      # gfull
+            np.empty(R, dtype=np.int64))      # touched
+
+
+@njit(cache=True)
 def serve_groups(fl, gptr, fr_ptr, fr, cap, tol, full_rtol):
     """Rates of the flows ``fl`` served group by group (module docstring).
 
@@ -151,23 +177,8 @@ def serve_groups(fl, gptr, fr_ptr, fr, cap, tol, full_rtol):
         The rate of ``fl[x]``.
     """
     n = fl.shape[0]
-    R = cap.shape[0]
     rate = np.zeros(n)
-    res = cap.copy()
-    full = np.zeros(R, dtype=np.bool_)
-    nfree = 0
-    for p in range(R):
-        if res[p] <= tol[p]:
-            full[p] = True
-        else:
-            nfree += 1
-    gres = np.zeros(R)        # the filling's residuals
-    gtol = np.zeros(R)        # FULL_RTOL x the residual at the group's start
-    wsum = np.zeros(R)
-    gsum = np.zeros(R)        # the group's rates per resource
-    seen = np.zeros(R, dtype=np.bool_)
-    gfull = np.zeros(R, dtype=np.bool_)
-    touched = np.empty(R, dtype=np.int64)
+    res, full, nfree, gres, gtol, wsum, gsum, seen, gfull, touched = _start(cap, tol)
     live = np.empty(n, dtype=np.int64)
     G = gptr.shape[0] - 1
     for g in range(G):
@@ -183,20 +194,36 @@ BLOCK = 64
 
 
 @njit(cache=True)
-def serve_levels(slot_cof, blk, ptr, done, fr_ptr, fr, cap, tol, full_rtol, fl, rate, live,
-                 gcof, gptr):
-    """:func:`serve_groups` for FIFO inside levels, over the coflows kept in priority slots.
+def serve_levels(slot_cof, blk, slot_of, heavy, ptr, done, flow_cof, fr_ptr, fr, cap, tol,
+                 full_rtol, path, path_ptr, path_flow, qres_ptr, qres, rq_ptr, rq, fl, rate,
+                 live, gcof, gptr, members):
+    """:func:`serve_groups` over coflows kept in priority slots across events: ``mlfq``'s
+    FIFO levels and Baraat's FIFO classes.
 
-    The groups are the coflows in slot order (slot ``level x K + FIFO position``, so the
-    order of ``_ClassPolicy._groups``), each group its unfinished flows in index order (the
-    order of the simulator's ``active_flows``), served by the body of :func:`serve_groups`.
-    Nothing is gathered or sorted per call: the walk reads the slots (empty blocks of
-    :data:`BLOCK` slots skipped by their count) and the walked coflows' flows, and stops when
-    every resource is full.  (It still walks most active coflows per call: on random
-    instances a few resources stay free while the coflows that would fill them are blocked
-    at their other end; at 5,000 coflows the last coflow served is ~2,500 deep among ~3,000
-    active, with ~125 served.  Stopping when no flow left has a free path was tried: it
-    stops little earlier and costs more.)
+    The slots hold the active coflows in priority order (``mlfq``: slot ``level x K + FIFO
+    position``, the order of ``_ClassPolicy._groups``; ``baraat``: the FIFO position).  A
+    group is a run of slotted coflows up to and including the next one that is not
+    ``heavy`` (``mlfq``: none is, so every coflow is its own group; ``baraat``: a light
+    coflow with the heavy ones just before it, and the heavy ones after the last light coflow
+    as the last group), its flows the members' unfinished flows in index order (the order of
+    the simulator's ``active_flows``), served by the body of :func:`serve_groups`.  Nothing
+    is gathered or sorted per call beyond the groups served.
+
+    Two phases.  First the slots are walked in order (empty blocks of :data:`BLOCK` slots
+    skipped by their count).  On random instances a few resources stay free while most
+    coflows are blocked at their other end (``mlfq`` at 5,000 coflows: the last coflow served
+    was ~2,500 deep among ~3,000 active, with ~125 served), so once the groups that got
+    nothing in a row are at least :data:`SWITCH` and :data:`SWITCH_RATIO` times their number
+    reaches the paths through the free resources (ski rental: walking has cost about what the
+    switch costs), the next group served is found by *path* instead: for every distinct path
+    (resource list) whose resources are all free, the smallest slot after the current one
+    among its unfinished flows, in the indexed heap of :mod:`._flow_kernel`.  Every coflow
+    between the current slot and that minimum has no flow on a free path, so every flow of it
+    is blocked; a blocked flow gets no rate and touches no residual, so the group served next
+    is the members from the minimum up to the next coflow that is not heavy, and skipping the
+    rest changes no bit.  After each group served, the paths through a resource that filled
+    leave the heap and the paths of its flows move to their next minimum; the pass ends when
+    the heap is empty (no flow left with a free path) or every resource is full.
 
     Parameters
     ----------
@@ -204,43 +231,55 @@ def serve_levels(slot_cof, blk, ptr, done, fr_ptr, fr, cap, tol, full_rtol, fl, 
         The coflow in each slot, or -1.
     blk : int64 (ceil(S / BLOCK),)
         Occupied slots per block.
+    slot_of : int64 (K,)
+        The slot of every coflow, or -1.
+    heavy : bool (K,)
+        Coflows that do not close a group.
     ptr : int64 (K+1,)
         The instance's coflow-to-flow CSR (``flow_ptr``).
     done : bool (F,)
         Finished flows (skipped).
+    flow_cof : int64 (F,)
+        The coflow of every flow.
     fr_ptr, fr, cap, tol, full_rtol
         As for :func:`serve_groups`.
+    path : int64 (F,)
+        The distinct path of every flow.
+    path_ptr, path_flow : int64
+        Path-to-flow CSR (each path's flows).
+    qres_ptr, qres : int64
+        Path-to-resource CSR.
+    rq_ptr, rq : int64
+        Resource-to-path CSR.
     fl, rate, live : int64 / float64 / int64 (F,)
-        Output and scratch: ``fl[:n]`` the flows of the walked groups in order, ``rate[:n]``
+        Output and scratch: ``fl[:n]`` the flows of the served groups in order, ``rate[:n]``
         their rates.
     gcof, gptr : int64 (K,), (K+1,)
-        Output: the coflow of walked group ``g`` and its flows ``fl[gptr[g]:gptr[g+1]]``.
+        Output: coflow ``gcof[i]``'s flows are ``fl[gptr[i]:gptr[i+1]]``.
+    members : int64 (K,)
+        Scratch.
 
     Returns
     -------
-    (n, G) : the flows and groups written.
+    (n, C, B) : the flows and coflows written, and how many groups were found by path.
     """
     R = cap.shape[0]
-    res = cap.copy()
-    full = np.zeros(R, dtype=np.bool_)
-    nfree = 0
-    for p in range(R):
-        if res[p] <= tol[p]:
-            full[p] = True
-        else:
-            nfree += 1
-    gres = np.zeros(R)
-    gtol = np.zeros(R)
-    wsum = np.zeros(R)
-    gsum = np.zeros(R)
-    seen = np.zeros(R, dtype=np.bool_)
-    gfull = np.zeros(R, dtype=np.bool_)
-    touched = np.empty(R, dtype=np.int64)
+    res, full, nfree, gres, gtol, wsum, gsum, seen, gfull, touched = _start(cap, tol)
     S = slot_cof.shape[0]
-    n = 0
+    counted = full.copy()     # the full resources already taken out of fdeg
+    fdeg = 0
+    for p in range(R):
+        if not full[p]:
+            fdeg += rq_ptr[p + 1] - rq_ptr[p]
+    gptr[0] = 0
     ng = 0
+    nby = 0
+    nm = 0
+    run = 0
+    cur = -1
+    by_path = False
     for b in range(blk.shape[0]):
-        if nfree == 0:
+        if nfree == 0 or by_path:
             break
         if blk[b] == 0:
             continue
@@ -250,33 +289,190 @@ def serve_levels(slot_cof, blk, ptr, done, fr_ptr, fr, cap, tol, full_rtol, fl, 
             c = slot_cof[s]
             if c < 0:
                 continue
-            a = n
-            for f in range(ptr[c], ptr[c + 1]):
-                if not done[f]:
-                    fl[n] = f
-                    rate[n] = 0.0
-                    n += 1
-            if n == a:
+            members[nm] = c
+            nm += 1
+            if heavy[c]:
                 continue
-            gcof[ng] = c
-            gptr[ng] = a
-            ng += 1
-            nfree = _serve_group(fl, a, n, fr_ptr, fr, rate, res, tol, full, nfree, full_rtol,
-                                 gres, gtol, wsum, gsum, seen, gfull, touched, live)
-    gptr[ng] = n
-    return n, ng
+            a = gptr[ng]
+            ng = _gather_group(members, nm, ptr, done, fl, rate, gcof, gptr, ng)
+            nm = 0
+            cur = s
+            nfree = _serve_group(fl, a, gptr[ng], fr_ptr, fr, rate, res, tol, full, nfree,
+                                 full_rtol, gres, gtol, wsum, gsum, seen, gfull, touched, live)
+            got = False
+            for x in range(a, gptr[ng]):
+                if rate[x] > 0.0:
+                    got = True
+                    for e in range(fr_ptr[fl[x]], fr_ptr[fl[x] + 1]):
+                        p = fr[e]
+                        if full[p] and not counted[p]:
+                            counted[p] = True
+                            fdeg -= rq_ptr[p + 1] - rq_ptr[p]
+            run = 0 if got else run + 1
+            # ski rental: walk blocked groups until that has cost about as much as setting
+            # up the search by path would (the paths through the free resources)
+            if run >= SWITCH and run * SWITCH_RATIO >= fdeg:
+                by_path = True
+                break
+    if nm > 0 and nfree > 0 and not by_path:
+        # the heavy coflows after the last light one
+        a = gptr[ng]
+        ng = _gather_group(members, nm, ptr, done, fl, rate, gcof, gptr, ng)
+        nfree = _serve_group(fl, a, gptr[ng], fr_ptr, fr, rate, res, tol, full, nfree,
+                             full_rtol, gres, gtol, wsum, gsum, seen, gfull, touched, live)
+    if by_path and nfree > 0:
+        Q = path_ptr.shape[0] - 1
+        # only the paths with every resource free are looked at (each once, from its first
+        # resource); every other path counts as blocked (pfull > 0) from here on.  The heap
+        # holds each free path once, keyed by its next slot.
+        pfull = np.ones(Q, dtype=np.int64)
+        mcur = np.full(Q, -1, dtype=np.int64)
+        hk = np.empty(Q)
+        he = np.empty(Q, dtype=np.int64)
+        pos = np.full(Q, -1, dtype=np.int64)
+        size = np.zeros(1, dtype=np.int64)
+        for p in range(R):
+            if full[p]:
+                continue
+            for j in range(rq_ptr[p], rq_ptr[p + 1]):
+                q = rq[j]
+                if qres[qres_ptr[q]] != p:
+                    continue
+                free = True
+                for e in range(qres_ptr[q], qres_ptr[q + 1]):
+                    if full[qres[e]]:
+                        free = False
+                        break
+                if not free:
+                    continue
+                pfull[q] = 0
+                m = _path_min(q, cur, path_ptr, path_flow, done, flow_cof, slot_of)
+                mcur[q] = m
+                if m >= 0:
+                    heap_set(hk, he, pos, size, q, float(m))
+        counted[:] = full
+        while nfree > 0 and size[0] > 0:
+            # the group holding the smallest slot: from it to the next coflow not heavy
+            s = int(hk[0])
+            nm = 0
+            while s >= 0:
+                c = slot_cof[s]
+                members[nm] = c
+                nm += 1
+                cur = s
+                if not heavy[c]:
+                    break
+                s = _next_slot(slot_cof, blk, s + 1)
+            nby += 1
+            a = gptr[ng]
+            ng = _gather_group(members, nm, ptr, done, fl, rate, gcof, gptr, ng)
+            nfree = _serve_group(fl, a, gptr[ng], fr_ptr, fr, rate, res, tol, full, nfree,
+                                 full_rtol, gres, gtol, wsum, gsum, seen, gfull, touched, live)
+            for x in range(a, gptr[ng]):
+                f = fl[x]
+                for e in range(fr_ptr[f], fr_ptr[f + 1]):
+                    p = fr[e]
+                    if full[p] and not counted[p]:
+                        counted[p] = True
+                        for j in range(rq_ptr[p], rq_ptr[p + 1]):
+                            pfull[rq[j]] += 1
+                            heap_remove(hk, he, pos, size, rq[j])
+            # the paths of the group's flows move on to their next slot
+            for x in range(a, gptr[ng]):
+                q2 = path[fl[x]]
+                if pfull[q2] == 0 and 0 <= mcur[q2] <= cur:
+                    m2 = _path_min(q2, cur, path_ptr, path_flow, done, flow_cof, slot_of)
+                    mcur[q2] = m2
+                    if m2 >= 0:
+                        heap_set(hk, he, pos, size, q2, float(m2))
+                    else:
+                        heap_remove(hk, he, pos, size, q2)
+    return gptr[ng], ng, nby
 
 
 @njit(cache=True, borrowed=True)
-def move_slots(slot_cof, blk, cof, old, new):
+def _gather_group(members, nm, ptr, done, fl, rate, gcof, gptr, ng):
+    """Append the unfinished flows of coflows ``members[:nm]`` in index order (the members
+    sorted by index, each one's flows in order) from ``gptr[ng]``, one entry per coflow with
+    such flows in ``gcof`` / ``gptr``; return the new count (``gptr`` of it is the end)."""
+    for i in range(1, nm):
+        c = members[i]
+        j = i - 1
+        while j >= 0 and members[j] > c:
+            members[j + 1] = members[j]
+            j -= 1
+        members[j + 1] = c
+    n = gptr[ng]
+    for i in range(nm):
+        c = members[i]
+        a = n
+        n = _gather(c, ptr, done, fl, rate, n)
+        if n > a:
+            gcof[ng] = c
+            gptr[ng] = a
+            ng += 1
+    gptr[ng] = n
+    return ng
+
+
+@njit(cache=True, borrowed=True)
+def _next_slot(slot_cof, blk, s):
+    """The first occupied slot at or after ``s``, or -1."""
+    S = slot_cof.shape[0]
+    while s < S:
+        if s % BLOCK == 0 and blk[s // BLOCK] == 0:
+            s += BLOCK
+            continue
+        if slot_cof[s] >= 0:
+            return s
+        s += 1
+    return -1
+
+
+#: :func:`serve_levels` looks by path once at least ``SWITCH`` walked coflows in a row got no
+#: rate and ``SWITCH_RATIO`` times their number reaches the paths through the free resources.
+SWITCH = 16
+SWITCH_RATIO = 8
+
+
+@njit(cache=True, borrowed=True)
+def _gather(c, ptr, done, fl, rate, n):
+    """Append coflow ``c``'s unfinished flows (index order) to ``fl`` from ``n``, their
+    rates zeroed; return the new end."""
+    for f in range(ptr[c], ptr[c + 1]):
+        if not done[f]:
+            fl[n] = f
+            rate[n] = 0.0
+            n += 1
+    return n
+
+
+@njit(cache=True, borrowed=True)
+def _path_min(q, after, path_ptr, path_flow, done, flow_cof, slot_of):
+    """The smallest slot after ``after`` among path ``q``'s unfinished flows of slotted
+    coflows, or -1."""
+    best = -1
+    for j in range(path_ptr[q], path_ptr[q + 1]):
+        f = path_flow[j]
+        if done[f]:
+            continue
+        s = slot_of[flow_cof[f]]
+        if s > after and (best < 0 or s < best):
+            best = s
+    return best
+
+
+@njit(cache=True, borrowed=True)
+def move_slots(slot_cof, blk, slot_of, cof, old, new):
     """Coflow ``cof[i]`` leaves slot ``old[i]`` and takes slot ``new[i]`` (-1: none), keeping
-    the block counts of :func:`serve_levels`."""
+    the block counts of :func:`serve_levels` and ``slot_of``."""
     for i in range(cof.shape[0]):
         o = old[i]
         if o >= 0:
             slot_cof[o] = -1
             blk[o // BLOCK] -= 1
         s = new[i]
+        slot_of[cof[i]] = s
         if s >= 0:
             slot_cof[s] = cof[i]
             blk[s // BLOCK] += 1

@@ -400,16 +400,132 @@ class _LevelPolicy(_ClassPolicy):
         return False
 
 
-class MlfqPolicy(_LevelPolicy):
+class _Slots:
+    """The incremental serving of :class:`MlfqPolicy` (FIFO levels) and
+    :class:`BaraatPolicy` (FIFO classes) without aging: the active coflows sit in priority
+    slots kept across events (:meth:`_slot`), the attained service is recomputed only for the
+    coflows that had a rate since the previous call, and
+    :func:`._class_kernel.serve_levels` serves the groups in slot order, skipping by path the
+    coflows that are blocked whole.  No per-event work over every active flow, and the same
+    bits as the generic path (:meth:`_ClassPolicy.allocate`; ``incremental = False`` selects
+    it, ``tests/test_mlfq_kernel.py`` holds the two equal)."""
+
+    incremental = True
+
+    def _slot(self, cof: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _slots_reset(self, instance: Instance, num_slots: int) -> None:
+        K, F = instance.num_coflows, instance.num_flows
+        self._slot_cof = np.full(num_slots, -1, dtype=np.int64)
+        self._blk = np.zeros(-(-num_slots // BLOCK), dtype=np.int64)
+        self._slot_of = np.full(K, -1, dtype=np.int64)
+        self._rel_order = np.lexsort((np.arange(K), instance.release))
+        self._rel_sorted = np.asarray(instance.release, dtype=float)[self._rel_order]
+        self._n_rel = 0
+        self._dirty = np.zeros(0, dtype=np.int64)
+        self._att = np.zeros(K)
+        self._ptr = read_only(instance.flow_ptr, np.int64)
+        self._flow_cof = read_only(instance.flow_coflow, np.int64)
+        self._by_path = _distinct_paths(instance)
+        self._buf = (np.empty(F, dtype=np.int64), np.empty(F), np.empty(F, dtype=np.int64),
+                     np.empty(K, dtype=np.int64), np.empty(K + 1, dtype=np.int64),
+                     np.empty(K, dtype=np.int64))
+        self.walked = 0
+        self.found_by_path = 0
+
+    def _place(self, cof, old, new) -> None:
+        """Coflows ``cof`` leave slots ``old`` for slots ``new`` (-1: none)."""
+        move_slots(self._slot_cof, self._blk, self._slot_of, cof, old, new)
+
+    def _begin(self, state: SimState):
+        """Releases placed; then ``None`` when no flow is active (the generic path returns
+        before ``_before``: the pending coflows wait for a call with active flows, nothing is
+        sent in between), else ``(d, old_slots, att)`` for the coflows ``d`` that had a rate
+        since the previous call: their attained service, summed in flow order (the generic
+        path's bincount over every flow) and stored; every other coflow's is unchanged."""
+        self._timer = math.inf
+        # releases: the simulator's order (release, then index) and its test (release <= t)
+        n_rel = int(np.searchsorted(self._rel_sorted, state.time, side="right"))
+        if n_rel > self._n_rel:
+            new = self._rel_order[self._n_rel:n_rel]
+            self._n_rel = n_rel
+            self._place(new, np.full(new.size, -1), self._slot(new))
+        if state.active_coflows.size == 0:
+            return None
+        d = self._dirty
+        self._dirty = np.zeros(0, dtype=np.int64)
+        lo = self._ptr[d]
+        length = self._ptr[d + 1] - lo
+        att = np.bincount(np.repeat(np.arange(d.size), length),
+                          weights=state.sent_of(concat_ranges(lo, length)), minlength=d.size)
+        self._att[d] = att
+        return d, self._slot_of[d], att
+
+    def _serve_slots(self, state: SimState, heavy):
+        """``(flows, rates, coflows, coflow rates)``: the flows of the groups served (rates
+        0 included) and the rate of each of their coflows, summed in flow order."""
+        fl_buf, rate_buf, live, gcof, gptr, members = self._buf
+        n, ng, nby = serve_levels(self._slot_cof, self._blk, self._slot_of, heavy, self._ptr,
+                                  state.flow_done, self._flow_cof, self._paths[0],
+                                  self._paths[1], self._cap, self._tol, FULL_RTOL,
+                                  *self._by_path, fl_buf, rate_buf, live, gcof, gptr, members)
+        self.walked += ng
+        self.found_by_path += nby
+        rates = rate_buf[:n]
+        crate = np.bincount(np.repeat(np.arange(ng), np.diff(gptr[:ng + 1])), weights=rates,
+                            minlength=ng)
+        return fl_buf[:n], rates, gcof[:ng], crate
+
+    def allocate(self, state: SimState):
+        if not self._fast:
+            return super().allocate(state)
+        begun = self._begin(state)
+        if begun is None:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        d, old_slots, att = begun
+        self._update(state, d, att)
+        new = np.where(state.finished[d], -1, self._slot(d))
+        move = new != old_slots
+        self._place(d[move], old_slots[move], new[move])
+        for _ in range(10_000):
+            flows, rates, gc, crate = self._serve_slots(state, self._closing())
+            # _next_change over the coflows served (the others have no rate)
+            g, tc = self._crossings(state.time, gc, crate)
+            if g.size == 0:
+                self._timer = math.inf
+                break
+            now = tc <= state.time
+            if now.any():
+                self._cross(g[now])
+                continue
+            self._timer = float(tc.min())
+            break
+        keep = rates > 0
+        flows = flows[keep]
+        self._dirty = np.unique(self.inst.flow_coflow[flows])
+        return flows, rates[keep]
+
+    # the policy's part: _before on the coflows that had a rate, the groups' heavy mask, the
+    # next class change of the coflows served, and that change
+    def _update(self, state: SimState, d, att) -> None:
+        raise NotImplementedError
+
+    def _closing(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _crossings(self, t: float, gc, crate):
+        raise NotImplementedError
+
+    def _cross(self, cof) -> None:
+        raise NotImplementedError
+
+
+class MlfqPolicy(_Slots, _LevelPolicy):
     """:func:`mlfq` as a :class:`~coflowopt.simulate.RatePolicy` (module docstring).
 
-    FIFO inside a level without aging (the default) is served incrementally: the active
-    coflows sit in priority slots (``level x K + FIFO position``) kept across events, the
-    attained service and level are recomputed only for the coflows that had a rate since the
-    previous call, and :func:`._class_kernel.serve_levels` walks the slots until every
-    resource is full.  No per-event work over every active flow, and the same bits as the
-    generic path (:meth:`_ClassPolicy.allocate`; ``incremental = False`` selects it,
-    ``tests/test_mlfq_kernel.py`` holds the two equal).
+    FIFO inside a level without aging (the default) is served incrementally (:class:`_Slots`,
+    slot ``level x K + FIFO position``).
 
     Attributes
     ----------
@@ -421,103 +537,74 @@ class MlfqPolicy(_LevelPolicy):
     """
 
     name = "mlfq"
-    incremental = True
 
     def reset(self, instance: Instance) -> None:
         super().reset(instance)
         self._fast = bool(self.incremental and self.within == "fifo" and self.aging is None)
-        if not self._fast:
-            return
-        K, F = instance.num_coflows, instance.num_flows
-        S = self.num_levels * K
-        self._slot_cof = np.full(S, -1, dtype=np.int64)
-        self._blk = np.zeros(-(-S // BLOCK), dtype=np.int64)
-        self._rel_order = np.lexsort((np.arange(K), instance.release))
-        self._rel_sorted = np.asarray(instance.release, dtype=float)[self._rel_order]
-        self._n_rel = 0
-        self._dirty = np.zeros(0, dtype=np.int64)
-        self._att = np.zeros(K)
-        self._ptr = read_only(instance.flow_ptr, np.int64)
-        self._buf = (np.empty(F, dtype=np.int64), np.empty(F), np.empty(F, dtype=np.int64),
-                     np.empty(K, dtype=np.int64), np.empty(K + 1, dtype=np.int64))
-        self.walked = 0
+        if self._fast:
+            self._slots_reset(instance, self.num_levels * instance.num_coflows)
+            self._no_heavy = np.zeros(instance.num_coflows, dtype=bool)
 
-    def _move(self, cof, old_level, new_level) -> None:
-        """Coflows ``cof`` leave the slots of ``old_level`` (-1: none) for those of
-        ``new_level`` (-1: none)."""
-        fifo, K = self._fifo[cof], self.inst.num_coflows
-        old = np.where(old_level >= 0, old_level * K + fifo, -1)
-        new = np.where(new_level >= 0, new_level * K + fifo, -1)
-        move_slots(self._slot_cof, self._blk, cof, old, new)
+    def _slot(self, cof):
+        return self.level[cof] * self.inst.num_coflows + self._fifo[cof]
 
-    def allocate(self, state: SimState):
-        if not self._fast:
-            return super().allocate(state)
-        self._timer = math.inf
-        # releases: the simulator's order (release, then index) and its test (release <= t)
-        n_rel = int(np.searchsorted(self._rel_sorted, state.time, side="right"))
-        if n_rel > self._n_rel:
-            new = self._rel_order[self._n_rel:n_rel]
-            self._n_rel = n_rel
-            self._move(new, np.full(new.size, -1), self.level[new])
-        if state.active_coflows.size == 0:
-            # the generic path returns before _before: the pending coflows wait for a call
-            # with active flows (nothing is sent in between)
-            return np.zeros(0, dtype=np.int64), np.zeros(0)
-        d = self._dirty
-        if d.size:
-            # _before over the coflows that had a rate since the previous call: their sent
-            # summed in flow order (the generic path's bincount over every flow), the level
-            # from the same searchsorted; every other coflow's service is unchanged
-            lo = self._ptr[d]
-            length = self._ptr[d + 1] - lo
-            att = np.bincount(np.repeat(np.arange(d.size), length),
-                              weights=state.sent_of(concat_ranges(lo, length)),
-                              minlength=d.size)
-            self._att[d] = att
-            key = att - self._offset[d]
-            lvl = np.searchsorted(self.thresholds * (1 - CROSSING_RTOL), key, side="right")
-            old = self.level[d]
-            up = int((lvl > old).sum())
-            self.demotions += up
-            self.changes += up
-            new = np.maximum(old, lvl)
-            self.level[d] = new
-            move = (new != old) | state.finished[d]
-            self._move(d[move], old[move], np.where(state.finished[d[move]], -1, new[move]))
-            self._dirty = np.zeros(0, dtype=np.int64)
-        fl_buf, rate_buf, live, gcof, gptr = self._buf
-        H, t = self.thresholds, state.time
-        for _ in range(10_000):
-            n, ng = serve_levels(self._slot_cof, self._blk, self._ptr, state.flow_done,
-                                 self._paths[0], self._paths[1], self._cap, self._tol,
-                                 FULL_RTOL, fl_buf, rate_buf, live, gcof, gptr)
-            self.walked += ng
-            rates = rate_buf[:n]
-            gc = gcof[:ng]
-            # _next_change over the walked coflows (the others have no rate)
-            urate = np.bincount(np.repeat(np.arange(ng), np.diff(gptr[:ng + 1])),
-                                weights=rates, minlength=ng)
-            grow = (self.level[gc] < H.size) & (urate > 0)
-            g = gc[grow]
-            if g.size == 0:
-                self._timer = math.inf
-                break
-            tc = t + (H[self.level[g]] + self._offset[g] - self._att[g]) / urate[grow]
-            now = tc <= t
-            if now.any():
-                gn = g[now]
-                self.level[gn] += 1
-                self.demotions += int(now.sum())
-                self.changes += int(now.sum())
-                self._move(gn, self.level[gn] - 1, self.level[gn])
-                continue
-            self._timer = float(tc.min())
-            break
-        keep = rates > 0
-        flows = fl_buf[:n][keep]
-        self._dirty = np.unique(self.inst.flow_coflow[flows])
-        return flows, rates[keep]
+    def _update(self, state, d, att) -> None:
+        # _before: the level from the same searchsorted
+        key = att - self._offset[d]
+        lvl = np.searchsorted(self.thresholds * (1 - CROSSING_RTOL), key, side="right")
+        old = self.level[d]
+        up = int((lvl > old).sum())
+        self.demotions += up
+        self.changes += up
+        self.level[d] = np.maximum(old, lvl)
+
+    def _closing(self):
+        return self._no_heavy
+
+    def _crossings(self, t, gc, urate):
+        H = self.thresholds
+        grow = (self.level[gc] < H.size) & (urate > 0)
+        g = gc[grow]
+        return g, t + (H[self.level[g]] + self._offset[g] - self._att[g]) / urate[grow]
+
+    def _cross(self, cof) -> None:
+        old = self._slot_of[cof]
+        self.level[cof] += 1
+        self.demotions += int(cof.size)
+        self.changes += int(cof.size)
+        self._place(cof, old, self._slot(cof))
+
+
+def _distinct_paths(instance: Instance):
+    """The distinct paths (resource lists) of the flows, for :func:`serve_levels`:
+    ``(path, path_ptr, path_flow, qres_ptr, qres, rq_ptr, rq)``: each flow's path id, each
+    path's flows (index order), each path's resources, each resource's paths (CSRs)."""
+    ptr = instance.flow_resource_ptr
+    fr = instance.flow_resource
+    length = np.diff(ptr)
+    F, R = length.size, int(instance.capacity.size)
+    path = np.zeros(F, dtype=np.int64)
+    qlen, qres, q = [], [], 0
+    for n in np.unique(length):
+        sel = np.flatnonzero(length == n)
+        mat = fr[concat_ranges(ptr[sel], length[sel])].reshape(sel.size, int(n))
+        uniq, inv = np.unique(mat, axis=0, return_inverse=True)
+        path[sel] = q + inv.ravel()
+        qlen.append(np.full(uniq.shape[0], int(n), dtype=np.int64))
+        qres.append(uniq.ravel())
+        q += uniq.shape[0]
+    qlen = np.concatenate(qlen) if qlen else np.zeros(0, dtype=np.int64)
+    qres = (np.concatenate(qres) if qres else np.zeros(0)).astype(np.int64)
+    qres_ptr = np.zeros(q + 1, dtype=np.int64)
+    np.cumsum(qlen, out=qres_ptr[1:])
+    path_ptr = np.zeros(q + 1, dtype=np.int64)
+    np.cumsum(np.bincount(path, minlength=q), out=path_ptr[1:])
+    path_flow = np.argsort(path, kind="stable").astype(np.int64)
+    qrow = np.repeat(np.arange(q, dtype=np.int64), qlen)
+    rq_ptr = np.zeros(R + 1, dtype=np.int64)
+    np.cumsum(np.bincount(qres, minlength=R), out=rq_ptr[1:])
+    rq = qrow[np.argsort(qres, kind="stable")]
+    return path, path_ptr, path_flow, qres_ptr, qres, rq_ptr, rq
 
 
 class CreekPolicy(_LevelPolicy):
@@ -572,13 +659,18 @@ class DecentralizedLasPolicy(_LevelPolicy):
         return inv.astype(np.int64).ravel(), int(uniq.size)
 
 
-class BaraatPolicy(_ClassPolicy):
+class BaraatPolicy(_Slots, _ClassPolicy):
     """:func:`baraat` as a :class:`~coflowopt.simulate.RatePolicy` (module docstring).
+
+    Per-flow sharing inside a class (the default) is served incrementally (:class:`_Slots`,
+    slot = FIFO position; a group is a light coflow with the heavy ones just before it).
 
     Attributes
     ----------
     heavy : ndarray of bool, shape (K,)
         Coflows found heavy so far (after a run: all that became heavy).
+    incremental : bool
+        Class attribute: use the incremental path where it applies (default True).
     """
 
     name = "baraat"
@@ -601,6 +693,30 @@ class BaraatPolicy(_ClassPolicy):
         self.threshold = (float(np.percentile(instance.total_size, 80))
                           if self.heavy_threshold is None else self.heavy_threshold)
         self.heavy = np.zeros(instance.num_coflows, dtype=bool)
+        self._fast = bool(self.incremental and self.within == "fair")
+        if self._fast:
+            self._slots_reset(instance, instance.num_coflows)
+
+    def _slot(self, cof):
+        return self._fifo[cof]
+
+    def _update(self, state, d, att) -> None:
+        # _before
+        new = d[(att >= self.threshold * (1 - CROSSING_RTOL)) & ~self.heavy[d]]
+        self.heavy[new] = True
+        self.changes += int(new.size)
+
+    def _closing(self):
+        return self.heavy
+
+    def _crossings(self, t, gc, crate):
+        grow = ~self.heavy[gc] & (crate > 0)
+        g = gc[grow]
+        return g, t + (self.threshold - self._att[g]) / crate[grow]
+
+    def _cross(self, cof) -> None:
+        self.heavy[cof] = True
+        self.changes += int(cof.size)
 
     def _before(self, state: SimState) -> None:
         self._att = np.bincount(self.inst.flow_coflow, weights=state.sent,
@@ -738,10 +854,12 @@ def mlfq(instance: Instance, *, thresholds=None, num_queues: int = 8,
     coflow in a low level can starve while higher ones keep arriving.
 
     *Running time.*  FIFO without aging (the default): per event numpy work over the
-    coflows served since the previous call only, and one compiled walk over the active
-    coflows in priority order (:func:`._class_kernel.serve_levels`, priority slots kept
-    across events), with a progressive filling for each coflow that still finds capacity,
-    stopping once every resource is full.  Otherwise (``within="fair"`` or aging): per event
+    coflows served since the previous call only, and one compiled pass in priority order
+    (:func:`._class_kernel.serve_levels`, priority slots kept across events) with a
+    progressive filling for each coflow that still finds capacity: the slots are walked
+    until a run of coflows gets nothing, then the next coflow that can be served is found
+    through a heap of the free paths' next slots, so the blocked coflows behind are not
+    visited; it stops when no flow left has a free path.  Otherwise (``within="fair"`` or aging): per event
     O(active flows x path length) numpy work (sorting them into groups) and the same compiled
     filling.  Events are releases, flow completions, level crossings and promotions (about
     three per coflow on random instances: 15,123 at 5,000 coflows).
@@ -881,6 +999,14 @@ def baraat(instance: Instance, *, heavy_threshold: float | None = None, within: 
     not hold up everything behind it.  Here the classes are formed along the FIFO order: each
     light coflow with the heavy ones just before it; a class shares per flow.  Seed 001's
     one-sentence description of Baraat reads inverted (digest Sec. 2.7) and is not used.
+
+    *Running time.*  ``within="fair"`` (the default): per event numpy work over the coflows
+    served since the previous call, and one compiled pass over the classes in FIFO order
+    (:func:`._class_kernel.serve_levels`, FIFO slots kept across events) with a progressive
+    filling per class that still finds capacity; past a run of classes that get nothing the
+    next class that can be served is found through a heap of the free paths' next slots.
+    ``within="fifo"``: per event O(active flows) numpy work (sorting them into groups) and
+    the same compiled filling (:func:`._class_kernel.serve_groups`).
 
     References
     ----------
