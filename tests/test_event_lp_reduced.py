@@ -88,11 +88,12 @@ def test_reduced_node_lp_has_the_same_optimum(name):
 
 def test_reduced_lp_merges_and_folds_by_hand():
     # T-S4: A = {(0,0): 2, (1,0): 4}, B = {(0,0): 9}, C = {(0,1): 5, (1,1): 6}.  Node: block
-    # {A, B}, suffix (C,).  A's and B's pairs on path (0,0) merge into one of size 11; all
-    # block pairs use the one interval [0, t_block]: folded, so the only columns are the
-    # 2 event times and C's 2 pairs x 2 intervals.  The optimum: the block needs 11 on ingress
-    # 0 and egress 0 (t_block >= 11), C then completes at 16 at best (ingress 1 carries 4 + 6,
-    # ingress 0 carries 11 + 5): 11 * 1 ... the LP value is w_C t_C = 16.
+    # {A, B}, suffix (C,).  A's and B's pairs on path (0,0) merge into one of size 11, and all
+    # block pairs use the one interval [0, t_block]: folded, so the only columns left are the
+    # 2 event times and C's 2 pairs x 2 intervals (the full LP has 3 more).  By hand: the
+    # block needs egress 0 for 2 + 4 + 9 = 15, so t_block >= 15; ingress 0 carries
+    # 2 + 9 + 5 = 16 in all, so t_C >= 16, and 16 is reached (C sends 4 of its (0,1) flow in
+    # ingress 0's spare time before 15): the LP value w_C t_C = 16.
     inst = digest_ts4()
     pd = pair_data(inst)
     full = build_event_lp(pd, (2,), block=[0, 1])
