@@ -173,3 +173,15 @@ def test_exact_proof_needs_no_rational_node_lp(monkeypatch):
     assert res.extra["search"]["nodes_expanded"] > 0
     # only the incumbent's exact vertex (the verified schedule), no closure of the proof
     assert calls == ["verified_schedule"]
+
+
+def test_dp_tables_above_22_coflows_only_when_memory_allows(monkeypatch):
+    import coflowopt.exact.branch_and_bound as bb
+    inst = uniform_random(4, 23, flows_per_coflow=(1, 2), size=(1, 5), seed=0)
+    kw = dict(time_limit=100.0, rtol=1e-9, atol=0.0, node_lp=True, dominance="subset",
+              max_nodes=None, local_search=False, table_max=26, table_kernel=True)
+    # 2^23 subsets x 24 bytes = 192 MiB: refused with 300 MiB available, built with plenty
+    monkeypatch.setattr(bb, "_available_memory", lambda: 300 * 2 ** 20)
+    assert not bb._Search(inst, **kw).sb.tabulated
+    monkeypatch.setattr(bb, "_available_memory", lambda: 64 * 2 ** 30)
+    assert bb._Search(inst, **kw).sb.tabulated

@@ -125,7 +125,8 @@ EVENT_LP_MAX_COLS = 10_000_000
 EXACT_VERIFY_MAX_PIECES = 20_000
 #: Largest number of positive-weight coflows for which the search builds the all-subset DP
 #: tables (:class:`.subset_bounds.SubsetBounds`, 24 bytes per subset: 1.6 GB and about 5 s at
-#: 26 with the compiled kernel, measured at machine load ~4).  Above it the DP bound falls back
+#: 26 with the compiled kernel, measured at machine load ~4; above 22 coflows only when they
+#: take at most half the memory available).  Above it the DP bound falls back
 #: to one level over Smith's single-port bound, far weaker (the search's reach ends there).
 #: The first search used 22 (the numpy build's limit); 24 until the kernel's DP visited only a
 #: subset's members (2026-11-27: 3-4x faster tables).
@@ -146,6 +147,23 @@ SEED_HELD = ("lp-ov-branch",)
 #: Absolute pruning floor, 0 by default: an absolute tolerance would make the search (and the
 #: label) depend on the instance's units.
 DEFAULT_ATOL = 0.0
+
+
+def _available_memory() -> float:
+    """Bytes of memory available to this process now (``MemAvailable`` of /proc/meminfo, else
+    the free physical pages); infinite when neither can be read."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return float(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        import os
+        return float(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return math.inf
 
 
 def dominance_pairs(members, release, weight, data, rule: str = "subset"
@@ -270,6 +288,8 @@ class _Search:
         t0 = time.perf_counter()
         if n > 22 and (1 << n) * TABLE_SECONDS_PER_SUBSET > 0.25 * time_limit:
             table_max = min(table_max, 22)   # the tables would take most of the limit
+        if n > 22 and n <= table_max and (1 << n) * 24 > 0.5 * _available_memory():
+            table_max = min(table_max, 22)   # 24 bytes per subset: 1.6 GB at 26 coflows
         self.sb = SubsetBounds(instance, self.members, max_table=table_max,
                                kernel=table_kernel)
         self.t_tables = time.perf_counter() - t0
