@@ -529,9 +529,12 @@ class VarysDeadlinePolicy(VarysPolicy):
                 self.rejected[k] = True
                 self._n_rejected += 1
 
-    def _sebf(self, state: SimState, coflows: np.ndarray) -> np.ndarray:
-        """``coflows`` in SEBF order, ties by the tie order."""
+    def _sebf(self, state: SimState, coflows: np.ndarray, every: bool = False) -> np.ndarray:
+        """``coflows`` in SEBF order, ties by the tie order (``every``: they are all the
+        active coflows)."""
         if self._tier == "main" and self._incremental_sebf(state):
+            if every:
+                return self._sebf_active(state)
             return self._sebf_order.order(coflows, lambda c: self.sebf_key(state, c))
         c = coflows[np.argsort(self._rank[coflows], kind="stable")]
         return c[np.argsort(self.sebf_key(state, c), kind="stable")]
@@ -543,12 +546,13 @@ class VarysDeadlinePolicy(VarysPolicy):
             return self._sebf(state, act[self.rejected[act]])
         if self._n_admitted == 0 and self._n_rejected == 0:
             # no admission decision yet (e.g. no deadlines at all): every active coflow is
-            # best effort, without the per-event masks over the active coflows
-            adm, best = act[:0], act
-        else:
-            adm = act[self.admitted[act]]
-            adm = adm[np.argsort(self._admit_seq[adm], kind="stable")]
-            best = act[~self.admitted[act] & ~self.rejected[act]]
+            # best effort, without the per-event masks over the active coflows (or a copy)
+            self._order = self._sebf(state, act, every=True)
+            self._n_lead = 0
+            return self._order
+        adm = act[self.admitted[act]]
+        adm = adm[np.argsort(self._admit_seq[adm], kind="stable")]
+        best = act[~self.admitted[act] & ~self.rejected[act]]
         self._order = np.concatenate([adm, self._sebf(state, best)])
         self._n_lead = adm.size
         return self._order

@@ -168,6 +168,9 @@ class VarysPolicy(MaddPolicy):
         self._rank[tie] = np.arange(K)
         self._sebf_order = KeyedOrder(self._rank)
         self._sort_cap = self._cap
+        # the coflows by release, and how many of them the SEBF order has been given
+        self._sebf_rel = np.argsort(instance.release, kind="stable")
+        self._sebf_rel_next = 0
 
     def sort_capacity(self, state: SimState) -> np.ndarray:
         """``Rem(.)`` for the SEBF sort (default: the port capacities)."""
@@ -181,9 +184,21 @@ class VarysPolicy(MaddPolicy):
         act = state.active_coflows
         if self._incremental_sebf(state):
             # fixed capacities: a key changes only when the coflow was served
-            return self._sebf_order.order(act, lambda c: self.sebf_key(state, c))
+            return self._sebf_active(state)
         act = act[np.argsort(self._rank[act], kind="stable")]
         return act[np.argsort(self.sebf_key(state, act), kind="stable")]
+
+    def _sebf_active(self, state: SimState) -> np.ndarray:
+        """Every active coflow in SEBF order, kept across calls (:class:`KeyedOrder`): the
+        released coflows joined since the last call are found through the release order, the
+        finished ones dropped by ``state.finished``, so no pass over the active list."""
+        rel, j = self._sebf_rel, self._sebf_rel_next
+        while j < rel.size and state.released[rel[j]]:
+            j += 1
+        arrived = rel[self._sebf_rel_next:j]
+        self._sebf_rel_next = j
+        return self._sebf_order.order_alive(state.finished, arrived,
+                                            lambda c: self.sebf_key(state, c))
 
     def _incremental_sebf(self, state: SimState) -> bool:
         """The SEBF order may be kept across events (:class:`KeyedOrder`): the keys are

@@ -253,14 +253,16 @@ def pair_buckets(grp_src, grp_dst, m_in: int, num_ports: int):
 
 @njit(cache=True)
 def _backfill_candidates(res, tol, m_in, bk, nb, stride, grp_coflow, grp_dst, active_groups,
-                         posq, unfinished, cand_q, cand_g):
+                         order, posq, unfinished, cand_q, cand_g):
     """The groups of the coflows in the order with leftover at both ports, sorted by
     (position of the coflow in the order, group): found through the buckets ``bk`` of
     :func:`pair_buckets` whose ingress port and some egress port have leftover, when reading
     and sorting them costs less than the ``active_groups`` of a full pass.  Returns their number, or
     ``-1`` when the full pass is cheaper.
 
-    ``posq[k]`` is coflow ``k``'s position (``-1``: not in the order).  With ``unfinished``
+    ``posq[k]`` is coflow ``k``'s position in ``order`` when ``k`` is in it; any other value
+    (``-1``, or a position left from an earlier order) is recognised by ``order[posq[k]] != k``,
+    so a caller need not clear ``posq`` after each call (an O(order) pass).  With ``unfinished``
     not empty, the groups of completed coflows (``unfinished[k] == 0``) are dropped from the
     buckets as they are met, so that the buckets hold (nearly) only live groups.  Why buckets
     by port pair instead of the groups of every ingress port with leftover (the earlier
@@ -308,7 +310,7 @@ def _backfill_candidates(res, tol, m_in, bk, nb, stride, grp_coflow, grp_dst, ac
                 if res[j] <= tol[j]:
                     continue
                 q = posq[k]
-                if q >= 0:
+                if q >= 0 and q < order.shape[0] and order[q] == k:
                     cand_q[c] = q
                     cand_g[c] = g
                     c += 1
@@ -388,10 +390,10 @@ def _madd_allocate_indexed(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
     kept across events (by :func:`madd_simulate`, and by the Python engine's ``MaddPolicy``): the
     witnesses ``wit`` of :func:`_iterative_madd` (``owit``: the same by position in
     ``order``), and (when ``bk[0]`` is not empty) the groups by port-pair bucket for
-    :func:`_backfill_candidates` (``posq``: each coflow's position in ``order``, ``-1`` if
-    absent; ``unfinished``: empty, or each coflow's unfinished flows; ``active_groups``: the
-    groups of the coflows in ``order``).  ``got``
-    is scratch of size ``2 len(order) + 1``.
+    :func:`_backfill_candidates` (``posq``: each coflow's position in ``order``, anything
+    else when absent, checked against ``order``; ``unfinished``: empty, or each coflow's
+    unfinished flows; ``active_groups``: the groups of the coflows in ``order``).  ``got`` is
+    scratch of size ``2 len(order) + 1``.
 
     Writes the flows with a positive rate (grouped by coflow in ``order``, ascending inside a
     coflow) to ``out_flows``/``out_rates`` and returns their number; ``res`` ends as the
@@ -415,7 +417,8 @@ def _madd_allocate_indexed(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
         ncand = -1
         if bk[0].shape[0] > 0:
             ncand = _backfill_candidates(res, tol, m_in, bk, nb, stride, grp_coflow, grp_dst,
-                                         active_groups, posq, unfinished, cand_q, cand_g)
+                                         active_groups, order, posq, unfinished, cand_q,
+                                         cand_g)
         ngot = _backfill_varys(order, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, rem,
                                res, tol, rate, buf_g[:, 0], buf_g[:, 1], ibuf_g[:, 0],
                                ibuf_g[:, 1], ibuf_g[:, 2], fbuf, ibuf, done, adj, counter,

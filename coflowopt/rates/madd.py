@@ -161,8 +161,16 @@ class MaddPolicy:
         self.backfill = backfill_rule(backfill)
         self.tol_rel = float(tol_rel)
         self.last_order = np.zeros(0, dtype=np.int64)
-        self.last_gamma = np.zeros(0)
+        self._gamma = np.zeros(0)
+        self._last_n = 0
         self.last_residual = np.zeros(0)
+
+    @property
+    def last_gamma(self) -> np.ndarray:
+        """The durations MADD used in the last call, by position in :attr:`last_order`
+        (``inf``: got nothing from MADD); copied when read, not at every call (an O(order)
+        copy per event that only tests read)."""
+        return self._gamma[:self._last_n].copy()
 
     # ------------------------------------------------------------------ extension points
     def coflow_order(self, state: SimState) -> np.ndarray:
@@ -218,13 +226,19 @@ class MaddPolicy:
         self._out_f = np.zeros(F, dtype=np.int64)
         self._out_r = np.zeros(F)
         self._gamma = np.zeros(K)
+        self._nan = np.full(K, np.nan)
         self._res = np.zeros(P)
 
     def allocate(self, state: SimState):
         order = np.ascontiguousarray(self.coflow_order(state), dtype=np.int64)
         tau = self.durations(state, order)
-        tau = (np.full(order.size, np.nan) if tau is None
-               else np.ascontiguousarray(tau, dtype=float))
+        if tau is None:
+            # all NaN (Gamma on the residual); the kernels only read it: a slice of one array
+            # filled at reset, not a new one per call
+            tau = (self._nan[:order.size] if order.size <= self._nan.size
+                   else np.full(order.size, np.nan))
+        else:
+            tau = np.ascontiguousarray(tau, dtype=float)
         if tau.shape != order.shape:
             raise InvalidParameterError(f"durations() returned {tau.shape[0]} values for "
                                         f"{order.size} coflows")
@@ -244,15 +258,14 @@ class MaddPolicy:
                 self._wit[k[(w == self._src[fin]) | (w == self._dstu[fin])]] = -1
             owit = self._owit[:order.size]
             active_groups = _order_positions(order, self._posq, self._wit, owit,
-                                             self._grp_ptr, False)
+                                             self._grp_ptr)
             n = _k._madd_allocate_indexed(
                 *args, self._wit, owit, self._got, self._posq, self._none,
                 self.inst.num_ingress,
                 *self._buckets, self._grp_coflow, active_groups, self._cand_q, self._cand_g)
-            _order_positions(order, self._posq, self._wit, owit, self._grp_ptr, True)
             self._finished.given(state, self._out_f[:n])
         self.last_order = order
-        self.last_gamma = self._gamma[:order.size].copy()
+        self._last_n = order.size
         self.last_residual = self._res.copy()
         return self._out_f[:n].copy(), self._out_r[:n].copy()
 
@@ -261,17 +274,15 @@ class MaddPolicy:
 
 
 @njit(cache=True)
-def _order_positions(order, posq, wit, owit, grp_ptr, clear):
+def _order_positions(order, posq, wit, owit, grp_ptr):
     """Per call of :meth:`MaddPolicy.allocate`, in one compiled pass over ``order`` (instead
     of four numpy passes over the active coflows): ``posq[order[q]] = q``,
     ``owit[q] = wit[order[q]]``; returns the number of groups of the coflows in ``order``.
-    With ``clear``, only ``posq[order] = -1`` (after the call)."""
+    ``posq`` is not cleared after the call (a second pass): the kernel tells a coflow of the
+    order from a stale entry by ``order[posq[k]] == k``."""
     groups = 0
     for q in range(order.shape[0]):
         k = order[q]
-        if clear:
-            posq[k] = -1
-            continue
         posq[k] = q
         owit[q] = wit[k]
         groups += grp_ptr[k + 1] - grp_ptr[k]
