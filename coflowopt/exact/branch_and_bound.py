@@ -879,8 +879,9 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         ordering-lp, lp-ov, interval-lp, time-indexed-lp, cheapest first, as the budget allows),
         so the reported bound is never below what ``coflowopt bound`` certifies in that budget.
     seed_budget : float, optional
-        Seconds for the seed bounds (default: 30 % of ``time_limit`` before the search; after
-        it, at most 15 % is kept for them).
+        Seconds for the seed bounds (default: 30 % of ``time_limit`` before the search, 60 %
+        when the DP tables are not built, since the search then rarely closes and the bound
+        reported is the seeds'; after it, at most 15 % is kept for them).
     certificate_nodes : bool
         Record the suffixes of the closed nodes (and of the nodes whose bounds closed them) in
         ``extra["closed_nodes"]``, for :func:`coflowopt.certificate_files.optimum_certificate`;
@@ -954,7 +955,11 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     if certificate_nodes:
         search.closures = []
     seed_rec = None
-    sb = 0.3 * time_limit if seed_budget is None else seed_budget
+    # without DP tables the search rarely closes (DP_TABLE_MAX) and the anytime answer is the
+    # seed bounds': they get the larger share (30 coflows in 5 s: lp-ov-branch, held, had
+    # about 1.3 s and under a loaded CI fell just short of `coflowopt bound`'s 200 nodes)
+    sb = (0.3 if search.sb.tabulated or search.n == 0 else 0.6) * time_limit \
+        if seed_budget is None else seed_budget
 
     held: list = []     # (exact value, record) of SEED_HELD, merged after an unfinished search
 
