@@ -929,11 +929,11 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     0.54 s; every seed proved within 60 s up to 22 coflows (median 6.5 s, max 43 s), exactly up
     to about 16-18 coflows; the naive time-indexed MIP through Pyomo proves 6 coflows (up to
     30 s) and fails at 7.  ``bench_exact.py --only-reach`` (the first search, its switches in
-    ``OLD_SEARCH``, and this one in the same run, 5 seeds, 60 s, 2 cores at load average
-    11-14): both prove every seed up to 18 coflows on that family and up to 15 on an 8x8
-    family with weights 1-5 and releases 0-5; this one is faster by median (4x4: 7.7 vs
-    12.5 s at 16, 8.3 vs 11.6 s at 18; 8x8: 3.8 vs 5.1 s at 12, 9.8 vs 12.2 s at 15).  Above
-    :data:`DP_TABLE_MAX` coflows the DP bound is far weaker and the search rarely closes.
+    ``OLD_SEARCH``, and this one in the same run, 5 seeds, 60 s, 2 cores at load 3-5,
+    2026-11-27, README): every seed proved up to 24 coflows on that family (the first search:
+    22; at 25, 2 of 5) and up to 18 on an 8x8 family with weights 1-5 and releases 0-5 (both;
+    at 20, 3 of 5 each).  Above :data:`DP_TABLE_MAX` coflows the DP bound is far weaker and
+    the search rarely closes.
     The proof: every subtree was closed with a bound
     ``>= UB - tol`` -- DP/makespan bounds deflated by their rounding allowance, LP bounds
     certified exactly from HiGHS's duals -- or by an exactly checked Farkas ray; the dominance
