@@ -273,6 +273,8 @@ class _Search:
         self.local_search = local_search
         self.insertion = insertion
         self.stats = BnBStats()
+        # switches of the node-LP speed-ups (32deac5), kept to measure them against the plain
+        # LPs in one sitting; the answer does not depend on them
         self.reduced_lps = True
         self.warm_starts = True
         self.last_in_main = False

@@ -574,12 +574,14 @@ def _merge_block_pairs(pd: PairData, done_ev: np.ndarray, block_event: int):
     per (release group, path) of the block's pairs with their sizes summed (exactly: the
     exact sums when the float sums may be rounded).  Each merged pair takes the coflow of its
     first member: all members share its release event and its completion (the block) event,
-    so its intervals are theirs.  Returns ``(coflow, size, size_exact, res_ptr, res)``."""
+    so its intervals are theirs.  Returns ``(coflow, size, size_exact, res_ptr, res, key)``,
+    ``key`` naming each pair across LPs (:attr:`EventLP.col_key`): a kept pair by its index,
+    a merged one by ``J +`` the number of its (release group, path)."""
     coflow = pd.coflow
     in_block = done_ev[coflow] == block_event
     bj, oj = np.flatnonzero(in_block), np.flatnonzero(~in_block)
     key = (pd.coflow_group[coflow[bj]] + 1) + (pd.num_groups + 1) * pd.path_id[bj]
-    _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    ukey, first, inv = np.unique(key, return_index=True, return_inverse=True)
     inv = inv.ravel()
     rep = bj[first]
     ex0 = pd.groups.size_exact
@@ -599,7 +601,7 @@ def _merge_block_pairs(pd: PairData, done_ev: np.ndarray, block_event: int):
     lens = np.diff(pd.res_ptr)[pairs]
     res_ptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
     res = pd.res[concat_ranges(pd.res_ptr[pairs], lens)]
-    keys = np.concatenate([oj, coflow.size + np.unique(key)])
+    keys = np.concatenate([oj, coflow.size + ukey])
     return (np.concatenate([coflow[oj], coflow[rep]]), np.concatenate([pd.size[oj], msize]),
             ex, res_ptr, res, keys)
 
