@@ -555,6 +555,28 @@ def _sebf_update(sorder, sk, sr, sw, ns, skey, dirty, isact, dlist, nd, rank, wi
     return m + nn, 0
 
 
+@njit(cache=True, borrowed=True)
+def window_sums(flow, amount, sent, seen, here):
+    """Add each piece's ``amount`` to ``sent`` of its flow, in the pieces' order, and list in
+    ``here`` (first appearance order) the flows not yet marked in ``seen``, marking them;
+    return their number.  The caller reads ``sent[here]`` and then clears ``sent`` and ``seen``
+    at ``here`` again, so that a window costs its pieces, not every flow of the instance.
+
+    The sums are those of ``np.bincount(flow, weights=amount)`` bit for bit (both add in the
+    pieces' order); :func:`coflowopt.rates.madd.run_madd_windows` settles its windows with
+    them (two bincounts and a ``flatnonzero`` over all flows per window were a tenth of the
+    whole SEBF + MADD process on the Facebook trace)."""
+    nh = 0
+    for i in range(flow.shape[0]):
+        f = flow[i]
+        if not seen[f]:
+            seen[f] = True
+            here[nh] = f
+            nh += 1
+        sent[f] += amount[i]
+    return nh
+
+
 ORDER_STATIC = 0
 ORDER_SEBF = 1
 

@@ -501,12 +501,15 @@ def run_madd_windows(instance: Instance, rank, on_window, *, sebf: bool,
     # between two window checks an event closes at most two pieces per flow, a cut one more
     chunks = PieceChunks(buffer=window + 3 * F + 16)
 
+    sent = np.zeros(F)                 # this window's sums, zero outside its flows
+    seen = np.zeros(F, dtype=bool)
+    here_buf = np.zeros(F, dtype=np.int64)
+
     def settle(f, s, e, v):
-        # the sums of settle_sizes, over this window's pieces in their order; then only the
-        # flows of this window are looked at (a pass over all F per window made the sink
-        # cost more than the verifier)
-        sent = np.bincount(f, weights=v * (e - s), minlength=F)
-        here = np.flatnonzero(np.bincount(f, minlength=F))
+        # the sums of settle_sizes, over this window's pieces in their order (the bits of a
+        # bincount); then only the flows of this window are looked at (passes over all F per
+        # window made the sink cost more than the verifier)
+        here = here_buf[:_k.window_sums(f, v * (e - s), sent, seen, here_buf)]
         running = np.isnan(fc[here])     # no completion time yet: more pieces to come
         rest, done = here[running], here[~running]  # done: its last piece is in this window
         whole, split = done[~earlier[done]], done[earlier[done]]
@@ -519,6 +522,8 @@ def run_madd_windows(instance: Instance, rank, on_window, *, sebf: bool,
         count["unsettled"] += int(settle_off(carried[split] + sent[split], size[split]).sum())
         carried[rest] += sent[rest]
         earlier[here] = True
+        sent[here] = 0.0
+        seen[here] = False
 
     sink = WindowSink(instance, on_window, meta or {}, prepare=settle)
     cc, _, events, calls = sink.run(
