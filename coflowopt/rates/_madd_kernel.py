@@ -196,11 +196,19 @@ def _backfill_varys(order, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, re
             a0 = grp_ptr[order[q]]
             a1 = grp_ptr[order[q] + 1]
         ng = 0
-        for x in range(a0, a1):
+        x = a0
+        while x < a1:
             g = cand_g[x] if use_cand else x
+            x += 1
             i = grp_src[g]
+            if res[i] <= tol[i]:
+                # a coflow's groups come sorted by ingress port: the rest of this port's
+                # run fails the same test (res does not change before the filling below)
+                while x < a1 and grp_src[cand_g[x] if use_cand else x] == i:
+                    x += 1
+                continue
             j = grp_dst[g]
-            if res[i] <= tol[i] or res[j] <= tol[j]:
+            if res[j] <= tol[j]:
                 continue
             w = 0.0
             for c in range(grp_lo[g], grp_hi[g]):
