@@ -81,9 +81,26 @@ def test_greedy_takes_the_smallest_residual_on_the_path_by_hand():
 def test_distinct_paths_groups_flows_by_resource_sequence():
     inst = star([([("ab", 1), ("ab", 2), ("cb", 1)], 0, None), ([("ac", 1), ("ab", 1)], 0, None)])
     path_of_flow, ptr, res = distinct_paths(inst)
-    assert path_of_flow.tolist() == [0, 0, 2, 1, 0]      # [0,1] < [0,2] < [2,1]
+    assert path_of_flow.tolist() == [0, 0, 1, 2, 0]      # numbered as they first appear
     assert ptr.tolist() == [0, 2, 4, 6]
-    assert res.tolist() == [0, 1, 0, 2, 2, 1]
+    assert res.tolist() == [0, 1, 2, 1, 0, 2]
+    # along another order; flows left out get -1
+    path_of_flow, ptr, res = distinct_paths(inst, [3, 2, 0])
+    assert path_of_flow.tolist() == [2, -1, 1, 0, -1]
+    assert res.tolist() == [0, 2, 2, 1, 0, 1]
+
+
+def test_distinct_paths_agrees_with_sorting_on_a_fat_tree():
+    # the hash table groups exactly as np.unique over the rows of the padded path matrix
+    from coflowopt.topology import fat_tree, on_topology
+    from coflowopt.generators import uniform_random
+    inst = on_topology(uniform_random(num_ports=16, num_coflows=60, seed=3), fat_tree(4),
+                       routing="ecmp", seed=1)
+    path_of_flow, ptr, res = distinct_paths(inst)
+    rows = [tuple(inst.flow_resource[inst.flow_resource_ptr[f]:inst.flow_resource_ptr[f + 1]])
+            for f in range(inst.num_flows)]
+    assert [tuple(res[ptr[e]:ptr[e + 1]]) for e in path_of_flow] == rows
+    assert len(set(rows)) == ptr.size - 1 == len(set(path_of_flow.tolist()))
 
 
 def test_sebf_on_resources_by_hand():
