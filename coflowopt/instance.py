@@ -752,6 +752,21 @@ class Instance:
             rows = np.repeat(self.flow_coflow, self.path_length)
             cols = self.flow_resource
             vals = np.repeat(self.flow_size, self.path_length)
+        # Why a dense count when the sizes are integers: scipy sorts each row's column indices
+        # to sum the duplicates, 0.5 of the 0.77 s BSSI took on the Facebook trace on a k=16
+        # fat-tree (4.1 million (coflow, link) entries); a bincount over k * R + p takes 0.09 s.
+        # Only for integral sizes whose total is exact in float64: then every order of
+        # summation gives the same bits, so the matrix is scipy's, bit for bit (tested); and
+        # only while the K x R count stays small beside the entries.
+        if (K * P <= max(1 << 22, 2 * rows.size) and K * P <= 1 << 25
+                and float(self.flow_size.sum()) < 2.0 ** 53
+                and np.array_equal(self.flow_size, np.floor(self.flow_size))):
+            key = rows.astype(np.int64) * P + cols
+            dense = np.bincount(key, weights=vals, minlength=K * P)
+            nz = np.flatnonzero(dense)
+            indptr = np.zeros(K + 1, dtype=np.int64)
+            np.cumsum(np.bincount(nz // P, minlength=K), out=indptr[1:])
+            return sp.csr_matrix((dense[nz], nz % P, indptr), shape=(K, P))
         m = sp.csr_matrix((vals, (rows, cols)), shape=(K, P))
         m.sum_duplicates()
         return m
