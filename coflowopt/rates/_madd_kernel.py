@@ -573,7 +573,15 @@ def window_sums(flow, amount, sent, seen, here):
     The sums are those of ``np.bincount(flow, weights=amount)`` bit for bit (both add in the
     pieces' order); :func:`coflowopt.rates.madd.run_madd_windows` settles its windows with
     them (two bincounts and a ``flatnonzero`` over all flows per window were a tenth of the
-    whole SEBF + MADD process on the Facebook trace)."""
+    whole SEBF + MADD process on the Facebook trace).
+
+    Examples
+    --------
+    >>> sent, seen, here = np.zeros(4), np.zeros(4, dtype=bool), np.zeros(4, dtype=np.int64)
+    >>> n = window_sums(np.array([3, 1, 3]), np.array([1.0, 2.0, 0.5]), sent, seen, here)
+    >>> here[:n].tolist(), sent.tolist()
+    ([3, 1], [0.0, 2.0, 0.0, 1.5])
+    """
     nh = 0
     for i in range(flow.shape[0]):
         f = flow[i]
