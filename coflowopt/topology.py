@@ -578,12 +578,22 @@ def _route_fat_tree(s, src, dst, pick):
     a_dn = b_ca + (pd * h2 + j) * h2 + l
     same_edge = es == ed
     same_pod = (ps == pd) & ~same_edge
-    rows = np.stack([up, e_up, a_up, a_dn, e_dn, down], axis=1)
-    rows = np.where(same_pod[:, None], np.stack([up, e_up, e_dn, down, down, down], axis=1),
-                    rows)
-    rows = np.where(same_edge[:, None], np.stack([up, down, down, down, down, down], axis=1),
-                    rows)
-    return _paths(rows, np.where(same_edge, 2, np.where(same_pod, 4, 6)))
+    # the CSR written directly, row by row of the path shapes (6, 4 or 2 links): stacking
+    # three (F, 6) candidates and masking them took 0.5 s for the 706,397 flows of the
+    # Facebook trace on a k=16 fat-tree
+    lengths = np.where(same_edge, 2, np.where(same_pod, 4, 6)).astype(np.int64)
+    ptr = np.zeros(src.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=ptr[1:])
+    links = np.empty(int(ptr[-1]), dtype=np.int64)
+    start, end = ptr[:-1], ptr[1:]
+    links[start] = up
+    links[end - 1] = down
+    far = lengths == 6
+    for i, col in enumerate((e_up, a_up, a_dn, e_dn)):
+        links[start[far] + 1 + i] = col[far]
+    for i, col in enumerate((e_up, e_dn)):
+        links[start[same_pod] + 1 + i] = col[same_pod]
+    return ptr, links
 
 
 def _route_graph(topo: Topology, src, dst, pick):
