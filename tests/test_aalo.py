@@ -279,23 +279,3 @@ def test_fb_trace_runs(fb_trace_path):
     from coflowopt.formats.coflow_benchmark import read_coflow_benchmark
     inst = read_coflow_benchmark(fb_trace_path)
     verified(inst, aalo(inst))
-
-
-# ------------------------------------------------------------------- gather by port pairs
-@pytest.mark.parametrize("kw", [{}, {"first_threshold": 2.0, "num_queues": 4,
-                                     "on_flow_completion": "reallocate"}])
-def test_gather_through_open_pairs_is_the_visit_bit_for_bit(monkeypatch, kw):
-    # the big-switch kernel finds a refilter's live coflows, and the rest of a queue in a fill,
-    # through the groups at the open port pairs (``_gather``) or by visiting them: never
-    # (gather = 0), whenever it checks (infinity, after every coflow that got nothing) and the
-    # default give the same schedule as the kernel over paths, which only visits.  (Mutations
-    # that drop the presence set by a gathered refilter, the queue filter of a fill's gather,
-    # or the first coflow after a gathered queue, fail it.)
-    from coflowopt.generators import uniform_random
-    from test_resources_madd_varys import as_paths, same_bits
-    inst = uniform_random(6, 150, releases=(0, 30), weights=(1, 3), seed=11)
-    ref = aalo(as_paths(inst), **kw)
-    for gather, probe in ((0.0, 32), (float("inf"), 1), (1.0, 2)):
-        monkeypatch.setattr(AaloPolicy, "gather", gather)
-        monkeypatch.setattr(AaloPolicy, "gather_probe", probe)
-        same_bits(aalo(inst, **kw), ref)

@@ -121,10 +121,6 @@ from .._index_ranges import concat_ranges
 __all__ = ["aalo", "clas", "AaloPolicy", "ClasPolicy", "queue_thresholds", "SHARING",
            "ON_FLOW_COMPLETION", "coflow_attained"]
 
-#: A fill of :func:`_dclas_allocate` considers finding the rest of a queue through its open
-#: port pairs after this many coflows in a row got nothing (``AaloPolicy.gather_probe``).
-GATHER_PROBE = 32
-
 #: Accepted values of ``sharing`` (see the module docstring).
 SHARING = ("weighted", "strict")
 #: Accepted values of ``on_flow_completion`` (see the module docstring).
@@ -231,91 +227,10 @@ def _fill_coflow(k, grp_ptr, grp_src, grp_dst, gcount, budget, tol, grate, used,
 
 
 @njit(cache=True)
-def _open_pairs(v, tol, nin, P):
-    """The (ingress, egress) pairs with both ports above ``tol`` in ``v``."""
-    ns = 0
-    nd = 0
-    for p in range(P):
-        if v[p] > tol[p]:
-            if p < nin:
-                ns += 1
-            else:
-                nd += 1
-    return ns * nd
-
-
-@njit(cache=True)
-def _gather(order, oq, qsel, after, nin, P, pair_ptr, pair_grp, grp_coflow, grp_src, grp_dst,
-            gcount, v, tol, pos, has, set_has, cbuf, out):
-    """The positions in ``order`` (ascending, written to ``out``; returns their number) of the
-    coflows with an unfinished group whose two ports are above ``tol`` in ``v``, found
-    through the groups at the open (ingress, egress) pairs instead of by visiting the
-    coflows; only positions after ``after`` and in queue ``qsel`` (-1: any).  With
-    ``set_has``, the queues' presence ``has`` is set at both ports of every such group.
-    ``pos[order[a]] == a`` for every position ``a``; a group of a coflow not in ``order`` is
-    skipped (its ``pos`` is stale: ``order[pos] != coflow``).
-
-    :func:`_dclas_allocate` uses it for a refilter (``v`` the residual: a coflow blocked on
-    it stays blocked, the residual only falls during a call, so the coflows found are those
-    the visit of the live list keeps, in the same order, with the same presence) and for the
-    rest of a queue in a fill (``v`` the queue's budget: the coflows found are a superset of
-    those the visit would fill, each checked again at its turn)."""
-    n = 0
-    na = order.shape[0]
-    for s_ in range(nin):
-        if v[s_] <= tol[s_]:
-            continue
-        for d_ in range(nin, P):
-            if v[d_] <= tol[d_]:
-                continue
-            key = s_ * P + d_
-            for x in range(pair_ptr[key], pair_ptr[key + 1]):
-                g = pair_grp[x]
-                if gcount[g] <= 0:
-                    continue
-                k = grp_coflow[g]
-                a = pos[k]
-                if a <= after or a >= na or order[a] != k:
-                    continue
-                if qsel >= 0 and oq[a] != qsel:
-                    continue
-                if set_has:
-                    has[oq[a], grp_src[g]] = True
-                    has[oq[a], grp_dst[g]] = True
-                cbuf[n] = a
-                n += 1
-    if n == 0:
-        return 0
-    srt = np.sort(cbuf[:n])
-    m = 0
-    for i in range(n):
-        if m == 0 or srt[i] != out[m - 1]:
-            out[m] = srt[i]
-            m += 1
-    return m
-
-
-def _groups_by_pair(grp_src, grp_dst, grp_ptr, num_ingress: int, num_ports: int):
-    """``(nin, pair_ptr, pair_grp, grp_coflow, pos, cbuf, cand)`` for :func:`_dclas_allocate`:
-    the groups of each (ingress, egress) pair ``s * num_ports + d`` (CSR, groups ascending),
-    each group's coflow, and scratch (``pos``: -1 per coflow; ``cbuf``: one slot per group;
-    ``cand``: one per coflow)."""
-    G = grp_src.size
-    K = grp_ptr.size - 1
-    key = grp_src.astype(np.int64) * num_ports + grp_dst.astype(np.int64)
-    pair_ptr = np.zeros(num_ports * num_ports + 1, dtype=np.int64)
-    np.cumsum(np.bincount(key, minlength=num_ports * num_ports), out=pair_ptr[1:])
-    pair_grp = np.argsort(key, kind="stable").astype(np.int64)
-    grp_coflow = np.repeat(np.arange(K, dtype=np.int64), np.diff(grp_ptr))
-    return (int(num_ingress), pair_ptr, pair_grp, grp_coflow, np.full(K, -1, dtype=np.int64),
-            np.zeros(max(G, 1), dtype=np.int64), np.zeros(max(K, 1), dtype=np.int64))
-
-
-@njit(cache=True)
 def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst,
                     gflows, flow_done, cap, tol, gcount, grate, budget, has, used, res, it_w,
                     it_p1, it_p2, it_g, it_lam, fbuf, ibuf, done, adj, counter, out_f, out_r,
-                    kept, cnt, by_pair, gather, gather_probe):
+                    kept, cnt):
     """One D-CLAS allocation (module docstring): ``order`` lists the active coflows by queue
     then FIFO, ``oq`` their queues.  Writes the flows with a positive rate to ``out_f`` /
     ``out_r`` and returns their number.
@@ -326,21 +241,9 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
     entry (it is zeroed on exit).  The first pass is then not needed: every coflow of
     ``order`` has an unfinished group and grows on the full capacities, and the first round's
     queue presence is ``cnt > 0`` -- the same values the pass computes, without reading every
-    flow of every active coflow at every event.
-
-    ``by_pair``: the groups by (ingress, egress) pair and scratch (:func:`_groups_by_pair`).
-    Where the open pairs are fewer than ``gather`` times the coflows a visit would read, the
-    coflows are found through the groups at the open pairs (:func:`_gather`) instead of by
-    visiting every one: a refilter (rounds after the first), and the rest of a queue in a fill
-    once ``gather_probe`` coflows in a row (doubling after each check that says no) got
-    nothing.  The same coflows are filled in the same order and the same ones stay live, so
-    the bits are the same.  At 50,000 coflows most of the active ones are blocked at every
-    event (about 14 % of the port pairs are still open after the first round), and the two
-    visits of every active coflow per call were a large part of the kernel's time."""
+    flow of every active coflow at every event."""
     P = cap.shape[0]
     nq = qweight.shape[0]
-    nin, pair_ptr, pair_grp, grp_coflow, pos, cbuf, cand = by_pair
-    npos = 0        # pos[order[a]] = a written for a < npos (on the first gather of a call)
     # ``tol`` is per port (relative to each capacity); a round that added less than the
     # smallest of them changed nothing that matters anywhere
     tmin = np.inf
@@ -397,32 +300,22 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
             for q in range(nq):
                 for p in range(P):
                     has[q, p] = False
-            # the live coflows that can still grow on the residual: gathered through the groups
-            # at the open (ingress, egress) pairs when those are few, else by a visit
-            if _open_pairs(res, tol, nin, P) < gather * nl:
-                if npos < order.shape[0]:
-                    for a in range(order.shape[0]):
-                        pos[order[a]] = a
-                    npos = order.shape[0]
-                nl = _gather(order, oq, -1, -1, nin, P, pair_ptr, pair_grp, grp_coflow,
-                             grp_src, grp_dst, gcount, res, tol, pos, has, True, cbuf, live)
-            else:
-                m = 0
-                for i in range(nl):
-                    a = live[i]
-                    k = order[a]
-                    q = oq[a]
-                    grows = False
-                    for g in range(grp_ptr[k], grp_ptr[k + 1]):
-                        if gcount[g] > 0 and res[grp_src[g]] > tol[grp_src[g]] and \
-                                res[grp_dst[g]] > tol[grp_dst[g]]:
-                            has[q, grp_src[g]] = True
-                            has[q, grp_dst[g]] = True
-                            grows = True
-                    if grows:
-                        live[m] = a
-                        m += 1
-                nl = m
+            m = 0
+            for i in range(nl):
+                a = live[i]
+                k = order[a]
+                q = oq[a]
+                grows = False
+                for g in range(grp_ptr[k], grp_ptr[k + 1]):
+                    if gcount[g] > 0 and res[grp_src[g]] > tol[grp_src[g]] and \
+                            res[grp_dst[g]] > tol[grp_dst[g]]:
+                        has[q, grp_src[g]] = True
+                        has[q, grp_dst[g]] = True
+                        grows = True
+                if grows:
+                    live[m] = a
+                    m += 1
+            nl = m
         if nl == 0:
             break
         # each port's residual split among the queues present there, by weight
@@ -434,21 +327,12 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
             for q in range(nq):
                 budget[q, p] = res[p] * qweight[q] / W if has[q, p] else 0.0
         added = 0.0
-        # the live coflows in order; after a run of ``probe`` of them that got nothing, the
-        # rest of the queue may be found through its open pairs instead (the coflows with a
-        # group within the queue's budget at both ends, a superset of those the visit would
-        # fill: budgets only fall), filled in the same order
-        i = 0
-        miss = 0
-        probe = gather_probe
-        while i < nl:
+        for i in range(nl):
             a = live[i]
             k = order[a]
             q = oq[a]
-            i += 1
             # the call with nothing to fill returns 0.0 and changes nothing: skipped in line
             # (two dozen array arguments make the call itself costly)
-            hit = False
             for g in range(grp_ptr[k], grp_ptr[k + 1]):
                 if gcount[g] > 0 and budget[q, grp_src[g]] > tol[grp_src[g]] and \
                         budget[q, grp_dst[g]] > tol[grp_dst[g]]:
@@ -456,46 +340,7 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
                                           tol, grate, used, it_w, it_p1, it_p2, it_g, it_lam,
                                           fbuf, ibuf, done, adj, counter)
                     got[a] = True
-                    hit = True
                     break
-            if hit:
-                miss = 0
-                continue
-            miss += 1
-            if miss < probe:
-                continue
-            # the end of queue q in the live list (oq is non-decreasing along it)
-            lo = i
-            hi = nl
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if oq[live[mid]] > q:
-                    hi = mid
-                else:
-                    lo = mid + 1
-            if _open_pairs(budget[q], tol, nin, P) >= gather * (lo - i):
-                probe *= 2
-                continue
-            if npos < order.shape[0]:
-                for b in range(order.shape[0]):
-                    pos[order[b]] = b
-                npos = order.shape[0]
-            nc = _gather(order, oq, q, a, nin, P, pair_ptr, pair_grp, grp_coflow, grp_src,
-                         grp_dst, gcount, budget[q], tol, pos, has, False, cbuf, cand)
-            for j in range(nc):
-                b = cand[j]
-                kb = order[b]
-                for g in range(grp_ptr[kb], grp_ptr[kb + 1]):
-                    if gcount[g] > 0 and budget[q, grp_src[g]] > tol[grp_src[g]] and \
-                            budget[q, grp_dst[g]] > tol[grp_dst[g]]:
-                        added += _fill_coflow(kb, grp_ptr, grp_src, grp_dst, gcount,
-                                              budget[q], tol, grate, used, it_w, it_p1, it_p2,
-                                              it_g, it_lam, fbuf, ibuf, done, adj, counter)
-                        got[b] = True
-                        break
-            i = lo
-            miss = 0
-            probe = gather_probe
         for p in range(P):
             r = cap[p] - used[p]
             res[p] = r if r > 0.0 else 0.0
@@ -718,14 +563,6 @@ class AaloPolicy:
 
     name = "aalo"
     reschedule_on = frozenset({"release", "coflow_completion", "flow_completion", "timer"})
-    #: A refilter on the big switch gathers its coflows through the groups at the open
-    #: (ingress, egress) pairs when there are fewer of those than ``gather`` times the live
-    #: coflows, else visits the live ones (:func:`_dclas_allocate`; the same result either
-    #: way, so any value gives the same bits: the tests run 0 and infinity).
-    gather = 1.0
-    #: Coflows in a row that got nothing before a fill considers gathering the rest of the
-    #: queue (:data:`GATHER_PROBE`).
-    gather_probe = GATHER_PROBE
 
     def __init__(self, num_queues: int = 10, first_threshold: float = 10.0,
                  multiplier: float = 10.0, weights=None, sharing: str = "weighted",
@@ -784,8 +621,6 @@ class AaloPolicy:
                           np.zeros(P), np.zeros(P), np.zeros(G), np.zeros(G, np.int64),
                           np.zeros(G, np.int64), np.zeros(G, np.int64), np.zeros(G))
             self._fill = fill_scratch(P, G)
-            self._by_pair = _groups_by_pair(self._grp_src, self._grp_dst, self._grp_ptr,
-                                            instance.num_ingress, P)
         self._cap = instance.capacity.astype(float)
         self._tol = self.tol_rel * self._cap  # per resource: relative to what it guards
         self._gcount = np.zeros(G, dtype=np.int64)
@@ -798,7 +633,7 @@ class AaloPolicy:
         if self._kept:
             sizes = self._grp_hi - self._grp_lo
             self._gcount[:] = sizes
-            self._grp_coflow = self._by_pair[3]
+            self._grp_coflow = np.repeat(np.arange(K, dtype=np.int64), np.diff(self._grp_ptr))
             self._flow_group = np.empty(F, dtype=np.int64)
             self._flow_group[self._gflows] = np.repeat(np.arange(G, dtype=np.int64), sizes)
             self._finished = FinishedFlows(F)
@@ -835,8 +670,7 @@ class AaloPolicy:
         if self._general:
             n = _dclas_allocate_paths(*args)
         else:
-            n = _dclas_allocate(*args, self._kept and cap is None, self._cnt, self._by_pair,
-                                float(self.gather), int(self.gather_probe))
+            n = _dclas_allocate(*args, self._kept and cap is None, self._cnt)
         return self._out_f[:n].copy(), self._out_r[:n].copy()
 
     def _fresh(self, state: SimState) -> np.ndarray:
