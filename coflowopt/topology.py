@@ -588,11 +588,10 @@ def _route_fat_tree(s, src, dst, pick):
     start, end = ptr[:-1], ptr[1:]
     links[start] = up
     links[end - 1] = down
-    far = lengths == 6
-    for i, col in enumerate((e_up, a_up, a_dn, e_dn)):
-        links[start[far] + 1 + i] = col[far]
-    for i, col in enumerate((e_up, e_dn)):
-        links[start[same_pod] + 1 + i] = col[same_pod]
+    for rows, cols in ((lengths == 6, (e_up, a_up, a_dn, e_dn)), (same_pod, (e_up, e_dn))):
+        second = start[rows] + 1
+        for i, col in enumerate(cols):
+            links[second + i] = col[rows]
     return ptr, links
 
 

@@ -151,7 +151,8 @@ def distinct_paths(instance: Instance, flow_order=None) -> tuple[np.ndarray, np.
 
     Flow ``f`` runs over path ``path_of_flow[f]``, whose resources (in the flow's own order)
     are ``path_resource[path_ptr[e]:path_ptr[e + 1]]``.  Paths are numbered in the order in
-    which they first appear along ``flow_order`` (default: flow index order).
+    which they first appear along ``flow_order`` (default: every flow, in index order); a flow
+    that ``flow_order`` leaves out gets -1.
 
     Why that numbering: the greedy kernel gets its paths numbered along the priority order,
     so the records of the paths of one coflow, served together, lie together in memory; its
