@@ -330,3 +330,160 @@ def test_column_reader_agrees_with_the_per_flow_reader(monkeypatch):
         except InvalidInstanceError:
             pass
         assert used[-1] is None
+
+
+# ------------------------------------------------------------------- the scanned reader (big files)
+def _bits(inst) -> tuple:
+    """Every array of an instance bit for bit (``==`` calls 0.0 and -0.0 equal), its ids and
+    its meta."""
+    arrays = tuple((k, v.dtype.str, v.shape, v.tobytes()) for k, v in sorted(vars(inst).items())
+                   if isinstance(v, np.ndarray))
+    return arrays, inst.coflow_ids, inst.meta, inst.flow_subcoflow is None
+
+
+def _both_readers(monkeypatch, path):
+    """``(scanned, via json)``: the instance (or the InvalidInstanceError's file, line, field
+    and rule) read with the scanned reader tried first and with ``json`` alone, and whether
+    the scanned reader took the file."""
+    from coflowopt.formats import instance_json as ij
+    took = []
+    scanned = ij._read_scanned
+    monkeypatch.setattr(ij, "_read_scanned", lambda p: took.append(scanned(p)) or took[-1])
+    out = []
+    for min_bytes in (0, 1 << 62):
+        monkeypatch.setattr(ij, "SCAN_MIN_BYTES", min_bytes)
+        try:
+            out.append(_bits(read_instance_json(path)))
+        except InvalidInstanceError as e:
+            out.append((e.file, e.line, e.field, e.rule))
+    return out[0], out[1], bool(took) and took[0] is not None
+
+
+LIBRARY_DOCS = sorted(p for p in __import__("coflowopt.library", fromlist=["x"]).library_dir()
+                      .rglob("*.json") if p.name.count(".") == 1)
+
+
+def test_scanned_reader_library(monkeypatch):
+    """Every library instance of version 1 is read by the scan, to the same arrays as json's
+    reader (version 2 documents are declined and read by json)."""
+    taken = 0
+    for p in LIBRARY_DOCS:
+        doc = json.loads(p.read_text())
+        if doc.get("format") != "coflowopt-instance":
+            continue
+        a, b, took = _both_readers(monkeypatch, p)
+        assert a == b, p
+        assert took == (doc["version"] == 1 and not any("subcoflows" in c for c in doc["coflows"]))
+        taken += took
+    assert taken >= 5
+
+
+HEAD = '{"format": "coflowopt-instance", "version": 1, "ingress": [1, 2], "egress": [1, 1], '
+
+
+@pytest.mark.parametrize("coflows,taken", [
+    # blanks of all four kinds, exponents, fractions, -0 as a port, 1.0 as a size
+    ('"coflows": [\r\n {"id": "A", "flows":\t[ [0 ,1,\n2] ,[ -0, 0, 1.0], [1, 1, 25E-1],'
+     '[1, 0, 2.5e+0], [0, 1, 1e0], [1, 1, 0.1], [0, 0, 4503.599627370497]]}]}', True),
+    # strings with brackets, quotes, escapes and the key words inside; a "flows" key in meta
+    ('"coflows": [{"id": "fl\\"ows[", "flows": [[0, 0, 3]], "release": 1e-3},'
+     ' {"id": "flows", "weight": 2, "flows": [[1, 1, 999999999999]]}],'
+     ' "meta": {"flows": [[0, 0, 1]], "coflows": [{"flows": [[9, 9, 9]]}]}}', True),
+    # the key written with an escape: json's key "flows", not the scan's
+    ('"coflows": [{"id": "A", "flo\\u0077s": [[0, 0, 1]]}]}', False),
+    # integers beyond the scan's ranges: a size beyond 2^53 (exact), a 19-digit port
+    ('"coflows": [{"id": "A", "flows": [[0, 0, 9007199254740994]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0000000000000000001, 1]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 1000000000000000000, 1]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, 100000000000000000000000]]}]}', False),
+    # rules broken inside a flow list: json's reader names them
+    ('"coflows": [{"id": "A", "flows": [[0, 2, 1]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, -1, 1]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 1.0, 1]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, -1]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, -0]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, -0.0]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, 1e999]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, NaN]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, "1"]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, 1.]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, .5]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, 01]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, 1e]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, 1], ]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, 1, 2]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": []}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, 1]], "subcoflows": [0]}]}', False),
+    # rules broken outside the flow lists (the skeleton): json's reader names them
+    ('"coflows": [{"id": "A", "flows": [[0, 0, 1]], "flows": [[0, 0, 1]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, 1]]}], "coflows": []}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, 1]]}, {"id": "A", "flows": [[0, 0, 1]]}]}',
+     False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, 1]], "weight": -1}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, 1]]}]} []', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, 1]]}]', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, 1]]]}]}', False),
+    ('"coflows": [{"id": "A\x01", "flows": [[0, 0, 1]]}]}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, 1]]}], "meta": NaN}', False),
+    ('"coflows": [{"id": "A", "flows": [[0, 0, 1]]}], "meta": {"x": 1' + '0' * 5000 + '}}',
+     False),
+])
+def test_scanned_reader_edges(monkeypatch, tmp_path, coflows, taken):
+    """The scanned reader gives json's reader's instance, or its error (file, line, field and
+    rule) when it declines; ``taken`` says whether the scan read the document."""
+    p = put(tmp_path, HEAD + coflows)
+    a, b, took = _both_readers(monkeypatch, p)
+    assert a == b
+    assert took == taken
+
+
+def test_scanned_reader_byte_order_mark_and_errors(monkeypatch, tmp_path):
+    """A byte order mark, a document that is not an object, every error of ``ERRORS``: the
+    scanned reader's result is json's."""
+    p = tmp_path / "bom.json"
+    p.write_bytes(b"\xef\xbb\xbf" + (HEAD + '"coflows": [{"id": "A", "flows": [[0, 0, 1]]}]}')
+                  .encode())
+    assert _both_readers(monkeypatch, p)[:2] == _both_readers(monkeypatch, p)[1:2] * 2
+    for name, (doc, _field, _rule) in ERRORS.items():
+        a, b, took = _both_readers(monkeypatch, put(tmp_path, doc))
+        assert a == b and not took, name
+        assert isinstance(a[3], str), name   # an error, with its rule
+
+
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2),
+                          st.one_of(st.integers(1, 10 ** 6), st.integers(2 ** 53 - 1, 2 ** 53 + 3),
+                                    st.floats(1e-3, 1e6)),
+                          st.sampled_from(["repr", "e", "E+", "fixed"]),
+                          st.sampled_from(["", " ", "\n", "\t ", "\r\n"])),
+                min_size=1, max_size=12),
+       st.integers(1, 3))
+def test_scanned_reader_property(tmp_path_factory, flows, parts):
+    """Random flow lists written in JSON's several number forms and blanks: the scan reads
+    them to json's values (or declines, for json's reader to name the rule)."""
+    import pytest as _pt
+    mp = _pt.MonkeyPatch()
+    try:
+        def text(x, form):
+            if isinstance(x, int):
+                return str(x)
+            return {"repr": repr(x), "e": f"{x:.17e}", "E+": f"{x:.17E}".replace("E", "E+")
+                    .replace("E+-", "E-"), "fixed": f"{x:.20f}"}[form]
+        cofs = []
+        per = -(-len(flows) // parts)
+        for k in range(0, len(flows), per):
+            fl = ",".join(f"[{s},{ws}{d} ,{text(z, form)}{ws}]"
+                          for s, d, z, form, ws in flows[k:k + per])
+            cofs.append(f'{{"id": "c{k}", "flows":[{fl}]}}')
+        doc = ('{"format": "coflowopt-instance", "version": 1, "ingress": [1, 1, 1], '
+               '"egress": [1, 1, 1], "coflows": [' + ",\n".join(cofs) + "]}")
+        p = tmp_path_factory.mktemp("scan") / "i.json"
+        p.write_text(doc)
+        a, b, took = _both_readers(mp, p)
+        assert a == b
+        # taken exactly when the document is an instance without integers the scan leaves
+        # to json (instances with sizes of 2^53 are refused by the limits)
+        assert took == (not isinstance(b[3], str) and
+                        all(isinstance(z, float) or z <= 2 ** 53 for _s, _d, z, _f, _w in flows))
+    finally:
+        mp.undo()

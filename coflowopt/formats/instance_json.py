@@ -56,6 +56,7 @@ import gc
 import itertools
 import json
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,7 @@ import numpy as np
 from .._numbers import MAX_EXACT_INT, plain_number, strict_float
 from ..exceptions import InvalidInstanceError
 from ..instance import Instance
+from ..rates._jit import HAVE_NUMBA
 from ._files import expect_kind, json_value_error_rule
 
 __all__ = ["instance_from_dict", "instance_to_dict", "read_instance_json", "write_instance_json",
@@ -151,6 +153,19 @@ def instance_from_dict(doc: Any, *, file: str | None = None) -> Instance:
     InvalidInstanceError
         Naming the field (``coflows[3].flows[2][2]``) and the rule broken.
     """
+    return _instance_from_dict(doc, file, None)
+
+
+class _Unusual(Exception):
+    """A scanned document (:func:`_read_scanned`) that the column reader declines: read it
+    again with ``json``."""
+
+
+def _instance_from_dict(doc: Any, file: str | None, scanned) -> Instance:
+    """:func:`instance_from_dict`; ``scanned`` (or None) is the flow columns of
+    :func:`_read_scanned`, ``(flows per coflow, src, dst, size)``, for a document whose
+    coflows' flow lists are ``[]`` placeholders.  Raises :class:`_Unusual` where such a
+    document needs the per-flow reader."""
     def bad(rule, fld):
         raise InvalidInstanceError(rule, file=file, field=fld)
 
@@ -188,6 +203,8 @@ def instance_from_dict(doc: Any, *, file: str | None = None) -> Instance:
             bad(str(e), fld)
 
     if version == FORMAT_VERSION_RESOURCES:
+        if scanned is not None:
+            raise _Unusual
         return _instance_from_dict_v2(doc, file, bad, num)
     caps = {}
     for side in ("ingress", "egress"):
@@ -198,7 +215,9 @@ def instance_from_dict(doc: Any, *, file: str | None = None) -> Instance:
     cofs = doc.get("coflows")
     if not isinstance(cofs, list) or not cofs:
         bad("must be a non-empty list of coflows", "coflows")
-    fast = _v1_flows_fast(cofs, caps, num, bad)
+    fast = _v1_flows_fast(cofs, caps, num, bad, scanned)
+    if fast is None and scanned is not None:
+        raise _Unusual
     if fast is not None:
         ids, w, r, d, counts, src, dst, size = fast
         labels, given_default = [], len(ids)
@@ -271,7 +290,7 @@ def _v1_coflows(cofs, caps, num, bad):
     return ids, w, r, d, counts, src, dst, size, labels, given_default
 
 
-def _v1_flows_fast(cofs, caps, num, bad):
+def _v1_flows_fast(cofs, caps, num, bad, scanned=None):
     """The coflows of a version 1 document with the flows checked column by column (numpy and
     C-level ``map``) instead of one at a time, or None when anything is unusual: a coflow that
     breaks a rule, a flow that is not ``[int, int, number]``, a port out of range, a size that is
@@ -279,8 +298,14 @@ def _v1_flows_fast(cofs, caps, num, bad):
     with :func:`_v1_coflows`, which reports the first broken field in document order; so the
     fast path only ever accepts what the slow one accepts, with the same values (Python's and
     numpy's int-to-float conversions are both correctly rounded, and exact below 2^53).  Why:
-    the per-flow loop took 15 s of CPU for the 5.2 million flows of Custom-4000."""
+    the per-flow loop took 15 s of CPU for the 5.2 million flows of Custom-4000.
+
+    ``scanned`` (or None): the columns :func:`_read_scanned` read, ``(flows per coflow, src,
+    dst, size)``, each coflow's ``flows`` being the placeholder ``[]``; the same checks apply
+    to them."""
     ids, w, r, d, counts = [], [], [], [], []
+    if scanned is not None and len(scanned[0]) != len(cofs):
+        return None
     try:
         for k, c in enumerate(cofs):
             if not isinstance(c, dict) or "subcoflows" in c:
@@ -289,11 +314,28 @@ def _v1_flows_fast(cofs, caps, num, bad):
                                                             _COFLOW_KEYS_V1)):
                 out.append(x)
             flows = c.get("flows")
-            if not isinstance(flows, list) or not flows:
+            # a list of flows, or with scanned columns the placeholder []
+            if not isinstance(flows, list) or bool(flows) == (scanned is not None):
                 return None
             counts.append(len(flows))
     except InvalidInstanceError:
         return None
+    if scanned is not None:
+        counts, src, dst, size = scanned
+    else:
+        cols = _v1_columns(cofs)
+        if cols is None:
+            return None
+        src, dst, size = cols
+    if src.min() < 0 or src.max() >= len(caps["ingress"]) or dst.min() < 0 or \
+            dst.max() >= len(caps["egress"]) or not np.all(np.abs(size) <= MAX_EXACT_INT):
+        return None   # (NaN and infinities fail the last test too)
+    return ids, w, r, d, counts, src, dst, size
+
+
+def _v1_columns(cofs):
+    """The flows of parsed coflows as ``(src, dst, size)`` arrays, or None unless every flow is
+    ``[int, int, int or float]`` (and the ints fit int64)."""
     flows = list(itertools.chain.from_iterable(c["flows"] for c in cofs))
     if set(map(type, flows)) != {list} or set(map(len, flows)) != {3}:
         return None
@@ -310,10 +352,7 @@ def _v1_flows_fast(cofs, caps, num, bad):
         size = np.array(z_, dtype=float)
     except OverflowError:
         return None
-    if src.min() < 0 or src.max() >= len(caps["ingress"]) or dst.min() < 0 or \
-            dst.max() >= len(caps["egress"]) or not np.all(np.abs(size) <= MAX_EXACT_INT):
-        return None   # (NaN and infinities fail the last test too)
-    return ids, w, r, d, counts, src, dst, size
+    return src, dst, size
 
 
 def _subcoflow_labels(v, n: int, fld: str, bad) -> np.ndarray:
@@ -663,7 +702,58 @@ def read_instance_json(path: str | Path) -> Instance:
     # the document goes out of scope): enabled in between, its next collections would walk
     # every one of them (_gc_paused)
     with _gc_paused():
+        if HAVE_NUMBA and os.path.getsize(path) >= SCAN_MIN_BYTES:
+            inst = _read_scanned(path)
+            if inst is not None:
+                return inst
         return instance_from_dict(load_json_document(path, InvalidInstanceError), file=path)
+
+
+#: Files at least this large are read by :func:`_read_scanned` first (smaller ones would pay
+#: numba's start-up, 0.3-0.6 s, for nothing)
+SCAN_MIN_BYTES = 1 << 22
+
+
+def _read_scanned(path: str) -> Instance | None:
+    """A version 1 document read with its flow lists scanned into columns by the compiled
+    :func:`~coflowopt.formats._json_scan.scan_v1` and the rest (the skeleton, each flow list
+    replaced by ``[]``) parsed by ``json``; None when anything is unusual (a rule broken, a flow
+    list not of the scan's form, version 2, ...), for the caller to read the file with ``json``
+    as a whole, which names the error.  The same instance as that read when it returns one
+    (``_json_scan``'s docstring says why; ``tests/test_formats_json.py`` holds the two equal).
+    Why: ``json`` makes a list and three numbers per flow; on Custom-4000 (74 MB, 5.2 million
+    flows) parsing and converting them took 5.8 s of CPU, the scan, the skeleton and the
+    checks take 1.3 s (plus 0.5-0.8 s of numba's start-up, which the schedulers pay anyway)."""
+    from ._json_scan import OK, scan_v1
+    with open(path, "rb") as fh:
+        data = fh.read()
+    buf = np.frombuffer(data, dtype=np.uint8)
+    # bounds from the length: a flow takes 8 bytes or more ("[0,0,0],"), a list with its key
+    # 17 or more ('"flows":[[0,0,0]]'); the arrays are not written beyond what is read, and the
+    # pages never written are never resident
+    flows, lists = len(data) // 8 + 1, len(data) // 17 + 1
+    src, dst, size = np.empty(flows, np.int64), np.empty(flows, np.int64), np.empty(flows)
+    span_lo, span_hi, span_flows = (np.empty(lists, dtype=np.int64) for _ in range(3))
+    ft_flow, ft_lo, ft_hi = (np.empty(flows, dtype=np.int64) for _ in range(3))
+    status, nl, nf, nt = scan_v1(buf, np.frombuffer(b"coflows", np.uint8),
+                                 np.frombuffer(b"flows", np.uint8), src, dst, size, span_lo,
+                                 span_hi, span_flows, ft_flow, ft_lo, ft_hi)
+    if status != OK or nl == 0:
+        return None
+    size = size[:nf]
+    for t, lo, hi in zip(ft_flow[:nt].tolist(), ft_lo[:nt].tolist(), ft_hi[:nt].tolist()):
+        size[t] = float(data[lo:hi])   # json's own conversion of a number's text
+    cuts = np.empty(2 * nl + 2, dtype=np.int64)
+    cuts[0], cuts[1:-1:2], cuts[2:-1:2], cuts[-1] = 0, span_lo[:nl], span_hi[:nl], len(data)
+    cuts = cuts.tolist()
+    skeleton = b"[]".join(data[a:b] for a, b in zip(cuts[::2], cuts[1::2]))
+    del data, buf
+    try:
+        doc = json.loads(skeleton.decode("utf-8"), parse_constant=_reject_constant,
+                         object_pairs_hook=_reject_duplicate_keys)
+        return _instance_from_dict(doc, path, (span_flows[:nl], src[:nf], dst[:nf], size))
+    except (ValueError, RecursionError, InvalidInstanceError, _Unusual):
+        return None  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
 
 
 def write_instance_json(instance: Instance, path: str | Path, *, include_meta: bool = False) -> None:
