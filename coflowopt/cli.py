@@ -423,7 +423,12 @@ def load_instance(args, path: str | None = None):
         raise UsageError("--time-unit-ms and --capacity apply to trace formats, not JSON")
     inst = read_instance(path, format=fmt, **opts)
     if args.zero_release:
-        inst = inst.with_releases(0.0).without_deadlines()
+        # inst.with_releases(0.0).without_deadlines() in one copy: each copy validates the
+        # whole instance again (0.3 s on the 5.2 million flows of Custom-4000, issue 17)
+        import numpy as np
+        inst = inst.replace(release=np.zeros(inst.num_coflows),
+                            deadline=np.full(inst.num_coflows, np.nan),
+                            meta={**inst.meta, "releases": "replaced"})
     return place_on_topology(inst, topo, args, path)
 
 
