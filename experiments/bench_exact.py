@@ -4,7 +4,7 @@ Run:  python experiments/bench_exact.py [--seeds 20] [--coflows 8] [--time-limit
                                         [--ladder 8,10,12,14,16,18,20,22] [--ladder-seeds 5]
                                         [--naive-max 8] [--quick]
                                         [--reach "4x4:22,23,24;8x8:12,14,16"]
-                                        [--reach-seeds 5] [--only-reach]
+                                        [--reach-seeds 5] [--only-reach] [--variants new]
                                         [--out experiments/results/bench_exact.json]
 
 What it measures (wall-clock seconds on this machine, all in this process):
@@ -129,12 +129,15 @@ def bench_target(K, seeds, time_limit) -> dict:
     return out
 
 
-def bench_reach(name, ladder, seeds, time_limit) -> dict:
+def bench_reach(name, ladder, seeds, time_limit, which=("old", "new")) -> dict:
     """Old and new search on the same instances, K by K: the largest K at which every seed
     is proved optimal within the limit, for each.  A variant stops at its first failing K;
-    the ladder stops when both have."""
+    the ladder stops when both have.  ``which``: the variants to run (``("new",)`` with
+    ``PYTHONPATH`` at a worktree of another revision measures that revision's search with the
+    same script)."""
     out = {"family": FAMILIES[name], "time_limit": time_limit, "seeds": seeds, "rows": {}}
-    variants = {"old": OLD_SEARCH, "new": NEW_SEARCH}
+    variants = {v: kw for v, kw in {"old": OLD_SEARCH, "new": NEW_SEARCH}.items()
+                if v in which}
     largest = {v: None for v in variants}
     alive = set(variants)
     for K in ladder:
@@ -253,6 +256,8 @@ def main(argv=None) -> int:
                     help="old-versus-new reach ladders, FAMILY:K,K,...;FAMILY:... "
                          "(families 4x4 and 8x8; empty: skip)")
     ap.add_argument("--reach-seeds", type=int, default=5)
+    ap.add_argument("--variants", default="old,new",
+                    help="reach variants to run: old (OLD_SEARCH), new (the defaults), or both")
     ap.add_argument("--only-reach", action="store_true",
                     help="run only the old-versus-new reach ladders")
     ap.add_argument("--out", default=str(HERE / "results" / "bench_exact.json"))
@@ -272,7 +277,7 @@ def main(argv=None) -> int:
         print(f"reach ({name}): old and new search, {args.reach_seeds} seeds, "
               f"{args.time_limit:g} s each", flush=True)
         reach[name] = bench_reach(name, [int(k) for k in ks.split(",")], args.reach_seeds,
-                                  args.time_limit)
+                                  args.time_limit, tuple(args.variants.split(",")))
         print(f"  {name}: largest K with every seed proved: "
               f"{reach[name]['largest_K_all_proved']}", flush=True)
     if args.only_reach:
@@ -281,8 +286,9 @@ def main(argv=None) -> int:
                            "platform": platform.platform()},
                "versions": {"coflowopt": coflowopt.__version__, "highs": highs_version()},
                "old_search": OLD_SEARCH, "reach": reach,
+               "coflowopt_path": str(Path(coflowopt.__file__).resolve().parent),
                "headline": {f"largest_K_{n}_{v}": r["largest_K_all_proved"][v]
-                            for n, r in reach.items() for v in ("old", "new")},
+                            for n, r in reach.items() for v in r["largest_K_all_proved"]},
                "total_seconds": time.perf_counter() - t0}
         return write_doc(doc, args.out)
     print(f"target: {args.coflows} coflows, 4x4, {args.seeds} seeds", flush=True)
@@ -311,7 +317,7 @@ def main(argv=None) -> int:
             "largest_K_bnb_within_limit": ladder["largest_K_all_proved"],
             "largest_K_naive_pyomo_mip_within_limit": naive["largest_K_all_proved"],
             **{f"largest_K_{n}_{v}": r["largest_K_all_proved"][v]
-               for n, r in reach.items() for v in ("old", "new")},
+               for n, r in reach.items() for v in r["largest_K_all_proved"]},
             "time_limit": args.time_limit},
         "total_seconds": time.perf_counter() - t0,
     }

@@ -28,8 +28,16 @@ Bounds at a node (all proven; proofs/completion-order-lp-exact.md, Lemmas 5-7)
       optimal basis (a warm start: about half the simplex iterations);
       formulations/completion-order-lp.md, "Node LP of the branch and bound".
 
-    Nodes are first queued with the cheap bound; the LP is solved when the node reaches the
-    front of the queue (best first), and the node is queued again with the LP bound.
+    * inherited: ``DPB(U) + LP' + steps``, ``LP'`` the certified bound of the last node LP
+      solved on the node's path and ``steps`` the chain terms of the completions placed since
+      (a child of an expanded node: its parent's LP plus ``w_k max(MLB(U + k), r_k + rho_k)``;
+      proofs/bnb-inherited-lp-bound.md, Lemma 5b): at least the parent's own bound, so a child
+      that reaches the incumbent is closed without its own LP.
+
+    Nodes are first queued with the cheap (or inherited) bound; the LP is solved when the node
+    reaches the front of the queue (best first), and the node is queued again with the LP
+    bound.  The node LP is passed to HiGHS as arrays (``passModel``'s array form), not through
+    a ``HighsLp`` object.
 
 Dominance (each keeps at least one optimal sequence)
     * coflows of weight 0 complete last: moving a completion to the end only relaxes the LP;
@@ -242,6 +250,7 @@ class BnBStats:
     leaves: int = 0
     incumbent_updates: int = 0
     heuristic_lps: int = 0
+    lp_inherited: int = 0       # children bounded by an ancestor's LP + chain (Lemma 5b)
     max_queue: int = 0
     root_bound: float = 0.0
 
@@ -277,6 +286,9 @@ class _Search:
         # LPs in one sitting; the answer does not depend on them
         self.reduced_lps = True
         self.warm_starts = True
+        # a child's bound from its parent's LP plus the chain step (Lemma 5b,
+        # proofs/bnb-inherited-lp-bound.md); the answer does not depend on it
+        self.inherit_lp = True
         self.last_in_main = False
         self.pd: PairData = pair_data(instance)
         self.lp_too_large = (self.pd.size.size * (instance.num_coflows + self.pd.num_groups)
@@ -351,9 +363,7 @@ class _Search:
         self.closures.append(tuple(int(c) for c in suffix))
         while prov is not None and prov[0] == "leaf":
             prov = prov[2]
-        if prov is not None and prov[0] == "chain":
-            self.closures.append(tuple(int(c) for c in prov[3]))
-        elif prov is not None and prov[0] == "lp":
+        if prov is not None and prov[0] in ("chain", "lp", "lpx"):
             self.closures.append(tuple(int(c) for c in prov[3]))
 
     # ------------------------------------------------------------------ helpers
@@ -581,12 +591,17 @@ class _Search:
         self.stats.root_bound = root_bound
         heap: list = []
         # node = (U mask, rho, suffix codes, chain bound, lp_done, provenance of the bound,
-        # warm start: the parent's LP optimum before the node's LP is solved, then its own);
+        # warm start: the parent's LP optimum before the node's LP is solved, then its own,
+        # base: (sol, U', suffix', steps) = the last node LP solved on the node's path, at the
+        # node (U', suffix') with U' containing U, and the chain steps since:
+        # cost(suffix) >= sol.bound + steps, proofs/bnb-inherited-lp-bound.md);
         # provenance: ("chain", U, rho, suffix) = DPB(U) + chain of the suffix,
-        # ("lp", U, solution) = DPB(U) + the node LP's certified bound, ("seed",) = the
-        # certified bound of coflowopt.bounds (a bound on OPT, so on every region)
+        # ("lp", U, solution, suffix) = DPB(U) + the node LP's certified bound,
+        # ("lpx", U, solution, suffix', suffix) = DPB(U) + an ancestor's certified LP bound
+        # + the chain steps from its suffix' to this suffix, ("seed",) = the certified bound
+        # of coflowopt.bounds (a bound on OPT, so on every region)
         self.push(heap, root_bound, 0, (full, pd.num_groups, root_suffix, 0.0, False,
-                                        root_prov, None))
+                                        root_prov, None, None))
         members = self.members.tolist()
         while heap:
             if self.time_left() <= 0:
@@ -596,7 +611,7 @@ class _Search:
                 self.stop_reason = "node_limit"
                 break
             bound, negdepth, _, node = heapq.heappop(heap)
-            U, rho, suffix, chain, lp_done, prov, warm = node
+            U, rho, suffix, chain, lp_done, prov, warm, base = node
             if bound >= self.threshold():
                 self.prune(bound, prov)
                 self.note(suffix, prov)
@@ -613,12 +628,15 @@ class _Search:
                     lpb = self.safe(dpb_U + sol.bound)
                     if lpb > bound:
                         bound, prov = lpb, ("lp", U, sol, suffix)
+                    if self.inherit_lp and math.isfinite(sol.bound) and (
+                            base is None or sol.bound > base[0].bound + base[3]):
+                        base = (sol, U, suffix, 0.0)
                 if bound >= self.threshold():
                     self.prune(bound, prov)
                     self.note(suffix, prov)
                     continue
                 self.push(heap, bound, -negdepth, (U, rho, suffix, chain, True, prov,
-                                                   self.warm_start_from(sol) or warm))
+                                                   self.warm_start_from(sol) or warm, base))
                 self.stats.nodes_created -= 1  # re-queued, not a new node
                 continue
             self.stats.nodes_expanded += 1
@@ -634,10 +652,20 @@ class _Search:
                     continue
                 k = members[i]
                 U2 = U ^ bit
-                chain2 = chain + float(self.inst.weight[k]) * max(mlb_U, float(self.e[k]))
+                step = float(self.inst.weight[k]) * max(mlb_U, float(self.e[k]))
+                chain2 = chain + step
                 codes2 = (k,) + suffix
-                cheap = self.safe(self.sb.dpb(U2) + chain2)
+                dpb_U2 = self.sb.dpb(U2)
+                cheap = self.safe(dpb_U2 + chain2)
                 cprov = ("chain", U2, rho, codes2)
+                base2 = None
+                if base is not None:
+                    # the last LP on the path plus the chain steps since (Lemma 5b)
+                    base2 = (base[0], base[1], base[2], base[3] + step)
+                    lpx = self.safe(dpb_U2 + base[0].bound + base2[3])
+                    if lpx > cheap:
+                        cheap, cprov = lpx, ("lpx", U2, base[0], base[2], codes2)
+                        self.stats.lp_inherited += 1
                 if bound > cheap:
                     # the child's region lies inside this node's: the node's bound holds too
                     cheap, cprov = bound, prov
@@ -649,7 +677,8 @@ class _Search:
                     self.prune(cheap, cprov)
                     self.note(codes2, cprov)
                     continue
-                self.push(heap, cheap, depth, (U2, rho, codes2, chain2, False, cprov, warm))
+                self.push(heap, cheap, depth, (U2, rho, codes2, chain2, False, cprov, warm,
+                                               base2))
             # child: the latest unplaced release goes in front of the suffix
             if rho > 0 and not (U & self.group_mask[rho - 1]):
                 r = float(pd.group_time[rho - 1])
@@ -665,7 +694,7 @@ class _Search:
                 if bound > cheap:
                     cheap, cprov = bound, prov
                 self.push(heap, cheap, depth, (U, rho - 1, suffix2, chain, False, cprov,
-                                               warm))
+                                               warm, base))
         else:
             self.complete = True
         if not self.complete:
@@ -740,6 +769,15 @@ class _Search:
             kind = prov[0]
             if kind == "chain":
                 return chain_exact(prov[1], prov[3])
+            if kind == "lpx":
+                # DPB(U) + the steps from the LP node's suffix to this one + the LP's bound
+                U, sol, sfx_lp, sfx = prov[1], prov[2], prov[3], prov[4]
+                added = sfx[:len(sfx) - len(sfx_lp)]
+                dpb_steps = chain_exact(U, added)
+                if dpb_steps is None:
+                    return None
+                lp = lp_exact(sol, ub - dpb_steps)
+                return None if lp is None else dpb_steps + lp
             if kind == "lp":
                 if bin(prov[1]).count("1") > max_set:
                     return None
@@ -760,7 +798,7 @@ class _Search:
         # if a chain or node-LP closure needs one, the exact proof cannot succeed: say so now
         # rather than spend the remaining time
         too_big = sum(1 for bound, prov in self.tight
-                      if Fraction(bound) < ub and prov[0] in ("chain", "lp")
+                      if Fraction(bound) < ub and prov[0] in ("chain", "lp", "lpx")
                       and bin(prov[1]).count("1") > max_set)
         if too_big:
             return {"proved": False, "value": str(ub), "closures_rechecked": 0,
