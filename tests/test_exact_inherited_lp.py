@@ -4,8 +4,10 @@ its parent's node LP plus the chain step of the coflow it places.
 * on random nodes of weighted, released 8x8 instances (and a 4x4 and a fractional one), the
   child's node LP optimum is at least the parent's certified LP bound plus
   ``w_k max(MLB(U), r_k + rho_k)`` (exact MLB), for every child of the node;
-* the search that uses it (the default) closes children with it and proves the same optimum as
-  brute force over all event sequences and as the search without it, exactly.
+* the search that uses it (the default) closes children with it and proves the same optimum
+  as the search without it, exactly (brute force against the default search:
+  tests/test_exact_properties.py::test_bnb_equals_brute_force and
+  tests/test_exact_search_v2.py::test_new_search_equals_old_and_sits_between_bound_and_schedules).
 """
 
 from __future__ import annotations
@@ -14,10 +16,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
 
 import coflowopt.exact.branch_and_bound as bb
-from coflowopt.exact import bnb, enumerate_orders
+from coflowopt.exact import bnb
 from coflowopt.exact.order_lp import (build_event_lp, events_from_completions,
                                       new_event_lp_solver, pair_data, solve_event_lp)
 from coflowopt.exact.subset_bounds import ExactSubsetBounds
@@ -113,15 +114,3 @@ def test_inherited_bound_closes_children_and_keeps_the_optimum(monkeypatch):
     assert new.value == plain.value                  # exact rationals
     assert new.extra["search"]["lps_solved"] <= plain.extra["search"]["lps_solved"]
 
-
-@settings(max_examples=15, deadline=None)
-@given(m=st.sampled_from([2, 3, 4]), K=st.integers(2, 6), seed=st.integers(0, 2 ** 31),
-       rel=st.booleans())
-def test_search_with_inherited_bound_equals_brute_force(m, K, seed, rel):
-    inst = uniform_random(m, K, flows_per_coflow=(1, 3), size=(1, 6), weights=(1, 4),
-                          releases=(0, 4) if rel else None, seed=seed)
-    res = bnb(inst, time_limit=60, seed_bounds=False)
-    ref = enumerate_orders(inst)
-    assert res.kind == "optimal"
-    assert float(res.value) == pytest.approx(float(ref.value), rel=1e-8)
-    assert float(res.bound) <= float(res.value)
