@@ -22,8 +22,6 @@ the arithmetic is exact for integral sizes.
 
 from __future__ import annotations
 
-import heapq
-
 import numpy as np
 
 from ._jit import njit, on_load  # lazy numba, compile announced (see _jit)
@@ -411,8 +409,9 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
     place and length of its positive-head list, its last slot) share one cache line too
     (``rsc``, fields ``_RCAP`` .. ``_REND``): an evaluation reads them at every resource of
     its path, and from eight arrays that was eight lines (2026-11-27: 0.94-0.95x the
-    kernel's CPU in two of three paired sittings, the same pieces).  The positive-head lists hold each head's allocation beside its rank
-    (``pos2``), so :func:`prefix_used` reads one array.
+    kernel's CPU in two of three paired sittings, the same pieces).  The positive-head
+    lists hold each head's rank, allocation and pair together (``pos3``), so that
+    :func:`prefix_used` reads one array and an allocation change one line per resource.
 
     Why most evaluations stop early (2026-11-27): on that instance 8.8 of the 14.8 million
     evaluations are of a zero head whose blocker freed while another resource of its path is
@@ -441,6 +440,45 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
     earlier rank, which makes ``q`` dirty, and ``q``'s own walk then reaches it in priority
     order unless the freed capacity is taken before it (then its residual is unchanged, up to
     ``tol``).  Each evaluation of the head sets its block anew.
+
+    Why a walk skips zero heads while its change is negative: a resource whose change so
+    far is negative (capacity taken at earlier ranks, ``_REXTRA < 0``) lowers the residual
+    of every later head there, so a head at 0 stays at 0 and keeps its block; only a
+    positive head can change, and :func:`next_walk` goes to the next of those (from the
+    resource's short positive-head list) instead of the next head in the tree.  The walk
+    becomes ordinary again where the change turns positive: at an evaluation of a positive
+    head (its update walks on from its own slot), or at a departure processed later in the
+    same scan, which then restarts the walk from the departed head's slot when the change
+    goes from at most ``tol`` to above it.  (A draft restarted it only from below 0, and
+    two departures of 0.5 after a head took 0.5 went -0.5, 0, +0.5 without a restart:
+    ``test_greedy_kernel_equals_reference_on_a_half_capacity_core``.)  On the Facebook trace
+    on a k=16 fat-tree the tree searches fell from 39.9 to 23.3 million.
+
+    Why a zero head first looks where it was blocked before: 8.5 million evaluations move a
+    waiting head's block between its two host links (one frees, the other is full again),
+    and the full evaluation computes the residual at every resource of the path up to the
+    first full one.  A zero head keeps the resource it was blocked at before its current
+    block in ``_TIGHT`` (for a positive head that field names a tight resource; both are
+    hints, checked before use); when its block's walk reaches it and that resource is full
+    at its rank, the head stays at 0 blocked there (any full resource is a valid block, by
+    the argument above), and only its two slots and the walk at the old block are touched:
+    3.75 million of the 8.5 million moves on that instance.
+
+    Why the next head is looked up ahead: a walk step reads the slot's entry in ``sinfo``
+    (16 bytes per slot, 66 MB on that instance), a cache miss that was 17% of the kernel's
+    samples.  :func:`next_head` finds the head after the one it returns at once and
+    prefetches its entry, so the line is on its way while the head it returned is
+    evaluated; the walk's next call (from the returned head's slot + 1, within the same
+    scan) takes the stored answer (``nx_*``).  It is exact: within a scan the tree changes
+    only at the slots of the head being evaluated, and heads are evaluated in rank order,
+    so the tree after a returned head's slot at its resource is the same when the walk
+    gets there.
+
+    These four (2026-11-27, kernel alone on the trace on the k=16 fat-tree, all copies
+    alternating in one process, load 2.4-3.8): 0.88x the kernel's CPU with the first two,
+    0.83x with the look-ahead, 0.77x with the merged lists; the same pieces, bit for bit,
+    there and on the trace on the 4:1 fat-tree, on a 10x4 leaf-spine at 2:1 and 4:1 (with
+    releases), and on the big switch with and without releases.
 
     Why the helpers are closures: a call of a compiled function with array arguments costs an
     atomic reference-count increment and decrement per array (numba's ``NRT_incref`` /
@@ -508,10 +546,11 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
     for r in range(F):
         for i in range(rank_off[r], rank_off[r + 1]):
             sinfo[2 * rank_slot[i] + 1] = r
-    # (rank, allocation as float bits) of each resource's positive heads
-    pos2 = np.zeros(2 * deg_total, dtype=np.int64)
-    pos2f = pos2.view(np.float64)
-    pos_pair = np.zeros(deg_total, dtype=np.int64)
+    # (rank, allocation as float bits, pair) of each resource's positive heads: one array,
+    # so that a list's entries share cache lines (a separate pair array was a second line per
+    # resource at every allocation change)
+    pos3 = np.zeros(3 * deg_total, dtype=np.int64)
+    pos3f = pos3.view(np.float64)
 
     # scan heap: keys rank * 4 + kind (0 departed head, 1 new head, 2 walked-to head)
     sh_key = np.empty(2 * E + 2 * pair_rptr[E] + 16, dtype=np.int64)
@@ -521,6 +560,13 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
     fh_r = np.empty(E, dtype=np.int64)
     fh_pair = np.empty(E, dtype=np.int64)
     fh_at = -np.ones(E, dtype=np.int64)          # a pair's place in the fin heap, or -1
+
+    # the next head after the last one a walk found at each resource, looked up at once so
+    # that its slot's line is on its way when the walk gets there: valid within a scan (the
+    # tree beyond a found head at its resource changes only at evaluations of later ranks)
+    nx_scan = -np.ones(P, dtype=np.int64)
+    nx_from = np.zeros(P, dtype=np.int64)
+    nx_q = np.zeros(P, dtype=np.int64)
 
     def bits_set(i, v):
         """Set bit ``i`` of the bit tree to ``v``, keeping the summary levels in step."""
@@ -539,15 +585,14 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
                     return
             j >>= 6
 
-    def next_head(s, p):
-        """The first head at resource ``p`` from slot ``s`` on: (rank, pair), or (-1, -1);
-        :func:`_bits_next` written out (its tests cover both), except that the search stops
-        as soon as it is past ``p``'s last slot: 22.7 of the 39.9 million calls on the
-        Facebook trace on a k=16 fat-tree find no head at ``p``, and went on to the next set
-        bit of any resource and down the levels to it."""
-        end = rsc[p * _RW + _REND]
+    def find_slot(s, end):
+        """The first set bit of the tree in ``[s, end)``, or -1: :func:`_bits_next` written
+        out (its tests cover both), except that the search stops as soon as it is past
+        ``end``, a resource's last slot: 22.7 of the 39.9 million searches on the Facebook
+        trace on a k=16 fat-tree found no head at their resource, and went on to the next
+        set bit of any resource and down the levels to it."""
         if s >= end:
-            return np.int64(-1), np.int64(-1)
+            return np.int64(-1)
         j = s
         lev = 0
         q = -1
@@ -573,27 +618,64 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
             lev += 1
             # bit j of level lev stands for the slots from j * 64^lev on
             if (j << (6 * lev)) >= end:
-                return np.int64(-1), np.int64(-1)
+                return np.int64(-1)
         if q < 0 or (q << (6 * lev)) >= end:
-            return np.int64(-1), np.int64(-1)
+            return np.int64(-1)
         while lev > 0:
             lev -= 1
             q = q * 64 + _ctz(tree[boff[lev] + q])
         if q >= end:
+            return np.int64(-1)
+        return q
+
+    def next_head(s, p, sid):
+        """The first head at resource ``p`` from slot ``s`` on: (rank, pair), or (-1, -1).
+        The head after it is looked up at once and its slot's line prefetched, for the walk's
+        next step (``nx_*``; ``sid`` is the scan)."""
+        end = rsc[p * _RW + _REND]
+        if nx_scan[p] == sid and nx_from[p] == s:
+            q = nx_q[p]
+        else:
+            q = find_slot(s, end)
+        if q < 0:
             return np.int64(-1), np.int64(-1)
         w = sinfo[2 * q]
         e2 = w & _LOW32
         prefetch(rec, e2 * _W)
         prefetch(zr, 2 * (w >> 32))
+        q2 = find_slot(q + 1, end)
+        nx_scan[p] = sid
+        nx_from[p] = q + 1
+        nx_q[p] = q2
+        if q2 >= 0:
+            prefetch(sinfo, 2 * q2)
         return sinfo[2 * q + 1], e2
+
+    def next_walk(s, p, r, sid):
+        """The next head that a walk at dirty resource ``p`` must visit after rank ``r``
+        (slot ``s`` on): while the change at ``p`` is negative (capacity taken at earlier
+        ranks), only a positive head at ``p`` can change, so the next one of those."""
+        if rscf[p * _RW + _REXTRA] < 0.0:
+            best = np.int64(-1)
+            be = np.int64(-1)
+            st = rsc[p * _RW + _RPTR]
+            for q in range(st, st + rsc[p * _RW + _RLEN]):
+                rr = pos3[3 * q]
+                if rr > r and (best < 0 or rr < best):
+                    best = rr
+                    be = pos3[3 * q + 2]
+            if best >= 0:
+                prefetch(rec, be * _W)
+            return best, be
+        return next_head(s, p, sid)
 
     def prefix_used(p, r):
         """Capacity used at ``p`` by heads ranked before ``r`` (a port's few positive heads)."""
         acc = 0.0
         st = rsc[p * _RW + _RPTR]
         for q in range(st, st + rsc[p * _RW + _RLEN]):
-            if pos2[2 * q] < r:
-                acc += pos2f[2 * q + 1]
+            if pos3[3 * q] < r:
+                acc += pos3f[3 * q + 1]
         return acc
 
     def set_alloc(e, r, new):
@@ -606,27 +688,27 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
                 st = rsc[p * _RW + _RPTR]
                 last = st + rsc[p * _RW + _RLEN] - 1
                 for q in range(st, last + 1):
-                    if pos_pair[q] == e:
-                        pos2[2 * q] = pos2[2 * last]
-                        pos2[2 * q + 1] = pos2[2 * last + 1]
-                        pos_pair[q] = pos_pair[last]
+                    if pos3[3 * q + 2] == e:
+                        pos3[3 * q] = pos3[3 * last]
+                        pos3[3 * q + 1] = pos3[3 * last + 1]
+                        pos3[3 * q + 2] = pos3[3 * last + 2]
                         rsc[p * _RW + _RLEN] -= 1
                         break
         elif old == 0.0 and new > 0.0:
             for z in range(rec[e * _W + _Z0], rec[e * _W + _Z1]):
                 p = zr[2 * z]
                 q = rsc[p * _RW + _RPTR] + rsc[p * _RW + _RLEN]
-                pos2[2 * q] = r
-                pos2f[2 * q + 1] = new
-                pos_pair[q] = e
+                pos3[3 * q] = r
+                pos3f[3 * q + 1] = new
+                pos3[3 * q + 2] = e
                 rsc[p * _RW + _RLEN] += 1
         elif old > 0.0 and new > 0.0:
             for z in range(rec[e * _W + _Z0], rec[e * _W + _Z1]):
                 p = zr[2 * z]
                 st = rsc[p * _RW + _RPTR]
                 for q in range(st, st + rsc[p * _RW + _RLEN]):
-                    if pos_pair[q] == e:
-                        pos2f[2 * q + 1] = new
+                    if pos3[3 * q + 2] == e:
+                        pos3f[3 * q + 1] = new
                         break
         recf[e * _W + _ALLOC] = new
 
@@ -870,15 +952,51 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
                             touched[ntouched] = p
                             ntouched += 1
                         rscf[p * _RW + _RUSED] = prefix_used(p, r)
-                        nr, ne = next_head(rank_slot[base + z], p)
+                        nr, ne = next_head(rank_slot[base + z], p, scan_id)
                         if nr >= 0:
                             nsh = sh_push(nsh, nr * 4 + 2, ne)
-                    rscf[p * _RW + _REXTRA] += a
+                        rscf[p * _RW + _REXTRA] += a
+                    else:
+                        x = rscf[p * _RW + _REXTRA]
+                        rscf[p * _RW + _REXTRA] = x + a
+                        if x <= rscf[p * _RW + _RTOL] < x + a:
+                            nr, ne = next_head(rank_slot[base + z], p, scan_id)
+                            if nr >= 0:
+                                nsh = sh_push(nsh, nr * 4 + 2, ne)
                 continue
             if rec[e * _W + _HEAD] != r or rec[e * _W + _STAMP] == scan_id:
                 continue
             rec[e * _W + _STAMP] = scan_id
             old = recf[e * _W + _ALLOC]
+            if old == 0.0:
+                # a zero head blocked at b whose walk at b reached it: first try the resource
+                # it was blocked at before b (_TIGHT; the docstring says why), full again in
+                # the ping-pong between a flow's two host links; if it is, the head stays at 0
+                # blocked there, and the rest of its path is not read
+                b = rec[e * _W + _BLOCK]
+                c = rec[e * _W + _TIGHT]
+                if b >= 0 and c >= 0 and c != b:
+                    if rsc[c * _RW + _RDIRTY]:
+                        rp = rscf[c * _RW + _RCAP] - rscf[c * _RW + _RUSED]
+                    else:
+                        rp = rscf[c * _RW + _RCAP] - prefix_used(c, r)
+                    if rp <= 0.0:
+                        for z in range(rec[e * _W + _Z0], rec[e * _W + _Z1]):
+                            p = zr[2 * z]
+                            if p == b:
+                                if rsc[p * _RW + _RDIRTY]:
+                                    if abs(rscf[p * _RW + _REXTRA]) <= rscf[p * _RW + _RTOL]:
+                                        rsc[p * _RW + _RDIRTY] = 0
+                                    else:
+                                        nr, ne = next_walk(zr[2 * z + 1] + 1, p, r, scan_id)
+                                        if nr >= 0:
+                                            nsh = sh_push(nsh, nr * 4 + 2, ne)
+                                bits_set(zr[2 * z + 1], 0)
+                            elif p == c:
+                                bits_set(zr[2 * z + 1], 1)
+                        rec[e * _W + _BLOCK] = c
+                        rec[e * _W + _TIGHT] = b
+                        continue
             if old > 0.0:
                 # a positive head that keeps its allocation (the docstring says why this is
                 # the full evaluation's answer): d, the smallest residual at a dirty resource
@@ -920,7 +1038,7 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
                                     if abs(rscf[p * _RW + _REXTRA]) <= rscf[p * _RW + _RTOL]:
                                         rsc[p * _RW + _RDIRTY] = 0
                                     else:
-                                        nr, ne = next_head(zr[2 * z + 1] + 1, p)
+                                        nr, ne = next_walk(zr[2 * z + 1] + 1, p, r, scan_id)
                                         if nr >= 0:
                                             nsh = sh_push(nsh, nr * 4 + 2, ne)
                             continue
@@ -954,7 +1072,7 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
                         if abs(rscf[p * _RW + _REXTRA]) <= rscf[p * _RW + _RTOL]:
                             rsc[p * _RW + _RDIRTY] = 0
                         elif b < 0 or p == b:
-                            nr, ne = next_head(zr[2 * z + 1] + 1, p)
+                            nr, ne = next_walk(zr[2 * z + 1] + 1, p, r, scan_id)
                             if nr >= 0:
                                 nsh = sh_push(nsh, nr * 4 + 2, ne)
                 if full != b:
@@ -964,6 +1082,8 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
                         now = p == full
                         if was != now:
                             bits_set(zr[2 * z + 1], 1 if now else 0)
+                    if b >= 0:
+                        rec[e * _W + _TIGHT] = b
                     rec[e * _W + _BLOCK] = full
                 continue
             # negligible relative to the smallest capacity on the path (tol is per resource)
@@ -992,7 +1112,7 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
                     rscf[p * _RW + _RUSED] = pu[z - z0] + new     # p was clean in the loop above
                     walk = True
                 if walk:
-                    nr, ne = next_head(zr[2 * z + 1] + 1, p)
+                    nr, ne = next_walk(zr[2 * z + 1] + 1, p, r, scan_id)
                     if nr >= 0:
                         nsh = sh_push(nsh, nr * 4 + 2, ne)
             # the head's block after this evaluation: ``full`` if it gets 0 with a full
