@@ -972,8 +972,10 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     ``OLD_SEARCH``, and this one in the same run, 5 seeds, 60 s, 2 cores at load 3-5,
     2026-11-27, README): every seed proved up to 24 coflows on that family (the first search:
     22; at 25, 2 of 5) and up to 18 on an 8x8 family with weights 1-5 and releases 0-5 (both;
-    at 20, 3 of 5 each).  Above :data:`DP_TABLE_MAX` coflows the DP bound is far weaker and
-    the search rarely closes.
+    at 20, 3 of 5 each).  With the inherited bound (Lemma 5b) and array loads (``cb2eaa6``,
+    against ``f393d6f`` in one sitting, README): every seed up to 25 coflows on the 4x4 family
+    (before: 24), still 18 on the 8x8 family (at 20, 4 of 5).  Above :data:`DP_TABLE_MAX`
+    coflows the DP bound is far weaker and the search rarely closes.
     The proof: every subtree was closed with a bound
     ``>= UB - tol`` -- DP/makespan bounds deflated by their rounding allowance, LP bounds
     certified exactly from HiGHS's duals -- or by an exactly checked Farkas ray; the dominance
