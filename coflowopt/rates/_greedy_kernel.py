@@ -768,6 +768,18 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
         sh_pair[n] = top_e
         return n
 
+    def walk_on(nsh, p, s, r, sid):
+        """After the head at slot ``s`` (rank ``r``) of dirty resource ``p``: if the change at
+        ``p`` is absorbed (up to ``tol``), ``p`` is clean again; else its walk goes on to the
+        next head it must visit.  Returns the scan heap's new size."""
+        if abs(rscf[p * _RW + _REXTRA]) <= rscf[p * _RW + _RTOL]:
+            rsc[p * _RW + _RDIRTY] = 0
+            return nsh
+        nr, ne = next_walk(s + 1, p, r, sid)
+        if nr >= 0:
+            nsh = sh_push(nsh, nr * 4 + 2, ne)
+        return nsh
+
     # an indexed heap like policies/_flow_kernel.py's ``_hp_*``, ordered by (time, rank) as
     # the tuple heap it replaces was
     def fh_less(a, b):
@@ -998,12 +1010,7 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
                             p = zr[2 * z]
                             if p == b:
                                 if rsc[p * _RW + _RDIRTY]:
-                                    if abs(rscf[p * _RW + _REXTRA]) <= rscf[p * _RW + _RTOL]:
-                                        rsc[p * _RW + _RDIRTY] = 0
-                                    else:
-                                        nr, ne = next_walk(zr[2 * z + 1] + 1, p, r, scan_id)
-                                        if nr >= 0:
-                                            nsh = sh_push(nsh, nr * 4 + 2, ne)
+                                    nsh = walk_on(nsh, p, zr[2 * z + 1], r, scan_id)
                                 bits_set(zr[2 * z + 1], 0)
                             elif p == c:
                                 bits_set(zr[2 * z + 1], 1)
@@ -1048,12 +1055,7 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
                                 p = zr[2 * z]
                                 if rsc[p * _RW + _RDIRTY]:
                                     rscf[p * _RW + _RUSED] += old
-                                    if abs(rscf[p * _RW + _REXTRA]) <= rscf[p * _RW + _RTOL]:
-                                        rsc[p * _RW + _RDIRTY] = 0
-                                    else:
-                                        nr, ne = next_walk(zr[2 * z + 1] + 1, p, r, scan_id)
-                                        if nr >= 0:
-                                            nsh = sh_push(nsh, nr * 4 + 2, ne)
+                                    nsh = walk_on(nsh, p, zr[2 * z + 1], r, scan_id)
                             continue
             new = np.inf
             tij = np.inf
@@ -1107,14 +1109,10 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
             rec[e * _W + _TIGHT] = arg
             for z in range(rec[e * _W + _Z0], rec[e * _W + _Z1]):
                 p = zr[2 * z]
-                walk = False
                 if rsc[p * _RW + _RDIRTY]:
                     rscf[p * _RW + _RUSED] += new
                     rscf[p * _RW + _REXTRA] += old - new
-                    if abs(rscf[p * _RW + _REXTRA]) <= rscf[p * _RW + _RTOL]:
-                        rsc[p * _RW + _RDIRTY] = 0
-                    else:
-                        walk = True
+                    nsh = walk_on(nsh, p, zr[2 * z + 1], r, scan_id)
                 elif new != old:
                     rsc[p * _RW + _RDIRTY] = 1
                     rscf[p * _RW + _REXTRA] = old - new
@@ -1123,8 +1121,6 @@ def greedy_simulate_paths(rank_size, rank_release, rank_coflow, rank_flow, n_cof
                         touched[ntouched] = p
                         ntouched += 1
                     rscf[p * _RW + _RUSED] = pu[z - z0] + new     # p was clean in the loop above
-                    walk = True
-                if walk:
                     nr, ne = next_walk(zr[2 * z + 1] + 1, p, r, scan_id)
                     if nr >= 0:
                         nsh = sh_push(nsh, nr * 4 + 2, ne)
