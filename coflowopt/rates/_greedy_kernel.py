@@ -99,8 +99,9 @@ _LOW32 = np.int64(0xFFFFFFFF)
 #: the fields of a pair's record in :func:`greedy_simulate_paths` (``_W`` int64 words, one
 #: cache line): current head (rank or -1), the scan that last evaluated it, the resource it
 #: is blocked at (or -1), its path entries ``_Z0:_Z1``, its allocation (float64 bits), a
-#: resource where that allocation was the residual (``_TIGHT``), and the allocation of the
-#: head that left at this event (float64 bits)
+#: hint (``_TIGHT``: for a positive head a resource where its allocation was the residual,
+#: for a head at 0 the resource it was blocked at before its current block; checked before
+#: use), and the allocation of the head that left at this event (float64 bits)
 _HEAD, _STAMP, _BLOCK, _Z0, _Z1, _ALLOC, _TIGHT, _GONE = range(8)
 #: the fields of a resource's record in :func:`greedy_simulate_paths` (``_RW`` words, one
 #: cache line): capacity, tolerance, the capacity used by the heads scanned so far in this
