@@ -47,6 +47,12 @@ from ..rates._pieces import put as _put
 from ..rates._pieces import spill as _spill
 
 
+#: The columns of the max-min kernels' slot rows (the flow index is held as a float64, exact
+#: below 2**53).
+_THR, _FLOW, _PS, _W = 0, 1, 2, 3
+_SLOT_COLUMNS = 4
+
+
 @njit(cache=True, borrowed=True)
 def _hp_swap(hk, he, pos, a, b):
     hk[a], hk[b] = hk[b], hk[a]
@@ -187,14 +193,16 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
     hi = pair_ptr[:-1].copy()
     active = np.zeros(E, dtype=np.bool_)
     mark = np.zeros(E, dtype=np.int64)       # "needs a new completion entry" stamp
-    # per list slot
-    thr = np.zeros(F)
-    slot_flow = np.zeros(F, dtype=np.int64)
-    # start of the open piece and weight of the flow in each slot: kept by slot, not by flow,
-    # so that closing the pieces of a pair (2e8 times on the Facebook trace) reads memory in
-    # order (a pair's flows are contiguous slots) instead of at random flow indices
-    slot_ps = np.zeros(F)
-    slot_w = np.zeros(F)
+    # the threshold of the pair's head flow (its next completion), a copy of the slot's: read
+    # for every pair whose level changed, where the slot row has left the cache by then
+    head = np.zeros(E)
+    # per list slot, one row of _SLOT_COLUMNS: the flow's threshold, the flow, the start of its
+    # open piece and its weight.  Kept by slot, not by flow, so that closing the pieces of a
+    # pair (2e8 times on the Facebook trace) reads memory in order (a pair's flows are
+    # contiguous slots); and in one row, not four arrays, so that a pair's level change reads
+    # one or two cache lines instead of one per array (the loads missed the cache in 50 % of
+    # the kernel's samples on the Facebook trace, issue 17)
+    slot = np.zeros((F, _SLOT_COLUMNS))
     # per port: active pairs (swap-remove lists), their total weight
     deg = np.zeros(P + 1, dtype=np.int64)
     for e in range(E):
@@ -215,6 +223,8 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
     ell_old = np.full(P, np.inf)   # ... at the previous filling
     seen = np.zeros(E, dtype=np.int64)
     visit = np.zeros(E, dtype=np.int64)
+    new_level = np.zeros(E)
+    warmed = np.zeros(1)       # keeps the loads of the warming pass (3b) from being dropped
     frozen = np.zeros(P)
     nact = 0
 
@@ -260,18 +270,22 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
             tv[e] = t
             while lo[e] < hi[e]:
                 s = lo[e]
-                f = slot_flow[s]
+                f = int(slot[s, _FLOW])
+                x = slot[s, _THR]
                 # done: reached, within tolerance, or too close to move t in float64
-                if thr[s] <= V[e] or (thr[s] - V[e]) * weight[f] <= completion_rtol * size[f] \
-                        or t + (thr[s] - V[e]) / lam[e] <= t:
+                if x <= V[e] or (x - V[e]) * weight[f] <= completion_rtol * size[f] \
+                        or t + (x - V[e]) / lam[e] <= t:
                     lo[e] += 1
+                    if lo[e] < hi[e]:
+                        head[e] = slot[lo[e], _THR]
                     fc[f] = t
-                    if t > slot_ps[s]:
+                    if t > slot[s, _PS]:
                         if store:
                             if nc == cf.shape[0]:
                                 _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
                                 nc = 0
-                            nc = _put(cf, cs, ce, cv, nc, f, slot_ps[s], t, slot_w[s] * lam[e])
+                            nc = _put(cf, cs, ce, cv, nc, f, slot[s, _PS], t,
+                                     slot[s, _W] * lam[e])
                         npieces += 1
                     k = coflow_of[f]
                     unfinished[k] -= 1
@@ -307,7 +321,7 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
             else:
                 w = 0.0
                 for s in range(lo[e], hi[e]):
-                    w += slot_w[s]
+                    w += slot[s, _W]
                 WT[i] += w - W[e]
                 WT[j] += w - W[e]
                 W[e] = w
@@ -338,11 +352,13 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
                     tv[e] = t
                 x = V[e] + size[f] / weight[f]
                 # insert into the pair's sorted window [lo, hi); shift the tail right
-                s = scan_back(thr, slot_flow, lo[e], hi[e], x, f)
-                insert_at(thr, s, hi[e], x)
-                insert_at(slot_flow, s, hi[e], f)
-                insert_at(slot_ps, s, hi[e], t)
-                insert_at(slot_w, s, hi[e], weight[f])
+                s = scan_back(slot[:, _THR], slot[:, _FLOW], lo[e], hi[e], x, f)
+                insert_at(slot[:, _THR], s, hi[e], x)
+                insert_at(slot[:, _FLOW], s, hi[e], f)
+                insert_at(slot[:, _PS], s, hi[e], t)
+                insert_at(slot[:, _W], s, hi[e], weight[f])
+                if s == lo[e]:
+                    head[e] = x
                 hi[e] += 1
                 W[e] += weight[f]
                 WT[i] += weight[f]
@@ -427,52 +443,66 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
                     seen[e] = events
                     visit[nvis] = e
                     nvis += 1
+            # the pairs whose level changed, with their new levels, first (in visit order); the
+            # pass also reads each one's first slot row, so that these loads, cache misses (27 %
+            # of the kernel's samples on the Facebook trace), overlap here instead of stalling
+            # one after another in the loop that closes the pieces
+            nchg = 0
+            warm = 0.0
             for u in range(nvis):
                 e = visit[u]
                 a_ = ell[pair_src[e]]
                 b_ = ell[pair_dst[e]]
                 cur = a_ if a_ < b_ else b_
                 if abs(cur - lam[e]) > snap_rtol * cur:
-                    # a new level: every flow of the pair closes its piece at t
-                    V[e] += lam[e] * (t - tv[e])
-                    tv[e] = t
-                    if lam[e] > 0.0:
-                        r = lam[e]
-                        for s in range(lo[e], hi[e]):
-                            if t > slot_ps[s]:
-                                if store:
-                                    if nc == cf.shape[0]:
-                                        _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-                                        nc = 0
-                                    nc = _put(cf, cs, ce, cv, nc, slot_flow[s], slot_ps[s], t,
-                                             slot_w[s] * r)
-                                npieces += 1
-                            slot_ps[s] = t
-                    lam[e] = cur
-                    changes += 1
-                    if mark[e] != events:
-                        mark[e] = events
-                        touched[ntouch] = e
-                        ntouch += 1
+                    visit[nchg] = e
+                    new_level[nchg] = cur
+                    nchg += 1
+                    warm += slot[lo[e], _PS]
+            warmed[0] = warm
+            for u in range(nchg):
+                e = visit[u]
+                cur = new_level[u]
+                # a new level: every flow of the pair closes its piece at t
+                V[e] += lam[e] * (t - tv[e])
+                tv[e] = t
+                if lam[e] > 0.0:
+                    r = lam[e]
+                    for s in range(lo[e], hi[e]):
+                        if t > slot[s, _PS]:
+                            if store:
+                                if nc == cf.shape[0]:
+                                    _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                                    nc = 0
+                                nc = _put(cf, cs, ce, cv, nc, int(slot[s, _FLOW]), slot[s, _PS], t,
+                                         slot[s, _W] * r)
+                            npieces += 1
+                        slot[s, _PS] = t
+                lam[e] = cur
+                changes += 1
+                if mark[e] != events:
+                    mark[e] = events
+                    touched[ntouch] = e
+                    ntouch += 1
             # new completion times for the pairs whose head or level changed
             for u in range(ntouch):
                 e = touched[u]
                 if not active[e] or lam[e] <= 0.0:
                     continue
-                heap_set(hk, he, hpos, hsize, e, tv[e] + (thr[lo[e]] - V[e]) / lam[e])
+                heap_set(hk, he, hpos, hsize, e, tv[e] + (head[e] - V[e]) / lam[e])
         # 3c. sink mode: cut a window at t once the buffer is full enough (docstring)
         if window > 0 and nc >= window:
             for e in range(E):
                 if active[e] and lam[e] > 0.0:
                     for s in range(lo[e], hi[e]):
-                        if t > slot_ps[s]:
+                        if t > slot[s, _PS]:
                             if nc == cf.shape[0]:
                                 _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
                                 nc = 0
-                            nc = _put(cf, cs, ce, cv, nc, slot_flow[s], slot_ps[s], t,
-                                      slot_w[s] * lam[e])
+                            nc = _put(cf, cs, ce, cv, nc, int(slot[s, _FLOW]), slot[s, _PS], t,
+                                      slot[s, _W] * lam[e])
                             npieces += 1
-                            slot_ps[s] = t
+                            slot[s, _PS] = t
             flush_to_sink(cf, cs, ce, cv, nc, t)
             nc = 0
         # 4. next event
@@ -880,12 +910,13 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
     hi = pair_ptr[:-1].copy()
     active = np.zeros(E, dtype=np.bool_)
     mark = np.zeros(E, dtype=np.int64)       # "needs a new completion entry" stamp
+    # the threshold of the pair's head flow (its next completion), a copy of the slot's: read
+    # for every pair whose level changed, where the slot row has left the cache by then
+    head = np.zeros(E)
     frz = np.zeros(E, dtype=np.int64)        # "frozen in this event's filling" stamp
-    # per list slot (as in maxmin_simulate: by slot, so a pair's flows are contiguous)
-    thr = np.zeros(F)
-    slot_flow = np.zeros(F, dtype=np.int64)
-    slot_ps = np.zeros(F)
-    slot_w = np.zeros(F)
+    # per list slot, one row each (as in maxmin_simulate: by slot, so a pair's flows are
+    # contiguous, and in rows, so a pair's level change reads few cache lines)
+    slot = np.zeros((F, _SLOT_COLUMNS))
     # per incidence entry: its pair, its position in its resource's list
     epair = np.zeros(max(1, NE), dtype=np.int64)
     epos = np.zeros(max(1, NE), dtype=np.int64)
@@ -909,6 +940,8 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
     ell_old = np.full(P, np.inf)   # ... at the previous filling
     seen = np.zeros(E, dtype=np.int64)
     visit = np.zeros(E, dtype=np.int64)
+    new_level = np.zeros(E)
+    warmed = np.zeros(1)       # keeps the loads of the warming pass (3b) from being dropped
     frozen = np.zeros(P)
     nact = 0
 
@@ -953,17 +986,21 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
             tv[e] = t
             while lo[e] < hi[e]:
                 s = lo[e]
-                f = slot_flow[s]
-                if thr[s] <= V[e] or (thr[s] - V[e]) * weight[f] <= completion_rtol * size[f] \
-                        or t + (thr[s] - V[e]) / lam[e] <= t:
+                f = int(slot[s, _FLOW])
+                x = slot[s, _THR]
+                if x <= V[e] or (x - V[e]) * weight[f] <= completion_rtol * size[f] \
+                        or t + (x - V[e]) / lam[e] <= t:
                     lo[e] += 1
+                    if lo[e] < hi[e]:
+                        head[e] = slot[lo[e], _THR]
                     fc[f] = t
-                    if t > slot_ps[s]:
+                    if t > slot[s, _PS]:
                         if store:
                             if nc == cf.shape[0]:
                                 _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
                                 nc = 0
-                            nc = _put(cf, cs, ce, cv, nc, f, slot_ps[s], t, slot_w[s] * lam[e])
+                            nc = _put(cf, cs, ce, cv, nc, f, slot[s, _PS], t,
+                                     slot[s, _W] * lam[e])
                         npieces += 1
                     k = coflow_of[f]
                     unfinished[k] -= 1
@@ -996,7 +1033,7 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
             else:
                 w = 0.0
                 for s in range(lo[e], hi[e]):
-                    w += slot_w[s]
+                    w += slot[s, _W]
                 for c in range(pair_rptr[e], pair_rptr[e + 1]):
                     WT[pair_rres[c]] += w - W[e]
                 W[e] = w
@@ -1023,11 +1060,13 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
                     V[e] += lam[e] * (t - tv[e])
                     tv[e] = t
                 x = V[e] + size[f] / weight[f]
-                s = scan_back(thr, slot_flow, lo[e], hi[e], x, f)
-                insert_at(thr, s, hi[e], x)
-                insert_at(slot_flow, s, hi[e], f)
-                insert_at(slot_ps, s, hi[e], t)
-                insert_at(slot_w, s, hi[e], weight[f])
+                s = scan_back(slot[:, _THR], slot[:, _FLOW], lo[e], hi[e], x, f)
+                insert_at(slot[:, _THR], s, hi[e], x)
+                insert_at(slot[:, _FLOW], s, hi[e], f)
+                insert_at(slot[:, _PS], s, hi[e], t)
+                insert_at(slot[:, _W], s, hi[e], weight[f])
+                if s == lo[e]:
+                    head[e] = x
                 hi[e] += 1
                 W[e] += weight[f]
                 for c in range(pair_rptr[e], pair_rptr[e + 1]):
@@ -1152,6 +1191,10 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
                     seen[e] = events
                     visit[nvis] = e
                     nvis += 1
+            # the pairs whose level changed first, their first slot rows read on the way (as in
+            # maxmin_simulate: the loads overlap here)
+            nchg = 0
+            warm = 0.0
             for u in range(nvis):
                 e = visit[u]
                 cur = ell[pair_rres[pair_rptr[e]]]
@@ -1160,44 +1203,52 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
                     if b_ < cur:
                         cur = b_
                 if abs(cur - lam[e]) > snap_rtol * cur:
-                    V[e] += lam[e] * (t - tv[e])
-                    tv[e] = t
-                    if lam[e] > 0.0:
-                        r = lam[e]
-                        for s in range(lo[e], hi[e]):
-                            if t > slot_ps[s]:
-                                if store:
-                                    if nc == cf.shape[0]:
-                                        _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-                                        nc = 0
-                                    nc = _put(cf, cs, ce, cv, nc, slot_flow[s], slot_ps[s], t,
-                                              slot_w[s] * r)
-                                npieces += 1
-                            slot_ps[s] = t
-                    lam[e] = cur
-                    changes += 1
-                    if mark[e] != events:
-                        mark[e] = events
-                        touched[ntouch] = e
-                        ntouch += 1
+                    visit[nchg] = e
+                    new_level[nchg] = cur
+                    nchg += 1
+                    warm += slot[lo[e], _PS]
+            warmed[0] = warm
+            for u in range(nchg):
+                e = visit[u]
+                cur = new_level[u]
+                V[e] += lam[e] * (t - tv[e])
+                tv[e] = t
+                if lam[e] > 0.0:
+                    r = lam[e]
+                    for s in range(lo[e], hi[e]):
+                        if t > slot[s, _PS]:
+                            if store:
+                                if nc == cf.shape[0]:
+                                    _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                                    nc = 0
+                                nc = _put(cf, cs, ce, cv, nc, int(slot[s, _FLOW]), slot[s, _PS], t,
+                                          slot[s, _W] * r)
+                            npieces += 1
+                        slot[s, _PS] = t
+                lam[e] = cur
+                changes += 1
+                if mark[e] != events:
+                    mark[e] = events
+                    touched[ntouch] = e
+                    ntouch += 1
             for u in range(ntouch):
                 e = touched[u]
                 if not active[e] or lam[e] <= 0.0:
                     continue
-                heap_set(hk, he, hpos, hsize, e, tv[e] + (thr[lo[e]] - V[e]) / lam[e])
+                heap_set(hk, he, hpos, hsize, e, tv[e] + (head[e] - V[e]) / lam[e])
         # 3c. sink mode: cut a window at t once the buffer is full enough
         if window > 0 and nc >= window:
             for e in range(E):
                 if active[e] and lam[e] > 0.0:
                     for s in range(lo[e], hi[e]):
-                        if t > slot_ps[s]:
+                        if t > slot[s, _PS]:
                             if nc == cf.shape[0]:
                                 _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
                                 nc = 0
-                            nc = _put(cf, cs, ce, cv, nc, slot_flow[s], slot_ps[s], t,
-                                      slot_w[s] * lam[e])
+                            nc = _put(cf, cs, ce, cv, nc, int(slot[s, _FLOW]), slot[s, _PS], t,
+                                      slot[s, _W] * lam[e])
                             npieces += 1
-                            slot_ps[s] = t
+                            slot[s, _PS] = t
             flush_to_sink(cf, cs, ce, cv, nc, t)
             nc = 0
         # 4. next event
