@@ -168,6 +168,37 @@ def test_greedy_kernel_equals_reference_on_a_half_capacity_core(seed, K, ports):
     np.testing.assert_allclose(a.coflow_completion, b.coflow_completion, rtol=1e-12)
 
 
+def test_greedy_kernel_positive_head_lists_outgrow_their_room():
+    """A resource's positive-head list starts with room for ``_POS0`` (4) entries and moves to
+    twice its room when it fills.  Ingress 0 of capacity 9.5 feeds up to 13 egress ports of
+    capacities 1 and 0.6 (9.8 in all), so it binds with lists of more than 8 entries there and
+    fractional allocations; coflows released while others run and finishing at staggered times
+    empty and refill the list.  The kernel gives the reference's completions and a schedule
+    that verifies, and the schedule really runs more than 8 flows through ingress 0 at once.
+    (A move that lost the list's entries was caught here only once ingress 0 binds.)"""
+    from coflowopt import Coflow, Instance
+    from coflowopt.rates._greedy_kernel import _POS0
+
+    rng = np.random.default_rng(4)
+    coflows = [Coflow(f"C{k}", [(0, int(j), float(rng.integers(1, 6))) for j in
+                                rng.permutation(13)[:rng.integers(6, 14)]],
+                      release=float(k // 3)) for k in range(9)]
+    coflows.append(Coflow("D", [(1, j, 2.0) for j in range(13)]))
+    egress = np.where(np.arange(13) % 3 == 0, 1.0, 0.6)
+    inst = Instance.from_coflows(coflows, ingress_capacity=[9.5, 1.0],
+                                 egress_capacity=egress)
+    order = np.random.default_rng(1).permutation(inst.num_coflows)
+    a = greedy(inst, order, engine="kernel")
+    ra = ok(inst, a)
+    rb = ok(inst, greedy(inst, order, engine="python"))
+    np.testing.assert_allclose(ra.coflow_completion, rb.coflow_completion, rtol=1e-12)
+    # the most flows of ingress 0 running at one instant (pieces' starts are the instants)
+    ing0 = inst.flow_src[a.flow] == 0
+    busy = [int(np.sum(ing0 & (a.start <= t) & (a.end > t) & (a.rate > 0)))
+            for t in np.unique(a.start[ing0])]
+    assert max(busy) > 2 * _POS0
+
+
 def test_greedy_exact_verification_on_a_topology():
     inst = topo_instance(3, "fat_tree4", K=5)
     ok(inst, greedy(inst, bssi(inst)), exact=True)
