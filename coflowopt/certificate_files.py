@@ -439,9 +439,21 @@ class _OptimumProof:
         ev = [("rel", g) for g in range(rho)] + ([("block", None)] if U else [])
         return ev + [("rel", -c - 1) if c < 0 else ("done", c) for c in suffix]
 
-    def lp_duals(self, suffix, U, rho, target: Fraction):
+    def block_charge(self, U, rho):
+        """``(w_min, M)`` of the charged node LP (proofs/bnb-block-charge.md): the least
+        weight of ``U`` and ``M(U) = max(MLB(U), max_{k in U} r_k + rho_k)``; None when the
+        latest unplaced release has no coflow in ``U`` (the block may then come later than
+        the last completion of ``U``)."""
+        if not U or (rho > 0 and not any(self.group[k] == rho - 1 for k in U)):
+            return None
+        M = max([self.esb.mlb(self.mask(U))] + [self.e[k] for k in U])
+        return min(self.w[k] for k in U), M
+
+    def lp_duals(self, suffix, U, rho, target: Fraction, charge=None):
         """Multipliers of the node's event LP proving ``DPB(U) + LP >= target`` (dict in the
-        file's form), or None."""
+        file's form), or None.  With ``charge = (w_min, M)`` the LP charges the block event
+        ``w_min`` and starts it no earlier than ``M``, and the bound is
+        ``DPB(U) - w_min M + LP`` (proofs/bnb-block-charge.md)."""
         import scipy.sparse as sp
         from .exact.exact_lp import exact_lp_solution
         from .formulations.linear_program import LinearProgram
@@ -481,11 +493,15 @@ class _OptimumProof:
             keys.append(("demand", pair))
             lo_r.append(self.pairs[pair]); hi_r.append(self.pairs[pair])
         W = [self.w[x] if kd == "done" else Fraction(0) for kd, x in ev]
+        t_lo: dict = {}
+        if charge is not None:
+            W[rho] = charge[0]          # the block event follows the prefix releases
+            t_lo[rho] = charge[1]
 
         def build(phase: bool):
             c = ([Fraction(0)] * N if phase else list(W)) + [Fraction(0)] * (len(cols) - N)
-            clo = [self.times[x] if kd == "rel" else Fraction(0) for kd, x in ev] + \
-                [Fraction(0)] * (len(cols) - N)
+            clo = [self.times[x] if kd == "rel" else t_lo.get(n, Fraction(0))
+                   for n, (kd, x) in enumerate(ev)] + [Fraction(0)] * (len(cols) - N)
             chi = [self.times[x] if kd == "rel" else None for kd, x in ev] + \
                 [self.pairs[cl[1]] for cl in cols[N:]]
             rws = [dict(r) for r in rows]
@@ -518,19 +534,21 @@ class _OptimumProof:
                 return None
         y = [max(v, Fraction(0)) if kk[0] != "demand" else v for v, kk in zip(ex.y, keys)]
         duals = self._duals(y, keys)
-        v = self.lagrangian(ev, U, rho, duals, W)
+        v = self.lagrangian(ev, U, rho, duals, W, t_lo)
         if v is None:
             return None
         base = self.esb.dpb(self.mask(U))
+        if charge is not None:
+            base -= charge[0] * charge[1]
         if base + v < target:
             # a phase-one multiplier proves emptiness: scale it until it proves the target
-            v0 = self.lagrangian(ev, U, rho, duals, [Fraction(0)] * N)
+            v0 = self.lagrangian(ev, U, rho, duals, [Fraction(0)] * N, t_lo)
             if v0 is None or v0 <= 0:
                 return None
             scale = Fraction(math.ceil((target - base) / v0) + 1)
             y = [scale * v for v in y]
             duals = self._duals(y, keys)
-            v = self.lagrangian(ev, U, rho, duals, W)
+            v = self.lagrangian(ev, U, rho, duals, W, t_lo)
             if v is None or base + v < target:
                 return None
         return {k: [[*key, fraction_str(val)] for key, val in ent] for k, ent in duals.items()}
@@ -549,9 +567,10 @@ class _OptimumProof:
                 out["demand"].append(((key[1][0], list(key[1][1])), v))
         return out
 
-    def lagrangian(self, ev, U, rho, duals, W) -> Fraction | None:
+    def lagrangian(self, ev, U, rho, duals, W, t_lo=None) -> Fraction | None:
         """The bound the multipliers prove (the checker's arithmetic, redone here so that a
-        node is written only with a bound that holds)."""
+        node is written only with a bound that holds); ``t_lo``: earliest times of
+        completion events (the charged block), else 0."""
         N = len(ev)
         y_ord = [Fraction(0)] * (N + 1)
         for (n,), v in duals["order"]:
@@ -569,6 +588,8 @@ class _OptimumProof:
                 total += d * self.times[x]
             elif d < 0:
                 return None
+            elif t_lo and n in t_lo:
+                total += d * t_lo[n]
         rel_ev = {x: n for n, (kd, x) in enumerate(ev) if kd == "rel"}
         done_ev = {x: n for n, (kd, x) in enumerate(ev) if kd == "done"}
         Uset = set(U)
@@ -594,6 +615,12 @@ class _OptimumProof:
         duals = self.lp_duals(suffix, U, rho, target)
         if duals is not None:
             return {"type": "lp", "duals": duals}
+        # the node LP with its block charged (the search's node LP since the block charge)
+        charge = self.block_charge(U, rho)
+        if charge is not None:
+            duals = self.lp_duals(suffix, U, rho, target, charge)
+            if duals is not None:
+                return {"type": "lp-charged", "duals": duals}
         return None
 
 

@@ -60,8 +60,10 @@ FAMILIES = {
 
 #: The branch and bound as first written (issue 15, item 3, measures against it): DP tables
 #: built with numpy up to 22 coflows, the certified seed bounds computed before the search,
-#: dominance between identical coflows only (both use adjacent-swap local search only).
-OLD_SEARCH = {"dp_table_max": 22, "dp_kernel": False, "seed_after": False, "dominance": True}
+#: dominance between identical coflows only (both use adjacent-swap local search only), node
+#: LPs with the block uncharged, no dives, the queue ordered by the float bound.
+OLD_SEARCH = {"dp_table_max": 22, "dp_kernel": False, "seed_after": False, "dominance": True,
+              "block_charge": False, "dive_period": 0, "tie_digits": 0}
 #: The current defaults.
 NEW_SEARCH: dict = {}
 
@@ -76,11 +78,12 @@ def family(K: int, seed: int, name: str = "4x4"):
 
 def run_bnb(inst, time_limit, **kw) -> dict:
     from coflowopt.exact import bnb
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     res = bnb(inst, time_limit=time_limit, **kw)
     dt = time.perf_counter() - t0
     s = res.extra.get("search", {})
-    return {"seconds": dt, "kind": res.kind, "status": res.status,
+    return {"seconds": dt, "cpu_seconds": time.process_time() - c0, "kind": res.kind,
+            "status": res.status,
             "proof": res.certificate_status, "value": float(res.value),
             "value_exact": str(res.value), "bound": float(res.bound),
             "nodes": s.get("nodes_expanded"), "lps": s.get("lps_solved"),
@@ -151,8 +154,8 @@ def bench_reach(name, ladder, seeds, time_limit, which=("old", "new")) -> dict:
                 r["seed"] = s
                 rows.append(r)
                 print(f"    {name} K={K} {v} seed {s}: {r['kind']} {r['status']} "
-                      f"{r['value']:.6g} (bound {r['bound']:.6g}) {r['seconds']:.2f} s, "
-                      f"{r['nodes']} nodes", flush=True)
+                      f"{r['value']:.6g} (bound {r['bound']:.6g}) {r['seconds']:.2f} s "
+                      f"({r['cpu_seconds']:.2f} s CPU), {r['nodes']} nodes", flush=True)
             sm = summarise(rows, time_limit)
             row[v] = {"summary": sm, "runs": rows}
             print(f"  {name} K={K} {v}: {sm['optimal']}/{sm['n']} proved optimal within "

@@ -41,7 +41,7 @@ CHECKER = ROOT / "tools" / "check_certificate.py"
 #: the first search's switches (experiments/bench_exact.py OLD_SEARCH, repeated: the tests do
 #: not import experiments/)
 OLD = {"dp_table_max": 22, "dp_kernel": False, "seed_after": False,
-       "dominance": True}
+       "dominance": True, "block_charge": False, "dive_period": 0, "tie_digits": 0}
 REL = 1e-9
 
 

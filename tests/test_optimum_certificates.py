@@ -39,8 +39,8 @@ def check(inst_path, cert) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-def certified(inst, tmp_path, name="inst"):
-    res = bnb(inst, time_limit=60, certificate_nodes=True, seed_bounds=False)
+def certified(inst, tmp_path, name="inst", **kw):
+    res = bnb(inst, time_limit=60, certificate_nodes=True, seed_bounds=False, **kw)
     assert res.kind == "optimal" and res.certificate_status == "proved exactly"
     assert verify_schedule(inst, res.schedule, mode="exact").ok
     cert = optimum_certificate(inst, res)
@@ -106,19 +106,22 @@ def test_identical_coflows_dominance(tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
 
 
-@pytest.fixture(scope="module")
-def lp_case(tmp_path_factory):
-    """An instance whose proof has nodes closed by event-LP multipliers."""
+@pytest.fixture(scope="module", params=["lp", "lp-charged"])
+def lp_case(tmp_path_factory, request):
+    """An instance whose proof has nodes closed by event-LP multipliers: of the node LP
+    (the search without the block charge) or of the charged node LP (the default search,
+    proofs/bnb-block-charge.md)."""
     tmp = tmp_path_factory.mktemp("lp")
-    res, cert, path = certified(uniform_random(4, 6, seed=0), tmp)
-    assert any(n["bound"]["type"] == "lp" for n in cert["proof"]["nodes"])
+    res, cert, path = certified(uniform_random(4, 6, seed=0), tmp,
+                                block_charge=request.param == "lp-charged")
+    assert any(n["bound"]["type"] == request.param for n in cert["proof"]["nodes"])
     return res, cert, path
 
 
 def test_tampered_multiplier_rejected(lp_case):
     _, cert, path = lp_case
     bad = copy.deepcopy(cert)
-    node = next(n for n in bad["proof"]["nodes"] if n["bound"]["type"] == "lp"
+    node = next(n for n in bad["proof"]["nodes"] if n["bound"]["type"] in ("lp", "lp-charged")
                 and n["bound"]["duals"]["capacity"])
     entry = node["bound"]["duals"]["capacity"][0]
     entry[-1] = str(2 * Fraction(entry[-1]))

@@ -164,6 +164,14 @@ Certificates (``format: coflowopt-certificate``, ``version: 1``):
       reduced costs ``d = c - A^T y`` (``-infinity``, so rejected, when an unbounded ``t_n``
       has ``d_n < 0``).
 
+      ``lp-charged``: ``DPB(U) - w_min M(U) +`` the Lagrangian bound of the node's event LP
+      as for ``lp`` but with the block event of weight ``w_min = min_{k in U} w_k`` and
+      ``t_block >= M(U) = max(MLB(U), max_{k in U} r_k + rho_k)`` (its term
+      ``d_block M(U)``).  Allowed only when no release is unplaced or the latest unplaced
+      release group has a coflow in ``U``: the block time is then the completion time ``T``
+      of the last coflow ``k`` of ``U``, ``T >= M(U)``, and ``sum_{U} w C >= DPB(U - k) +
+      w_k T >= DPB(U) + w_min (T - M(U))`` (``proofs/bnb-block-charge.md``).
+
       ``empty``: the suffix starts with the release of group ``g`` and ``MLB(U) > r_g``: ``U``
       cannot complete by then, the region is empty.
 
@@ -981,7 +989,10 @@ class EventSearch:
                 total += self.inst.weight[c] * max(self.mlb(frozenset(S)), self.e[c])
         return total
 
-    def lp(self, suffix: tuple, U: frozenset, rho: int, duals: dict, where: str) -> Fraction:
+    def lp(self, suffix: tuple, U: frozenset, rho: int, duals: dict, where: str,
+           charge: tuple | None = None) -> Fraction:
+        """The bound the multipliers prove on the node's event LP; with ``charge = (w, M)``
+        the block event has weight ``w`` and starts no earlier than ``M``."""
         inst = self.inst
         events: list = [("rel", g) for g in range(rho)]
         if U:
@@ -993,6 +1004,9 @@ class EventSearch:
         rel_ev = {x: n for n, (kind, x) in enumerate(events) if kind == "rel"}
         done_ev = {x: n for n, (kind, x) in enumerate(events) if kind == "done"}
         blk = rho if U else None          # the block event follows the prefix releases
+        t_lo = Fraction(0)
+        if charge is not None:
+            W[blk], t_lo = charge
         if not isinstance(duals, dict):
             raise Unreadable(f"{where}.duals: expected an object")
         y_ord = [Fraction(0)] * (N + 1)
@@ -1035,6 +1049,8 @@ class EventSearch:
             elif d < 0:
                 raise Rejected(f"{where}: the reduced cost of t_{n} is {d} < 0 (t_{n} is "
                                "unbounded above: the multipliers prove nothing)")
+            elif n == blk:
+                total += d * t_lo               # t_block >= t_lo (0 unless charged)
         for (k, path), z in self.pairs.items():
             y = y_dem.get((k, path), Fraction(0))
             total += y * z
@@ -1056,6 +1072,20 @@ class EventSearch:
             return self.chain(suffix, U)
         if kind == "lp":
             return self.dpb(U) + self.lp(suffix, U, rho, b.get("duals"), where)
+        if kind == "lp-charged":
+            # the last coflow k of U completes at the block time T >= M(U), so
+            # cost(U) >= DPB(U) + w_min (T - M(U)): the LP charges w_min T, the bound takes
+            # w_min M(U) back (proofs/bnb-block-charge.md); valid only when the latest
+            # unplaced release (before the block in the LP) has a coflow in U
+            if not U:
+                raise Rejected(f"{where}: 'lp-charged' needs unplaced coflows")
+            if rho > 0 and not any(self.group[k] == rho - 1 for k in U):
+                raise Rejected(f"{where}: 'lp-charged' needs a coflow of the latest unplaced "
+                               "release among the unplaced coflows")
+            w_min = min(self.inst.weight[k] for k in U)
+            M = max([self.mlb(U)] + [self.e[k] for k in U])
+            return self.dpb(U) - w_min * M + self.lp(suffix, U, rho, b.get("duals"), where,
+                                                     (w_min, M))
         if kind == "empty":
             if not suffix or suffix[0] >= 0 or not U:
                 raise Rejected(f"{where}: 'empty' needs a suffix starting with a release "
@@ -1065,7 +1095,7 @@ class EventSearch:
                 raise Rejected(f"{where}: the makespan bound of the coflows before release "
                                f"{r} is {self.mlb(U)} <= {r}: the region is not empty")
             return None
-        raise Unreadable(f"{where}.type must be chain, lp or empty")
+        raise Unreadable(f"{where}.type must be chain, lp, lp-charged or empty")
 
     def cover(self, target: Fraction) -> tuple[int, int]:
         """Walk the tree from the root; every leaf of the walk must be a closed node whose

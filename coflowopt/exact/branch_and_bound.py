@@ -28,6 +28,15 @@ Bounds at a node (all proven; proofs/completion-order-lp-exact.md, Lemmas 5-7)
       optimal basis (a warm start: about half the simplex iterations);
       formulations/completion-order-lp.md, "Node LP of the branch and bound".
 
+    * charged block (``block_charge=True``, default, with the DP tables): the block event is
+      charged ``w_min = min_{k in U} w_k`` and starts no earlier than ``M(U) = max(MLB(U),
+      max_{k in U} r_k + rho_k)``, and the bound is ``DPB(U) - w_min M(U) + LP``: the last
+      coflow of ``U`` completes at the block time ``T >= M(U)``, so ``U`` costs at least
+      ``DPB(U) + w_min (T - M(U))`` (proofs/bnb-block-charge.md); it is at least the uncharged
+      bound, and more where the LP delays the block to let the suffix's data through.  Not
+      used when the latest unplaced release has no coflow in ``U`` (the LP's block may then
+      come later than ``U``'s last completion); a child's inherited bound (below) then
+      charges its first completion ``w_k - w_min`` instead of ``w_k``.
     * inherited: ``DPB(U) + LP' + steps``, ``LP'`` the certified bound of the last node LP
       solved on the node's path and ``steps`` the chain terms of the completions placed since
       (a child of an expanded node: its parent's LP plus ``w_k max(MLB(U + k), r_k + rho_k)``;
@@ -36,7 +45,10 @@ Bounds at a node (all proven; proofs/completion-order-lp-exact.md, Lemmas 5-7)
 
     Nodes are first queued with the cheap (or inherited) bound; the LP is solved when the node
     reaches the front of the queue (best first), and the node is queued again with the LP
-    bound.  The node LP is passed to HiGHS as arrays (``passModel``'s array form), not through
+    bound.  The queue's key is the bound to :data:`TIE_DIGITS` significant digits, then the
+    deeper node: bounds of the same exact value reached by different routes (deflated
+    differently) tie, and the search plunges toward a leaf among them (4x4, 25 coflows, seed
+    1: the optimal leaf at node 3,377 instead of 6,550 with the charged bound).  The node LP is passed to HiGHS as arrays (``passModel``'s array form), not through
     a ``HighsLp`` object.
 
 Dominance (each keeps at least one optimal sequence)
@@ -53,7 +65,11 @@ Incumbent
     Smith's ratio on rho, SEBF and FIFO; each schedule's event sequence is re-optimised by its
     LP, then improved by swapping adjacent events (first improvement) and, with
     ``insertion=True`` (off by default: measured not to pay), by moving one completion 2-4
-    places (each candidate sequence solved exactly by its LP), within a budget.  MADD
+    places (each candidate sequence solved exactly by its LP), within a budget.  During the
+    search, every :data:`DIVE_PERIOD`-th expanded node is completed by the DP order of its
+    unplaced coflows (the table's argmins) in front of its suffix, scheduled by the same rate
+    allocation and re-optimised by its LP (a *dive*); a dive that improves the incumbent is
+    followed by the adjacent-swap descent (:data:`DIVE_SEARCH_SECONDS`).  MADD
     replaces greedy above :data:`GREEDY_MAX_FLOWS` flows and on an instance over resources
     while greedy carries ``big_switch_only`` (only the event sequence is taken from it).
 
@@ -152,6 +168,15 @@ SEED_BEFORE = ("isolated", "port", "bssi-dual", "ordering-lp")
 #: method then reported less than ``coflowopt bound --method all``); as a seed of the search it
 #: closes small instances within rtol at 0 nodes, where the search proves them exactly.
 SEED_HELD = ("lp-ov-branch",)
+#: Every this many expanded nodes, the node's suffix is completed by the DP order of its
+#: unplaced coflows into an incumbent candidate (``bnb(dive_period=...)``; 0: never).
+DIVE_PERIOD = 10
+#: Seconds of the adjacent-swap descent after a dive that improved the incumbent.
+DIVE_SEARCH_SECONDS = 1.0
+#: Significant digits of the best-first queue's key (``bnb(tie_digits=...)``): bounds that
+#: agree to them tie and the deeper node is expanded first; 0: the raw float bound (the
+#: search before, where float noise of 1e-12 decided between bounds of the same exact value).
+TIE_DIGITS = 10
 #: Absolute pruning floor, 0 by default: an absolute tolerance would make the search (and the
 #: label) depend on the instance's units.
 DEFAULT_ATOL = 0.0
@@ -251,6 +276,9 @@ class BnBStats:
     incumbent_updates: int = 0
     heuristic_lps: int = 0
     lp_inherited: int = 0       # children bounded by an ancestor's LP + chain (Lemma 5b)
+    lp_charged: int = 0         # node LPs with the block charged (proofs/bnb-block-charge.md)
+    dives: int = 0              # incumbent candidates completed from nodes (DP order of U)
+    dive_improvements: int = 0
     max_queue: int = 0
     root_bound: float = 0.0
 
@@ -272,7 +300,8 @@ class _Search:
     def __init__(self, instance: Instance, *, time_limit: float, rtol: float, atol: float,
                  node_lp: bool, dominance: bool, max_nodes: int | None,
                  local_search: bool, table_max: int = 22, table_kernel: bool = False,
-                 insertion: bool = False):
+                 insertion: bool = False, block_charge: bool = False, dive_period: int = 0,
+                 tie_digits: int = 0):
         self.inst = instance
         self.t_start = time.perf_counter()
         self.deadline = self.t_start + time_limit
@@ -289,7 +318,15 @@ class _Search:
         # a child's bound from its parent's LP plus the chain step (Lemma 5b,
         # proofs/bnb-inherited-lp-bound.md); the answer does not depend on it
         self.inherit_lp = True
+        # the block event of a node LP charged min_{k in U} w_k from the earliest time the
+        # last coflow of U can complete (proofs/bnb-block-charge.md); only with the DP tables
+        self.charge_block = block_charge
         self.last_in_main = False
+        # every dive_period-th expanded node completes its suffix by the DP order of U into
+        # an incumbent candidate (greedy rates, then the sequence's LP); 0: never
+        self.dive_period = dive_period
+        self.tie_digits = tie_digits
+        self.dive_seen: set = set()
         self.pd: PairData = pair_data(instance)
         self.lp_too_large = (self.pd.size.size * (instance.num_coflows + self.pd.num_groups)
                              > EVENT_LP_MAX_COLS)
@@ -376,11 +413,12 @@ class _Search:
             return math.inf
         return ub - max(self.atol, self.rtol * abs(ub))
 
-    def solve(self, codes, rho: int = 0, block=(), warm: tuple | None = None
-              ) -> EventLPSolution:
+    def solve(self, codes, rho: int = 0, block=(), warm: tuple | None = None,
+              charge: tuple | None = None) -> EventLPSolution:
         # a node's LP (with a block) is only a bound: its reduced form has the same optimum
         lp = build_event_lp(self.pd, codes, num_prefix_releases=rho, block=block,
-                            reduced=self.reduced_lps and bool(len(block)))
+                            reduced=self.reduced_lps and bool(len(block)),
+                            block_charge=charge)
         # every LP gets what is left of the limit: one LP on a 200,000-flow instance can take
         # longer than the whole limit
         # a node's LP starts from its parent's optimal basis (warm_basis): the dual simplex
@@ -480,6 +518,41 @@ class _Search:
         if self.local_search and math.isfinite(self.inc.value):
             self._local_search(t_end)
 
+    def dive(self, U: int, suffix: tuple) -> None:
+        """An incumbent candidate from a node: the DP order of ``U`` (the argmins of its
+        table, :meth:`SubsetBounds.dp_order`) then the suffix's coflows, scheduled by the
+        heuristics' rate allocation, its event sequence re-optimised by its LP."""
+        from ..rates.greedy import greedy
+        inst = self.inst
+        if inst.num_flows > GREEDY_MAX_FLOWS or not (
+                inst.is_big_switch or not getattr(greedy, "big_switch_only", False)):
+            return
+        head = self.sb.dp_order(U)
+        if head is None:
+            return
+        order = head + [int(c) for c in suffix if c >= 0]
+        key = tuple(order)
+        if key in self.dive_seen:
+            return
+        self.dive_seen.add(key)
+        self.stats.dives += 1
+        rep = verify_schedule(inst, greedy(inst, np.asarray(order, dtype=np.int64)))
+        if not rep.ok:  # pragma: no cover - greedy schedules are feasible
+            return
+        codes = events_from_completions(self.pd, rep.coflow_completion)
+        if codes in self.dive_seen:
+            return
+        self.dive_seen.add(codes)
+        before = self.inc.value
+        self.offer(codes, self.solve(codes), "dive (DP order + greedy) + LP")
+        if self.inc.value < before:
+            self.stats.dive_improvements += 1
+            if self.local_search:
+                # the adjacent-swap descent of the heuristics from the new incumbent
+                self._local_search(time.perf_counter() + min(DIVE_SEARCH_SECONDS,
+                                                             max(0.0, self.time_left())))
+        self.last_in_main = False       # the solver no longer holds the node's basis
+
     def _valid(self, codes) -> bool:
         seen_rel = set()
         cg = self.pd.coflow_group
@@ -547,7 +620,14 @@ class _Search:
     # ------------------------------------------------------------------ search
     def push(self, heap, bound: float, depth: int, node: tuple) -> None:
         self.counter += 1
-        heapq.heappush(heap, (bound, -depth, self.counter, node))
+        # the queue's key: the bound to TIE_DIGITS significant digits, so that bounds equal
+        # but for rounding (an exact integer reached by a chain, a node LP or an inherited
+        # LP, each deflated differently) tie and the deeper node goes first (a plunge to a
+        # leaf); the node keeps its bound itself for pruning
+        key = bound
+        if self.tie_digits and math.isfinite(bound) and bound != 0:
+            key = round(bound, self.tie_digits - 1 - math.floor(math.log10(abs(bound))))
+        heapq.heappush(heap, (key, -depth, self.counter, bound, node))
         self.stats.nodes_created += 1
         if len(heap) > self.stats.max_queue:
             self.stats.max_queue = len(heap)
@@ -566,6 +646,36 @@ class _Search:
         ub = self.inc.value
         if not math.isfinite(ub) or bound < ub + 1e-6 * abs(ub) + 1e-9:
             self.tight.append((bound, prov))
+
+    def block_charge(self, U: int, rho: int) -> tuple[float, float] | None:
+        """``(w_min, M)`` of the node LP's block charge (proofs/bnb-block-charge.md):
+        ``w_min`` the least weight of ``U``, ``M = max(MLB(U), max_{k in U} r_k + rho_k)``,
+        the earliest the last coflow of ``U`` completes; None without the DP tables (the
+        charge rests on DPB's recursion), when switched off, or when the node LP's block
+        may come later than the last completion of ``U`` (the latest unplaced release,
+        which the LP puts before the block, has no coflow in ``U``)."""
+        if not self.charge_block or not self.sb.tabulated or U == 0:
+            return None
+        if rho > 0 and not U & self.group_mask[rho - 1]:
+            return None
+        idx = [i for i in range(self.n) if U >> i & 1]
+        w_min = float(min(self.sb.w[i] for i in idx))
+        M = max(self.sb.mlb(U), max(float(self.sb.e[i]) for i in idx))
+        if not (w_min > 0 and math.isfinite(M)):
+            return None
+        if M != math.floor(M):
+            # the LP's earliest block time must not exceed the exact M: a float sum with a
+            # fraction may be rounded up (an integral one, as on integral data, is exact)
+            M = M * (1 - 4 * ROUNDING_RTOL)
+        return (w_min, M)
+
+    @staticmethod
+    def charge_off(charge: tuple | None, m: float | None = None) -> float:
+        """What a block charge's bound subtracts: ``w_min M`` (or ``w_min m``), rounded up
+        by twice the rounding allowance of ``M``."""
+        if charge is None:
+            return 0.0
+        return charge[0] * (charge[1] if m is None else m) * (1 + 4 * ROUNDING_RTOL)
 
     def prune(self, bound: float, prov: tuple) -> None:
         self.stats.nodes_pruned += 1
@@ -610,7 +720,7 @@ class _Search:
             if self.max_nodes is not None and self.stats.nodes_expanded >= self.max_nodes:
                 self.stop_reason = "node_limit"
                 break
-            bound, negdepth, _, node = heapq.heappop(heap)
+            _, negdepth, _, bound, node = heapq.heappop(heap)
             U, rho, suffix, chain, lp_done, prov, warm, base = node
             if bound >= self.threshold():
                 self.prune(bound, prov)
@@ -619,18 +729,21 @@ class _Search:
             dpb_U = self.sb.dpb(U)
             if self.node_lp and not lp_done:
                 block = [members[i] for i in range(self.n) if U >> i & 1]
-                sol = self.solve(suffix, rho, block, warm)
+                charge = self.block_charge(U, rho)
+                self.stats.lp_charged += charge is not None
+                sol = self.solve(suffix, rho, block, warm, charge)
                 if sol.status == "infeasible" and sol.infeasible_proven:
                     self.stats.nodes_infeasible += 1
                     self.note(suffix)
                     continue
                 if sol.status == "optimal":
-                    lpb = self.safe(dpb_U + sol.bound)
+                    lpb = self.safe(dpb_U + sol.bound - self.charge_off(charge))
                     if lpb > bound:
-                        bound, prov = lpb, ("lp", U, sol, suffix)
+                        bound, prov = lpb, ("lp", U, sol, suffix, charge)
                     if self.inherit_lp and math.isfinite(sol.bound) and (
-                            base is None or sol.bound > base[0].bound + base[3]):
-                        base = (sol, U, suffix, 0.0)
+                            base is None or sol.bound - self.charge_off(charge) >
+                            base[0].bound + base[3] - self.charge_off(base[4])):
+                        base = (sol, U, suffix, 0.0, charge)
                 if bound >= self.threshold():
                     self.prune(bound, prov)
                     self.note(suffix, prov)
@@ -640,6 +753,8 @@ class _Search:
                 self.stats.nodes_created -= 1  # re-queued, not a new node
                 continue
             self.stats.nodes_expanded += 1
+            if self.dive_period and self.stats.nodes_expanded % self.dive_period == 0:
+                self.dive(U, suffix)
             depth = -negdepth + 1
             mlb_U = self.sb.mlb(U)
             # children: completion of a coflow of U
@@ -660,11 +775,14 @@ class _Search:
                 cprov = ("chain", U2, rho, codes2)
                 base2 = None
                 if base is not None:
-                    # the last LP on the path plus the chain steps since (Lemma 5b)
-                    base2 = (base[0], base[1], base[2], base[3] + step)
+                    # the last LP on the path plus the chain steps since (Lemma 5b); a charged
+                    # LP's first completion below it is charged w_k - w_min
+                    # (proofs/bnb-block-charge.md, Lemma C2)
+                    step2 = step - self.charge_off(base[4], max(mlb_U, float(self.e[k])))
+                    base2 = (base[0], base[1], base[2], base[3] + step2, None)
                     lpx = self.safe(dpb_U2 + base[0].bound + base2[3])
                     if lpx > cheap:
-                        cheap, cprov = lpx, ("lpx", U2, base[0], base[2], codes2)
+                        cheap, cprov = lpx, ("lpx", U2, base[0], base[2], codes2, base[4])
                         self.stats.lp_inherited += 1
                 if bound > cheap:
                     # the child's region lies inside this node's: the node's bound holds too
@@ -698,7 +816,7 @@ class _Search:
         else:
             self.complete = True
         if not self.complete:
-            self.open_min_at_stop = min((b for b, *_ in heap), default=math.inf)
+            self.open_min_at_stop = min((h[3] for h in heap), default=math.inf)
 
     def leaf(self, codes, rho: int, cheap: float, cprov: tuple, warm: tuple | None = None
              ) -> None:
@@ -736,6 +854,7 @@ class _Search:
         members = self.members.tolist()
         w = {int(k): Fraction(float(self.inst.weight[k])) for k in members}
         pos = {int(k): i for i, k in enumerate(members)}
+        e_ex = esb.e
 
         def chain_exact(U, suffix):
             if bin(U).count("1") > max_set:
@@ -765,6 +884,19 @@ class _Search:
                     best = v
             return best
 
+        def charge_exact(charge, U, k=None):
+            """``w_min m`` of a block charge in exact arithmetic (proofs/bnb-block-charge.md):
+            ``m = M(U) = max(MLB(U), max_{k in U} e_k)``, or with ``k`` the first completion
+            below the LP node ``max(MLB(U), e_k)``; None when the LP's earliest block time
+            exceeds ``M(U)`` (the charged LP would not relax the node) or ``w_min`` is not
+            ``U``'s least weight."""
+            idx = [i for i in range(len(members)) if U >> i & 1]
+            M = max([esb.mlb(U)] + [e_ex[i] for i in idx])
+            w_min = min(w[members[i]] for i in idx)
+            if Fraction(charge[1]) > M or Fraction(charge[0]) != w_min:
+                return None
+            return w_min * (M if k is None else max(esb.mlb(U), e_ex[pos[k]]))
+
         def value(prov):
             kind = prov[0]
             if kind == "chain":
@@ -772,10 +904,22 @@ class _Search:
             if kind == "lpx":
                 # DPB(U) + the steps from the LP node's suffix to this one + the LP's bound
                 U, sol, sfx_lp, sfx = prov[1], prov[2], prov[3], prov[4]
+                charge = prov[5] if len(prov) > 5 else None
                 added = sfx[:len(sfx) - len(sfx_lp)]
                 dpb_steps = chain_exact(U, added)
                 if dpb_steps is None:
                     return None
+                if charge is not None:
+                    # the first completion below the charged LP node is charged w_k - w_min
+                    k1 = [c for c in added if c >= 0][-1]
+                    U_lp = U
+                    for c in added:
+                        if c >= 0 and c in pos:
+                            U_lp |= 1 << pos[c]
+                    off = charge_exact(charge, U_lp, k1)
+                    if off is None:
+                        return None
+                    dpb_steps -= off
                 lp = lp_exact(sol, ub - dpb_steps)
                 return None if lp is None else dpb_steps + lp
             if kind == "lp":
@@ -784,6 +928,12 @@ class _Search:
                 # the node's bound is DPB(U) + its LP: the LP needs only ub - DPB(U) (asking
                 # it for ub, as before, sent every node LP to the exact solve)
                 dpb = esb.dpb(prov[1])
+                charge = prov[4] if len(prov) > 4 else None
+                if charge is not None:
+                    off = charge_exact(charge, prov[1])
+                    if off is None:
+                        return None
+                    dpb -= off
                 lp = lp_exact(prov[2], ub - dpb)
                 return None if lp is None else dpb + lp
             if kind == "seed":
@@ -875,7 +1025,8 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         exact_proof: bool = True, exact_proof_max_set: int = 16, seed_bounds: bool = True,
         seed_budget: float | None = None, certificate_nodes: bool = False,
         dp_table_max: int = DP_TABLE_MAX, dp_kernel: bool = True, seed_after: bool = True,
-        insertion: bool = False) -> Result:
+        insertion: bool = False, block_charge: bool = True, dive_period: int = DIVE_PERIOD,
+        tie_digits: int = TIE_DIGITS) -> Result:
     """The optimal total weighted completion time, by branch and bound over event sequences.
 
     Parameters
@@ -939,6 +1090,18 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         Also improve the incumbent by moving one completion 2-4 places (module docstring).
         Off by default: on 4x4 (22 coflows) and 8x8 (16 coflows) instances, seeds 0-3, it
         never improved the incumbent the adjacent swaps left and cost 1.5-2.5 s of the limit.
+    tie_digits : int
+        Order the queue by the bound to this many significant digits, then deeper first
+        (:data:`TIE_DIGITS`; 0: by the float bound).  Only the order changes, never a bound.
+    dive_period : int
+        Every ``dive_period``-th expanded node completes its suffix by the DP order of its
+        unplaced coflows (the DP table's argmins), scheduled by greedy rates and re-optimised
+        by the sequence's LP, as an incumbent candidate (:data:`DIVE_PERIOD`; 0: never).
+    block_charge : bool
+        Charge each node LP's block event the least weight of the unplaced coflows from the
+        earliest time the last of them can complete, and take that back from the bound
+        (module docstring, "Bounds at a node"; proofs/bnb-block-charge.md); only with the DP
+        tables.  ``False``: the node LP before it.
 
     Returns
     -------
@@ -993,7 +1156,9 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     t0 = time.perf_counter()
     search = _Search(instance, time_limit=time_limit, rtol=rtol, atol=atol, node_lp=node_lp,
                      dominance=dominance, max_nodes=max_nodes, local_search=local_search,
-                     table_max=dp_table_max, table_kernel=dp_kernel, insertion=insertion)
+                     table_max=dp_table_max, table_kernel=dp_kernel, insertion=insertion,
+                     block_charge=block_charge, dive_period=dive_period,
+                     tie_digits=tie_digits)
     if certificate_nodes:
         search.closures = []
     seed_rec = None
@@ -1065,7 +1230,7 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
                "search": t3 - t2, "verify": t4 - t3, "total": t4 - t0}
     params = {"time_limit": time_limit, "rtol": rtol, "atol": atol, "node_lp": node_lp,
               "dominance": dominance, "local_search": local_search, "max_nodes": max_nodes,
-              "verify_mode": verify_mode}
+              "verify_mode": verify_mode, "block_charge": block_charge}
     solver = {"name": "highs", "version": highs_version(), "algorithm": "simplex",
               "options": EVENT_LP_OPTIONS}
     st = search.stats

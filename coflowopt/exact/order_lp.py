@@ -415,7 +415,8 @@ def _event_arrays(pd: PairData, weight: np.ndarray, codes: Sequence[int],
 
 def build_event_lp(pd: PairData, codes: Sequence[int], *, weight: np.ndarray | None = None,
                    num_prefix_releases: int = 0, block: Sequence[int] = (),
-                   reduced: bool = False) -> EventLP:
+                   reduced: bool = False, block_charge: tuple[float, float] | None = None
+                   ) -> EventLP:
     """Build the event LP (formulations/completion-order-lp.md) as sparse matrices.
 
     Columns: the event times ``t_0..t_{N-1}``, then the amounts ``x_{j,n}`` of each pair ``j``
@@ -512,6 +513,10 @@ def build_event_lp(pd: PairData, codes: Sequence[int], *, weight: np.ndarray | N
         horizon = math.ldexp(pd.horizon, b - a)
     else:
         ev_lp, horizon = ev_fixed, pd.horizon
+    if block_charge is not None and len(block):
+        # the block event charged (weight, earliest time): proofs/bnb-block-charge.md
+        ev_weight = ev_weight.copy()
+        ev_weight[num_prefix_releases] = float(block_charge[0])
     ev_weight_lp = np.ldexp(ev_weight, -e) if e else ev_weight
     r_ord = N - 1
     has_prev = kn >= 1
@@ -533,6 +538,9 @@ def build_event_lp(pd: PairData, codes: Sequence[int], *, weight: np.ndarray | N
     row_hi = np.concatenate([np.full(N - 1, np.inf), 0.0 - load, size_k])
     fixed = ~np.isnan(ev_lp)
     col_lo = np.concatenate([np.where(fixed, ev_lp, 0.0), np.zeros(X)])
+    if block_charge is not None and len(block):
+        t_lo = float(block_charge[1])
+        col_lo[num_prefix_releases] = math.ldexp(t_lo, b - a) if b - a else t_lo
     col_hi = np.concatenate([np.where(fixed, ev_lp, horizon), size[xj]])
     c = np.concatenate([ev_weight_lp, np.zeros(X)])
     exact: dict[str, Any] = {}

@@ -202,12 +202,14 @@ class SubsetBounds:
             best = max(best, val)
         return best
 
-    def dp_order(self) -> list[int] | None:
-        """The completion order (instance indices, first to last) read off the DP's argmins:
-        a good incumbent order.  ``None`` when the tables are not built."""
+    def dp_order(self, mask: int | None = None) -> list[int] | None:
+        """The completion order (instance indices, first to last) of the members in ``mask``
+        (default: all) read off the DP's argmins: a good incumbent order.  ``None`` when the
+        tables are not built."""
         if not self.tabulated:
             return None
-        mask = (1 << self.n) - 1
+        if mask is None:
+            mask = (1 << self.n) - 1
         rev = []
         while mask:
             best, arg = np.inf, -1
