@@ -32,18 +32,9 @@ from coflowopt.formats.instance_json import write_instance_json
 from coflowopt.generators import uniform_random
 from coflowopt.rates.greedy import greedy
 from coflowopt.verify import verify_schedule
+from test_exact_inherited_lp import INSTANCES
 from test_resources_lp_bounds import _checker
 
-INSTANCES = {
-    "8x8 weights and releases": lambda s: uniform_random(8, 7, flows_per_coflow=(1, 8),
-                                                         size=(1, 10), weights=(1, 5),
-                                                         releases=(0, 5), seed=s),
-    "4x4 integral": lambda s: uniform_random(4, 7, flows_per_coflow=(1, 4), size=(1, 10),
-                                             seed=s),
-    "fractional sizes": lambda s: uniform_random(3, 6, flows_per_coflow=(1, 4), size=(1, 10),
-                                                 integer_sizes=False, weights=(1, 3),
-                                                 releases=(0, 3), seed=s),
-}
 
 
 def _prefixes(pd, U, rho):

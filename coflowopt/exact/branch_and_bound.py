@@ -1137,7 +1137,10 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     22; at 25, 2 of 5) and up to 18 on an 8x8 family with weights 1-5 and releases 0-5 (both;
     at 20, 3 of 5 each).  With the inherited bound (Lemma 5b) and array loads (``cb2eaa6``,
     against ``f393d6f`` in one sitting, README): every seed up to 25 coflows on the 4x4 family
-    (before: 24), still 18 on the 8x8 family (at 20, 4 of 5).  Above :data:`DP_TABLE_MAX`
+    (before: 24), still 18 on the 8x8 family (at 20, 4 of 5).  With the charged block, the
+    queue's 10-digit key and the dives (``dc9bf21`` against ``0f20620``, one round at load ~3.5,
+    README): 25 against 24 on the 4x4 family (at 26, 3 of 5 each), 18 on both for 8x8 (at 20,
+    4 of 5 against 3 of 5).  Above :data:`DP_TABLE_MAX`
     coflows the DP bound is far weaker and the search rarely closes.
     The proof: every subtree was closed with a bound
     ``>= UB - tol`` -- DP/makespan bounds deflated by their rounding allowance, LP bounds
