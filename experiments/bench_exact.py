@@ -61,9 +61,10 @@ FAMILIES = {
 #: The branch and bound as first written (issue 15, item 3, measures against it): DP tables
 #: built with numpy up to 22 coflows, the certified seed bounds computed before the search,
 #: dominance between identical coflows only (both use adjacent-swap local search only), node
-#: LPs with the block uncharged, no dives, the queue ordered by the float bound.
+#: LPs with the block uncharged, no dives, the queue ordered by the float bound, DP tables over
+#: all subsets (not only the chain-prefix sets of the dominance chains).
 OLD_SEARCH = {"dp_table_max": 22, "dp_kernel": False, "seed_after": False, "dominance": True,
-              "block_charge": False, "dive_period": 0, "tie_digits": 0}
+              "block_charge": False, "dive_period": 0, "tie_digits": 0, "dp_chains": False}
 #: The current defaults.
 NEW_SEARCH: dict = {}
 

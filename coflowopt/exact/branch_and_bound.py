@@ -17,9 +17,13 @@ Search (backward)
 Bounds at a node (all proven; proofs/completion-order-lp-exact.md, Lemmas 5-7)
     * cheap: ``DPB(U) + sum_j w_{s_j} max(MLB(U + {s_1..s_j}), r_{s_j} + rho_{s_j})`` over the
       suffix's completions ``s_1, s_2, ...`` in time order (:mod:`.subset_bounds`; ``DPB``
-      and ``MLB`` are tabulated over all subsets, by a compiled kernel, for at most
-      :data:`DP_TABLE_MAX` positive-weight coflows when the tables fit in a quarter of the
-      limit; above, ``DPB`` falls back to a far weaker bound and the search rarely closes);
+      and ``MLB`` are tabulated by a compiled kernel over the sets the search can meet: those
+      holding, with each coflow, every coflow the dominance pairs put before it (the
+      chain-prefix sets of the pairs' chains, where the recursion over each chain's last
+      coflow is ``DPB`` itself: proofs/bnb-dpb-chains.md; 4x4, 26 coflows: 12-28 million sets
+      instead of 2^26), at most ``2^``:data:`DP_TABLE_MAX` of them and when they fit in a
+      quarter of the limit; above, ``DPB`` falls back to a far weaker bound and the search
+      rarely closes);
     * LP: ``DPB(U)`` plus the event LP of ``[unplaced releases, block(U), suffix]`` in which
       ``U`` completes, uncharged, at one *block* event (it relaxes every order of ``U``),
       evaluated through its safe dual bound, so rounding never prunes the optimum.  The LP
@@ -121,7 +125,7 @@ from ..verify import verify_schedule
 from .order_lp import (EVENT_LP_OPTIONS, EventLPSolution, PairData, build_event_lp,
                        codes_to_events, events_from_completions, new_event_lp_solver, pair_data,
                        snapped_dual_bound, solve_event_lp, verified_schedule)
-from .subset_bounds import ROUNDING_RTOL, SubsetBounds
+from .subset_bounds import ROUNDING_RTOL, SubsetBounds, dominance_chains
 from ..bounds.best import BOUND_ORDER, best_certified_bound, seed_value
 from ..bounds.common import check_time_limit
 
@@ -147,10 +151,12 @@ EVENT_LP_MAX_COLS = 10_000_000
 #: mode was asked for (the exact snap and verifier are pure Python on Fractions); the result
 #: says so and is then never labelled ``optimal``.
 EXACT_VERIFY_MAX_PIECES = 20_000
-#: Largest number of positive-weight coflows for which the search builds the all-subset DP
-#: tables (:class:`.subset_bounds.SubsetBounds`, 24 bytes per subset: 1.6 GB and about 5 s at
-#: 26 with the compiled kernel, measured at machine load ~4; above 22 coflows only when they
-#: take at most half the memory available).  Above it the DP bound falls back
+#: The DP tables (:class:`.subset_bounds.SubsetBounds`) hold at most ``2^DP_TABLE_MAX`` sets:
+#: all subsets of at most this many positive-weight coflows, or as many chain-prefix sets of
+#: more coflows (``bnb(dp_chains=True)``, proofs/bnb-dpb-chains.md); 24 bytes per set: 1.6 GB
+#: and about 5 s at 2^26 with the compiled kernel, measured at machine load ~4; above 2^22
+#: sets only when they take at most half the memory available and, at
+#: :data:`TABLE_SECONDS_PER_SUBSET`, a quarter of the limit.  Above it the DP bound falls back
 #: to one level over Smith's single-port bound, far weaker (the search's reach ends there).
 #: The first search used 22 (the numpy build's limit); 24 until the kernel's DP visited only a
 #: subset's members (2026-11-27: 3-4x faster tables).
@@ -281,6 +287,7 @@ class BnBStats:
     dive_improvements: int = 0
     max_queue: int = 0
     root_bound: float = 0.0
+    table_sets: int = 0         # sets in the DP tables (2^K, or the chain-prefix sets)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -301,7 +308,7 @@ class _Search:
                  node_lp: bool, dominance: bool, max_nodes: int | None,
                  local_search: bool, table_max: int = 22, table_kernel: bool = False,
                  insertion: bool = False, block_charge: bool = False, dive_period: int = 0,
-                 tie_digits: int = 0):
+                 tie_digits: int = 0, dp_chains: bool = False):
         self.inst = instance
         self.t_start = time.perf_counter()
         self.deadline = self.t_start + time_limit
@@ -336,14 +343,6 @@ class _Search:
         self.zero = np.flatnonzero(w == 0)
         n = self.members.size
         self.n = n
-        t0 = time.perf_counter()
-        if n > 22 and (1 << n) * TABLE_SECONDS_PER_SUBSET > 0.25 * time_limit:
-            table_max = min(table_max, 22)   # the tables would take most of the limit
-        if n > 22 and n <= table_max and (1 << n) * 24 > 0.5 * _available_memory():
-            table_max = min(table_max, 22)   # 24 bytes per subset: 1.6 GB at 26 coflows
-        self.sb = SubsetBounds(instance, self.members, max_table=table_max,
-                               kernel=table_kernel)
-        self.t_tables = time.perf_counter() - t0
         self.e = instance.release + instance.rho
         # dominance (proofs/completion-order-dominance.md): succ[i] = members that must
         # complete after member i
@@ -367,6 +366,20 @@ class _Search:
                     {k: Fraction(float(w[k])) for k in mem},
                     {k: data.get(k, {}) for k in mem}, rule):
                 self.succ[pos[a]] |= 1 << pos[b]
+        t0 = time.perf_counter()
+        # the tables over the chain-prefix sets of the dominance pairs' chains (the only sets
+        # the search meets, where they hold DPB itself: proofs/bnb-dpb-chains.md)
+        chains = dominance_chains(self.succ) if dp_chains and table_kernel and n > 1 else None
+        states = math.prod(len(c) + 1 for c in chains) if chains else 1 << n
+        big = states > 1 << 22
+        if big and states * TABLE_SECONDS_PER_SUBSET > 0.25 * time_limit:
+            table_max = min(table_max, 22)   # the tables would take most of the limit
+        if big and states <= 1 << table_max and states * 24 > 0.5 * _available_memory():
+            table_max = min(table_max, 22)   # 24 bytes per subset: 1.6 GB at 2^26 sets
+        self.sb = SubsetBounds(instance, self.members, max_table=table_max,
+                               kernel=table_kernel, chains=chains)
+        self.t_tables = time.perf_counter() - t0
+        self.stats.table_sets = int(self.sb._dpb.size) if self.sb.tabulated else 0
         # release groups: positive members per group (as a mask)
         G = self.pd.num_groups
         self.group_mask = [0] * G
@@ -1026,7 +1039,7 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         seed_budget: float | None = None, certificate_nodes: bool = False,
         dp_table_max: int = DP_TABLE_MAX, dp_kernel: bool = True, seed_after: bool = True,
         insertion: bool = False, block_charge: bool = True, dive_period: int = DIVE_PERIOD,
-        tie_digits: int = TIE_DIGITS) -> Result:
+        tie_digits: int = TIE_DIGITS, dp_chains: bool = True) -> Result:
     """The optimal total weighted completion time, by branch and bound over event sequences.
 
     Parameters
@@ -1078,9 +1091,10 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         ``extra["closed_nodes"]``, for :func:`coflowopt.certificate_files.optimum_certificate`;
         the search and its result are otherwise the same.
     dp_table_max : int
-        Tabulate the DP bound for at most this many positive-weight coflows
-        (:data:`DP_TABLE_MAX`; the first search: 22).  Above 22 the tables are built only if
-        their estimated time fits in a quarter of ``time_limit``.
+        Tabulate the DP bound over at most ``2^dp_table_max`` sets: all subsets of at most
+        this many positive-weight coflows, or the chain-prefix sets of more (``dp_chains``)
+        (:data:`DP_TABLE_MAX`; the first search: 22).  Above ``2^22`` sets the tables are built
+        only if their estimated time fits in a quarter of ``time_limit``.
     dp_kernel : bool
         Build the tables with the compiled kernel (bit-identical to numpy's build).
     seed_after : bool
@@ -1097,6 +1111,12 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         Every ``dive_period``-th expanded node completes its suffix by the DP order of its
         unplaced coflows (the DP table's argmins), scheduled by greedy rates and re-optimised
         by the sequence's LP, as an incumbent candidate (:data:`DIVE_PERIOD`; 0: never).
+    dp_chains : bool
+        Tabulate ``DPB`` only over the sets the search can meet: those that hold, with each
+        coflow, every coflow the dominance pairs put before it (chains of the pairs, fewer
+        sets: 4x4, 26 coflows, 12-28 million instead of 2^26; proofs/bnb-dpb-chains.md),
+        with the compiled kernel; the tables are built when at most ``2^dp_table_max`` sets.
+        Same bound values; ``False``: all ``2^K`` subsets.
     block_charge : bool
         Charge each node LP's block event the least weight of the unplaced coflows from the
         earliest time the last of them can complete, and take that back from the bound
@@ -1161,7 +1181,7 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
                      dominance=dominance, max_nodes=max_nodes, local_search=local_search,
                      table_max=dp_table_max, table_kernel=dp_kernel, insertion=insertion,
                      block_charge=block_charge, dive_period=dive_period,
-                     tie_digits=tie_digits)
+                     tie_digits=tie_digits, dp_chains=dp_chains)
     if certificate_nodes:
         search.closures = []
     seed_rec = None
