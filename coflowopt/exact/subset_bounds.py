@@ -144,6 +144,7 @@ class SubsetBounds:
             if self.e[k] > (self.r[k] + self.loads[k].max(initial=0.0)) * (1 + tol) + tol:
                 raise ValueError("chains need r + rho = r + the largest port load")
         self.chains = chains
+        self._index_memo: dict[int, tuple[int, int]] = {}
         self._chain = np.asarray(flat, dtype=np.int64)
         self._ptr = np.cumsum([0] + [len(c) for c in chains]).astype(np.int64)
         self._stride = []
@@ -174,6 +175,9 @@ class SubsetBounds:
         of ``mask`` (``mask`` itself when it is one; plain tables: the mask)."""
         if self.chains is None:
             return mask, mask
+        hit = self._index_memo.get(mask)
+        if hit is not None:
+            return hit
         idx, sub = 0, 0
         for pre, stride in zip(self._prefix, self._stride):
             c = 0
@@ -181,6 +185,8 @@ class SubsetBounds:
                 c += 1
             idx += c * stride
             sub |= pre[c]
+        if len(self._index_memo) < 1_000_000:
+            self._index_memo[mask] = (idx, sub)
         return idx, sub
 
     def _build_tables_kernel(self) -> None:
