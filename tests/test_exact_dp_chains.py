@@ -22,16 +22,11 @@ from coflowopt.exact.branch_and_bound import _Search
 from coflowopt.exact.subset_bounds import SubsetBounds, dominance_chains
 from coflowopt.generators import uniform_random
 from coflowopt.rates._jit import HAVE_NUMBA
+from tests.test_exact_search_v2 import crowded   # many dominated pairs
 
 pytestmark = pytest.mark.skipif(not HAVE_NUMBA, reason="the chain tables need the kernel")
 
 REL = 1e-9
-
-
-def crowded(K: int, seed: int):
-    """Few ports, pairs, sizes and weights, two release dates: many dominated pairs."""
-    return uniform_random(2, K, flows_per_coflow=(1, 2), size=(1, 3), weights=(1, 2),
-                          releases=(0, 1), seed=seed)
 
 
 def search_succ(inst, dominance="subset"):

@@ -26,6 +26,15 @@ from ..rates._jit import njit  # lazy numba, compile announced (see _jit)
 
 
 @njit(cache=True)
+def _has_load(loads, p):
+    """Whether some coflow has data through resource ``p``."""
+    for k in range(loads.shape[0]):
+        if loads[k, p] > 0:
+            return True
+    return False
+
+
+@njit(cache=True)
 def subset_tables(loads, r, thresholds, w, e, mlb, dpb, scratch):
     """Fill ``mlb`` and ``dpb`` (float64, length ``2^n``) for ``n`` coflows.
 
@@ -67,11 +76,7 @@ def subset_tables(loads, r, thresholds, w, e, mlb, dpb, scratch):
                 s |= 1 << i
         since[t] = s
     for p in range(P):
-        anyload = False
-        for i in range(n):
-            if loads[i, p] > 0:
-                anyload = True
-        if not anyload:
+        if not _has_load(loads, p):
             continue
         scratch[0] = 0.0
         for i in range(n):
@@ -186,11 +191,7 @@ def chain_tables(loads, r, thresholds, w, e, chain, ptr, mlb, dpb, scratch):
         mlb[s] = 0.0
     sub = np.zeros(T, dtype=np.int64)
     for p in range(P):
-        anyload = False
-        for k in range(n):
-            if loads[k, p] > 0:
-                anyload = True
-        if not anyload:
+        if not _has_load(loads, p):
             continue
         scratch[0] = 0.0
         for s in range(1, M):

@@ -1160,8 +1160,10 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     (before: 24), still 18 on the 8x8 family (at 20, 4 of 5).  With the charged block, the
     queue's 10-digit key and the dives (``dc9bf21`` against ``0f20620``, one round at load ~3.5,
     README): 25 against 24 on the 4x4 family (at 26, 3 of 5 each), 18 on both for 8x8 (at 20,
-    4 of 5 against 3 of 5).  Above :data:`DP_TABLE_MAX`
-    coflows the DP bound is far weaker and the search rarely closes.
+    4 of 5 against 3 of 5).  With the DP tables over chain-prefix sets (``0cf861c`` against
+    ``a6932c3``, one round at load 3.3-5.5, README): the same nodes with cheaper tables; at 27
+    coflows 3 of 5 seeds (before: no tables, 0 of 5), at 26 3 of 5 against 2 of 5.  Above
+    ``2^``:data:`DP_TABLE_MAX` sets the DP bound is far weaker and the search rarely closes.
     The proof: every subtree was closed with a bound
     ``>= UB - tol`` -- DP/makespan bounds deflated by their rounding allowance, LP bounds
     certified exactly from HiGHS's duals -- or by an exactly checked Farkas ray; the dominance

@@ -163,12 +163,13 @@ class SubsetBounds:
         from ._subset_kernel import chain_tables
         M = self.num_states
         self._mlb, self._dpb = np.empty(M), np.empty(M)
-        chain_tables(np.ascontiguousarray(self.loads, dtype=np.float64),
-                     np.ascontiguousarray(self.r, dtype=np.float64),
-                     np.ascontiguousarray(self.thresholds, dtype=np.float64),
-                     np.ascontiguousarray(self.w, dtype=np.float64),
-                     np.ascontiguousarray(self.e, dtype=np.float64),
-                     self._chain, self._ptr, self._mlb, self._dpb, np.empty(M))
+        chain_tables(*self._kernel_data(), self._chain, self._ptr, self._mlb, self._dpb,
+                     np.empty(M))
+
+    def _kernel_data(self) -> tuple[np.ndarray, ...]:
+        """``loads, r, thresholds, w, e`` as the kernels take them (contiguous float64)."""
+        return tuple(np.ascontiguousarray(x, dtype=np.float64)
+                     for x in (self.loads, self.r, self.thresholds, self.w, self.e))
 
     def _index(self, mask: int) -> tuple[int, int]:
         """``(index, mask')``: the table index of the largest chain-prefix subset ``mask'``
@@ -193,12 +194,7 @@ class SubsetBounds:
         from ._subset_kernel import subset_tables
         M = 1 << self.n
         self._mlb, self._dpb = np.empty(M), np.empty(M)
-        subset_tables(np.ascontiguousarray(self.loads, dtype=np.float64),
-                      np.ascontiguousarray(self.r, dtype=np.float64),
-                      np.ascontiguousarray(self.thresholds, dtype=np.float64),
-                      np.ascontiguousarray(self.w, dtype=np.float64),
-                      np.ascontiguousarray(self.e, dtype=np.float64),
-                      self._mlb, self._dpb, np.empty(M))
+        subset_tables(*self._kernel_data(), self._mlb, self._dpb, np.empty(M))
 
     def _build_tables(self) -> None:
         n = self.n
