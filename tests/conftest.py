@@ -37,6 +37,63 @@ def pytest_configure(config):
     pkg = REPO / "coflowopt"
     if os.access(pkg, os.W_OK):
         compileall.compile_dir(str(pkg), quiet=1, workers=1)
+    _warm_kernels(config)
+
+
+#: The two halves of the kernel warm-up (:func:`_warm_kernels`): the greedy kernel over paths
+#: alone (~120 s of CPU to compile), and the other large kernels (~110 s), each in its own
+#: process; neither half calls the other's kernels.
+_WARM_HALVES = [
+    [("instances/coflowlib/v1/ft4-mixed/ft4-mixed-001.instance", ["bssi+greedy"])],
+    [("instances/papers/dissertation-fig5.1.json",
+      ["sebf+madd", "varys", "fair", "priority", "aalo", "sincronia-online", "mlfq", "baraat"]),
+     ("instances/coflowlib/v1/ft4-mixed/ft4-mixed-001.instance",
+      ["sebf+madd", "fair", "priority", "aalo", "sincronia-online"])],
+]
+_WARM_CODE = """
+import sys, json
+from coflowopt.formats import read_instance
+from coflowopt.testing import as_scheduler
+for path, names in json.loads(sys.argv[1]):
+    inst = read_instance(path)
+    for name in names:
+        as_scheduler(name).run(inst)
+"""
+
+
+def _warm_kernels(config) -> None:
+    """Compile the largest numba kernels in two processes at once before the xdist workers
+    start, when their cache is cold (a fresh clone).
+
+    Why: numba compiles a kernel in every process that calls it before its cache exists, and
+    the workers reach the largest kernels within the first minute, both at once:
+    ``greedy_simulate_paths`` (~120 s of CPU) and ``madd_simulate`` (~42 s) were each compiled
+    twice in a fresh-clone run (482 s of compilation in all, about a third of it duplicated;
+    CONTRIBUTING.md, Tests).  Here one process compiles the greedy kernel while the other
+    compiles the rest of the large ones; the workers then load them from the cache.  Nothing
+    here is checked: a failure only means the workers compile on demand, as without it."""
+    workers = getattr(config.option, "numprocesses", None)
+    if not workers:
+        return
+    try:
+        from coflowopt.rates import _greedy_kernel
+        from coflowopt.rates._jit import HAVE_NUMBA, _cache_is_cold
+    except ImportError:  # pragma: no cover
+        return
+    if not HAVE_NUMBA or not _cache_is_cold(_greedy_kernel.greedy_simulate_paths.py_func):
+        return
+    import json
+    import subprocess
+    import sys
+    import time
+    start = time.perf_counter()
+    env = dict(os.environ, COFLOWOPT_QUIET_JIT="1")
+    procs = [subprocess.Popen([sys.executable, "-c", _WARM_CODE, json.dumps(half)], cwd=REPO,
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             for half in _WARM_HALVES]
+    codes = [p.wait() for p in procs]
+    print(f"conftest: numba kernels compiled in two processes before the workers start "
+          f"({time.perf_counter() - start:.0f} s; exit codes {codes})", file=sys.stderr)
 
 
 @pytest.fixture(scope="session")
