@@ -11,7 +11,11 @@ Cost of an event on a big switch: a few nanoseconds per active coflow that MADD 
 leftover at both ports for backfilling (:func:`_backfill_candidates`), and for Varys' SEBF a
 merge of the coflows whose remaining demand changed into the kept order (:func:`_sebf_update`);
 not every active flow, which made 50,000 coflows released together quadratic (FIFO + MADD and
-the Varys policy ran past ten minutes).  The schedules are bit-identical to the full scans.
+the Varys policy ran past ten minutes).  With a static order and more coflows than port pairs
+:func:`madd_simulate` keeps the active coflows in lists sorted by rank (section "ordered
+lists") instead of an order it walks at every event, so that an event costs the coflows it
+reads and the heads of the open port pairs, not every active coflow.  The schedules are
+bit-identical to the full scans.
 
 Every function takes plain arrays; the caller (:class:`coflowopt.rates.madd.MaddPolicy`) owns
 the scratch buffers so that nothing of size F is allocated per event.
@@ -31,7 +35,9 @@ import numpy as np
 from ._fill_kernel import fill_scratch, take_at, take_filled, weighted_fill
 from ._jit import njit
 from ._pieces import close_pieces as _close
+from ._greedy_kernel import _plist_index
 from ._pieces import flush_to_sink, put, spill
+from ._sorted import insert_at, remove_at
 
 BACKFILL_NONE = 0
 BACKFILL_VARYS = 1
@@ -210,35 +216,51 @@ def _backfill_varys(order, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, re
             j = grp_dst[g]
             if res[j] <= tol[j]:
                 continue
-            w = 0.0
-            for c in range(grp_lo[g], grp_hi[g]):
-                w += rem[gflows[c]]
-            if w <= 0.0:
-                continue
-            g_id[ng] = g
-            g_w[ng] = w
-            g_p1[ng] = i
-            g_p2[ng] = j
-            ng += 1
-        if ng == 0:
-            continue
-        weighted_fill(ng, g_w, g_p1, g_p2, res, g_lam, fbuf, ibuf, done, adj, counter)
-        take_filled(ng, g_w, g_p1, g_p2, g_lam, res)   # g_lam now holds each group's amount
-        any_ = False
-        for t in range(ng):
-            a = g_lam[t]
-            if a <= 0.0:
-                continue
-            any_ = True
-            g = g_id[t]
-            for c in range(grp_lo[g], grp_hi[g]):
-                f = gflows[c]
-                if rem[f] > 0.0:
-                    rate[f] += a * (rem[f] / g_w[t])
-        if any_:
+            ng = _add_group(g, i, j, ng, grp_lo, grp_hi, gflows, rem, g_id, g_w, g_p1, g_p2)
+        if ng > 0 and _fill_groups(ng, g_id, g_w, g_p1, g_p2, g_lam, res, fbuf, ibuf, done,
+                                   adj, counter, grp_lo, grp_hi, gflows, rem, rate):
             got[ngot] = q
             ngot += 1
     return ngot
+
+
+@njit(cache=True, borrowed=True)
+def _add_group(g, i, j, ng, grp_lo, grp_hi, gflows, rem, g_id, g_w, g_p1, g_p2):
+    """List group ``g`` (ports ``i``, ``j``) as the ``ng``-th of a coflow's backfilling,
+    weighted by its flows' remaining sizes, unless they sum to 0; returns the new count."""
+    w = 0.0
+    for c in range(grp_lo[g], grp_hi[g]):
+        w += rem[gflows[c]]
+    if w <= 0.0:
+        return ng
+    g_id[ng] = g
+    g_w[ng] = w
+    g_p1[ng] = i
+    g_p2[ng] = j
+    return ng + 1
+
+
+@njit(cache=True, borrowed=True)
+def _fill_groups(ng, g_id, g_w, g_p1, g_p2, g_lam, res, fbuf, ibuf, done, adj, counter,
+                 grp_lo, grp_hi, gflows, rem, rate):
+    """Backfill one coflow's ``ng`` groups (``g_id``, weights ``g_w``, ports ``g_p1``,
+    ``g_p2``) on the leftover ``res``: the weighted filling, its amounts taken from ``res``,
+    each group's amount added to its flows' ``rate`` in proportion to their remaining sizes.
+    Returns whether any group got something."""
+    weighted_fill(ng, g_w, g_p1, g_p2, res, g_lam, fbuf, ibuf, done, adj, counter)
+    take_filled(ng, g_w, g_p1, g_p2, g_lam, res)   # g_lam now holds each group's amount
+    any_ = False
+    for t in range(ng):
+        a = g_lam[t]
+        if a <= 0.0:
+            continue
+        any_ = True
+        g = g_id[t]
+        for c in range(grp_lo[g], grp_hi[g]):
+            f = gflows[c]
+            if rem[f] > 0.0:
+                rate[f] += a * (rem[f] / g_w[t])
+    return any_
 
 
 def pair_buckets(grp_src, grp_dst, m_in: int, num_ports: int):
@@ -443,6 +465,14 @@ def _madd_allocate_indexed(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
             got[q] = q
     elif ngot > 1:
         got[:ngot] = np.sort(got[:ngot])
+    return _rates_out(got, ngot, order, flow_ptr, rate, out_flows, out_rates)
+
+
+@njit(cache=True, borrowed=True)
+def _rates_out(got, ngot, coflow, flow_ptr, rate, out_flows, out_rates):
+    """Write the flows with a rate of the coflows ``coflow[got[u]]`` (``got[:ngot]``
+    ascending, a repeat skipped), flows ascending, to ``out_flows``/``out_rates`` and reset
+    their ``rate`` to 0; returns their number."""
     n = 0
     last = -1
     for u in range(ngot):
@@ -450,7 +480,7 @@ def _madd_allocate_indexed(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
         if q == last:
             continue
         last = q
-        k = order[q]
+        k = coflow[q]
         for f in range(flow_ptr[k], flow_ptr[k + 1]):
             if rate[f] > 0.0:
                 out_flows[n] = f
@@ -593,6 +623,360 @@ def window_sums(flow, amount, sent, seen, here):
     return nh
 
 
+# ================================================================== ordered lists (big switch)
+# What lets madd_simulate's event cost the coflows it serves instead of every active coflow,
+# for a static order (issue 17: SEBF + MADD was still superlinear at 50,000 coflows released
+# together: every allocation re-merged the order, wrote each coflow's position,
+# witness-tested every active coflow and gathered every candidate group of backfilling, about
+# 1.1e9 order positions in 47,663 allocations).  The active coflows are kept in lists sorted
+# by rank, so that the order is never materialised:
+#
+# * one list of ranks per witness port (:func:`_iterative_madd`'s ``wit``) and one (index
+#   ``P``) for the coflows without a witness.  The allocation merges them in rank order through
+#   a heap, and a port's list is left as soon as its head finds the port full: every later
+#   coflow of that list is blocked there (the residual only shrinks during the pass), which is
+#   the very test the full scan made one coflow at a time;
+# * one list per (ingress, egress) pair of the groups of the active coflows, as keys
+#   ``rank * G + group``.  Backfilling visits the heads of the pairs with leftover at both
+#   ports in key order and moves on in a pair only while both its ports have leftover (the
+#   candidates' test), so a pair costs one look once it closes, not one per group behind it.
+#
+# The coflows are read, filled and written out in the same order with the same arithmetic as
+# by :func:`_madd_allocate_indexed`: the same bits (SHA-256 of the pieces compared).
+
+
+@njit(cache=True)
+def _wl_insert(wl, wn, p, r):
+    """Insert rank ``r`` into witness list ``p`` at its place (the list grows by doubling)."""
+    a = wl[p]
+    n = wn[p]
+    if n == a.shape[0]:
+        b = np.zeros(2 * n, dtype=np.int64)
+        b[:n] = a
+        wl[p] = b
+        a = b
+    insert_at(a, _plist_index(a, 0, n, r), n, r)
+    wn[p] = n + 1
+
+
+@njit(cache=True)
+def _wl_remove(wl, wn, p, r):
+    """Remove rank ``r`` from witness list ``p``."""
+    a = wl[p]
+    n = wn[p]
+    remove_at(a, _plist_index(a, 0, n, r), n)
+    wn[p] = n - 1
+
+
+@njit(cache=True, borrowed=True)
+def _pairs_insert(k, r, grp_ptr, gpair, pl, pptr, plen):
+    """Insert coflow ``k``'s groups (rank ``r``) into their pairs' lists of keys ``rank * G +
+    group`` (capacity: every group of the instance at the pair, ``pptr``)."""
+    G = gpair.shape[0]
+    for g in range(grp_ptr[k], grp_ptr[k + 1]):
+        x = gpair[g]
+        lo = pptr[x]
+        n = plen[x]
+        v = r * G + g
+        insert_at(pl, _plist_index(pl, lo, n, v), lo + n, v)
+        plen[x] = n + 1
+
+
+@njit(cache=True, borrowed=True)
+def _pairs_remove(k, r, grp_ptr, gpair, pl, pptr, plen):
+    """Remove coflow ``k``'s groups (rank ``r``) from their pairs' lists."""
+    G = gpair.shape[0]
+    for g in range(grp_ptr[k], grp_ptr[k + 1]):
+        x = gpair[g]
+        lo = pptr[x]
+        n = plen[x]
+        remove_at(pl, _plist_index(pl, lo, n, r * G + g), lo + n)
+        plen[x] = n - 1
+
+
+@njit(cache=True, borrowed=True)
+def _heap_down(h, n, u):
+    """Sift entry ``u`` of the min-heap ``h[:n]`` down."""
+    v = h[u]
+    while True:
+        c = 2 * u + 1
+        if c >= n:
+            break
+        if c + 1 < n and h[c + 1] < h[c]:
+            c += 1
+        if h[c] >= v:
+            break
+        h[u] = h[c]
+        u = c
+    h[u] = v
+
+
+@njit(cache=True, borrowed=True)
+def _heap_push(h, n, v):
+    """Add ``v`` to the min-heap ``h[:n]``; returns ``n + 1``."""
+    u = n
+    while u > 0:
+        par = (u - 1) >> 1
+        if h[par] <= v:
+            break
+        h[u] = h[par]
+        u = par
+    h[u] = v
+    return n + 1
+
+
+@njit(cache=True)
+def _lists_update(dlist, nd, dirty, isact, rank, byrank, where, wl, wn, pend, npend, pairs,
+                  grp_ptr, gpair, pl, pptr, plen):
+    """Bring the lists up to date before an allocation: the coflows arrived since
+    (``dlist[:nd]``) go into their pairs' lists and, having no witness, are pending; the list
+    of coflows without a witness drops those that left it (``where[k] != -1``) and merges in
+    the pending ones (``where[k] == -3``: arrived, or their witness reset by a finished flow).
+    ``where[k]``: the witness list holding coflow ``k`` (``>= 0``), ``-1`` the no-witness
+    list, ``-3`` pending, ``-2`` none (not arrived, or completed).  Returns the number of
+    pending coflows left (0)."""
+    P = wn.shape[0] - 1
+    for u in range(nd):
+        k = dlist[u]
+        dirty[k] = False
+        if not isact[k]:
+            continue
+        if pairs:
+            _pairs_insert(k, rank[k], grp_ptr, gpair, pl, pptr, plen)
+        where[k] = -3
+        pend[npend] = k
+        npend += 1
+    a = wl[P]
+    m = 0
+    for u in range(wn[P]):
+        r = a[u]
+        if where[byrank[r]] == -1:
+            a[m] = r
+            m += 1
+    nq = 0
+    for u in range(npend):
+        k = pend[u]
+        if where[k] == -3 and isact[k]:
+            where[k] = -1
+            pend[nq] = rank[k]
+            nq += 1
+    if nq > 0:
+        q = np.sort(pend[:nq])
+        if m + nq > a.shape[0]:
+            b = np.zeros(max(2 * a.shape[0], m + nq), dtype=np.int64)
+            b[:m] = a[:m]
+            wl[P] = b
+            a = b
+        i = m - 1
+        j = nq - 1
+        w = m + nq - 1
+        while j >= 0:
+            if i >= 0 and a[i] > q[j]:
+                a[w] = a[i]
+                i -= 1
+            else:
+                a[w] = q[j]
+                j -= 1
+            w -= 1
+    wn[P] = m + nq
+    return 0
+
+
+@njit(cache=True)
+def _madd_lists(wl, wn, wc, rank, byrank, wit, where, flow_ptr, src, dstu, rem, res, tol, rate,
+                load, touched, heap, fillr, got, chg_k, chg_from):
+    """:func:`_iterative_madd` over the active coflows in rank order, visiting only those it
+    would read: the witness lists merged through a heap of ``rank * (P + 1) + list``, a port's
+    list left when its head is blocked there.  Writes the ranks of the served coflows to
+    ``got`` in order and returns their number; the witnesses found are moved between the
+    lists after the pass (the no-witness list, read whole, is compacted as it is read).
+
+    A coflow found blocked first gets as witness, among its full ports, the one that filled
+    at the smallest rank in this pass (``fillr``): ports fill in much the same order at every
+    event, so it is the likeliest to be full before the coflow's turn at the next one (with
+    the first full port found, as :func:`_iterative_madd` takes, 50,000 random coflows made
+    22.8 M reads of which 12.5 M blocked; with this choice 19.1 M and 8.8 M).  Which full port
+    is the witness changes no arithmetic, only whether a blocked coflow is read.  The blocked
+    test reads the coflow's ports before its loads (a blocked coflow's loads are not needed)."""
+    P = wn.shape[0] - 1
+    S = P + 1
+    big = np.int64(1) << 62
+    for q in range(P):
+        fillr[q] = -1 if res[q] <= tol[q] else big
+    nh = 0
+    for p in range(S):
+        if wn[p] > 0:
+            heap[nh] = wl[p][0] * S + p
+            wc[p] = 0
+            nh += 1
+    for u in range(nh // 2 - 1, -1, -1):
+        _heap_down(heap, nh, u)
+    ngot = 0
+    nchg = 0
+    wp = 0
+    lm1 = wl[P]
+    while nh > 0:
+        p = heap[0] % S
+        if p < P and res[p] <= tol[p]:
+            # the rest of the list is blocked at p too
+            nh -= 1
+            heap[0] = heap[nh]
+            _heap_down(heap, nh, 0)
+            continue
+        r = heap[0] // S
+        k = byrank[r]
+        best = -1
+        for f in range(flow_ptr[k], flow_ptr[k + 1]):
+            if rem[f] > 0.0:
+                q = src[f]
+                if res[q] <= tol[q] and (best < 0 or fillr[q] < fillr[best]):
+                    best = q
+                q = dstu[f]
+                if res[q] <= tol[q] and (best < 0 or fillr[q] < fillr[best]):
+                    best = q
+        if best >= 0:
+            wit[k] = best
+            chg_k[nchg] = k
+            chg_from[nchg] = p
+            nchg += 1
+        else:
+            nt = _coflow_loads(k, flow_ptr, src, dstu, rem, load, touched)
+            gamma = 0.0
+            for t in range(nt):
+                q = touched[t]
+                g = load[q] / res[q]
+                if g > gamma:
+                    gamma = g
+            for t in range(nt):
+                load[touched[t]] = 0.0
+            if nt > 0 and gamma > 0.0:
+                got[ngot] = r
+                ngot += 1
+                for f in range(flow_ptr[k], flow_ptr[k + 1]):
+                    if rem[f] > 0.0:
+                        rate[f] += take_at(res, src[f], dstu[f], rem[f] / gamma)
+                for t in range(nt):
+                    q = touched[t]
+                    if res[q] <= tol[q] and fillr[q] == big:
+                        fillr[q] = r
+        c = wc[p] + 1
+        if p == P:
+            if best < 0:
+                lm1[wp] = r
+                wp += 1
+            a = lm1
+        else:
+            a = wl[p]
+        if c < wn[p]:
+            wc[p] = c
+            heap[0] = a[c] * S + p
+        else:
+            nh -= 1
+            heap[0] = heap[nh]
+        _heap_down(heap, nh, 0)
+    wn[P] = wp
+    for u in range(nchg):
+        k = chg_k[u]
+        if chg_from[u] < P:
+            _wl_remove(wl, wn, chg_from[u], rank[k])
+        _wl_insert(wl, wn, wit[k], rank[k])
+        where[k] = wit[k]
+    return ngot
+
+
+@njit(cache=True)
+def _backfill_lists(m_in, res, tol, byrank, pl, pptr, plen, pcur, gpair, heads, heap, grp_lo,
+                    grp_hi, grp_src, grp_dst, gflows, rem, rate, g_w, g_lam, g_id, g_p1, g_p2,
+                    fbuf, ibuf, done, adj, counter, popx, got, ngot):
+    """:func:`_backfill_varys` over the candidate groups in order, without gathering them:
+    the heads (keys ``rank * G + group``) of the pairs with leftover at both ports, sorted,
+    merged with a heap of the pairs moved on; a pair is left once a port of it is full.  A
+    coflow's groups come off together, in group order, before its filling, as the candidates
+    did.  Appends the ranks of the backfilled coflows to ``got`` (in order, after MADD's);
+    returns the new count."""
+    P = res.shape[0]
+    m_out = P - m_in
+    G = gpair.shape[0]
+    nhd = 0
+    for i in range(m_in):
+        if res[i] <= tol[i]:
+            continue
+        for j in range(m_in, P):
+            if res[j] <= tol[j]:
+                continue
+            x = i * m_out + (j - m_in)
+            if plen[x] > 0:
+                heads[nhd] = pl[pptr[x]]
+                pcur[x] = 0
+                nhd += 1
+    heads[:nhd].sort()
+    u = 0
+    nh = 0
+    while u < nhd or nh > 0:
+        if nh == 0 or (u < nhd and heads[u] < heap[0]):
+            r = heads[u] // G
+        else:
+            r = heap[0] // G
+        ng = 0
+        npop = 0
+        while True:
+            if nh > 0 and (u >= nhd or heap[0] < heads[u]):
+                v = heap[0]
+                if v // G != r:
+                    break
+                nh -= 1
+                heap[0] = heap[nh]
+                _heap_down(heap, nh, 0)
+            elif u < nhd and heads[u] // G == r:
+                v = heads[u]
+                u += 1
+            else:
+                break
+            g = v - r * G
+            i = grp_src[g]
+            j = grp_dst[g]
+            if res[i] <= tol[i] or res[j] <= tol[j]:
+                continue   # the pair is closed for the rest of the pass
+            popx[npop] = gpair[g]
+            npop += 1
+            ng = _add_group(g, i, j, ng, grp_lo, grp_hi, gflows, rem, g_id, g_w, g_p1, g_p2)
+        if ng > 0 and _fill_groups(ng, g_id, g_w, g_p1, g_p2, g_lam, res, fbuf, ibuf, done,
+                                   adj, counter, grp_lo, grp_hi, gflows, rem, rate):
+            got[ngot] = r
+            ngot += 1
+        for t in range(npop):
+            x = popx[t]
+            c = pcur[x] + 1
+            if c < plen[x]:
+                pcur[x] = c
+                nh = _heap_push(heap, nh, pl[pptr[x] + c])
+    return ngot
+
+
+@njit(cache=True)
+def _lists_allocate(mode, m_in, wl, wn, wc, rank, byrank, wit, where, flow_ptr, src, dstu, rem,
+                    cap, tol, res, rate, load, touched, pl, pptr, plen, pcur, gpair, heads,
+                    heap, fillr, grp_lo, grp_hi, grp_src, grp_dst, gflows, buf_g, ibuf_g, fbuf,
+                    ibuf, done, adj, counter, popx, got, chg_k, chg_from, out_flows,
+                    out_rates):
+    """One allocation of :func:`_madd_allocate_indexed` (backfilling ``mode`` none or
+    ``varys``, a static order) on the kept lists: the flows with a rate, coflows in order,
+    flows ascending, in ``out_flows``/``out_rates``; returns their number."""
+    for p in range(cap.shape[0]):
+        res[p] = cap[p]
+    ngot = _madd_lists(wl, wn, wc, rank, byrank, wit, where, flow_ptr, src, dstu, rem, res, tol,
+                       rate, load, touched, heap, fillr, got, chg_k, chg_from)
+    if mode == BACKFILL_VARYS:
+        ngot = _backfill_lists(m_in, res, tol, byrank, pl, pptr, plen, pcur, gpair, heads,
+                               heap, grp_lo, grp_hi, grp_src, grp_dst, gflows, rem, rate,
+                               buf_g[:, 0], buf_g[:, 1], ibuf_g[:, 0], ibuf_g[:, 1],
+                               ibuf_g[:, 2], fbuf, ibuf, done, adj, counter, popx, got, ngot)
+    # MADD's ranks and backfilling's, each ascending: the coflows in order, once each
+    if ngot > 1:
+        got[:ngot].sort()
+    return _rates_out(got, ngot, byrank, flow_ptr, rate, out_flows, out_rates)
+
+
 ORDER_STATIC = 0
 ORDER_SEBF = 1
 
@@ -647,7 +1031,9 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     released coflows merged in at the next allocation instead of inserted one by one, and
     completed ones dropped there instead of by a scan per completion; SEBF: by key, the
     coflows that ran merged back in), with their witnesses by position (``owit``, for
-    :func:`_iterative_madd`).
+    :func:`_iterative_madd`).  With a static order, backfilling none or ``varys`` and more
+    coflows than port pairs, the ordered lists replace ``sorder`` (section "ordered lists":
+    :func:`_lists_update`, :func:`_lists_allocate`), with the same bits.
     """
     K = release.shape[0]
     F = size.shape[0]
@@ -725,6 +1111,45 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     dlist = np.zeros(K, dtype=np.int64)
     nd = 0
 
+    # the ordered lists (section above): big switch, a static order, backfilling none or
+    # varys, more coflows than port pairs and keys in int64; else the passes over the order
+    # below.  Why the coflows against the pairs: backfilling on the lists costs the open pairs'
+    # heads at every event, the passes the active coflows (and their groups): on the Facebook
+    # trace (526 coflows of up to thousands of groups, 22,500 pairs) the lists made SEBF + MADD
+    # 4.5 -> 8.7 s of CPU in-process (15,800 heads per event), at 10,000 random coflows they
+    # tie, from 25,000 they pay (experiments/results/bench_scale_profiles.md)
+    m_out = P - m_in
+    use_lists = (not general and order_mode == ORDER_STATIC and mode != BACKFILL_COFLOWSIM
+                 and K > m_in * m_out and K * (max(G, P) + 1) < 2 ** 62)
+    pairs = use_lists and mode == BACKFILL_VARYS
+    wl = [np.zeros(4, dtype=np.int64) for _ in range(P + 1 if use_lists else 0)]
+    wn = np.zeros(P + 1, dtype=np.int64)
+    wc = np.zeros(P + 1, dtype=np.int64)
+    where = np.full(K, -2, dtype=np.int64)
+    byrank = np.zeros(K if use_lists else 0, dtype=np.int64)
+    if use_lists:
+        byrank[rank] = np.arange(K)
+    pend = np.zeros(K if use_lists else 0, dtype=np.int64)
+    npend = 0
+    npairs = m_in * m_out if pairs else 0
+    gpair = np.zeros(G if pairs else 0, dtype=np.int64)
+    pptr = np.zeros(npairs + 1, dtype=np.int64)
+    plen = np.zeros(npairs, dtype=np.int64)
+    pcur = np.zeros(npairs, dtype=np.int64)
+    if pairs:
+        for g in range(G):
+            gpair[g] = grp_src[g] * m_out + (grp_dst[g] - m_in)
+            pptr[gpair[g] + 1] += 1
+        for x in range(npairs):
+            pptr[x + 1] += pptr[x]
+    pl = np.zeros(G if pairs else 0, dtype=np.int64)
+    heads = np.zeros(npairs, dtype=np.int64)
+    heap = np.zeros(max(P + 1, npairs) if use_lists else 0, dtype=np.int64)
+    fillr = np.zeros(P if use_lists else 0, dtype=np.int64)
+    popx = np.zeros(G if pairs else 0, dtype=np.int64)
+    chg_k = np.zeros(K if use_lists else 0, dtype=np.int64)
+    chg_from = np.zeros(K if use_lists else 0, dtype=np.int64)
+
     rel_order = np.argsort(release, kind="mergesort")
     rel_ptr = 0
 
@@ -759,27 +1184,40 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
 
         if realloc:
             calls += 1
-            # SEBF: smallest remaining Gamma first, ties by the static rank
-            ns, nd = _sebf_update(sorder, sk, sr, owit, ns, skey, dirty, isact, dlist, nd,
-                                  rank, wit, flow_ptr, src, dstu, rem, cap, load, touched, key,
-                                  general, order_mode == ORDER_SEBF)
-            order = sorder[:ns]
-            tau = no_tau[:ns]
-            if general:
-                n = madd_allocate_paths(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
-                                        grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows,
-                                        buf_f, buf_p, ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done,
-                                        adj, counter, out_fl, out_rt, gamma, res)
+            if use_lists:
+                npend = _lists_update(dlist, nd, dirty, isact, rank, byrank, where, wl, wn,
+                                      pend, npend, pairs, grp_ptr, gpair, pl, pptr, plen)
+                nd = 0
+                n = _lists_allocate(mode, m_in, wl, wn, wc, rank, byrank, wit, where, flow_ptr,
+                                    src, dstu, rem, cap, tol, res, buf_f[:, 0], buf_p[:, 0],
+                                    ibuf_p[:, 1], pl, pptr, plen, pcur, gpair, heads, heap,
+                                    fillr, grp_lo, grp_hi, grp_src, grp_dst, gflows, buf_g,
+                                    ibuf_g, fbuf, ibuf, done, adj, counter, popx, got, chg_k,
+                                    chg_from, out_fl, out_rt)
             else:
-                for q in range(ns):
-                    posq[order[q]] = q
-                n = _madd_allocate_indexed(
-                    order, tau, mode, flow_ptr, src, dstu, rem, cap, tol, grp_ptr, grp_lo,
-                    grp_hi, grp_src, grp_dst, gflows, buf_f, buf_p, ibuf_p, buf_g, ibuf_g, fbuf,
-                    ibuf, done, adj, counter, out_fl, out_rt, gamma, res, wit, owit, got, posq,
-                    unfinished, m_in, bk, nb, stride, grp_coflow, active_groups, cand_q, cand_g)
-                for q in range(ns):
-                    posq[order[q]] = -1
+                # SEBF: smallest remaining Gamma first, ties by the static rank
+                ns, nd = _sebf_update(sorder, sk, sr, owit, ns, skey, dirty, isact, dlist, nd,
+                                      rank, wit, flow_ptr, src, dstu, rem, cap, load, touched,
+                                      key, general, order_mode == ORDER_SEBF)
+                order = sorder[:ns]
+                tau = no_tau[:ns]
+                if general:
+                    n = madd_allocate_paths(order, tau, mode, flow_ptr, src, dstu, rem, cap,
+                                            tol, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst,
+                                            gflows, buf_f, buf_p, ibuf_p, buf_g, ibuf_g, fbuf,
+                                            ibuf, done, adj, counter, out_fl, out_rt, gamma,
+                                            res)
+                else:
+                    for q in range(ns):
+                        posq[order[q]] = q
+                    n = _madd_allocate_indexed(
+                        order, tau, mode, flow_ptr, src, dstu, rem, cap, tol, grp_ptr, grp_lo,
+                        grp_hi, grp_src, grp_dst, gflows, buf_f, buf_p, ibuf_p, buf_g, ibuf_g,
+                        fbuf, ibuf, done, adj, counter, out_fl, out_rt, gamma, res, wit, owit,
+                        got, posq, unfinished, m_in, bk, nb, stride, grp_coflow, active_groups,
+                        cand_q, cand_g)
+                    for q in range(ns):
+                        posq[order[q]] = -1
             for u in range(n):
                 f = out_fl[u]
                 r = out_rt[u]
@@ -876,7 +1314,13 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                 if not general and (wit[k] == src[f] or wit[k] == dstu[f]):
                     # the witness may no longer carry a flow of k
                     wit[k] = -1
-                    owit[_position(k, skey, rank, sk, sr, ns)] = -1
+                    if not use_lists:
+                        owit[_position(k, skey, rank, sk, sr, ns)] = -1
+                    elif where[k] >= 0:
+                        _wl_remove(wl, wn, where[k], rank[k])
+                        where[k] = -3
+                        pend[npend] = k
+                        npend += 1
                 if e > cmax[k]:
                     cmax[k] = e
                 unfinished[k] -= 1
@@ -887,6 +1331,12 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                     active_groups -= grp_ptr[k + 1] - grp_ptr[k]
                     isact[k] = False   # dropped from the order at the next allocation
                     nact -= 1
+                    if use_lists:
+                        if where[k] >= 0:
+                            _wl_remove(wl, wn, where[k], rank[k])
+                        if pairs and where[k] != -2:
+                            _pairs_remove(k, rank[k], grp_ptr, gpair, pl, pptr, plen)
+                        where[k] = -2
             else:
                 cur[m] = f
                 m += 1
