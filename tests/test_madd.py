@@ -371,3 +371,18 @@ def test_fb_trace_sebf_madd_verifies(fb_trace_path, zero_release):
     rep = verify_schedule(inst, s)
     assert rep.ok, rep.summary()
     assert s.meta["policy_calls"] <= 2 * inst.num_coflows + 1
+
+
+def test_madd_scratch_types_do_not_depend_on_the_sizes():
+    """numba types an array that is both C- and F-contiguous (one row) as C: scratch of one
+    flow, port or group once compiled ``_madd_allocate_indexed`` a second time."""
+    numba = pytest.importorskip("numba")
+    from coflowopt.rates import _madd_kernel as k
+
+    def types(scratch):
+        return [numba.typeof(a) for a in scratch]
+
+    assert types(k.madd_scratch(1, 1, 1)) == types(k.madd_scratch(7, 5, 3))
+    assert types(k.madd_scratch(1, 2, 0)) == types(k.madd_scratch(7, 5, 3))
+    assert (types(k.madd_scratch_paths(1, 1, 1, 1))
+            == types(k.madd_scratch_paths(7, 5, 3, 9)))

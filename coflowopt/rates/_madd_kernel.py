@@ -46,7 +46,12 @@ BACKFILL_COFLOWSIM = 2
 
 def madd_scratch(num_flows: int, num_ports: int, num_groups: int):
     """The scratch arrays of :func:`_madd_allocate_indexed`, in its argument order:
-    ``buf_f, buf_p, ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done, adj, counter``."""
+    ``buf_f, buf_p, ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done, adj, counter``.
+
+    At least two rows each: an array of one row is C- as well as F-contiguous, numba types it
+    as C, and the kernel was compiled a second time for an instance of one flow or one group
+    (7-10 s; seen in the test suite's compile log, 2026-11-28)."""
+    num_flows, num_ports, num_groups = max(2, num_flows), max(2, num_ports), max(2, num_groups)
     return ((np.zeros((num_flows, 2), order="F"), np.zeros((num_ports, 1), order="F"),
              np.zeros((num_ports, 2), dtype=np.int64, order="F"),
              np.zeros((num_groups, 2), order="F"),
@@ -1365,7 +1370,9 @@ def madd_scratch_paths(num_flows: int, num_resources: int, num_groups: int,
                        group_path_entries: int):
     """The scratch arrays of :func:`madd_allocate_paths`, in its argument order:
     ``buf_f, buf_p, ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done, adj, counter`` (``adj`` holds one
-    entry per (group, resource) incidence)."""
+    entry per (group, resource) incidence; at least two rows each, as in :func:`madd_scratch`)."""
+    num_flows, num_resources = max(2, num_flows), max(2, num_resources)
+    num_groups = max(2, num_groups)
     fbuf, ibuf, done, _, counter = fill_scratch(num_resources, num_groups)
     return ((np.zeros((num_flows, 2), order="F"), np.zeros((num_resources, 1), order="F"),
              np.zeros((num_resources, 2), dtype=np.int64, order="F"),
