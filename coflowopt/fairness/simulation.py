@@ -65,6 +65,7 @@ from ..exceptions import InvalidParameterError
 from ..instance import Instance
 from ..registry import register
 from ..schedule import Schedule
+from ..rates._jit import read_only
 from ..simulate import SimState, simulate
 from ..slowdown import coflow_slowdown
 from ..verify import VerificationReport, verify_schedule
@@ -196,9 +197,12 @@ class _CoflowPairs:
             else:
                 entry_ptr = np.ascontiguousarray(self.flow_resource_ptr, dtype=np.int64)
                 entry_pair = self.entry_pair
-            self.kernel_args = (np.ascontiguousarray(self.pair_ptr, dtype=np.int64),
-                                np.ascontiguousarray(self.pair_res, dtype=np.int64), entry_ptr,
-                                entry_pair, np.array(self.cap, dtype=float),
+            # read-only views, whichever branch made them (the instance's own arrays are
+            # frozen): one signature for numba, which compiled the kernel twice, for a big switch
+            # and for paths
+            self.kernel_args = (read_only(self.pair_ptr, "int64"),
+                                read_only(self.pair_res, "int64"), read_only(entry_ptr, "int64"),
+                                read_only(entry_pair, "int64"), np.array(self.cap, dtype=float),
                                 np.array(self.weight, dtype=float))
         pair_ptr, pair_res, entry_ptr, entry_pair, cap, weight = self.kernel_args
         w = weight[act]
