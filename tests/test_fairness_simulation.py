@@ -206,3 +206,17 @@ def test_pair_allocation_is_the_dense_one_bit_for_bit(method, engine, monkeypatc
             assert out[0] == out[1]
     with pytest.raises(Exception, match="pairs=True"):
         FairnessPolicy("hug", pairs=True)
+
+
+def test_pair_rates_is_compiled_once_for_both_models(repo_dir):
+    """The kernel's index arrays reach numba read-only from both branches (big switch: built
+    here; paths: the instance's frozen arrays): one signature, not one per model."""
+    pytest.importorskip("numba")
+    from coflowopt.fairness import _pairs_kernel
+    from coflowopt.formats import read_instance
+    from coflowopt.testing import as_scheduler
+    for path in ("instances/papers/dissertation-fig5.1.json",
+                 "instances/coflowlib/v1/ft4-mixed/ft4-mixed-001.instance"):
+        inst = read_instance(repo_dir / path)
+        assert as_scheduler("ps-p").run(inst).report.ok
+    assert len(_pairs_kernel.pair_rates.signatures) == 1
