@@ -72,9 +72,11 @@ def _warm_kernels(config) -> None:
     twice in a fresh-clone run (482 s of compilation in all, about a third of it duplicated;
     CONTRIBUTING.md, Tests).  Here one process compiles the greedy kernel while the other
     compiles the rest of the large ones; the workers then load them from the cache.  Nothing
-    here is checked: a failure only means the workers compile on demand, as without it."""
+    here is checked: a failure only means the workers compile on demand, as without it.  A
+    cold-cache ``-n`` run of a few tests pays it too (~2 min on 2 cores);
+    ``COFLOWOPT_NO_WARMUP=1`` skips it."""
     workers = getattr(config.option, "numprocesses", None)
-    if not workers:
+    if not workers or os.environ.get("COFLOWOPT_NO_WARMUP") not in (None, "", "0"):
         return
     try:
         from coflowopt.rates import _greedy_kernel
