@@ -192,14 +192,12 @@ class _CoflowPairs:
             F = self.num_flows
             if self.big:
                 entry_ptr = 2 * np.arange(F + 1, dtype=np.int64)
-                entry_pair = np.ascontiguousarray(
-                    np.stack([self.entry_pair[:F], self.entry_pair[F:]], axis=1).ravel())
+                entry_pair = np.stack([self.entry_pair[:F], self.entry_pair[F:]], axis=1).ravel()
             else:
-                entry_ptr = np.ascontiguousarray(self.flow_resource_ptr, dtype=np.int64)
-                entry_pair = self.entry_pair
-            # read-only views, whichever branch made them (the instance's own arrays are
-            # frozen): one signature for numba, which compiled the kernel twice, for a big switch
-            # and for paths
+                entry_ptr, entry_pair = self.flow_resource_ptr, self.entry_pair
+            # contiguous int64 read-only views, whichever branch made them (the instance's own
+            # arrays are frozen): one signature for numba, which compiled the kernel twice, for a
+            # big switch and for paths
             self.kernel_args = (read_only(self.pair_ptr, "int64"),
                                 read_only(self.pair_res, "int64"), read_only(entry_ptr, "int64"),
                                 read_only(entry_pair, "int64"), np.array(self.cap, dtype=float),
