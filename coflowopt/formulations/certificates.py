@@ -240,10 +240,71 @@ def _one_sided_clip(lp: LinearProgram, y: np.ndarray) -> tuple[np.ndarray, int]:
     return y, int(np.count_nonzero(bad))
 
 
+#: the reasons :func:`_exact_bound` gives (both paths)
+_ROW_REASON = "a multiplier has the sign of an infinite row side"
+_COLUMN_REASON = "a reduced cost has the sign of an infinite column bound"
+#: the keys of ``LinearProgram.exact`` the compiled path does not read (it takes the floats)
+_EXACT_DATA_KEYS = ("A_data", "row_lo", "row_hi", "c", "col_lo", "col_hi")
+
+
 def _exact_bound(lp: LinearProgram, y: np.ndarray) -> tuple[Fraction | None, np.ndarray, str]:
     """``LB(y)`` exactly, or ``None`` with the reason when a term is infinite.
 
-    Also returns the sign of every exact reduced cost (-1, 0, 1)."""
+    Also returns the sign of every exact reduced cost (-1, 0, 1).  Once the compiled kernels
+    are loaded in the process (a branch and bound has loaded them), a CSR LP whose data are its
+    floats goes through :func:`_exact_bound_compiled`: the same numbers, about 20 times
+    faster; otherwise (and where that path declines) Python integers at a common power of
+    two."""
+    from ..rates._jit import kernels_loaded
+    if kernels_loaded():
+        out = _exact_bound_compiled(lp, y)
+        if out is not None:
+            return out
+    return _exact_bound_integers(lp, y)
+
+
+def _exact_bound_compiled(lp: LinearProgram, y: np.ndarray
+                          ) -> tuple[Fraction | None, np.ndarray, str] | None:
+    """:func:`_exact_bound` by the error-free float arithmetic of
+    :mod:`._certificate_kernel` (the same value, reason and signs), or None when it does not
+    apply: a :class:`~.linear_program.RangeRows` matrix, exact data other than the floats, a
+    non-finite multiplier or cost, or a number outside the kernel's proven range."""
+    import scipy.sparse as sp
+
+    from ._certificate_kernel import (COLUMN_INFINITE, EXPANSION_CAP, OUT_OF_RANGE,
+                                      ROW_INFINITE, exact_bound_kernel)
+    A = lp.A
+    if not sp.isspmatrix_csr(A) or any(lp.exact.get(k) is not None for k in _EXACT_DATA_KEYS):
+        return None
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    c = np.ascontiguousarray(lp.c, dtype=np.float64)
+    if y.shape != (lp.num_rows,) or not (np.all(np.isfinite(y)) and np.all(np.isfinite(c))):
+        return None
+    d_sign = np.zeros(lp.num_cols, dtype=np.int64)
+    total = np.empty(EXPANSION_CAP, dtype=np.float64)
+    status, nt = exact_bound_kernel(
+        np.ascontiguousarray(A.indptr, dtype=np.int64),
+        np.ascontiguousarray(A.indices, dtype=np.int64),
+        np.ascontiguousarray(A.data, dtype=np.float64), y,
+        np.ascontiguousarray(lp.row_lo, dtype=np.float64),
+        np.ascontiguousarray(lp.row_hi, dtype=np.float64), c,
+        np.ascontiguousarray(lp.col_lo, dtype=np.float64),
+        np.ascontiguousarray(lp.col_hi, dtype=np.float64), d_sign, total)
+    if status == OUT_OF_RANGE:
+        return None
+    if status == ROW_INFINITE:
+        return None, np.zeros(lp.num_cols), _ROW_REASON
+    if status == COLUMN_INFINITE:
+        return None, d_sign, _COLUMN_REASON
+    value = sum((Fraction(v) for v in total[:nt].tolist()), Fraction(0))
+    off = lp.exact.get("offset")
+    value += Fraction(off) if off is not None else Fraction(float(lp.offset))
+    return value, d_sign, ""
+
+
+def _exact_bound_integers(lp: LinearProgram, y: np.ndarray
+                          ) -> tuple[Fraction | None, np.ndarray, str]:
+    """:func:`_exact_bound` with Python integers at a common power of two (any LP)."""
     dy = _Dyadic.from_floats(y)
     ysign = np.sign(y)
     # ---- row term: y_i * (L_i if y_i > 0 else U_i)
@@ -251,7 +312,7 @@ def _exact_bound(lp: LinearProgram, y: np.ndarray) -> tuple[Fraction | None, np.
     hi_d, hi_ov = _vector_exact(lp, "row_hi")
     pos, neg = ysign > 0, ysign < 0
     if np.any(pos & ~np.isfinite(lp.row_lo)) or np.any(neg & ~np.isfinite(lp.row_hi)):
-        return None, np.zeros(lp.num_cols), "a multiplier has the sign of an infinite row side"
+        return None, np.zeros(lp.num_cols), _ROW_REASON
     total = Fraction(0)
     for mask, bd, ov in ((pos, lo_d, lo_ov), (neg, hi_d, hi_ov)):
         idx = np.flatnonzero(mask)
@@ -280,7 +341,7 @@ def _exact_bound(lp: LinearProgram, y: np.ndarray) -> tuple[Fraction | None, np.
     cu_d, cu_ov = _vector_exact(lp, "col_hi")
     dpos, dneg = d_sign > 0, d_sign < 0
     if np.any(dpos & ~np.isfinite(lp.col_lo)) or np.any(dneg & ~np.isfinite(lp.col_hi)):
-        return None, d_sign, "a reduced cost has the sign of an infinite column bound"
+        return None, d_sign, _COLUMN_REASON
     for mask, bd, ov in ((dpos, cl_d, cl_ov), (dneg, cu_d, cu_ov)):
         idx = np.flatnonzero(mask)
         special = [j for j in idx.tolist() if j in ov or j in d_frac]
