@@ -410,8 +410,7 @@ def load_instance(args, path: str | None = None):
     from .formats import read_instance
     path = path or args.instance
     topo = topology_from_args(args)
-    if not Path(path).exists():
-        raise UsageError(f"{path}: no such file")
+    require_regular_file(path)
     fmt = args.format if args.format != "auto" else _detect_format(path)
     opts = {}
     if fmt not in ("json",):
@@ -430,6 +429,27 @@ def load_instance(args, path: str | None = None):
                             deadline=np.full(inst.num_coflows, np.nan),
                             meta={**inst.meta, "releases": "replaced"})
     return place_on_topology(inst, topo, args, path)
+
+
+def require_regular_file(path: str) -> None:
+    """A usage error unless ``path`` is an existing regular file (or a link to one).
+
+    A pipe or a device (``/dev/stdin``, a shell's ``<(...)``) cannot be read twice, and the
+    readers read a file's first bytes to tell its format before parsing it: the parser would
+    then see the rest and report a misleading "not valid JSON"."""
+    import os
+    import stat
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except OSError as e:
+        raise UsageError(f"{path}: cannot read it ({e.strerror})") from None
+    if stat.S_ISDIR(mode):
+        raise UsageError(f"{path}: is a directory, not a file")
+    if not stat.S_ISREG(mode):
+        raise UsageError(f"{path}: not a regular file (a pipe or a device); coflowopt reads an "
+                         "input file more than once, so write it to a file first")
 
 
 def _detect_format(path: str) -> str:
@@ -789,6 +809,7 @@ def cmd_verify(args) -> int:
     from .formats import read_schedule, schedule_file_model
     from .verify import verify_schedule
     inst = load_instance(args)
+    require_regular_file(args.schedule)
     if schedule_file_model(args.schedule) == "integral":
         return _verify_slotted(args, inst)
     sched = read_schedule(args.schedule, inst)

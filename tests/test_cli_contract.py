@@ -78,6 +78,10 @@ def work(tmp_path_factory):
     (d / "absolute.toml").write_text(SPEC.format(name="/tmp/abs", seed=0))
     (d / "notjson.txt").write_text("this is not an instance\n")
     (d / "weird.txt").write_text("a b c\nd e f\n")
+    # a named pipe: read twice (format detection, then the parser) its second reader would see
+    # nothing; never opened by the cases below (refused on its file type)
+    os.mkfifo(d / "pipe.json")
+    (d / "adir").mkdir()
     return d
 
 
@@ -404,6 +408,9 @@ BAD = [
     ("info-format", ["info", FIG51, "--format", "bogus"], ["--format", "bogus"], ()),
     ("info-not-an-instance", ["info", "notjson.txt", "--format", "json"], ["notjson.txt"], ()),
     ("info-unknown-text", ["info", "weird.txt"], ["weird.txt", "--format"], ()),
+    ("info-pipe", ["info", "pipe.json"], ["pipe.json", "not a regular file"], ()),
+    ("info-directory", ["info", "adir"], ["adir", "directory"], ()),
+    ("verify-schedule-pipe", ["verify", FIG51, "pipe.json"], ["pipe.json", "regular file"], ()),
     ("info-schedule-file", ["info", ADV_SCHEDULE], ["schedule", "coflowopt verify"], ()),
     ("info-trace-options-on-json", ["info", FIG51, "--capacity", "2"], ["--capacity"], ()),
     ("info-capacity-nan", ["info", FIG51, "--format", "sincronia", "--capacity", "nan"],
