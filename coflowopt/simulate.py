@@ -613,7 +613,7 @@ def settle_sizes(instance: Instance, schedule: Schedule, *, copy: bool = True) -
         sl = slice(a, a + step)
         sent += np.bincount(flow[sl], weights=rate[sl] * (schedule.end[sl] - schedule.start[sl]),
                             minlength=F)
-    size = instance.flow_size.astype(float)
+    size = np.asarray(instance.flow_size, dtype=float)  # read only: no copy
     off = settle_off(sent, size)
     if not off.any():
         return schedule

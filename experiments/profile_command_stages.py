@@ -1,5 +1,6 @@
-"""CPU and wall time of each stage of one ``coflowopt schedule ... --order X --rates greedy``
-command, in one process (issue 17; ``results/custom4000_profile.md``).
+"""User and system CPU, minor page faults and wall time of each stage of one ``coflowopt
+schedule ... --order X --rates greedy`` command, in one process (issue 17;
+``results/custom4000_profile.md``).
 
 Run:  python experiments/profile_command_stages.py schedule c4000.json --order bssi \\
           --rates greedy --zero-release --json
@@ -11,7 +12,9 @@ alike, and a function a tree does not have is skipped): reading (``json`` or the
 reader), ``--zero-release``, the greedy kernel's set-up, the kernel, the pieces to arrays,
 settling, the verifier and the JSON output; the order is in the command's own ``timings``.
 numba's start-up counts with the first kernel called (the scan of a large JSON instance, or
-the greedy kernel).  Prints one line per call, then the whole process's CPU and peak memory.
+the greedy kernel).  Prints one line per call (user and system seconds from ``getrusage``:
+the system time is mostly the zeroing of fresh pages), then the whole process's figures and its peak
+memory.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import resource
 import sys
 import time
 
-T0 = (time.process_time(), time.perf_counter())
+T0 = (resource.getrusage(resource.RUSAGE_SELF), time.perf_counter())
 
 #: (module, attribute, label); a class attribute is "Class.method"
 STAGES = [
@@ -47,17 +50,23 @@ STAGES = [
 ]
 
 
+def usage_since(r0) -> tuple[float, float, int]:
+    """User CPU s, system CPU s and minor page faults since the rusage ``r0``."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime - r0.ru_utime, r.ru_stime - r0.ru_stime, r.ru_minflt - r0.ru_minflt
+
+
 def wrap(owner, name: str, label: str, rows: list) -> None:
     """Replace ``owner.name`` by a wrapper that appends ``(label, cpu, wall)`` per call."""
     f = getattr(owner, name)
 
     @functools.wraps(f)
     def timed(*args, **kwargs):
-        c, w = time.process_time(), time.perf_counter()
+        r, w = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
         try:
             return f(*args, **kwargs)
         finally:
-            rows.append((label, time.process_time() - c, time.perf_counter() - w))
+            rows.append((label, *usage_since(r), time.perf_counter() - w))
     setattr(owner, name, timed)
 
 
@@ -68,7 +77,7 @@ def main(argv: list[str]) -> int:
         i = argv.index("--stdout")
         out, argv = argv[i + 1], argv[:i] + argv[i + 2:]
     import coflowopt.cli as cli
-    rows = [("import", time.process_time() - T0[0], time.perf_counter() - T0[1])]
+    rows = [("import", *usage_since(T0[0]), time.perf_counter() - T0[1])]
     for mod, attr, label in STAGES:
         owner = importlib.import_module(mod)
         *cls, name = attr.split(".")
@@ -83,9 +92,9 @@ def main(argv: list[str]) -> int:
     finally:
         sys.stdout.close()
         sys.stdout = saved
-    rows.append(("whole (in-process)", time.process_time() - T0[0], time.perf_counter() - T0[1]))
-    for label, c, w in rows:
-        print(f"{label:36s} cpu {c:7.2f}  wall {w:7.2f}")
+    rows.append(("whole (in-process)", *usage_since(T0[0]), time.perf_counter() - T0[1]))
+    for label, u, s, flt, w in rows:
+        print(f"{label:36s} user {u:6.2f}  sys {s:5.2f}  minflt {flt:8d}  wall {w:6.2f}")
     print(f"peak resident set {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6:.2f} GB,"
           f" exit code {rc}")
     return 0

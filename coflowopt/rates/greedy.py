@@ -199,13 +199,15 @@ def _greedy_kernel_paths(instance: Instance, order: np.ndarray, meta: dict) -> S
     pair_ptr, pair_ranks, rank_off, rank_slot, slot_pair, res_end = greedy_slots(
         pair_of_rank, pair_rptr, pair_rres, R)
     cap = instance.capacity.astype(float)
-    rank_coflow = instance.flow_coflow[rank_to_flow].astype(np.int64)
-    rank_release = instance.release.astype(float)[rank_coflow]
+    # per-rank arrays: one gather each from the instance's arrays (already int64 / float: an
+    # astype after the gather was a second copy, 42 MB of fresh pages each on Custom-4000)
+    rank_coflow = np.asarray(instance.flow_coflow, dtype=np.int64)[rank_to_flow]
+    rank_release = np.asarray(instance.release, dtype=float)[rank_coflow]
     # the pieces go to chunks as the kernel makes them (no doubling array, no copy of the
     # schedule while it grows, flows written as flow indices)
     chunks = PieceChunks(buffer=1 << 18)
     cct, events = greedy_simulate_paths(
-        instance.flow_size[rank_to_flow].astype(float), rank_release, rank_coflow,
+        np.asarray(instance.flow_size, dtype=float)[rank_to_flow], rank_release, rank_coflow,
         rank_to_flow, instance.num_coflows, cap, pair_of_rank, pair_rptr, pair_rres, pair_ptr,
         pair_ranks, port_ptr, rank_off, rank_slot, slot_pair, res_end, 1e-12 * cap,
         COMPLETION_RTOL, *chunks.args())
