@@ -82,9 +82,9 @@ def _coflow_loads(k, flow_ptr, src, dstu, rem, load, touched):
 
 
 @njit(cache=True, borrowed=True)
-def _position(k, ckey, rank, okey, orank, n):
-    """Position of coflow ``k`` (key ``ckey[k]``, tie ``rank[k]``) in an order of ``n``
-    coflows sorted by (``okey``, ``orank``), the keys parallel to the order: a binary search,
+def _position(k, ckey, rank, okey, order, n):
+    """Position of coflow ``k`` (key ``ckey[k]``, tie ``rank[k]``) in an ``order`` of ``n``
+    coflows sorted by (``okey``, rank), the keys parallel to the order: a binary search,
     so that no per-event array of every active coflow's position is needed."""
     x = ckey[k]
     r = rank[k]
@@ -92,7 +92,7 @@ def _position(k, ckey, rank, okey, orank, n):
     hi = n
     while lo < hi:
         mid = (lo + hi) >> 1
-        if okey[mid] < x or (okey[mid] == x and orank[mid] < r):
+        if okey[mid] < x or (okey[mid] == x and rank[order[mid]] < r):
             lo = mid + 1
         else:
             hi = mid
@@ -126,12 +126,20 @@ def _iterative_madd(order, tau, flow_ptr, src, dstu, rem, res, tol, rate, load, 
     (Visiting only the coflows whose witness is on a port not yet full, gathered from
     per-port lists and placed by binary search, was tried: at 10,000 coflows twice as slow,
     most gathered coflows being skipped by the time their position came.)
+
+    ``tau`` empty: every duration is NaN (Gamma on the residual); ``gamma_out`` empty: the
+    durations are not recorded.  :func:`madd_simulate` passes both empty unless coflowsim's
+    backfilling reads ``gamma_out``: the skip test then reads ``owit`` alone, not ``tau`` nor
+    a write per skipped coflow (about 1e9 of each at 50,000 coflows under Varys).
     """
+    dur = tau.shape[0] > 0
+    rec = gamma_out.shape[0] > 0
     ngot = 0
     for q in range(order.shape[0]):
         w = owit[q]
-        if w >= 0 and res[w] <= tol[w] and not np.isfinite(tau[q]):
-            gamma_out[q] = np.inf
+        if w >= 0 and res[w] <= tol[w] and not (dur and np.isfinite(tau[q])):
+            if rec:
+                gamma_out[q] = np.inf
             continue
         k = order[q]
         nt = _coflow_loads(k, flow_ptr, src, dstu, rem, load, touched)
@@ -150,12 +158,14 @@ def _iterative_madd(order, tau, flow_ptr, src, dstu, rem, res, tol, rate, load, 
                     gamma = g
         for t in range(nt):
             load[touched[t]] = 0.0
-        if np.isfinite(tau[q]):
+        if dur and np.isfinite(tau[q]):
             gamma = tau[q]
         elif blocked:
-            gamma_out[q] = np.inf
+            if rec:
+                gamma_out[q] = np.inf
             continue
-        gamma_out[q] = gamma
+        if rec:
+            gamma_out[q] = gamma
         if nt == 0 or gamma <= 0.0:
             continue
         got[ngot] = q
@@ -171,7 +181,7 @@ def _iterative_madd(order, tau, flow_ptr, src, dstu, rem, res, tol, rate, load, 
 @njit(cache=True)
 def _backfill_varys(order, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, rem, res, tol,
                     rate, g_w, g_lam, g_id, g_p1, g_p2, fbuf, ibuf, done, adj, counter,
-                    cand_q, cand_g, ncand, got, ngot):
+                    cand_q, cand_g, ncand, got, ngot, ogr):
     """Pseudocode 1 line 16, coflow by coflow in ``order``: the leftover capacity goes to the
     coflow's flows in proportion to their remaining sizes (their MADD ratios) as far as both
     the ingress and the egress leftovers allow (weighted progressive filling: a pair group stops
@@ -183,8 +193,11 @@ def _backfill_varys(order, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, re
     leftover at both ports when backfilling starts (:func:`_backfill_candidates`).  Leftover
     only shrinks during the pass, so every other group would be skipped by the same test, and
     the candidates are visited in the same order: the same bits.  ``ncand < 0``: every group
-    of every coflow.  The positions of backfilled coflows are appended to ``got``; returns
-    the new count.  (One loop, no call per coflow: a call passing this many arrays costs
+    of every coflow, their ranges read from ``ogr`` (``grp_ptr[order[q]]``,
+    ``grp_ptr[order[q] + 1]`` by position) unless it is empty: by position, the pass reads
+    them in order (through ``grp_ptr`` one coflow at a time, about 40 % of the pass's cache
+    misses at 50,000 coflows).  The positions of backfilled coflows are appended to ``got``;
+    returns the new count.  (One loop, no call per coflow: a call passing this many arrays costs
     about a microsecond of reference counting, more than most coflows' work.)"""
     use_cand = ncand >= 0
     nq = order.shape[0]
@@ -204,8 +217,12 @@ def _backfill_varys(order, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, re
                 break
             q = qq
             qq += 1
-            a0 = grp_ptr[order[q]]
-            a1 = grp_ptr[order[q] + 1]
+            if ogr.shape[0] > 0:
+                a0 = ogr[q, 0]
+                a1 = ogr[q, 1]
+            else:
+                a0 = grp_ptr[order[q]]
+                a1 = grp_ptr[order[q] + 1]
         ng = 0
         x = a0
         while x < a1:
@@ -295,9 +312,9 @@ def _backfill_candidates(res, tol, m_in, bk, nb, stride, grp_coflow, grp_dst, ac
     and sorting them costs less than the ``active_groups`` of a full pass.  Returns their number, or
     ``-1`` when the full pass is cheaper.
 
-    ``posq[k]`` is coflow ``k``'s position in ``order`` when ``k`` is in it; any other value
-    (``-1``, or a position left from an earlier order) is recognised by ``order[posq[k]] != k``,
-    so a caller need not clear ``posq`` after each call (an O(order) pass).  With ``unfinished``
+    ``posq`` (K) receives each coflow's position in ``order`` once the candidates are chosen
+    (a pass over the order, which a full pass does without); an entry left from an earlier
+    order is recognised by ``order[posq[k]] != k``, so nobody clears it.  With ``unfinished``
     not empty, the groups of completed coflows (``unfinished[k] == 0``) are dropped from the
     buckets as they are met, so that the buckets hold (nearly) only live groups.  Why buckets
     by port pair instead of the groups of every ingress port with leftover (the earlier
@@ -326,6 +343,10 @@ def _backfill_candidates(res, tol, m_in, bk, nb, stride, grp_coflow, grp_dst, ac
     # there take 34 s of CPU instead of 1.9 s
     if work * (1.0 + np.log2(work + 1.0)) >= active_groups:
         return -1
+    # the positions, written only when the candidates are used (an O(order) pass; a full
+    # pass needs none)
+    for q in range(order.shape[0]):
+        posq[order[q]] = q
     c = 0
     for i in range(m_in):
         if res[i] <= tol[i]:
@@ -352,10 +373,14 @@ def _backfill_candidates(res, tol, m_in, bk, nb, stride, grp_coflow, grp_dst, ac
             if unfinished.shape[0] > 0:
                 bk_end[x] = w
     if c > 1:
-        key = cand_q[:c] * grp_dst.shape[0] + cand_g[:c]
-        perm = np.argsort(key)
-        cand_q[:c] = cand_q[:c][perm]
-        cand_g[:c] = cand_g[:c][perm]
+        # the keys (position, group) sorted in place and decoded: no permutation to gather
+        G = grp_dst.shape[0]
+        key = cand_q[:c] * G + cand_g[:c]
+        key.sort()
+        for u in range(c):
+            q = key[u] // G
+            cand_q[u] = q
+            cand_g[u] = key[u] - q * G
     return c
 
 
@@ -420,15 +445,16 @@ def _madd_allocate_indexed(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
                            grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, buf_f, buf_p,
                            ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done, adj, counter, out_flows,
                            out_rates, gamma_out, res, wit, owit, got, posq, unfinished, m_in, bk,
-                           nb, stride, grp_coflow, active_groups, cand_q, cand_g):
+                           nb, stride, grp_coflow, active_groups, cand_q, cand_g, ogr):
     """One allocation: iterative MADD over ``order`` then backfilling ``mode``, with the state
     kept across events (by :func:`madd_simulate`, and by the Python engine's ``MaddPolicy``): the
     witnesses ``wit`` of :func:`_iterative_madd` (``owit``: the same by position in
     ``order``), and (when ``bk[0]`` is not empty) the groups by port-pair bucket for
-    :func:`_backfill_candidates` (``posq``: each coflow's position in ``order``, anything
-    else when absent, checked against ``order``; ``unfinished``: empty, or each coflow's
-    unfinished flows; ``active_groups``: the groups of the coflows in ``order``).  ``got`` is
-    scratch of size ``2 len(order) + 1``.
+    :func:`_backfill_candidates` (``posq``: scratch of size K; ``unfinished``: empty, or each
+    coflow's unfinished flows; ``active_groups``: the groups of the coflows in ``order``).
+    ``ogr``: empty, or each position's group range (:func:`_backfill_varys`).  ``tau`` and
+    ``gamma_out`` may be empty (:func:`_iterative_madd`; not with coflowsim's backfilling,
+    which reads ``gamma_out``).  ``got`` is scratch of size ``2 len(order) + 1``.
 
     Writes the flows with a positive rate (grouped by coflow in ``order``, ascending inside a
     coflow) to ``out_flows``/``out_rates`` and returns their number; ``res`` ends as the
@@ -457,7 +483,7 @@ def _madd_allocate_indexed(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
         ngot = _backfill_varys(order, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, rem,
                                res, tol, rate, buf_g[:, 0], buf_g[:, 1], ibuf_g[:, 0],
                                ibuf_g[:, 1], ibuf_g[:, 2], fbuf, ibuf, done, adj, counter,
-                               cand_q, cand_g, ncand, got, ngot)
+                               cand_q, cand_g, ncand, got, ngot, ogr)
     elif mode == BACKFILL_COFLOWSIM:
         _backfill_coflowsim(order, gamma_out, flow_ptr, src, dstu, rem, res, tol, rate, n_at,
                             share)
@@ -533,36 +559,43 @@ def _grow(out_f, out_s, out_e, out_v, n_out, need):
 
 
 @njit(cache=True)
-def _sebf_update(sorder, sk, sr, sw, ns, skey, dirty, isact, dlist, nd, rank, wit, flow_ptr,
-                 src, dstu, rem, cap, load, touched, key, general, keyed):
+def _sebf_update(sorder, sk, sw, sgr, ns, torder, tk, tw, tgr, drop, gone, ngone, skey, dirty,
+                 isact, dlist, nd, rank, wit, grp_ptr, flow_ptr, src, dstu, rem, cap, load,
+                 touched, key, general, keyed):
     """Bring SEBF's order up to date: ``sorder[:ns]`` holds the active coflows sorted by
-    (remaining Gamma, rank) as of the last call, ``sk``/``sr``/``sw`` their keys, ranks and
-    witnesses (parallel arrays, so that the passes below read memory in order; a coflow merged
-    in takes its ``wit``); ``dlist[:nd]`` lists the coflows
+    (remaining Gamma, rank) as of the last call, ``sk``/``sw``/``sgr`` their keys, witnesses
+    and group ranges (``grp_ptr[k]``, ``grp_ptr[k + 1]``; parallel arrays, so that the passes
+    over the order read memory in order; a coflow merged in takes its ``wit``; ranks are
+    read through ``rank`` on key ties only); ``dlist[:nd]`` lists the coflows
     flagged ``dirty`` since (arrived, or a flow ran, so their remaining demand changed).  The
     others keep their key bit for bit (it is a function of their remaining sizes alone), so
     the order is the kept ones (completed coflows dropped) merged with the dirty ones sorted
     anew: the same order as sorting every active coflow by (key, rank), without reading every
-    active flow at every event.  Returns the new ``ns`` and ``nd`` (0).
+    active flow at every event.  The new order goes to ``torder``/``tk``/``tw``/``tgr`` (the
+    caller swaps the two sets) in one pass.  The coflows that leave the order (the dirty ones
+    and ``gone[:ngone]``, completed since the last call) are found by binary search
+    (:func:`_position`) and marked by position in ``drop`` (all False on entry and on exit),
+    so that the pass reads memory in order: testing every position's coflow for ``dirty`` or
+    not ``isact`` (two random reads per active coflow per event), and compacting in place
+    before merging from the back, made this 12.9 s of Varys' 66 s at 50,000 coflows.
+    Returns the new ``ns`` and ``nd`` (0).
 
     ``keyed`` false (a static order): every key is 0, so the order is by rank alone and only
     arrivals are flagged; the same merge keeps it without an insertion per released coflow."""
-    m = 0
-    for u in range(ns):
-        k = sorder[u]
-        if isact[k] and not dirty[k]:
-            sorder[m] = k
-            sk[m] = sk[u]
-            sr[m] = sr[u]
-            sw[m] = sw[u]
-            m += 1
+    # the positions that leave, found under the keys they were placed with
+    for u in range(nd + ngone):
+        k = dlist[u] if u < nd else gone[u - nd]
+        q = _position(k, skey, rank, sk, sorder, ns)
+        if q < ns and sorder[q] == k:
+            drop[q] = True
     nn = 0
     for u in range(nd):
         k = dlist[u]
-        dirty[k] = False
         if isact[k]:
             dlist[nn] = k
             nn += 1
+        else:
+            dirty[k] = False   # completed: dropped all the same
     d = dlist[:nn].copy()
     d = d[np.argsort(rank[d], kind="mergesort")]
     if not keyed:
@@ -574,28 +607,40 @@ def _sebf_update(sorder, sk, sr, sw, ns, skey, dirty, isact, dlist, nd, rank, wi
     for u in range(nn):
         skey[d[u]] = key[u]
     d = d[np.argsort(key[:nn], kind="mergesort")]
-    # merge from the back: kept ones sorder[:m], new ones d, by (key, rank)
-    i = m - 1
-    j = nn - 1
-    w = m + nn - 1
-    while j >= 0:
-        b = d[j]
-        kb = skey[b]
-        rb = rank[b]
-        if i >= 0 and (sk[i] > kb or (sk[i] == kb and sr[i] > rb)):
-            sorder[w] = sorder[i]
-            sk[w] = sk[i]
-            sr[w] = sr[i]
-            sw[w] = sw[i]
-            i -= 1
+    # merge: kept ones of sorder[:ns] (not dropped), new ones d, by (key, rank)
+    i = 0
+    j = 0
+    w = 0
+    while True:
+        while i < ns and drop[i]:
+            drop[i] = False
+            i += 1
+        if j < nn:
+            b = d[j]
+            kb = skey[b]
+            kept = i < ns and (sk[i] < kb or (sk[i] == kb and rank[sorder[i]] < rank[b]))
+        elif i < ns:
+            kept = True
         else:
-            sorder[w] = b
-            sk[w] = kb
-            sr[w] = rb
-            sw[w] = wit[b]
-            j -= 1
-        w -= 1
-    return m + nn, 0
+            break
+        if kept:
+            torder[w] = sorder[i]
+            tk[w] = sk[i]
+            tw[w] = sw[i]
+            tgr[w, 0] = sgr[i, 0]
+            tgr[w, 1] = sgr[i, 1]
+            i += 1
+        else:
+            torder[w] = b
+            tk[w] = kb
+            tw[w] = wit[b]
+            tgr[w, 0] = grp_ptr[b]
+            tgr[w, 1] = grp_ptr[b + 1]
+            j += 1
+        w += 1
+    for u in range(nn):
+        dirty[dlist[u]] = False
+    return w, 0
 
 
 @njit(cache=True, borrowed=True)
@@ -1035,8 +1080,9 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     The active coflows are kept sorted in ``sorder`` for both orders (static: by rank, the
     released coflows merged in at the next allocation instead of inserted one by one, and
     completed ones dropped there instead of by a scan per completion; SEBF: by key, the
-    coflows that ran merged back in), with their witnesses by position (``owit``, for
-    :func:`_iterative_madd`).  With a static order, backfilling none or ``varys`` and more
+    coflows that ran merged back in), with their witnesses (``owit``, for
+    :func:`_iterative_madd`) and group ranges (``sgr``, for :func:`_backfill_varys`) by
+    position.  With a static order, backfilling none or ``varys`` and more
     coflows than port pairs, the ordered lists replace ``sorder`` (section "ordered lists":
     :func:`_lists_update`, :func:`_lists_allocate`), with the same bits.
     """
@@ -1107,7 +1153,15 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     # since get a new key and are merged back in
     sorder = np.zeros(K, dtype=np.int64)
     sk = np.zeros(K)
-    sr = np.zeros(K, dtype=np.int64)
+    sgr = np.zeros((K, 2), dtype=np.int64)   # group ranges by position (_backfill_varys)
+    # the next order is merged into these (_sebf_update), then the two sets swap
+    torder = np.zeros(K, dtype=np.int64)
+    tk = np.zeros(K)
+    tw = np.full(K, -1, dtype=np.int64)
+    tgr = np.zeros((K, 2), dtype=np.int64)
+    drop = np.zeros(K, dtype=np.bool_)        # _sebf_update's marks by position
+    gone = np.zeros(K, dtype=np.int64)         # coflows completed since the last allocation
+    ngone = 0
     ns = 0
     no_tau = np.full(K, np.nan)
     skey = np.zeros(K)
@@ -1201,11 +1255,21 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                                     chg_from, out_fl, out_rt)
             else:
                 # SEBF: smallest remaining Gamma first, ties by the static rank
-                ns, nd = _sebf_update(sorder, sk, sr, owit, ns, skey, dirty, isact, dlist, nd,
-                                      rank, wit, flow_ptr, src, dstu, rem, cap, load, touched,
-                                      key, general, order_mode == ORDER_SEBF)
+                ns, nd = _sebf_update(sorder, sk, owit, sgr, ns, torder, tk, tw, tgr, drop,
+                                      gone, ngone, skey, dirty, isact, dlist, nd, rank, wit,
+                                      grp_ptr, flow_ptr, src, dstu, rem, cap, load, touched, key,
+                                      general, order_mode == ORDER_SEBF)
+                ngone = 0
+                sorder, torder = torder, sorder
+                sk, tk = tk, sk
+                owit, tw = tw, owit
+                sgr, tgr = tgr, sgr
                 order = sorder[:ns]
                 tau = no_tau[:ns]
+                # the durations are all NaN here and read back only by coflowsim's backfilling
+                # (_iterative_madd: empty arrays skip them)
+                tau0 = no_tau[:0]
+                gam = gamma if mode == BACKFILL_COFLOWSIM else gamma[:0]
                 if general:
                     n = madd_allocate_paths(order, tau, mode, flow_ptr, src, dstu, rem, cap,
                                             tol, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst,
@@ -1213,16 +1277,12 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                                             ibuf, done, adj, counter, out_fl, out_rt, gamma,
                                             res)
                 else:
-                    for q in range(ns):
-                        posq[order[q]] = q
                     n = _madd_allocate_indexed(
-                        order, tau, mode, flow_ptr, src, dstu, rem, cap, tol, grp_ptr, grp_lo,
+                        order, tau0, mode, flow_ptr, src, dstu, rem, cap, tol, grp_ptr, grp_lo,
                         grp_hi, grp_src, grp_dst, gflows, buf_f, buf_p, ibuf_p, buf_g, ibuf_g,
-                        fbuf, ibuf, done, adj, counter, out_fl, out_rt, gamma, res, wit, owit,
+                        fbuf, ibuf, done, adj, counter, out_fl, out_rt, gam, res, wit, owit,
                         got, posq, unfinished, m_in, bk, nb, stride, grp_coflow, active_groups,
-                        cand_q, cand_g)
-                    for q in range(ns):
-                        posq[order[q]] = -1
+                        cand_q, cand_g, sgr)
             for u in range(n):
                 f = out_fl[u]
                 r = out_rt[u]
@@ -1320,7 +1380,7 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                     # the witness may no longer carry a flow of k
                     wit[k] = -1
                     if not use_lists:
-                        owit[_position(k, skey, rank, sk, sr, ns)] = -1
+                        owit[_position(k, skey, rank, sk, sorder, ns)] = -1
                     elif where[k] >= 0:
                         _wl_remove(wl, wn, where[k], rank[k])
                         where[k] = -3
@@ -1336,6 +1396,9 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                     active_groups -= grp_ptr[k + 1] - grp_ptr[k]
                     isact[k] = False   # dropped from the order at the next allocation
                     nact -= 1
+                    if not use_lists:
+                        gone[ngone] = k
+                        ngone += 1
                     if use_lists:
                         if where[k] >= 0:
                             _wl_remove(wl, wn, where[k], rank[k])

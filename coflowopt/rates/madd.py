@@ -218,6 +218,7 @@ class MaddPolicy:
             self._buckets = _k.pair_buckets(self._grp_src, self._grp_dst, instance.num_ingress,
                                             P)
             self._none = np.zeros(0, dtype=np.int64)   # no per-coflow unfinished counts
+            self._no_ranges = np.zeros((0, 2), dtype=np.int64)   # group ranges: grp_ptr
             self._cand_q = np.zeros(G, dtype=np.int64)
             self._cand_g = np.zeros(G, dtype=np.int64)
             # when a flow finishes, its coflow's witness may no longer carry a flow of it
@@ -257,12 +258,12 @@ class MaddPolicy:
                 w = self._wit[k]
                 self._wit[k[(w == self._src[fin]) | (w == self._dstu[fin])]] = -1
             owit = self._owit[:order.size]
-            active_groups = _order_positions(order, self._posq, self._wit, owit,
-                                             self._grp_ptr)
+            active_groups = _order_positions(order, self._wit, owit, self._grp_ptr)
             n = _k._madd_allocate_indexed(
                 *args, self._wit, owit, self._got, self._posq, self._none,
                 self.inst.num_ingress,
-                *self._buckets, self._grp_coflow, active_groups, self._cand_q, self._cand_g)
+                *self._buckets, self._grp_coflow, active_groups, self._cand_q, self._cand_g,
+                self._no_ranges)
             self._finished.given(state, self._out_f[:n])
         self.last_order = order
         self._last_n = order.size
@@ -274,16 +275,14 @@ class MaddPolicy:
 
 
 @njit(cache=True)
-def _order_positions(order, posq, wit, owit, grp_ptr):
+def _order_positions(order, wit, owit, grp_ptr):
     """Per call of :meth:`MaddPolicy.allocate`, in one compiled pass over ``order`` (instead
-    of four numpy passes over the active coflows): ``posq[order[q]] = q``,
-    ``owit[q] = wit[order[q]]``; returns the number of groups of the coflows in ``order``.
-    ``posq`` is not cleared after the call (a second pass): the kernel tells a coflow of the
-    order from a stale entry by ``order[posq[k]] == k``."""
+    of three numpy passes over the active coflows): ``owit[q] = wit[order[q]]``; returns the
+    number of groups of the coflows in ``order``.  (The positions ``posq`` are written by the
+    kernel, only when backfilling uses them.)"""
     groups = 0
     for q in range(order.shape[0]):
         k = order[q]
-        posq[k] = q
         owit[q] = wit[k]
         groups += grp_ptr[k + 1] - grp_ptr[k]
     return groups
