@@ -10,10 +10,12 @@ from ``malloc`` and get 4 kB pages where the kernel's transparent huge pages are
 ``madvise`` mode (Debian's and Ubuntu's default; this machine's).  glibc >= 2.35 advises huge
 pages for its own mappings when started with ``GLIBC_TUNABLES=glibc.malloc.hugetlb=1``, which
 can only be set before the process starts: hence one ``execve`` of the same command line,
-before anything heavy is imported (about 30 ms).  Measured on this machine (2026-11-28, the
-same pieces and values either way, ``experiments/results/benchmark-log.md``): the greedy
-kernel on the FB trace on the k=16 fat-tree 0.90x CPU, whole BSSI + greedy processes there
-0.87-0.90x, on Custom-4000 0.90x of user + system time, minor page faults 128,000 -> 29,000.
+before anything heavy is imported (30-70 ms).  Measured on this machine (2026-11-28, the same
+pieces and values either way, ``experiments/results/benchmark-log.md``), BSSI + greedy on the
+FB trace on the k=16 fat-tree, whole processes alternating: at load ~3 user CPU 0.81-0.91x;
+on a quiet host, six pairs, user CPU 10.99 -> 10.02 s (mean) but system time 0.97 -> 1.58 s
+(the kernel zeroes each huge page as it is first touched) and wall 11.82 -> 11.45 s, within
+the host's spread; the verifier's share 1.74 -> 1.45 s; minor page faults 128,000 -> 28,000.
 
 Nothing is restarted when the tunable is already set, when the kernel's THP mode is not
 ``madvise`` (``always`` needs no advice, ``never`` ignores it), on another C library or system,
