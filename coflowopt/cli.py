@@ -129,6 +129,54 @@ def seconds(text: str) -> float:
     return v
 
 
+def output_file(text: str) -> str:
+    """argparse type of every flag naming a file to write (``--out``, ``--certificate``,
+    ``--cct-csv``...).  Checked when the command line is read, before any work: a search or a
+    branch and bound of minutes must not end in a failed write.  The directory must exist (it
+    is not created: a typo in it would otherwise scatter files), the name must not be a
+    directory, and an existing file must be writable."""
+    import os
+    if not text:
+        raise argparse.ArgumentTypeError("needs a file name")
+    if text.endswith(("/", os.sep)) or os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text} is a directory; give a file name")
+    parent = os.path.dirname(os.path.abspath(text))
+    if not os.path.isdir(parent):
+        raise argparse.ArgumentTypeError(
+            f"{text}: {parent} is not a directory" if os.path.exists(parent)
+            else f"{text}: directory {parent} does not exist (it is not created)")
+    if os.path.exists(text) and not os.access(text, os.W_OK):
+        raise argparse.ArgumentTypeError(f"{text}: the file exists and is not writable")
+    if not os.path.exists(text) and not os.access(parent, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{text}: cannot create a file in {parent} "
+                                         "(no write permission)")
+    return text
+
+
+def output_dir(text: str) -> str:
+    """argparse type of every flag naming a folder to write into (``--out DIR``, ``--plots``,
+    ``--run-dir``): an existing directory, or a path whose nearest existing ancestor is a
+    writable directory (the folder is created).  Checked before any work, as
+    :func:`output_file`."""
+    import os
+    if not text:
+        raise argparse.ArgumentTypeError("needs a folder name")
+    if os.path.exists(text):
+        if not os.path.isdir(text):
+            raise argparse.ArgumentTypeError(f"{text} exists and is not a directory")
+        if not os.access(text, os.W_OK | os.X_OK):
+            raise argparse.ArgumentTypeError(f"{text}: no write permission")
+        return text
+    up = os.path.dirname(os.path.abspath(text))
+    while not os.path.exists(up):
+        up = os.path.dirname(up)
+    if not os.path.isdir(up):
+        raise argparse.ArgumentTypeError(f"{text}: {up} is not a directory")
+    if not os.access(up, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{text}: cannot create it in {up} (no write permission)")
+    return text
+
+
 def positive_number(text: str) -> float:
     """argparse type of a finite number > 0 (capacities, time units)."""
     try:
@@ -936,7 +984,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = add("convert", "convert an instance between formats")
     sp.add_argument("instance", help="the instance file to read")
-    sp.add_argument("output", help="the file to write (format from --to or its name)")
+    sp.add_argument("output", type=output_file,
+                    help="the file to write (format from --to or its name)")
     sp.add_argument("--to", default="auto", choices=["auto", *INSTANCE_FORMAT_NAMES],
                     help="output format (default: from the file name, .json only)")
     add_instance_options(sp)
@@ -951,7 +1000,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--param", "-p", action=KeyValues, metavar="KEY=VALUE",
                     help="generator parameter (repeatable), e.g. -p num_ports=4")
     sp.add_argument("--seed", type=nonnegative_int, default=0, help="random seed (default 0)")
-    sp.add_argument("--out", "-o", help="output file (required unless --list)")
+    sp.add_argument("--out", "-o", type=output_file, help="output file (required unless --list)")
 
     sp = add("schedule", "schedule an instance, verify the schedule, optionally write it")
     sp.add_argument("instance", help="the instance file")
@@ -969,12 +1018,13 @@ def build_parser() -> argparse.ArgumentParser:
                     help="weighted_completion_time (sum w C, default) or weighted_cct "
                          "(sum w (C - r))",
                     choices=["weighted_completion_time", "weighted_cct"])
-    sp.add_argument("--out", "-o", help="write the schedule (.json segments or .npz pieces)")
-    sp.add_argument("--cct-csv", metavar="FILE",
+    sp.add_argument("--out", "-o", type=output_file,
+                    help="write the schedule (.json segments or .npz pieces)")
+    sp.add_argument("--cct-csv", metavar="FILE", type=output_file,
                     help="write per-coflow completion times as CSV (id, release, completion, "
                          "cct, slowdown), as coflowsim and Sincronia's simulator do")
     sp.add_argument("--exact", action="store_true", help="verify in exact rational arithmetic")
-    sp.add_argument("--slotted", metavar="FILE",
+    sp.add_argument("--slotted", metavar="FILE", type=output_file,
                     help="also round the verified schedule to the integral matching model "
                          "(whole units per slot; sizes and capacity x slot must be whole) and "
                          "write it as a slotted schedule (.json slots or .npz entries); the "
@@ -1033,7 +1083,11 @@ def add_command(subparsers, name: str, help_: str) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            # argparse would blame the top-level parser ("coflowopt: error: unrecognized
+            # arguments"); name the command whose options they are not, and its --help
+            _innermost_parser(parser, args).error("unrecognized arguments: " + " ".join(extra))
     except SystemExit as e:
         # argparse has printed its one line (or --help): main returns exit codes, it does not
         # raise them, so in-process callers see the same code as a shell
@@ -1085,6 +1139,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _one_line(e: BaseException) -> str:
     """The message of ``e`` on one line (the contract: one line on standard error)."""
     return " ".join(str(e).split("\n")).strip() or type(e).__name__
+
+
+def _innermost_parser(parser: argparse.ArgumentParser, args) -> argparse.ArgumentParser:
+    """The (sub)parser of the command that ``args`` selected (``coflowopt lib status``: the
+    ``status`` parser), following each level's subparsers by the name it stored."""
+    while True:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        name = getattr(args, subs[0].dest, None) if subs and subs[0].dest else None
+        if not subs or name not in subs[0].choices:
+            return parser
+        parser = subs[0].choices[name]
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> list[str]:

@@ -692,6 +692,46 @@ BAD = [
                                                  "fat-tree:k=4", "--policy", name],
        [f"--policy {name}", "big_switch_only", "--topology fat-tree:k=4"], ())
       for name in [BSO["policy"]] if name is not None],
+    # files and folders to write: refused when the command line is read, before any work (a
+    # search of minutes must not end in a failed write), naming the flag and the rule
+    ("schedule-out-missing-dir", ["schedule", FIG51, "--order", "sebf", "--rates", "greedy",
+                                  "-o", "nodir/s.json"],
+     ["--out", "nodir/s.json", "does not exist"], ()),
+    ("schedule-out-directory", ["schedule", FIG51, "--order", "sebf", "--rates", "greedy",
+                                "-o", "adir"], ["--out", "adir", "is a directory"], ()),
+    ("schedule-cct-csv-under-a-file", ["schedule", FIG51, "--order", "sebf", "--rates",
+                                       "greedy", "--cct-csv", "notjson.txt/c.csv"],
+     ["--cct-csv", "notjson.txt", "not a directory"], ()),
+    ("schedule-slotted-missing-dir", ["schedule", FIG51, "--order", "sebf", "--rates", "greedy",
+                                      "--slotted", "nodir/s.json"], ["--slotted", "nodir"], ()),
+    ("exact-certificate-missing-dir", ["exact", FIG51, "--certificate", "nodir/c.json"],
+     ["--certificate", "nodir/c.json", "does not exist"], ()),
+    ("exact-out-directory", ["exact", FIG51, "-o", "adir/"], ["--out", "adir/", "directory"], ()),
+    ("bound-export-missing-dir", ["bound", FIG51, "--method", "port", "--export", "nodir/m.lp"],
+     ["--export", "nodir/m.lp"], ()),
+    ("bound-certificate-missing-dir", ["bound", FIG51, "--method", "port", "--certificate",
+                                       "nodir/c.json"], ["--certificate", "nodir/c.json"], ()),
+    ("compare-csv-missing-dir", ["compare", FIG51, "-a", "sebf+greedy", "--csv", "nodir/c.csv"],
+     ["--csv", "nodir/c.csv"], ()),
+    ("convert-output-missing-dir", ["convert", FIG51, "nodir/x.json"],
+     ["output", "nodir/x.json", "does not exist"], ()),
+    ("generate-out-missing-dir", ["generate", "uniform_random", "-p", "num_ports=3", "-o",
+                                  "nodir/g.json"], ["--out", "nodir/g.json"], ()),
+    ("slotted-out-missing-dir", ["slotted", FIG51, "-o", "nodir/s.json"], ["--out", "nodir"], ()),
+    ("adversarial-out-is-a-file", ["adversarial", "--algo", "varys", "--budget", "1", "--out",
+                                   "notjson.txt"], ["--out", "notjson.txt", "not a directory"],
+     ()),
+    ("report-plots-is-a-file", ["report", "run", "--plots", "notjson.txt"],
+     ["--plots", "notjson.txt", "not a directory"], ()),
+    ("bench-run-dir-is-a-file", ["bench", "spec.toml", "--run-dir", "notjson.txt"],
+     ["--run-dir", "notjson.txt", "not a directory"], ()),
+    # an unknown flag is blamed on the command it was given to, not on "coflowopt"
+    ("schedule-unknown-flag", ["schedule", FIG51, "--order", "sebf", "--rates", "greedy",
+                               "--nosuch", "3"],
+     ["coflowopt schedule: error: unrecognized arguments: --nosuch 3",
+      "coflowopt schedule --help"], ()),
+    ("lib-status-unknown-flag", ["lib", "status", "--family", "x"],
+     ["coflowopt lib status: error", "--family x", "coflowopt lib status --help"], ()),
 ]
 
 
@@ -805,6 +845,44 @@ def test_bad_time_limit_is_refused_by_every_command_that_takes_one():
                 timed.append((name, a.option_strings[0]))
                 assert a.type is seconds, (name, a.option_strings)
     assert ("bound", "--time-limit") in timed and ("exact", "--time-limit") in timed
+
+
+def test_every_output_flag_is_checked_before_any_work():
+    """One argparse type for every file or folder a command writes: the flags found by their
+    names and metavars must all carry it (a new flag without it fails here)."""
+    from coflowopt.cli import build_parser, output_dir, output_file
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    found = {}
+    for name, sp in sub.choices.items():
+        for a in sp._actions:
+            writes = (a.dest in ("out", "output", "certificate", "export", "csv", "cct_csv",
+                                 "slotted", "plots", "run_dir")
+                      and (a.option_strings or name == "convert"))
+            if writes:
+                found[(name, a.dest)] = a.type
+    assert found, "no output flags found"
+    bad = {k: t for k, t in found.items() if t not in (output_file, output_dir)}
+    assert not bad, bad
+    for key in [("schedule", "out"), ("exact", "certificate"), ("bound", "export"),
+                ("convert", "output"), ("adversarial", "out"), ("report", "plots")]:
+        assert key in found, key
+
+
+def test_output_file_rules(tmp_path):
+    import argparse
+    from coflowopt.cli import output_dir, output_file
+    (tmp_path / "f").write_text("x")
+    assert output_file(str(tmp_path / "new.json")) == str(tmp_path / "new.json")
+    assert output_file(str(tmp_path / "f")) == str(tmp_path / "f")      # overwritten
+    assert output_dir(str(tmp_path / "a" / "b")) == str(tmp_path / "a" / "b")  # created later
+    assert output_dir(str(tmp_path)) == str(tmp_path)
+    for bad in (tmp_path / "no" / "x.json", tmp_path, tmp_path / "f" / "x.json"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            output_file(str(bad))
+    for bad in (tmp_path / "f", tmp_path / "f" / "sub"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            output_dir(str(bad))
 
 
 # ------------------------------------------------------------------------------ HiGHS banner

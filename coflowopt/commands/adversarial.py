@@ -107,7 +107,7 @@ def add_parser(subparsers, common) -> None:
                          "candidates are skipped)")
     sp.add_argument("--no-bound-check", action="store_true",
                     help="do not check the fast certified bounds against each proven optimum")
-    sp.add_argument("--out", "-o", default=None, metavar="DIR",
+    sp.add_argument("--out", "-o", default=None, metavar="DIR", type=common.output_dir,
                     help="write the best instance, its provenance and schedules to DIR "
                          "(e.g. instances/adversarial)")
     sp.add_argument("--name", default=None, help="file stem for --out (default from the "

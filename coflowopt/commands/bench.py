@@ -30,7 +30,7 @@ def add_parser(subparsers, common) -> None:
                          "without hard time limits)")
     sp.add_argument("--dask", metavar="ADDRESS",
                     help="run on a Dask distributed scheduler, e.g. tcp://host:8786")
-    sp.add_argument("--run-dir", help="run folder (default runs/<spec name>)")
+    sp.add_argument("--run-dir", type=common.output_dir, help="run folder (default runs/<spec name>)")
     sp.add_argument("--fresh", action="store_true",
                     help="delete the folder's earlier results and start over")
     sp.add_argument("--retry-failed", action="store_true",

@@ -76,8 +76,8 @@ def add_parser(subparsers, common) -> None:
                     help="parameter of the bound (e.g. slot=0.5, epsilon=0.1); repeatable")
     sp.add_argument("--solver-log", action="store_true",
                     help="HiGHS's log on standard error (never on standard output)")
-    sp.add_argument("--export", metavar="FILE", help="write the certificate's LP (.lp or .mps)")
-    sp.add_argument("--certificate", metavar="FILE",
+    sp.add_argument("--export", metavar="FILE", type=common.output_file, help="write the certificate's LP (.lp or .mps)")
+    sp.add_argument("--certificate", metavar="FILE", type=common.output_file,
                     help="write the certificate file (.json; every fluid bound: the LP's exact "
                          "dual, rows named from the instance), checkable by "
                          "tools/check_certificate.py")

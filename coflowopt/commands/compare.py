@@ -29,9 +29,9 @@ def add_parser(subparsers, common) -> None:
                     help="seconds for the branch and bound with --exact (default 60)")
     sp.add_argument("--bound-time", type=common.seconds, default=60.0,
                     help="seconds for the certified bounds together (default 60)")
-    sp.add_argument("--csv", metavar="FILE",
+    sp.add_argument("--csv", metavar="FILE", type=common.output_file,
                     help="also write the table as CSV (one row per algorithm)")
-    sp.add_argument("--cct-csv", metavar="FILE",
+    sp.add_argument("--cct-csv", metavar="FILE", type=common.output_file,
                     help="write every algorithm's per-coflow completion times as CSV "
                          "(algorithm, id, release, completion, cct, slowdown)")
     common.add_instance_options(sp)

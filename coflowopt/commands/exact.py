@@ -57,9 +57,10 @@ def add_parser(subparsers, common) -> None:
     sp.add_argument("--float", dest="float_verify", action="store_true",
                     help="verify in float mode (default: exact rational arithmetic where the "
                          "method supports it)")
-    sp.add_argument("--out", "-o", help="write the schedule (.json segments, exact fractions "
+    sp.add_argument("--out", "-o", type=common.output_file,
+                    help="write the schedule (.json segments, exact fractions "
                                         "kept; or .npz pieces)")
-    sp.add_argument("--certificate", metavar="FILE.json",
+    sp.add_argument("--certificate", metavar="FILE.json", type=common.output_file,
                     help="bnb only: write the certificate of the proved optimum (the exact "
                          "schedule and every closed node with its bound), checkable by "
                          "tools/check_certificate.py INSTANCE.json FILE.json; refused (exit 1, "

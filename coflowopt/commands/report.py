@@ -28,7 +28,7 @@ def add_parser(subparsers, common) -> None:
     sp = common.add_command(subparsers, "report", "tables and plots from a benchmark run "
                                                   "folder (ALG/LB, ALG/OPT, wins, runtimes)")
     sp.add_argument("run", help="run folder written by coflowopt bench")
-    sp.add_argument("--plots", metavar="DIR", help="write PNG and PDF plots to DIR")
+    sp.add_argument("--plots", metavar="DIR", type=common.output_dir, help="write PNG and PDF plots to DIR")
     sp.add_argument("--plot-algorithms", metavar="A,B,...",
                     help="with --plots: only these algorithms, in this order (legends and "
                          "colours follow it)")

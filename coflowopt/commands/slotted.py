@@ -52,7 +52,8 @@ def add_parser(subparsers, common) -> None:
                     help="weighted_completion_time (sum w C, default) or weighted_cct "
                          "(sum w (C - r))",
                     choices=["weighted_completion_time", "weighted_cct"])
-    sp.add_argument("--out", "-o", help="write the slotted schedule (.json slots or .npz "
+    sp.add_argument("--out", "-o", type=common.output_file,
+                    help="write the slotted schedule (.json slots or .npz "
                                         "entries)")
     common.add_instance_options(sp)
     sp.set_defaults(handler=lambda args: run(args, common))
