@@ -217,8 +217,13 @@ def test_json_error_names_later_segment(tmp_path):
 
 @pytest.mark.parametrize("text,line,rule", [
     ('{"format": "coflowopt-schedule",\n "version": 1,\n "segments": [}', 3, "not valid JSON"),
-    ('{"format": "coflowopt-schedule", "version": 1, "segments": [{"start": NaN}]}', None,
-     "NaN is not a valid JSON number"),
+    ('{"format": "coflowopt-schedule", "version": 1, "segments": [{"start": NaN}]}', 1,
+     "NaN is not a valid JSON number (column 71)"),
+    # the writer's layout (one segment per line, read as a stream): the line in the file
+    ('{"format": "coflowopt-schedule", "version": 1, "segments": [\n'
+     '  {"start": 0, "end": 1, "rates": [[0, 0, 1]]},\n'
+     '  {"start": 1, "end": 2, "rates": [[0, 0, -Infinity]]}\n]}\n', 3,
+     "-Infinity is not a valid JSON number (column 43)"),
     ('{"format": "coflowopt-schedule", "version": 1, "version": 1, "segments": []}', None,
      "duplicate key 'version'"),
 ])

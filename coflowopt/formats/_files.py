@@ -9,10 +9,12 @@ archive handling; a JSON instance given as a trace failed on its "header").
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import NoReturn
 
-__all__ = ["KINDS", "file_kind", "expect_kind", "json_value_error_rule"]
+__all__ = ["KINDS", "file_kind", "expect_kind", "json_value_error_rule", "JSONConstantError",
+           "locate_json_constant"]
 
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
@@ -76,6 +78,35 @@ def expect_kind(path: str | Path, allowed: tuple[str, ...], expected: str, error
 
 def refuse(path, rule: str, error: type) -> NoReturn:
     raise error(rule, file=str(path))
+
+
+class JSONConstantError(ValueError):
+    """``NaN``, ``Infinity`` or ``-Infinity`` in a JSON document: Python's ``json`` reads them,
+    the JSON standard does not, and no coflowopt value may be one.  ``json`` does not say where
+    the token was (its ``parse_constant`` hook gets only the token): :func:`locate_json_constant`
+    finds it in the text."""
+
+    def __init__(self, token: str):
+        self.token = token
+        super().__init__(f"{token} is not a valid JSON number")
+
+
+# strings are matched whole (escapes included) so that a token inside one is skipped
+_CONSTANT_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
+
+
+def locate_json_constant(text: str) -> tuple[int, int, str] | None:
+    """``(line, column, token)`` (1-based) of the first ``NaN`` / ``Infinity`` / ``-Infinity``
+    outside a string in the JSON ``text``, or None.
+
+    >>> locate_json_constant('{"id": "NaN",\\n "w": [1, -Infinity]}')
+    (2, 11, '-Infinity')
+    """
+    for m in _CONSTANT_OR_STRING.finditer(text):
+        if m.group(1):
+            line = text.count("\n", 0, m.start()) + 1
+            return line, m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1, m.group(1)
+    return None
 
 
 def json_value_error_rule(e: ValueError) -> str:

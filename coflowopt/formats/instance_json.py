@@ -67,7 +67,7 @@ from .._numbers import MAX_EXACT_INT, plain_number, strict_float
 from ..exceptions import InvalidInstanceError
 from ..instance import Instance
 from ..rates._jit import HAVE_NUMBA
-from ._files import expect_kind, json_value_error_rule
+from ._files import JSONConstantError, expect_kind, json_value_error_rule, locate_json_constant
 
 __all__ = ["instance_from_dict", "instance_to_dict", "read_instance_json", "write_instance_json",
            "dumps_instance", "load_json_document", "FORMAT_NAME", "FORMAT_VERSION",
@@ -89,7 +89,7 @@ _TOPOLOGY_KEYS = {"kind", "params", "routing", "seed", "placement", "placement_s
 
 
 def _reject_constant(name: str):
-    raise ValueError(f"{name} is not a valid JSON number")
+    raise JSONConstantError(name)
 
 
 def _reject_duplicate_keys(pairs):
@@ -141,6 +141,13 @@ def load_json_document(path: str | Path, error: type = InvalidInstanceError) -> 
         raise error(f"JSON nested deeper than Python's recursion limit "
                     f"({sys.getrecursionlimit()}); no coflowopt document nests more than 4 "
                     "levels", file=path) from None
+    except JSONConstantError as e:
+        # an error path: read the text again to say where the token is
+        with open(path, encoding="utf-8") as fh:
+            where = locate_json_constant(fh.read())
+        if where is None:  # pragma: no cover - json saw it, so the scan finds it
+            raise error(str(e), file=path) from None
+        raise error(f"{e} (column {where[1]})", file=path, line=where[0]) from None
     except ValueError as e:  # also UnicodeDecodeError and Python's integer-digits limit
         raise error(json_value_error_rule(e), file=path) from None
 

@@ -65,7 +65,7 @@ from .._numbers import MAX_EXACT_INT, plain_number, strict_float
 from ..exceptions import InvalidParameterError, InvalidScheduleError, NotSupportedError
 from ..instance import Instance
 from ..schedule import Schedule
-from ._files import expect_kind, json_value_error_rule
+from ._files import JSONConstantError, expect_kind, json_value_error_rule, locate_json_constant
 from .instance_json import _reject_constant, _reject_duplicate_keys, load_json_document
 from .._index_ranges import concat_ranges
 
@@ -863,6 +863,12 @@ def _tail_error(block: bytes, stop: int, blocks, line: str, lineno: int, state: 
         raise InvalidScheduleError("JSON nested deeper than Python's recursion limit; no "
                                    "coflowopt document nests more than 4 levels",
                                    file=file) from None
+    except JSONConstantError as e:
+        where = locate_json_constant(line + rest)
+        if where is None:  # pragma: no cover - the parser saw it in line + rest
+            raise InvalidScheduleError(str(e), file=file) from None
+        raise InvalidScheduleError(f"{e} (column {where[1]})", file=file,
+                                   line=lineno + where[0] - 1) from None
     except ValueError as e:
         raise InvalidScheduleError(json_value_error_rule(e), file=file) from None
     raise _NotStreamable
