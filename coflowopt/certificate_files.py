@@ -42,7 +42,7 @@ from .formulations.certificates import check_certificate, fraction_str, rebuild_
 from .formulations.ordering_lp import OrderingCuts, port_loads
 
 __all__ = ["CERTIFICATE_FORMAT", "FILE_BOUNDS", "lower_bound_certificate", "optimum_certificate",
-           "instance_digest"]
+           "integral_certificate", "instance_digest"]
 
 CERTIFICATE_FORMAT = "coflowopt-certificate"
 #: The registered bounds whose certificates have a file form: duals of the ordering LP,
@@ -715,3 +715,71 @@ def optimum_certificate(instance, result, *, max_nodes: int = 200_000,
                   "stats": {"bnb_closed_nodes": len(cand), "nodes_written": len(closed),
                             "nodes_walked": seen, "lps": proof.lps}},
     }
+
+
+def integral_certificate(instance, fluid: dict[str, Any], *, slot: float = 1.0,
+                         schedule=None) -> dict[str, Any]:
+    """The certificate file of a bound or optimum of the integral model (slotted schedules).
+
+    Parameters
+    ----------
+    instance : Instance
+    fluid : dict
+        A certificate file of the fluid model (:func:`lower_bound_certificate` or
+        :func:`optimum_certificate`, objective ``sum w C``): its value ``L`` bounds every
+        integral schedule.
+    slot : float
+        Slot length ``s``.
+    schedule : SlottedSchedule, optional
+        A slotted schedule; when it verifies (:func:`coflowopt.slotted.verify_slotted`) at
+        the bound, the claim is its ``optimum``, else (or when absent) the claim is the
+        ``lower_bound``.
+
+    Returns
+    -------
+    dict
+        ``claim`` (``model: "integral"``, ``slot``, ``kind``, exact ``value``: the larger of
+        ``L`` rounded up to the lattice ``gcd_k (w_k s)`` and the integral isolation bound),
+        ``proof`` (``fluid-bound-lattice`` with the fluid certificate) and, for an optimum,
+        ``slotted`` (the schedule's coflowopt-slotted-schedule document); checked by
+        ``tools/check_certificate.py`` (``proofs/integral-lattice-bound.md``).
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> from coflowopt.bounds.simple import isolated_bound
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 2)]), Coflow("B", [(0, 0, 1)])])
+    >>> fluid = lower_bound_certificate(inst, isolated_bound(inst))
+    >>> integral_certificate(inst, fluid)["claim"]["value"]
+    '3'
+    """
+    from .exact.integral_mip import (integral_isolated_bound, objective_lattice,
+                                     round_up_to_lattice)
+    from .slotted import verify_slotted
+    if fluid.get("claim", {}).get("objective") != "weighted_completion_time" or \
+            fluid["claim"].get("model", "fluid") != "fluid":
+        raise InvalidParameterError("an integral certificate needs a fluid certificate of "
+                                    "sum w C")
+    L = Fraction(fluid["claim"]["value"])
+    rounded = round_up_to_lattice(L, objective_lattice(instance, slot))
+    iso = Fraction(integral_isolated_bound(instance, slot=slot).value)
+    value, kind, doc = max(rounded, iso), "lower_bound", None
+    if schedule is not None:
+        rep = verify_slotted(instance, schedule)
+        if not rep.ok:
+            raise InvalidParameterError(f"the slotted schedule does not verify: {rep}")
+        if rep.weighted_completion_time == value:
+            from .formats.slotted_schedule import slotted_to_dict
+            kind, doc = "optimum", slotted_to_dict(schedule, instance)
+    cert = {"format": CERTIFICATE_FORMAT, "version": 1,
+            "claim": {"kind": kind, "model": "integral", "slot": fraction_str(Fraction(slot)),
+                      "objective": "weighted_completion_time", "value": fraction_str(value),
+                      "value_float": float(value), "algorithm": "fluid-bound-lattice"},
+            "instance": {"digest": instance_digest(instance), "coflows": instance.num_coflows,
+                         "flows": instance.num_flows},
+            "proof": {"type": "fluid-bound-lattice", "fluid": fluid,
+                      "fluid_value": fraction_str(L), "rounded": fraction_str(rounded),
+                      "integral_isolated": fraction_str(iso)}}
+    if doc is not None:
+        cert["slotted"] = doc
+    return cert

@@ -20,6 +20,11 @@ FB-trace samples: 10^5-10^6 pieces, 10-200 MB as JSON), ``<id>.best.order.json``
 document*, format ``coflowlib-order``: a coflow order and a registered rate allocation; the best
 schedule is that allocation run on that order, rebuilt and verified exactly by every check),
 and ``<id>.certificate`` (certificate JSON).  The
+families of the integral matching model (manifest entries with ``model: "integral"``, slot
+``slot``) store ``<id>.best.slotted.json`` (a coflowopt-slotted-schedule, judged by
+:func:`coflowopt.slotted.verify_slotted`) and a certificate of the integral model (the fluid
+bound rounded up to the objective lattice, :func:`coflowopt.certificate_files.
+integral_certificate`); their optimum is the integral one.  The
 instance and certificate files do not end in ``.json`` so that :mod:`coflowopt.library` (the
 papers' examples, every ``*.json`` with a provenance sidecar) does not list them; every reader
 of coflowopt and the checker read them by content.
@@ -128,7 +133,7 @@ def status_rows(m: dict[str, Any]) -> list[dict[str, Any]]:
         rows.append({"family": fam, "instances": len(es),
                      "solved": sum(1 for e in es if e["status"] == "optimal"),
                      "mean_gap": sum(gaps) / len(gaps), "max_gap": max(gaps),
-                     "best_algorithm": best_alg, "best_algorithm_count": algs[best_alg],
+                     "model": es[0].get("model", "fluid"), "best_algorithm": best_alg, "best_algorithm_count": algs[best_alg],
                      "best_heuristic": heur,
                      "best_heuristic_mean_ratio": None if heur is None else means[heur],
                      "heuristic_mean_ratios": dict(sorted(means.items()))})
@@ -231,11 +236,23 @@ def _is_order_document(path) -> bool:
 
 
 def best_file(e: dict[str, Any]) -> str:
-    """The stored best of a manifest entry: its schedule file or its order document."""
-    return e["best"].get("schedule") or e["best"]["order"]
+    """The stored best of a manifest entry: its schedule file, slotted schedule or order
+    document."""
+    return e["best"].get("schedule") or e["best"].get("slotted") or e["best"]["order"]
 
 
-def _verify_best(inst, path: Path, mode: str = "exact"):
+def is_integral(e: dict[str, Any]) -> bool:
+    """Whether a manifest entry is of the integral matching model (slotted schedules)."""
+    return e.get("model", "fluid") == "integral"
+
+
+def _verify_best(inst, path: Path, mode: str = "exact", integral: bool = False):
+    """The verifier's report on a stored or submitted best: the fluid verifier, or for the
+    integral model the slotted verifier (exact integers) on a coflowopt-slotted-schedule."""
+    if integral:
+        from .formats.slotted_schedule import read_slotted_schedule
+        from .slotted import verify_slotted
+        return verify_slotted(inst, read_slotted_schedule(path, inst))
     from .verify import verify_schedule
     return verify_schedule(inst, best_schedule(inst, path), mode=mode)
 
@@ -248,12 +265,14 @@ def check_entry(m: dict[str, Any], iid: str, checker) -> str | None:
     d = Path(m["_dir"])
     try:
         inst = read_instance_json(d / e["instance"])
-        mode = e["best"].get("verified", "exact")
-        rep = _verify_best(inst, d / best_file(e), mode)
+        integral = is_integral(e)
+        mode = "exact" if integral else e["best"].get("verified", "exact")
+        rep = _verify_best(inst, d / best_file(e), mode, integral)
     except Exception as ex:  # noqa: BLE001 - any unreadable file is a failed entry
         return f"cannot read: {ex}"
     if not rep.ok:
-        return f"best schedule rejected by the verifier ({mode}): {rep.violations[:1]}"
+        return (f"best {'slotted ' if integral else ''}schedule rejected by the verifier "
+                f"({'integral model' if integral else mode}): {rep.violations[:1]}")
     best = Fraction(e["best"]["value"])
     value = Fraction(rep.weighted_completion_time)
     # float mode: the verifier's float64 sum (recorded as its exact value at the build) may
@@ -273,6 +292,12 @@ def check_entry(m: dict[str, Any], iid: str, checker) -> str | None:
         return f"certificate unreadable: {ex}"
     claim = cdoc["claim"]
     cval = Fraction(claim["value"])
+    model = "integral" if integral else "fluid"
+    if claim.get("model", "fluid") != model:
+        return f"the certificate is of the {claim.get('model', 'fluid')} model, the entry " \
+               f"of the {model} model"
+    if integral and Fraction(claim["slot"]) != Fraction(rep.slot):
+        return f"the certificate's slot {claim['slot']} is not the schedule's {rep.slot}"
     if e["status"] == "optimal":
         # an optimum certificate, or a lower bound met by the best schedule verified exactly
         if cval != best or not (claim["kind"] == "optimum" or
@@ -284,6 +309,26 @@ def check_entry(m: dict[str, Any], iid: str, checker) -> str | None:
     if best < Fraction(e["bound"]["value"]):
         return "best schedule below the certified bound"
     return None
+
+
+def _check_submission_kind(path, iid: str, integral: bool) -> None:
+    """A slotted schedule for an instance of the integral model, a fluid schedule or order
+    document for the others (InvalidParameterError naming the file and the rule)."""
+    from .slotted import SLOTTED_FORMAT
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+        fmt = doc.get("format") if isinstance(doc, dict) else None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        fmt = None                # the readers name what is wrong with the file
+    if integral and fmt is not None and fmt != SLOTTED_FORMAT:
+        raise InvalidParameterError(f"{path}: a {fmt} document, but {iid} is of the integral "
+                                    f"model: submit a {SLOTTED_FORMAT} (coflowopt slotted "
+                                    "--out)")
+    if not integral and fmt == SLOTTED_FORMAT:
+        raise InvalidParameterError(f"{path}: a slotted schedule, but {iid} is of the fluid "
+                                    "model: submit a coflowopt-schedule or a coflowlib-order "
+                                    "document")
 
 
 def check_library(m: dict[str, Any], families: list[str] | None = None
@@ -316,13 +361,19 @@ def submit(m: dict[str, Any], iid: str, schedule_path: str | Path, algorithm: st
     ipath = instance_path(m, iid)
     e = m["instances"][iid]
     inst = read_instance_json(ipath)
+    integral = is_integral(e)
+    _check_submission_kind(schedule_path, iid, integral)
     try:
-        rep = _verify_best(inst, Path(schedule_path))
+        rep = _verify_best(inst, Path(schedule_path), integral=integral)
     except CoflowOptError as ex:
         raise InvalidParameterError(f"{schedule_path}: {ex}") from None
+    if integral and rep.slot != float(Fraction(e.get("slot", 1))):
+        raise InvalidParameterError(f"{schedule_path}: slot {rep.slot:g}, but {iid} is of the "
+                                    f"integral model with slot {e.get('slot', 1)}")
     if not rep.ok:
         v = rep.violations[0] if getattr(rep, "violations", None) else "infeasible"
-        raise Refused(f"rejected: the verifier (exact mode) refuses the schedule: {v}")
+        raise Refused(f"rejected: the verifier ({'integral model' if integral else 'exact mode'})"
+                      f" refuses the schedule: {v}")
     value = Fraction(rep.weighted_completion_time)
     best = Fraction(e["best"]["value"])
     if value < Fraction(e["bound"]["value"]):
@@ -333,7 +384,8 @@ def submit(m: dict[str, Any], iid: str, schedule_path: str | Path, algorithm: st
                          f"the best known {best} ({float(best):.12g}, {e['best']['algorithm']})")
     d = Path(m["_dir"])
     stem = e["certificate"].removesuffix(".certificate")
-    key = "order" if _is_order_document(schedule_path) else "schedule"
+    key = "slotted" if integral else \
+        "order" if _is_order_document(schedule_path) else "schedule"
     rel = f"{stem}.best.{key}.json"
     shutil.copyfile(schedule_path, d / rel)
     old = best_file(e)

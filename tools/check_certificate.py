@@ -175,6 +175,27 @@ Certificates (``format: coflowopt-certificate``, ``version: 1``):
       ``empty``: the suffix starts with the release of group ``g`` and ``MLB(U) > r_g``: ``U``
       cannot complete by then, the region is empty.
 
+``optimum`` / ``lower_bound`` of the integral model (``claim.model: "integral"``,
+``proofs/integral-lattice-bound.md``)
+    The model (coflowopt's ``slotted``): slots ``[t s, (t+1) s)`` of length ``s``
+    (``claim.slot``); every size and every ``c_q s`` a whole number (checked); in a slot a flow
+    sends whole units, counted on every resource of its path, at most ``c_q s`` per resource;
+    a flow sends in slot ``t`` only if ``t s >= r_k``; a coflow completes at the end of its
+    last slot with units, ``C_k = (t_last + 1) s``.  The claim: every integral schedule has
+    ``sum_k w_k C_k >= value`` (``lower_bound``), or the least such value is ``value``
+    (``optimum``).  Proof ``{"type": "fluid-bound-lattice", "fluid": CERTIFICATE}``: a
+    certificate of the *fluid* model (any of the above, ``lower_bound`` or ``optimum``, same
+    instance and objective), checked here first; its value ``L`` bounds every integral
+    schedule too (run ``u`` units of slot ``t`` at rate ``u / s`` over the slot: a fluid
+    schedule with the same completion times).  Every integral ``sum_k w_k C_k`` is a multiple
+    of ``g = gcd {w_k s : w_k > 0}`` (``C_k / s`` is an integer), so it is at least ``L``
+    rounded up to a multiple of ``g``; and at least the integral isolation bound ``sum_k w_k s
+    (a_k + max_q ceil(d_k^q / (c_q s)))`` (``a_k = ceil(r_k / s)``, a multiple of ``g``).  The
+    larger of the two (less ``sum_k w_k r_k`` for the weighted CCT) must be ``>= value``.  An
+    ``optimum`` also carries ``slotted``, a ``coflowopt-slotted-schedule`` document (``slot``
+    equal to ``claim.slot``; ``slots[t]`` lists ``[coflow, flow position, units]`` sent in slot
+    ``t``), checked exactly against every rule above; its objective must equal ``value``.
+
 Every number in a certificate is a string ``"p/q"`` or ``"p"`` (exact rational) or a JSON
 integer.
 """
@@ -1140,6 +1161,155 @@ def check_optimum(inst: Instance, cert: dict, value: Fraction, objective: str) -
             f"({expanded} expanded) cover every event sequence, checked exactly")
 
 
+# ------------------------------------------------------------------------- integral model
+def _whole(x: Fraction) -> bool:
+    return x.denominator == 1
+
+
+def _ceil(x: Fraction) -> int:
+    return -((-x.numerator) // x.denominator)
+
+
+def _integral_model(inst: Instance, slot: Fraction) -> None:
+    """Rule 1 of the integral model: whole sizes and whole ``c_q s``."""
+    for f, (k, _, z) in enumerate(inst.flows):
+        if not _whole(z):
+            raise Rejected(f"flow {f} (coflow {k}) has size {z}: not a whole number (the "
+                           "instance is not in the integral model)")
+    for q, c in enumerate(inst.cap):
+        if not _whole(c * slot):
+            raise Rejected(f"resource {q}: capacity x slot = {c * slot} is not a whole number")
+
+
+def check_slotted(inst: Instance, doc, slot: Fraction) -> tuple[Fraction, int]:
+    """Verify a slotted schedule exactly; return its ``sum_k w_k C_k`` and its number of
+    entries (every rule of the integral model; raises Rejected or Unreadable)."""
+    if not isinstance(doc, dict) or doc.get("format") != "coflowopt-slotted-schedule" or \
+            doc.get("version") != 1 or not isinstance(doc.get("slots"), list):
+        raise Unreadable("slotted: expected a coflowopt-slotted-schedule document (version 1, "
+                         "'slot', 'slots')")
+    if instance_number(doc.get("slot"), "slotted.slot") != slot:
+        raise Rejected(f"slotted.slot {doc.get('slot')!r} is not the claim's slot {slot}")
+    first, n_of = [], []            # global index of each coflow's first flow, its flow count
+    for f, (k, _, _) in enumerate(inst.flows):
+        if k == len(first):
+            first.append(f)
+            n_of.append(0)
+        n_of[k] += 1
+    F = len(inst.flows)
+    sent = [0] * F
+    last = [-1] * F
+    entries = 0
+    for t, row in enumerate(doc["slots"]):
+        if not isinstance(row, list):
+            raise Unreadable(f"slotted.slots[{t}]: a list of [coflow, flow, units]")
+        load: dict[int, int] = {}
+        for n, e in enumerate(row):
+            where = f"slotted.slots[{t}][{n}]"
+            if not (isinstance(e, list) and len(e) == 3 and all(
+                    isinstance(v, int) and not isinstance(v, bool) for v in e)):
+                raise Unreadable(f"{where}: an entry is [coflow, flow position, units], "
+                                 "integers")
+            k, pos, u = e
+            if not (0 <= k < inst.K and 0 <= pos < n_of[k]):
+                raise Rejected(f"{where}: coflow {k}, flow {pos} is not a flow of the instance")
+            if u < 0:
+                raise Rejected(f"{where}: negative units {u}")
+            entries += 1
+            if u == 0:
+                continue
+            if t * slot < inst.release[k]:
+                raise Rejected(f"{where}: coflow {k} sends in slot {t}, which starts at "
+                               f"{t * slot} < its release {inst.release[k]}")
+            f = first[k] + pos
+            sent[f] += u
+            last[f] = t
+            for q in inst.flows[f][1]:
+                load[q] = load.get(q, 0) + u
+        for q, v in load.items():
+            if v > inst.cap[q] * slot:
+                raise Rejected(f"slot {t}: resource {q} carries {v} units > capacity x slot "
+                               f"{inst.cap[q] * slot}")
+    C = [Fraction(0)] * inst.K
+    for f, (k, _, z) in enumerate(inst.flows):
+        if sent[f] != z:
+            raise Rejected(f"flow {f} (coflow {k}) sends {sent[f]} units, not its size {z}")
+        C[k] = max(C[k], (last[f] + 1) * slot)
+    return sum((w * c for w, c in zip(inst.weight, C)), Fraction(0)), entries
+
+
+def integral_bound(inst: Instance, slot: Fraction, fluid_wct: Fraction
+                   ) -> tuple[Fraction, Fraction, Fraction | None]:
+    """(bound, isolation bound, lattice step ``g``) on every integral ``sum_k w_k C_k``: the
+    fluid bound rounded up to the lattice ``g Z`` and the integral isolation bound, the larger
+    (``g`` is None when every weight is 0: every value is 0)."""
+    g = None
+    for w in inst.weight:
+        if w > 0:
+            v = w * slot
+            g = v if g is None else Fraction(
+                math.gcd(g.numerator * v.denominator, v.numerator * g.denominator),
+                g.denominator * v.denominator)
+    iso = Fraction(0)
+    for k in range(inst.K):
+        a = _ceil(inst.release[k] / slot)
+        b = max(_ceil(d / (inst.cap[q] * slot)) for q, d in inst.load[k].items())
+        iso += inst.weight[k] * slot * (a + b)
+    if g is None:
+        return Fraction(0), iso, None
+    rounded = g * _ceil(fluid_wct / g)
+    return max(rounded, iso), iso, g
+
+
+def check_integral(instance_doc, inst: Instance, cert: dict, kind: str, value: Fraction,
+                   objective: str) -> str:
+    """Confirm a claim of the integral model (``claim.model: "integral"``)."""
+    claim = cert["claim"]
+    slot = exact(claim.get("slot"), "claim.slot")
+    if slot <= 0:
+        raise Unreadable("claim.slot must be > 0")
+    _integral_model(inst, slot)
+    proof = cert.get("proof")
+    if not isinstance(proof, dict) or proof.get("type") != "fluid-bound-lattice" or \
+            not isinstance(proof.get("fluid"), dict):
+        raise Unreadable("proof: an integral claim needs {\"type\": \"fluid-bound-lattice\", "
+                         "\"fluid\": a fluid certificate}")
+    fluid = proof["fluid"]
+    fclaim = fluid.get("claim") if isinstance(fluid.get("claim"), dict) else {}
+    if fclaim.get("model", "fluid") != "fluid":
+        raise Unreadable("proof.fluid: must be a certificate of the fluid model")
+    if fclaim.get("objective") != objective:
+        raise Rejected(f"proof.fluid bounds {fclaim.get('objective')!r}, the claim "
+                       f"{objective!r}")
+    try:
+        check(instance_doc, fluid)
+    except Rejected as e:
+        raise Rejected(f"proof.fluid: {e}") from None
+    except Unreadable as e:
+        raise Unreadable(f"proof.fluid: {e}") from None
+    shift = _cct_shift(inst, objective)
+    L = exact(fclaim.get("value"), "proof.fluid.claim.value")
+    bound, iso, g = integral_bound(inst, slot, L + shift)
+    if bound - shift < value:
+        raise Rejected(f"the fluid bound {L} ({float(L):.12g}) rounded up to the lattice "
+                       f"{g} and the integral isolation bound {iso - shift} give "
+                       f"{bound - shift} ({float(bound - shift):.12g}), less than the claimed "
+                       f"{value}")
+    how = (f"the fluid {fclaim.get('kind')} {L} ({float(L):.12g}), checked exactly, rounded "
+           f"up to multiples of {g}" + (f" (integral isolation bound {iso - shift})"
+                                         if iso > L + shift else ""))
+    if kind == "lower_bound":
+        return (f"{objective} >= {value} ({float(value):.12g}) for every integral schedule "
+                f"(slot {slot}): {how}")
+    sv, entries = check_slotted(inst, cert.get("slotted"), slot)
+    if sv - shift != value:
+        raise Rejected(f"the slotted schedule's {objective} is {sv - shift} "
+                       f"({float(sv - shift):.12g}), not the claimed {value}")
+    return (f"{objective} = {value} ({float(value):.12g}) is the integral optimum (slot "
+            f"{slot}): the slotted schedule ({entries} entries) is feasible with that value, "
+            f"checked exactly, and {how}, reach it")
+
+
 PROOFS = {"ordering-lp-dual": check_ordering_lp_dual, "lp-ov-dual": check_lp_ov_dual,
           "lp-ov-branch-dual": check_lp_ov_branch_dual,
           "interval-lp-dual": check_interval_lp_dual,
@@ -1167,6 +1337,11 @@ def check(instance_doc, cert) -> str:
     if recorded is not None and recorded != inst.digest():
         raise Rejected("the certificate is for another instance (digest "
                        f"{recorded[:12]}..., this instance {inst.digest()[:12]}...)")
+    model = claim.get("model", "fluid")
+    if model == "integral":
+        return check_integral(instance_doc, inst, cert, kind, value, objective)
+    if model != "fluid":
+        raise Unreadable(f"claim.model {model!r}: this checker reads 'fluid' and 'integral'")
     if kind == "optimum":
         return check_optimum(inst, cert, value, objective)
     proof = cert.get("proof")

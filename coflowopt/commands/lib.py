@@ -6,8 +6,9 @@ schedules); ``check`` re-verifies every stored best schedule (exact mode, or flo
 the manifest records ``verified: float``; an order document is first rebuilt into its schedule)
 and confirms every certificate with ``tools/check_certificate.py`` (exit 1 on any failure);
 ``submit INSTANCE SCHEDULE`` verifies a schedule of a CoflowLib instance (its id, e.g.
-``bs4-unit/bs4-unit-000``; a coflowopt-schedule JSON file or a coflowlib-order document) in
-exact mode and records it when it improves the best known value (exit 1 and the reason when it
+``bs4-unit/bs4-unit-000``; a coflowopt-schedule JSON file or a coflowlib-order document, or
+for the integral-model families ``int4-*`` a coflowopt-slotted-schedule, judged by the integral
+verifier; a schedule of the other model is bad input, exit 2) in exact mode and records it when it improves the best known value (exit 1 and the reason when it
 is rejected or does not improve).  ``--library DIR`` works on another copy of the library.
 The library, its layout and its manifest: :mod:`coflowopt.coflowlib`,
 ``instances/coflowlib/README.md``.
@@ -34,7 +35,9 @@ def add_parser(subparsers, common) -> None:
     sm.add_argument("instance", help="CoflowLib instance id, e.g. bs4-unit/bs4-unit-000")
     sm.add_argument("schedule", help="coflowopt-schedule JSON file, or a coflowlib-order "
                                      "document (coflow order + rate allocation, for "
-                                     "instances whose schedules are too large to store)")
+                                     "instances whose schedules are too large to store); "
+                                     "a coflowopt-slotted-schedule for the integral-model "
+                                     "families (int4-*)")
     sm.add_argument("--algorithm", default="submitted", metavar="NAME",
                     help="the algorithm that produced the schedule (recorded)")
     for p in (st, ck, sm):
@@ -83,7 +86,8 @@ def run(args, common) -> int:
         text = [f"{i}: FAILED: {r}" for i, r in bad]
         text.append(f"checked {len(res)} instances: {len(res) - len(bad)} ok, {len(bad)} failed "
                     "(schedules verified exactly, or in float mode where the manifest "
-                    "says so; certificates confirmed by tools/check_certificate.py)")
+                    "says so, slotted schedules by the integral verifier; certificates "
+                    "confirmed by tools/check_certificate.py)")
         common.emit(args, {"checked": len(res), "ok": len(res) - len(bad),
                            "failed": [{"instance": i, "reason": r} for i, r in bad]},
                     "\n".join(text))

@@ -26,6 +26,19 @@ Families of release v1 (objective ``sum_k w_k C_k``, fluid model):
   flows per coflow, integer sizes 1-10, ECMP routing (seed 0), seeds ``0..29``, variants
   ``unit`` and ``mixed`` (weights 1-5 and releases 0-5; the capacities are the topology's).
 
+* ``int4-unit`` and ``int4-mixed``: the integral matching model (slotted schedules, slot 1;
+  ``coflowopt.slotted``): ``uniform_random(4, 8, seed=s, flows_per_coflow=(1, 4), size=(1, 5),
+  integer_sizes=True)`` (unit weights, releases 0, unit capacities: one matching per slot) and
+  the same with ``weights=(1, 5), releases=(0, 5)`` (integer weights and releases), seeds
+  ``0..29``.  Solved by :func:`solve_integral`: the fluid ``bnb`` optimum and its certificate,
+  ``integral-mip`` for the best slotted schedule; ``optimal`` when the schedule, verified by
+  ``coflowopt.slotted.verify_slotted``, meets the fluid bound rounded up to the objective
+  lattice (``proofs/integral-lattice-bound.md``), with the integral certificate
+  (``coflowopt.certificate_files.integral_certificate``: the slotted schedule and the fluid
+  certificate) that ``tools/check_certificate.py`` confirms; otherwise ``open`` with that
+  bound, the schedule and the gap (an optimum proved only by HiGHS's floating-point MIP bound
+  is recorded under ``integral_mip`` and stays open).
+
 * ``fb<K>-zero`` and ``fb<K>-trace`` (K = 20, 50, 100, 200): samples of the Facebook 2010
   trace ``FB2010-1Hr-150-0.txt`` (526 coflows, sha256 in :data:`FB_TRACE_SHA256`), read from
   ``../shared/data/`` (``--trace``; the trace is not in the repository) by
@@ -384,6 +397,111 @@ def solve_fb(inst, checker, gap_limit: float, exact_limit: float) -> tuple[dict,
     return fields, cert, stored
 
 
+SLOT = 1.0
+INTEGRAL_VARIANTS = {"unit": {}, "mixed": {"weights": (1, 5), "releases": (0, 5)}}
+#: the slotted heuristics recorded beside the integral families' best (registry "slotted")
+INTEGRAL_BASELINES = ("slotted-order", "slotted-srjf", "slotted-ocf", "lp-deadline-greedy")
+
+
+def integral_families() -> dict:
+    fams = {}
+    for var, kw in INTEGRAL_VARIANTS.items():
+        params = {"num_ports": 4, "num_coflows": NUM_COFLOWS, "flows_per_coflow": [1, 4],
+                  "size": [1, 5], "integer_sizes": True, **{k: list(v) for k, v in kw.items()}}
+        words = "unit weights, releases 0" if not kw else "integer weights 1-5 and releases 0-5"
+        fams[f"int4-{var}"] = {
+            "description": f"integral matching model (slot {SLOT:g}, whole units per slot): "
+                           f"4x4 big switch, unit capacities, {NUM_COFLOWS} coflows, 1-4 flows "
+                           f"each, integer sizes 1-5, {words}",
+            "model": "integral", "slot": SLOT,
+            "source": {"generator": "coflowopt.generators.uniform_random", "params": params,
+                       "seeds": list(range(SEEDS))},
+            "version": 1}
+    return fams
+
+
+def integral_baselines(inst, best: float) -> dict:
+    """``{"name": {"value", "ratio"}}``: the slotted heuristics, verified by the integral
+    verifier."""
+    import coflowopt.lp_deadline  # noqa: F401 (registers lp-deadline-greedy)
+    import coflowopt.slotted_greedy  # noqa: F401 (registers)
+    from coflowopt.registry import get_algorithm
+    from coflowopt.slotted import verify_slotted
+    out = {}
+    for name in INTEGRAL_BASELINES:
+        rep = verify_slotted(inst, get_algorithm("slotted", name).func(inst, slot=SLOT))
+        assert rep.ok, f"{name}: the integral verifier rejected the schedule"
+        v = float(rep.weighted_completion_time)
+        out[name] = {"value": v, "ratio": v / best if best > 0 else None}
+    return out
+
+
+def solve_integral(inst, time_limit: float, checker, slot: float = SLOT
+                   ) -> tuple[dict, dict, object]:
+    """(manifest fields, certificate, slotted schedule) of an instance of the integral model.
+
+    The fluid optimum by ``bnb`` (its certificate of the optimum; the ``ordering-lp`` bound's
+    when bnb does not prove it exactly in ``time_limit``) bounds the integral optimum once
+    rounded up to the lattice; ``integral-mip`` gives the best slotted schedule.  The instance
+    is ``optimal`` only when the certificate of the integral model claims the optimum (the
+    schedule, verified exactly, meets the rounded bound) and the checker confirms it."""
+    from coflowopt.certificate_files import (integral_certificate, lower_bound_certificate,
+                                             optimum_certificate)
+    from coflowopt.exact.branch_and_bound import bnb
+    from coflowopt.exact.integral_mip import integral_mip
+    from coflowopt.formats.instance_json import dumps_instance
+    import coflowopt.bounds  # noqa: F401 (registers the bounds)
+    from coflowopt.registry import get_algorithm
+    from coflowopt.slotted import verify_slotted
+    t0 = time.perf_counter()
+    res = bnb(inst, time_limit=time_limit, certificate_nodes=True, seed_bounds=False)
+    fluid, fluid_opt = None, None
+    if res.kind == "optimal" and res.certificate_status == "proved exactly":
+        try:
+            fluid = optimum_certificate(inst, res)
+            fluid_opt = Fraction(fluid["claim"]["value"])
+        except Exception:  # noqa: BLE001 - the ordering-LP bound below instead
+            fluid = None
+    if fluid is None:
+        fluid = lower_bound_certificate(inst, get_algorithm("bound", "ordering-lp").func(inst))
+    t_bnb = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    im = integral_mip(inst, slot=slot, time_limit=time_limit)
+    t_mip = time.perf_counter() - t1
+    rep = verify_slotted(inst, im.schedule)
+    assert rep.ok, "integral-mip's schedule must verify"
+    best = Fraction(rep.weighted_completion_time)
+    cert = integral_certificate(inst, fluid, slot=slot, schedule=im.schedule)
+    idoc = json.loads(dumps_instance(inst))
+    checker.check(idoc, json.loads(json.dumps(cert)))   # raises if it does not check
+    bound = Fraction(cert["claim"]["value"])
+    status = "optimal" if cert["claim"]["kind"] == "optimum" else "open"
+    src = ("fluid bnb optimum" if fluid["claim"]["kind"] == "optimum" else
+           f"fluid {fluid['claim']['algorithm']} bound")
+    fields = {
+        "status": status, "model": "integral", "slot": slot,
+        "coflows": inst.num_coflows, "flows": inst.num_flows,
+        "best": {"value": str(best), "value_float": float(best), "algorithm": "integral-mip"},
+        "bound": {"value": str(bound), "value_float": float(bound),
+                  "source": f"{src} rounded up to the objective lattice "
+                            "(integral certificate)"},
+        "gap": float(best / bound) if bound > 0 else None,
+        "fluid_optimum": None if fluid_opt is None else str(fluid_opt),
+        "integral_mip": {"kind": im.kind, "status": im.status,
+                         "certificate_status": im.certificate_status,
+                         "value": str(im.value)},
+        "seconds": {"bnb": round(t_bnb, 3), "integral_mip": round(t_mip, 3),
+                    "total": round(time.perf_counter() - t0, 3)},
+    }
+    if status == "open" and im.kind == "optimal":
+        fields["integral_mip"]["note"] = ("integral-mip labels it optimal "
+                                          f"({im.certificate_status}); not checkable in exact "
+                                          "arithmetic here: open")
+    if fluid["claim"]["kind"] == "optimum":
+        fields["proof_nodes"] = len(fluid["proof"]["nodes"])
+    return fields, cert, im.schedule
+
+
 def build_random(fam: dict, seed: int):
     import coflowopt.generators as g
     p = {k: tuple(v) if isinstance(v, list) else v for k, v in fam["source"]["params"].items()}
@@ -464,6 +582,7 @@ def main(argv=None) -> int:
     from coflowopt.coflowlib import MANIFEST, MANIFEST_FORMAT, load_checker, save_manifest
     from coflowopt.formats.instance_json import read_instance_json, write_instance_json
     from coflowopt.formats.schedule_io import write_schedule_json
+    from coflowopt.formats.slotted_schedule import write_slotted_json
     checker = load_checker()
     out = Path(args.out)
     if args.baselines:
@@ -473,7 +592,8 @@ def main(argv=None) -> int:
             if args.family and e["family"] not in args.family:
                 continue
             inst = read_instance_json(out / e["instance"])
-            e["baselines"] = baselines(inst, float(Fraction(e["best"]["value"])))
+            e["baselines"] = (integral_baselines if e.get("model") == "integral" else
+                              baselines)(inst, float(Fraction(e["best"]["value"])))
         save_manifest(m, out)
         print(f"baselines of {len(m['instances'])} instances updated")
         return 0
@@ -484,7 +604,7 @@ def main(argv=None) -> int:
         "adversarial": {"description": "fluid adversarial finds (instances/adversarial/, "
                                        "search records in their sidecars)",
                         "source": {"folder": "instances/adversarial"}, "version": 1},
-        **random_families(), **topology_families(), **fb_families()}
+        **random_families(), **topology_families(), **integral_families(), **fb_families()}
     if args.family:
         unknown = set(args.family) - set(fams)
         if unknown:
@@ -496,7 +616,9 @@ def main(argv=None) -> int:
     old = {}
     if (out / MANIFEST).is_file():
         old = json.loads((out / MANIFEST).read_text())
-    manifest = {"format": MANIFEST_FORMAT, "version": 1, "release": RELEASE,
+    # keys of an earlier build that this run does not regenerate (its timings) are kept
+    manifest = {**{k: v for k, v in old.items() if k not in ("families", "instances")},
+                "format": MANIFEST_FORMAT, "version": 1, "release": RELEASE,
                 "objective": "weighted_completion_time", "model": "fluid",
                 "generator": "instances/coflowlib/make_coflowlib.py",
                 "coflowopt_version": __version__,
@@ -549,6 +671,22 @@ def main(argv=None) -> int:
                       f"(all bounds {fields['gap_all_bounds']['gap']:.6g}; "
                       f"{fields['seconds']})", flush=True)
                 continue
+            if spec.get("model") == "integral":
+                fields, cert, sched = solve_integral(inst, args.time_limit, checker,
+                                                     spec["slot"])
+                write_instance_json(inst, str(stem) + ".instance")
+                with open(str(stem) + ".certificate", "w", encoding="utf-8") as fh:
+                    json.dump(cert, fh, separators=(",", ":"))
+                write_slotted_json(sched, inst, str(stem) + ".best.slotted.json")
+                fields["best"]["slotted"] = f"{RELEASE}/{iid}.best.slotted.json"
+                fields["baselines"] = integral_baselines(inst, fields["best"]["value_float"])
+                manifest["instances"][iid] = {"family": fam,
+                                              "instance": f"{RELEASE}/{iid}.instance",
+                                              "certificate": f"{RELEASE}/{iid}.certificate",
+                                              **fields}
+                print(f"{iid}: {fields['status']} {fields['best']['value']} gap "
+                      f"{fields['gap']:.6g} ({fields['seconds']['total']:.2f} s)", flush=True)
+                continue
             fields, cert, sched = solve(inst, args.time_limit, checker)
             if ref is None:
                 write_instance_json(inst, str(stem) + ".instance")
@@ -565,7 +703,11 @@ def main(argv=None) -> int:
                                           **fields}
             print(f"{iid}: {fields['status']} {fields['best']['value']} gap {fields['gap']:.6g} "
                   f"({fields['seconds']['total']:.2f} s)", flush=True)
-    manifest["build_seconds"] = round(time.perf_counter() - t_all, 1)
+    if args.family:      # a part of the library: its time beside the whole build's
+        manifest.setdefault("build_seconds_by_families", {})[",".join(sorted(fams))] = \
+            round(time.perf_counter() - t_all, 1)
+    else:
+        manifest["build_seconds"] = round(time.perf_counter() - t_all, 1)
     save_manifest(manifest, out)
     n = len(manifest["instances"])
     solved = sum(1 for e in manifest["instances"].values() if e["status"] == "optimal")
