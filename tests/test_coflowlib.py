@@ -213,6 +213,8 @@ def test_open_instance_gets_a_checkable_bound():
 
 def test_baselines_recorded(manifest):
     for e in manifest["instances"].values():
+        if e.get("model") == "integral":      # slotted heuristics: test_coflowlib_integral.py
+            continue
         assert set(e["baselines"]) == {"bssi+greedy", "ordering-lp+greedy", "sebf+madd",
                                        "fifo+greedy"}
         # a verified heuristic schedule is never below the proven optimum
