@@ -27,6 +27,7 @@ from coflowopt.exact.integral_mip import integral_mip, objective_lattice, round_
 from coflowopt.formats.instance_json import dumps_instance, read_instance_json
 from coflowopt.formats.slotted_schedule import read_slotted_schedule, write_slotted_json
 from coflowopt.slotted import verify_slotted
+from test_coflowlib import make_module
 
 ROOT = Path(__file__).resolve().parents[1]
 LIB = ROOT / "instances" / "coflowlib"
@@ -37,15 +38,6 @@ def cli(*args):
     p = subprocess.run([sys.executable, "-m", "coflowopt", *map(str, args)],
                        capture_output=True, text=True, timeout=300)
     return p.returncode, p.stdout, p.stderr
-
-
-def make_module():
-    sys.path.insert(0, str(LIB))
-    try:
-        import make_coflowlib as mk
-    finally:
-        sys.path.remove(str(LIB))
-    return mk
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +129,6 @@ def pick_mixed(manifest):
 def test_checker_confirms_and_rejects_integral_certificates(manifest, checker):
     idoc, cert = pick_mixed(manifest)
     assert "is the integral optimum" in checker.check(idoc, cert)
-    slots = cert["slotted"]["slots"]
     m_in = len(idoc["ingress"])
 
     def ports(k, pos):
