@@ -90,7 +90,10 @@ Anytime bound
     registered later) only when the search stops on a limit, in a share of the limit kept for
     them (15 %, given even when the heuristics overran theirs): a search that closes never
     needs them, and one that stops reports the larger of its own bound and all of theirs, so
-    never less than ``coflowopt bound`` certifies in that time.  ``seed_after=False`` (the
+    never less than ``coflowopt bound`` certifies in that time.  What they leave of their
+    share goes back to the search, which resumes its queue where it stopped, up to the limit
+    less :data:`RESUME_TAIL` (the time of the final verification): the same search as one
+    that never stopped, with their bound as its seed.  ``seed_after=False`` (the
     first search) computes them all before the search, in 30 % of the limit.
 
 Result
@@ -183,6 +186,11 @@ DIVE_SEARCH_SECONDS = 1.0
 #: agree to them tie and the deeper node is expanded first; 0: the raw float bound (the
 #: search before, where float noise of 1e-12 decided between bounds of the same exact value).
 TIE_DIGITS = 10
+#: With ``seed_after``, a search stopped by the limit is resumed after the anytime seed bounds
+#: with what their share left (they take 2-4 s of the 9 s kept at a 60 s limit on 4x4, 26
+#: coflows), up to the limit less this fraction of it, kept for verifying the final schedule
+#: (0.7-1 s for 28 coflows at a 60 s limit, exact mode, machine load ~4).
+RESUME_TAIL = 0.05
 #: Absolute pruning floor, 0 by default: an absolute tolerance would make the search (and the
 #: label) depend on the instance's units.
 DEFAULT_ATOL = 0.0
@@ -286,6 +294,7 @@ class BnBStats:
     dives: int = 0              # incumbent candidates completed from nodes (DP order of U)
     dive_improvements: int = 0
     max_queue: int = 0
+    resumed_seconds: float = 0.0  # search after the anytime seed bounds (bnb, RESUME_TAIL)
     root_bound: float = 0.0
     table_sets: int = 0         # sets in the DP tables (2^K, or the chain-prefix sets)
 
@@ -401,6 +410,10 @@ class _Search:
         self.complete = False
         self.stop_reason = ""
         self.counter = 0
+        # the queue, kept between calls of run(): bnb resumes the search after the anytime
+        # seed bounds; leaves whose LP the limit cut short wait for the next call
+        self.heap: list | None = None
+        self.pending_leaves: list[tuple] = []
         # certificate files (coflowopt.certificate_files.optimum_certificate): the suffixes of
         # the closed nodes and of the nodes whose bounds closed them; None = not recorded
         self.closures: list[tuple] | None = None
@@ -695,7 +708,21 @@ class _Search:
         self.record(bound, prov)
 
     def run(self) -> None:
+        """Search best first until the queue is empty or a limit stops it; a later call (with
+        more time) resumes the same queue, as if the search had never stopped: a node whose LP
+        the limit cut short is queued again without it, a leaf's waits in
+        ``pending_leaves``."""
         pd = self.pd
+        self.stop_reason = ""
+        self.open_min_at_stop = math.inf
+        if self.heap is not None:
+            t_resume = time.perf_counter()
+            leaves, self.pending_leaves = self.pending_leaves, []
+            for codes, rho, cheap, cprov, warm in leaves:
+                self.leaf(codes, rho, cheap, cprov, warm, counted=True)
+            self._search(self.heap)
+            self.stats.resumed_seconds += time.perf_counter() - t_resume
+            return
         full = (1 << self.n) - 1
         root_suffix = tuple(int(k) for k in self.zero)
         if self.n == 0:
@@ -712,7 +739,7 @@ class _Search:
         if self.seed > root_bound:
             root_bound, root_prov = self.seed, ("seed",)
         self.stats.root_bound = root_bound
-        heap: list = []
+        self.heap = heap = []
         # node = (U mask, rho, suffix codes, chain bound, lp_done, provenance of the bound,
         # warm start: the parent's LP optimum before the node's LP is solved, then its own,
         # base: (sol, U', suffix', steps) = the last node LP solved on the node's path, at the
@@ -725,6 +752,10 @@ class _Search:
         # of coflowopt.bounds (a bound on OPT, so on every region)
         self.push(heap, root_bound, 0, (full, pd.num_groups, root_suffix, 0.0, False,
                                         root_prov, None, None))
+        self._search(heap)
+
+    def _search(self, heap: list) -> None:
+        pd = self.pd
         members = self.members.tolist()
         while heap:
             if self.time_left() <= 0:
@@ -745,6 +776,13 @@ class _Search:
                 charge = self.block_charge(U, rho)
                 self.stats.lp_charged += charge is not None
                 sol = self.solve(suffix, rho, block, warm, charge)
+                if sol.status not in ("optimal", "infeasible") and self.time_left() <= 0:
+                    # the limit cut the LP short: the node waits, unchanged, for a resumed
+                    # search (bnb) or stays open with its bound
+                    self.stats.lp_charged -= charge is not None
+                    self.push(heap, bound, -negdepth, node)
+                    self.stats.nodes_created -= 1
+                    continue
                 if sol.status == "infeasible" and sol.infeasible_proven:
                     self.stats.nodes_infeasible += 1
                     self.note(suffix)
@@ -827,15 +865,19 @@ class _Search:
                 self.push(heap, cheap, depth, (U, rho - 1, suffix2, chain, False, cprov,
                                                warm, base))
         else:
-            self.complete = True
+            self.complete = not self.pending_leaves
+            if not self.complete:
+                self.stop_reason = "time_limit"
         if not self.complete:
-            self.open_min_at_stop = min((h[3] for h in heap), default=math.inf)
+            self.open_min_at_stop = min([h[3] for h in heap] +
+                                        [p[2] for p in self.pending_leaves], default=math.inf)
 
-    def leaf(self, codes, rho: int, cheap: float, cprov: tuple, warm: tuple | None = None
-             ) -> None:
-        self.stats.nodes_created += 1
-        self.stats.leaves += 1
-        self.note(codes, cprov)
+    def leaf(self, codes, rho: int, cheap: float, cprov: tuple, warm: tuple | None = None,
+             counted: bool = False) -> None:
+        if not counted:
+            self.stats.nodes_created += 1
+            self.stats.leaves += 1
+            self.note(codes, cprov)
         if cheap >= self.threshold():
             self.prune(cheap, cprov)
             return
@@ -846,6 +888,9 @@ class _Search:
             self.record(max(sol.bound, cheap), ("leaf", sol, cprov))
         elif sol.status == "infeasible" and sol.infeasible_proven:
             self.stats.nodes_infeasible += 1
+        elif self.time_left() <= 0:
+            # the limit cut the LP short: solved by a resumed search, else open at ``cheap``
+            self.pending_leaves.append((codes, rho, cheap, cprov, warm))
         else:
             # unsolved leaf: only the cheap bound is known for it
             self.record(cheap, cprov)
@@ -1247,6 +1292,13 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         if seed_rec["value"] is None or (before["value"] is not None and
                                          before["value"] > seed_rec["value"]):
             seed_rec.update(best=before["best"], value=before["value"])
+        # the seed bounds rarely need their whole share: the search goes on with what they
+        # left, up to the limit less a tail for the final verification
+        tail = RESUME_TAIL * time_limit
+        if search.stop_reason == "time_limit" and search.time_left() > tail:
+            search.deadline -= tail
+            search.run()
+            search.deadline += tail
     t3 = time.perf_counter()
     sched, rep = _final_schedule(search, verify_mode)
     t4 = time.perf_counter()
