@@ -32,9 +32,10 @@ def _instances():
 INSTANCES = _instances()
 
 
-def _run(inst, func, params, reference, incremental=True):
-    saved_inc = M._Slots.incremental
+def _run(inst, func, params, reference, incremental=True, compiled=True):
+    saved_inc, saved_comp = M._Slots.incremental, M._Slots.compiled
     M._Slots.incremental = incremental and not reference
+    M._Slots.compiled = compiled
     try:
         if reference:
             # the reference engine: the generic path's numpy loop over the groups
@@ -46,7 +47,7 @@ def _run(inst, func, params, reference, incremental=True):
                 M._ClassPolicy._serve = saved
         return func(inst, **params)
     finally:
-        M._Slots.incremental = saved_inc
+        M._Slots.incremental, M._Slots.compiled = saved_inc, saved_comp
 
 
 @pytest.mark.parametrize("name", sorted(INSTANCES))
@@ -72,11 +73,14 @@ def _same(a, b):
 
 
 def _three_ways(inst, func, params):
-    """The incremental path, the generic one and the numpy reference give the same bits."""
+    """The compiled event loop, the incremental path on the simulator, the generic one and the
+    numpy reference give the same bits."""
     a = _run(inst, func, params, reference=False)
+    p = _run(inst, func, params, reference=False, compiled=False)
     b = _run(inst, func, params, reference=False, incremental=False)
     c = _run(inst, func, params, reference=True)
     assert verify_schedule(inst, a).ok
+    _same(a, p)
     _same(a, b)
     _same(a, c)
     return a
@@ -180,3 +184,90 @@ def test_serve_groups_by_hand():
     r = serve_groups(fl, gptr, fr_ptr, fr, cap, 1e-12 * cap, 1e-12)
     assert r.tolist() == [0.5, 0.5, 0.0, 0.5]
     assert cap.tolist() == [0.5, 1.0, 0.5]
+
+
+# ------------------------------------------------ the compiled event loop (_mlfq_kernel)
+def _compiled_and_python(inst, func, params):
+    """The compiled event loop (``_mlfq_kernel.slots_simulate``) against the Python engine
+    (the same policy, incremental path, on the generic simulator): the same pieces in the
+    same order, bit for bit, and the same meta (events, calls, class changes, demotions,
+    final levels / heavy coflows); both verified."""
+    a = _run(inst, func, params, reference=False)
+    b = _run(inst, func, params, reference=False, compiled=False)
+    assert verify_schedule(inst, a).ok and verify_schedule(inst, b).ok
+    _same(a, b)
+    return a
+
+
+def _random_instances(seed, count):
+    rng = np.random.default_rng(seed)
+    for i in range(count):
+        yield random_instance(rng, max_ports=5, max_coflows=16, max_flows=5,
+                              releases=bool(i % 3), heterogeneous=bool(i % 2),
+                              weights=bool(i % 4 > 1))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_compiled_loop_random_instances(seed):
+    """Seeded random big-switch instances (releases, weights, unequal capacities), several
+    threshold sets for mlfq and heavy thresholds for baraat."""
+    demoted = heavy = 0
+    for inst in _random_instances(seed, 12):
+        for th in ([1.0, 4.0], [0.25, 0.5, 2.0, 6.0], []):
+            a = _compiled_and_python(inst, M.mlfq, {"thresholds": th})
+            demoted += a.meta["demotions"]
+        for h in (None, 0.5, 3.0):
+            a = _compiled_and_python(inst, M.baraat, {"heavy_threshold": h})
+            heavy += sum(a.meta["heavy"])
+    assert demoted > 0 and heavy > 0          # crossings happened (inside the loop too)
+
+
+@pytest.mark.parametrize("paths", [False, True])
+def test_compiled_loop_many_coflows_few_ports(paths):
+    """300 coflows with releases on 6 ports (and as paths): long runs of blocked coflows,
+    groups found by path, many level crossings and heavy classes."""
+    inst = uniform_random(num_ports=6, num_coflows=300, size=(1, 30), releases=(0, 40),
+                          seed=11)
+    if paths:
+        inst = big_switch_as_paths(inst)
+    a = _compiled_and_python(inst, M.mlfq, {"thresholds": [5.0, 20.0]})
+    assert a.meta["demotions"] > 100
+    b = _compiled_and_python(inst, M.baraat, {"heavy_threshold": 12.0})
+    assert sum(b.meta["heavy"]) > 10
+
+
+def test_compiled_loop_topologies():
+    """Topology instances: a k=4 fat-tree and a leaf-spine, releases and unequal sizes."""
+    from coflowopt.topology import fat_tree, leaf_spine, on_topology
+    base = uniform_random(num_ports=16, num_coflows=40, size=(1, 20), releases=(0, 10),
+                          seed=5)
+    for topo in (fat_tree(4), leaf_spine(2, 2, 4)):
+        inst = on_topology(base, topo, seed=1)
+        assert not inst.is_big_switch
+        _compiled_and_python(inst, M.mlfq, {"thresholds": [3.0, 12.0]})
+        _compiled_and_python(inst, M.baraat, {})
+
+
+def test_compiled_loop_is_used_and_reports_its_walk():
+    inst = INSTANCES["uniform-40"]
+    pol = M.MlfqPolicy([2.0, 8.0])
+    pol.reset(inst)
+    s, events, calls = M._run_compiled(inst, pol, M._max_events(inst, pol))
+    assert pol.walked > 0 and events == calls > inst.num_coflows
+    assert verify_schedule(inst, s).ok
+
+
+def test_compiled_loop_event_budget():
+    """More events than allowed: the compiled loop raises as the simulator does."""
+    from coflowopt.simulate import SimulationError
+    inst = INSTANCES["uniform-40"]
+    for compiled in (True, False):
+        pol = M.MlfqPolicy([2.0, 8.0])
+        pol.reset(inst)
+        if compiled:
+            with pytest.raises(SimulationError, match="more than 5 events"):
+                M._run_compiled(inst, pol, 5)
+        else:
+            from coflowopt.simulate import simulate
+            with pytest.raises(SimulationError, match="more than 5 events"):
+                simulate(inst, pol, max_events=5)

@@ -411,6 +411,10 @@ class _Slots:
     it, ``tests/test_mlfq_kernel.py`` holds the two equal)."""
 
     incremental = True
+    #: Run the whole simulation in the compiled event loop (:mod:`._mlfq_kernel`) where the
+    #: incremental path applies; False: this class on the generic simulator (the reference
+    #: engine, the same bits: ``tests/test_mlfq_kernel.py``).
+    compiled = True
 
     def _slot(self, cof: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -770,11 +774,63 @@ def _max_events(instance: Instance, pol) -> int:
     return base + int(extra)
 
 
+def _run_compiled(instance: Instance, pol: _Slots, max_events: int):
+    """:func:`simulate` of ``pol`` (reset, on its incremental path) in the compiled event
+    loop :func:`._mlfq_kernel.slots_simulate`: ``(schedule, events, policy calls)``, the
+    policy's counters and final levels / heavy coflows set as the simulator would leave
+    them."""
+    from ..rates._pieces import PieceChunks, chunks_to_arrays
+    from ..simulate import COMPLETION_RTOL, SimulationError, settle_sizes
+    from . import _mlfq_kernel as _mk
+    inst = instance
+    K = inst.num_coflows
+    mlfq_mode = isinstance(pol, _LevelPolicy)
+    if mlfq_mode:
+        hs = pol.thresholds * (1 - CROSSING_RTOL)
+        H = np.ascontiguousarray(pol.thresholds, dtype=float)
+        thr_s = thr = 0.0
+        heavy = pol._no_heavy
+    else:
+        hs = H = np.zeros(0)
+        thr_s, thr = pol.threshold * (1 - CROSSING_RTOL), float(pol.threshold)
+        heavy = pol.heavy
+    stats = np.zeros(8, dtype=np.int64)
+    times = np.array(inst.release, dtype=float)
+    chunks = PieceChunks()
+    _mk.slots_simulate(_mk.MODE_MLFQ if mlfq_mode else _mk.MODE_BARAAT, pol._ptr,
+                       read_only(inst.flow_size, float), pol._flow_cof,
+                       read_only(pol._rel_order, np.int64), read_only(pol._fifo, np.int64),
+                       read_only(hs, float), read_only(H, float), thr_s, thr, *pol._paths,
+                       pol._cap, pol._tol, FULL_RTOL, *pol._by_path,
+                       int(pol._slot_cof.size), int(max_events), COMPLETION_RTOL,
+                       pol.level if mlfq_mode else np.zeros(K, dtype=np.int64), heavy, stats,
+                       times, *chunks.args())
+    status, events = int(stats[0]), int(stats[1])
+    if status == _mk.TOO_MANY_EVENTS:
+        raise SimulationError(f"policy {pol.name!r}: more than {max_events} events (at time "
+                              f"{times[0]}); the policy makes no progress")
+    if status != _mk.OK:
+        raise SimulationError(f"policy {pol.name!r}: no future event at time {times[0]} while "
+                              "released coflows are unfinished: the policy gives them no rate")
+    pol.changes, pol.walked, pol.found_by_path = int(stats[3]), int(stats[5]), int(stats[6])
+    if mlfq_mode:
+        pol.demotions = int(stats[4])
+    f, s, e, v = chunks_to_arrays(chunks)
+    sched = (settle_sizes(inst, Schedule(f, s, e, v, meta={"policy": pol.name}), copy=False)
+             if f.size else Schedule.empty())
+    return sched, events, int(stats[2])
+
+
 def _run(instance: Instance, pol, algorithm: str, params: dict) -> Schedule:
-    res = simulate(instance, pol, max_events=_max_events(instance, pol))
-    s = res.schedule
-    meta = {"algorithm": algorithm, **params, "events": res.events,
-            "policy_calls": res.policy_calls, "class_changes": pol.changes}
+    max_events = _max_events(instance, pol)
+    pol.reset(instance)
+    if isinstance(pol, _Slots) and pol._fast and pol.compiled:
+        s, events, calls = _run_compiled(instance, pol, max_events)
+    else:
+        res = simulate(instance, pol, max_events=max_events)
+        s, events, calls = res.schedule, res.events, res.policy_calls
+    meta = {"algorithm": algorithm, **params, "events": events,
+            "policy_calls": calls, "class_changes": pol.changes}
     if isinstance(pol, _LevelPolicy):
         meta.update({"thresholds": pol.thresholds.tolist(), "final_level": pol.level.tolist(),
                      "demotions": pol.demotions, "promotions": pol.promotions})
@@ -853,8 +909,11 @@ def mlfq(instance: Instance, *, thresholds=None, num_queues: int = 8,
     max-min on what higher classes leave, and every event reallocates).  Without aging a
     coflow in a low level can starve while higher ones keep arriving.
 
-    *Running time.*  FIFO without aging (the default): per event numpy work over the
-    coflows served since the previous call only, and one compiled pass in priority order
+    *Running time.*  FIFO without aging (the default) runs in one compiled event loop
+    (:mod:`._mlfq_kernel`: the simulator and this policy's bookkeeping together, the same
+    bits as the policy on :func:`~coflowopt.simulate.simulate`, its reference engine): per
+    event work over the coflows served and the flows with a rate, and one compiled pass in
+    priority order
     (:func:`._class_kernel.serve_levels`, priority slots kept across events) with a
     progressive filling for each coflow that still finds capacity: the slots are walked
     until a run of coflows gets nothing, then the next coflow that can be served is found
@@ -1000,8 +1059,10 @@ def baraat(instance: Instance, *, heavy_threshold: float | None = None, within: 
     light coflow with the heavy ones just before it; a class shares per flow.  Seed 001's
     one-sentence description of Baraat reads inverted (digest Sec. 2.7) and is not used.
 
-    *Running time.*  ``within="fair"`` (the default): per event numpy work over the coflows
-    served since the previous call, and one compiled pass over the classes in FIFO order
+    *Running time.*  ``within="fair"`` (the default) runs in the compiled event loop of
+    :func:`mlfq` (:mod:`._mlfq_kernel`, the same bits as the policy on the generic
+    simulator): per event work over the classes served and the flows with a rate, and one
+    compiled pass over the classes in FIFO order
     (:func:`._class_kernel.serve_levels`, FIFO slots kept across events) with a progressive
     filling per class that still finds capacity; past a run of classes that get nothing the
     next class that can be served is found through a heap of the free paths' next slots.
