@@ -8,14 +8,15 @@ instead, keeping the same state across calls).
 
 Cost of an event on a big switch: a few nanoseconds per active coflow that MADD finds blocked
 (a witness port, :func:`_iterative_madd`), the flows of the coflows it serves, the groups with
-leftover at both ports for backfilling (:func:`_backfill_candidates`), and for Varys' SEBF a
-merge of the coflows whose remaining demand changed into the kept order (:func:`_sebf_update`);
-not every active flow, which made 50,000 coflows released together quadratic (FIFO + MADD and
-the Varys policy ran past ten minutes).  With a static order and more coflows than port pairs
-:func:`madd_simulate` keeps the active coflows in lists sorted by rank (section "ordered
-lists") instead of an order it walks at every event, so that an event costs the coflows it
-reads and the heads of the open port pairs, not every active coflow.  The schedules are
-bit-identical to the full scans.
+leftover at both ports for backfilling (:func:`_backfill_candidates`), and for Varys' SEBF the
+coflows whose remaining demand changed, each moved to its new place in an order kept with holes
+(section "gapped order"; on resources and with coflowsim's backfilling they are merged back into
+the kept order, :func:`_sebf_update`); not every active flow, which made 50,000 coflows
+released together quadratic (FIFO + MADD and the Varys policy ran past ten minutes).  With a
+static order and more coflows than port pairs :func:`madd_simulate` keeps the active coflows
+in lists sorted by rank (section "ordered lists") instead of an order it walks at every event,
+so that an event costs the coflows it reads and the heads of the open port pairs, not every
+active coflow.  The schedules are bit-identical to the full scans.
 
 Every function takes plain arrays; the caller (:class:`coflowopt.rates.madd.MaddPolicy`) owns
 the scratch buffers so that nothing of size F is allocated per event.
@@ -142,6 +143,8 @@ def _iterative_madd(order, tau, flow_ptr, src, dstu, rem, res, tol, rate, load, 
                 gamma_out[q] = np.inf
             continue
         k = order[q]
+        if k < 0:
+            continue   # a hole of the gapped order (madd_simulate, section "gapped order")
         nt = _coflow_loads(k, flow_ptr, src, dstu, rem, load, touched)
         gamma = 0.0
         blocked = False
@@ -305,7 +308,7 @@ def pair_buckets(grp_src, grp_dst, m_in: int, num_ports: int):
 
 @njit(cache=True)
 def _backfill_candidates(res, tol, m_in, bk, nb, stride, grp_coflow, grp_dst, active_groups,
-                         order, posq, unfinished, cand_q, cand_g):
+                         order, posq, unfinished, cand_q, cand_g, posq_kept):
     """The groups of the coflows in the order with leftover at both ports, sorted by
     (position of the coflow in the order, group): found through the buckets ``bk`` of
     :func:`pair_buckets` whose ingress port and some egress port have leftover, when reading
@@ -314,9 +317,11 @@ def _backfill_candidates(res, tol, m_in, bk, nb, stride, grp_coflow, grp_dst, ac
 
     ``posq`` (K) receives each coflow's position in ``order`` once the candidates are chosen
     (a pass over the order, which a full pass does without); an entry left from an earlier
-    order is recognised by ``order[posq[k]] != k``, so nobody clears it.  With ``unfinished``
-    not empty, the groups of completed coflows (``unfinished[k] == 0``) are dropped from the
-    buckets as they are met, so that the buckets hold (nearly) only live groups.  Why buckets
+    order is recognised by ``order[posq[k]] != k``, so nobody clears it.  ``posq_kept``: the
+    caller keeps ``posq`` up to date itself (the gapped order's ``cpos``), no pass.  With
+    ``unfinished`` not empty, the groups of completed coflows (``unfinished[k] == 0``) are
+    dropped from the buckets as they are met, so that the buckets hold (nearly) only live
+    groups.  Why buckets
     by port pair instead of the groups of every ingress port with leftover (the earlier
     lists, which kept every group of the instance): fewer groups read per event.  The
     candidates themselves are many (thousands per event at 25,000 coflows: every group of an
@@ -345,8 +350,9 @@ def _backfill_candidates(res, tol, m_in, bk, nb, stride, grp_coflow, grp_dst, ac
         return -1
     # the positions, written only when the candidates are used (an O(order) pass; a full
     # pass needs none)
-    for q in range(order.shape[0]):
-        posq[order[q]] = q
+    if not posq_kept:
+        for q in range(order.shape[0]):
+            posq[order[q]] = q
     c = 0
     for i in range(m_in):
         if res[i] <= tol[i]:
@@ -445,14 +451,18 @@ def _madd_allocate_indexed(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
                            grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, buf_f, buf_p,
                            ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done, adj, counter, out_flows,
                            out_rates, gamma_out, res, wit, owit, got, posq, unfinished, m_in, bk,
-                           nb, stride, grp_coflow, active_groups, cand_q, cand_g, ogr):
+                           nb, stride, grp_coflow, active_groups, cand_q, cand_g, ogr,
+                           posq_kept):
     """One allocation: iterative MADD over ``order`` then backfilling ``mode``, with the state
     kept across events (by :func:`madd_simulate`, and by the Python engine's ``MaddPolicy``): the
     witnesses ``wit`` of :func:`_iterative_madd` (``owit``: the same by position in
     ``order``), and (when ``bk[0]`` is not empty) the groups by port-pair bucket for
     :func:`_backfill_candidates` (``posq``: scratch of size K; ``unfinished``: empty, or each
     coflow's unfinished flows; ``active_groups``: the groups of the coflows in ``order``).
-    ``ogr``: empty, or each position's group range (:func:`_backfill_varys`).  ``tau`` and
+    ``ogr``: empty, or each position's group range (:func:`_backfill_varys`); ``posq_kept``:
+    ``posq`` is each coflow's position, kept by the caller (:func:`_backfill_candidates`).
+    ``order`` may hold holes (``-1``, witness ``-1``, empty group range: madd_simulate's
+    gapped order), skipped by every pass; not with coflowsim's backfilling.  ``tau`` and
     ``gamma_out`` may be empty (:func:`_iterative_madd`; not with coflowsim's backfilling,
     which reads ``gamma_out``).  ``got`` is scratch of size ``2 len(order) + 1``.
 
@@ -479,7 +489,7 @@ def _madd_allocate_indexed(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
         if bk[0].shape[0] > 0:
             ncand = _backfill_candidates(res, tol, m_in, bk, nb, stride, grp_coflow, grp_dst,
                                          active_groups, order, posq, unfinished, cand_q,
-                                         cand_g)
+                                         cand_g, posq_kept)
         ngot = _backfill_varys(order, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, rem,
                                res, tol, rate, buf_g[:, 0], buf_g[:, 1], ibuf_g[:, 0],
                                ibuf_g[:, 1], ibuf_g[:, 2], fbuf, ibuf, done, adj, counter,
@@ -641,6 +651,208 @@ def _sebf_update(sorder, sk, sw, sgr, ns, torder, tk, tw, tgr, drop, gone, ngone
     for u in range(nn):
         dirty[dlist[u]] = False
     return w, 0
+
+
+# ================================================================== gapped order (Varys' SEBF)
+# Why: under SEBF every coflow that ran gets a new key at the next allocation (~240 of ~23,400
+# active per allocation at 50,000 coflows released together), and _sebf_update rewrote the
+# whole order to merge them back in (~14 ns per active coflow per allocation, a quarter of the
+# kernel: experiments/results/bench_scale_profiles.md).  Here the order lives in a *gapped*
+# array (a library sort): slots ``[0, hi)`` of ``sorder`` hold the active coflows by (key,
+# rank) with holes between them (``sorder`` -1, witness -1, empty group range), so that a
+# re-keyed coflow leaves its slot (a hole) and is put at its new place by a binary search and
+# a shift up to the nearest hole; the passes of an allocation read the slots in order and skip
+# the holes (:func:`_iterative_madd`, :func:`_backfill_varys`), and each coflow's slot is kept
+# (``cpos``) so that backfilling's candidates need no pass to find positions.  A hole keeps
+# the key and rank of the coflow that left it, so that the keys of all slots stay sorted
+# (non-strictly) and the binary search reads no other array.  The order of the coflows is the
+# one the merge made (sorted by (key, rank), all distinct by rank), so the allocations are the
+# same bits.  When holes run short near a place (a shift longer than GAP_SHIFT) or the slots
+# outnumber twice the coflows, the order is re-spread (one hole after every two coflows); a
+# batch of re-keyed coflows larger than a 1/GAP_BULK of the order (the first allocation, a
+# burst of releases) is merged in with the order in one pass instead.
+
+GAP_SHIFT = 64
+GAP_BULK = 16
+
+
+@njit(cache=True, borrowed=True)
+def _gap_move(sorder, sk, sr, sw, sgr, cpos, a, b):
+    """Copy slot ``a`` to slot ``b`` (``cpos`` follows a coflow)."""
+    k = sorder[a]
+    sorder[b] = k
+    sk[b] = sk[a]
+    sr[b] = sr[a]
+    sw[b] = sw[a]
+    sgr[b, 0] = sgr[a, 0]
+    sgr[b, 1] = sgr[a, 1]
+    if k >= 0:
+        cpos[k] = b
+
+
+@njit(cache=True, borrowed=True)
+def _gap_hole(sorder, sw, sgr, s):
+    """Make slot ``s`` a hole (its key and rank stay, for the binary search)."""
+    sorder[s] = -1
+    sw[s] = -1
+    sgr[s, 0] = 0
+    sgr[s, 1] = 0
+
+
+@njit(cache=True, borrowed=True)
+def _gap_spread(sorder, sk, sr, sw, sgr, cpos, hi):
+    """Compact the coflows of slots ``[0, hi)`` and spread them again with one hole after
+    every two; returns the new ``hi``."""
+    n = 0
+    for q in range(hi):
+        if sorder[q] >= 0:
+            if n != q:
+                _gap_move(sorder, sk, sr, sw, sgr, cpos, q, n)
+            n += 1
+    return _gap_spread_front(sorder, sk, sr, sw, sgr, cpos, n)
+
+
+@njit(cache=True, borrowed=True)
+def _gap_spread_front(sorder, sk, sr, sw, sgr, cpos, n):
+    """Spread the ``n`` coflows of slots ``[0, n)`` (no holes) to slots ``i + i // 2``, from
+    the back (a slot is written after its coflow has moved on); returns the new ``hi``."""
+    for i in range(n - 1, -1, -1):
+        t = i + i // 2
+        if t != i:
+            _gap_move(sorder, sk, sr, sw, sgr, cpos, i, t)
+        else:
+            cpos[sorder[t]] = t
+        if i % 2 == 1 and i < n - 1:
+            _gap_hole(sorder, sw, sgr, t + 1)
+            sk[t + 1] = sk[t]
+            sr[t + 1] = sr[t]
+    return (n - 1) + (n - 1) // 2 + 1 if n > 0 else 0
+
+
+@njit(cache=True, borrowed=True)
+def _gap_insert(k, x, r, sorder, sk, sr, sw, sgr, cpos, hi, wit, grp_ptr):
+    """Put coflow ``k`` (key ``x``, rank ``r``) at its place in slots ``[0, hi)``: a hole
+    next to the place, or a shift of the slots up to the nearest hole within ``GAP_SHIFT``.
+    Returns the new ``hi``, or -1 when no hole is that near (the caller re-spreads)."""
+    S = sorder.shape[0]
+    lo = 0
+    h2 = hi
+    while lo < h2:
+        mid = (lo + h2) >> 1
+        if sk[mid] < x or (sk[mid] == x and sr[mid] < r):
+            lo = mid + 1
+        else:
+            h2 = mid
+    p = lo        # the first slot whose (key, rank) is not below (x, r)
+    s = -1
+    if p > 0 and sorder[p - 1] < 0:
+        s = p - 1
+    elif p < hi and sorder[p] < 0:
+        s = p
+    elif p == hi and hi < S:
+        s = hi
+        hi += 1
+    else:
+        for dist in range(1, GAP_SHIFT + 1):
+            h = p - 1 - dist
+            if h >= 0 and sorder[h] < 0:
+                for q in range(h, p - 1):
+                    _gap_move(sorder, sk, sr, sw, sgr, cpos, q + 1, q)
+                s = p - 1
+                break
+            h = p + dist
+            if h < S and (h == hi or (h < hi and sorder[h] < 0)):
+                for q in range(h, p, -1):
+                    _gap_move(sorder, sk, sr, sw, sgr, cpos, q - 1, q)
+                if h == hi:
+                    hi += 1
+                s = p
+                break
+            if h > hi and p - 1 - dist < 0:
+                break
+        if s < 0:
+            return -1
+    sorder[s] = k
+    sk[s] = x
+    sr[s] = r
+    sw[s] = wit[k]
+    sgr[s, 0] = grp_ptr[k]
+    sgr[s, 1] = grp_ptr[k + 1]
+    cpos[k] = s
+    return hi
+
+
+@njit(cache=True)
+def _gap_update(sorder, sk, sr, sw, sgr, cpos, hi, nlive, gone, ngone, skey, dirty, isact,
+                dlist, nd, rank, wit, grp_ptr, flow_ptr, src, dstu, rem, cap, load, touched,
+                key):
+    """Bring the gapped SEBF order (section above) up to date: the coflows that completed
+    (``gone[:ngone]``) and those flagged ``dirty`` (``dlist[:nd]``: arrived, or a flow ran)
+    leave their slots; the dirty ones still active get their new key (remaining Gamma, as
+    :func:`_sebf_update`) and are put at their place.  Returns the new ``hi`` and the number
+    of coflows in the order."""
+    for u in range(nd + ngone):
+        k = dlist[u] if u < nd else gone[u - nd]
+        s = cpos[k]
+        if s >= 0:
+            _gap_hole(sorder, sw, sgr, s)
+            cpos[k] = -1
+            nlive -= 1
+    while hi > 0 and sorder[hi - 1] < 0:
+        hi -= 1
+    nn = 0
+    for u in range(nd):
+        k = dlist[u]
+        dirty[k] = False
+        if isact[k]:
+            dlist[nn] = k
+            nn += 1
+    d = dlist[:nn].copy()
+    d = d[np.argsort(rank[d], kind="mergesort")]
+    remaining_gamma(d, flow_ptr, src, dstu, rem, cap, load, touched, key)
+    for u in range(nn):
+        skey[d[u]] = key[u]
+    if nn * GAP_BULK > nlive:
+        # many at once: merge them in from the back, one pass, then spread
+        d = d[np.argsort(key[:nn], kind="mergesort")]
+        i = 0
+        for q in range(hi):
+            if sorder[q] >= 0:
+                if i != q:
+                    _gap_move(sorder, sk, sr, sw, sgr, cpos, q, i)
+                i += 1
+        i -= 1
+        j = nn - 1
+        w = i + nn
+        while j >= 0:
+            b = d[j]
+            kb = skey[b]
+            if i >= 0 and (sk[i] > kb or (sk[i] == kb and sr[i] > rank[b])):
+                _gap_move(sorder, sk, sr, sw, sgr, cpos, i, w)
+                i -= 1
+            else:
+                sorder[w] = b
+                sk[w] = kb
+                sr[w] = rank[b]
+                sw[w] = wit[b]
+                sgr[w, 0] = grp_ptr[b]
+                sgr[w, 1] = grp_ptr[b + 1]
+                j -= 1
+            w -= 1
+        nlive += nn
+        return _gap_spread_front(sorder, sk, sr, sw, sgr, cpos, nlive), nlive
+    if hi > 2 * (nlive + nn) + 64:
+        hi = _gap_spread(sorder, sk, sr, sw, sgr, cpos, hi)
+    for u in range(nn):
+        k = d[u]
+        h = _gap_insert(k, key[u], rank[k], sorder, sk, sr, sw, sgr, cpos, hi, wit, grp_ptr)
+        if h < 0:
+            hi = _gap_spread(sorder, sk, sr, sw, sgr, cpos, hi)
+            h = _gap_insert(k, key[u], rank[k], sorder, sk, sr, sw, sgr, cpos, hi, wit,
+                            grp_ptr)
+        hi = h
+        nlive += 1
+    return hi, nlive
 
 
 @njit(cache=True, borrowed=True)
@@ -1080,7 +1292,9 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     The active coflows are kept sorted in ``sorder`` for both orders (static: by rank, the
     released coflows merged in at the next allocation instead of inserted one by one, and
     completed ones dropped there instead of by a scan per completion; SEBF: by key, the
-    coflows that ran merged back in), with their witnesses (``owit``, for
+    coflows that ran merged back in, or on a big switch without coflowsim's backfilling
+    moved to their place in the gapped order, section "gapped order", slots ``[0, hi)``),
+    with their witnesses (``owit``, for
     :func:`_iterative_madd`) and group ranges (``sgr``, for :func:`_backfill_varys`) by
     position.  With a static order, backfilling none or ``varys`` and more
     coflows than port pairs, the ordered lists replace ``sorder`` (section "ordered lists":
@@ -1134,7 +1348,7 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     # output); the lists are off for coflowsim's backfilling, which reads every coflow
     wit = np.full(K, -1, dtype=np.int64)
     got = np.zeros(2 * K + 1, dtype=np.int64)
-    owit = np.full(K, -1, dtype=np.int64)   # wit by position in sorder
+    owit = np.full(2 * K + 8, -1, dtype=np.int64)   # wit by position in sorder
     posq = np.full(K, -1, dtype=np.int64)
     none = np.zeros(0, dtype=np.int64)
     grp_coflow = none
@@ -1150,10 +1364,17 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
         cand_g = np.zeros(G, dtype=np.int64)
     # the active coflows sorted by (remaining Gamma, rank) for SEBF, by (0, rank) for a static
     # order, kept between events; only the coflows whose flows ran (SEBF) or that arrived
-    # since get a new key and are merged back in
-    sorder = np.zeros(K, dtype=np.int64)
-    sk = np.zeros(K)
-    sgr = np.zeros((K, 2), dtype=np.int64)   # group ranges by position (_backfill_varys)
+    # since get a new key and are merged back in.  SEBF on a big switch without coflowsim's
+    # backfilling: the gapped order (section "gapped order"; ``sr`` its ranks by slot,
+    # ``cpos`` each coflow's slot), not rewritten at every allocation
+    gapped = not general and order_mode == ORDER_SEBF and mode != BACKFILL_COFLOWSIM
+    S = 2 * K + 8 if gapped else K
+    sorder = np.zeros(S, dtype=np.int64)
+    sk = np.zeros(S)
+    sr = np.zeros(S if gapped else 0, dtype=np.int64)
+    cpos = np.full(K if gapped else 0, -1, dtype=np.int64)
+    hi = 0
+    sgr = np.zeros((S, 2), dtype=np.int64)   # group ranges by position (_backfill_varys)
     # the next order is merged into these (_sebf_update), then the two sets swap
     torder = np.zeros(K, dtype=np.int64)
     tk = np.zeros(K)
@@ -1253,6 +1474,18 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                                     fillr, grp_lo, grp_hi, grp_src, grp_dst, gflows, buf_g,
                                     ibuf_g, fbuf, ibuf, done, adj, counter, popx, got, chg_k,
                                     chg_from, out_fl, out_rt)
+            elif gapped:
+                hi, ns = _gap_update(sorder, sk, sr, owit, sgr, cpos, hi, ns, gone, ngone, skey,
+                                     dirty, isact, dlist, nd, rank, wit, grp_ptr, flow_ptr, src,
+                                     dstu, rem, cap, load, touched, key)
+                nd = 0
+                ngone = 0
+                n = _madd_allocate_indexed(
+                    sorder[:hi], no_tau[:0], mode, flow_ptr, src, dstu, rem, cap, tol, grp_ptr,
+                    grp_lo, grp_hi, grp_src, grp_dst, gflows, buf_f, buf_p, ibuf_p, buf_g,
+                    ibuf_g, fbuf, ibuf, done, adj, counter, out_fl, out_rt, gamma[:0], res, wit,
+                    owit[:hi], got, cpos, unfinished, m_in, bk, nb, stride, grp_coflow,
+                    active_groups, cand_q, cand_g, sgr[:hi], True)
             else:
                 # SEBF: smallest remaining Gamma first, ties by the static rank
                 ns, nd = _sebf_update(sorder, sk, owit, sgr, ns, torder, tk, tw, tgr, drop,
@@ -1282,7 +1515,7 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                         grp_hi, grp_src, grp_dst, gflows, buf_f, buf_p, ibuf_p, buf_g, ibuf_g,
                         fbuf, ibuf, done, adj, counter, out_fl, out_rt, gam, res, wit, owit,
                         got, posq, unfinished, m_in, bk, nb, stride, grp_coflow, active_groups,
-                        cand_q, cand_g, sgr)
+                        cand_q, cand_g, sgr, False)
             for u in range(n):
                 f = out_fl[u]
                 r = out_rt[u]
@@ -1379,7 +1612,10 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                 if not general and (wit[k] == src[f] or wit[k] == dstu[f]):
                     # the witness may no longer carry a flow of k
                     wit[k] = -1
-                    if not use_lists:
+                    if gapped:
+                        if cpos[k] >= 0:
+                            owit[cpos[k]] = -1
+                    elif not use_lists:
                         owit[_position(k, skey, rank, sk, sorder, ns)] = -1
                     elif where[k] >= 0:
                         _wl_remove(wl, wn, where[k], rank[k])

@@ -263,7 +263,7 @@ class MaddPolicy:
                 *args, self._wit, owit, self._got, self._posq, self._none,
                 self.inst.num_ingress,
                 *self._buckets, self._grp_coflow, active_groups, self._cand_q, self._cand_g,
-                self._no_ranges)
+                self._no_ranges, False)
             self._finished.given(state, self._out_f[:n])
         self.last_order = order
         self._last_n = order.size
