@@ -28,6 +28,11 @@ one the Python path does, in the same order --
 
 The Python engine (``MlfqPolicy`` / ``BaraatPolicy`` on :func:`coflowopt.simulate.simulate`)
 stays the reference: ``coflowopt.policies.mlfq._Slots.compiled = False`` selects it.
+
+numba's cache of :func:`slots_simulate` holds the ``serve_levels_from`` it was compiled with
+and is not invalidated by an edit of ``_class_kernel.py`` (numba checks the stamp of this
+file only): after changing the allocation, touch this file (or clear ``__pycache__``), as was
+needed when the walk learnt to pass over blocked groups (3414672).
 """
 
 from __future__ import annotations
