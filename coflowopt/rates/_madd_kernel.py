@@ -700,15 +700,22 @@ def _gap_hole(sorder, sw, sgr, s):
 
 
 @njit(cache=True, borrowed=True)
-def _gap_spread(sorder, sk, sr, sw, sgr, cpos, hi):
-    """Compact the coflows of slots ``[0, hi)`` and spread them again with one hole after
-    every two; returns the new ``hi``."""
+def _gap_compact(sorder, sk, sr, sw, sgr, cpos, hi):
+    """Move the coflows of slots ``[0, hi)`` to the front, in order; returns their number."""
     n = 0
     for q in range(hi):
         if sorder[q] >= 0:
             if n != q:
                 _gap_move(sorder, sk, sr, sw, sgr, cpos, q, n)
             n += 1
+    return n
+
+
+@njit(cache=True, borrowed=True)
+def _gap_spread(sorder, sk, sr, sw, sgr, cpos, hi):
+    """Compact the coflows of slots ``[0, hi)`` and spread them again with one hole after
+    every two; returns the new ``hi``."""
+    n = _gap_compact(sorder, sk, sr, sw, sgr, cpos, hi)
     return _gap_spread_front(sorder, sk, sr, sw, sgr, cpos, n)
 
 
@@ -815,13 +822,7 @@ def _gap_update(sorder, sk, sr, sw, sgr, cpos, hi, nlive, gone, ngone, skey, dir
     if nn * GAP_BULK > nlive:
         # many at once: merge them in from the back, one pass, then spread
         d = d[np.argsort(key[:nn], kind="mergesort")]
-        i = 0
-        for q in range(hi):
-            if sorder[q] >= 0:
-                if i != q:
-                    _gap_move(sorder, sk, sr, sw, sgr, cpos, q, i)
-                i += 1
-        i -= 1
+        i = _gap_compact(sorder, sk, sr, sw, sgr, cpos, hi) - 1
         j = nn - 1
         w = i + nn
         while j >= 0:
