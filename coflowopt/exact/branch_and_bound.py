@@ -1207,7 +1207,10 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     README): 25 against 24 on the 4x4 family (at 26, 3 of 5 each), 18 on both for 8x8 (at 20,
     4 of 5 against 3 of 5).  With the DP tables over chain-prefix sets (``0cf861c`` against
     ``a6932c3``, one round at load 3.3-5.5, README): the same nodes with cheaper tables; at 27
-    coflows 3 of 5 seeds (before: no tables, 0 of 5), at 26 3 of 5 against 2 of 5.  Above
+    coflows 3 of 5 seeds (before: no tables, 0 of 5), at 26 3 of 5 against 2 of 5.  Resumed
+    after the anytime seed bounds (``798701b`` against ``4a4198b``, two rounds at load 2.4-10,
+    README): the same seeds proved, open ones searched to 57.5-59 s of wall instead of 52-57 s
+    (+6 % and +19 % nodes on 4x4 K=26 and K=28 in the quieter round).  Above
     ``2^``:data:`DP_TABLE_MAX` sets the DP bound is far weaker and the search rarely closes.
     The proof: every subtree was closed with a bound
     ``>= UB - tol`` -- DP/makespan bounds deflated by their rounding allowance, LP bounds
