@@ -53,7 +53,8 @@ METRICS = {
 #: Files beside the instances that are not instances: provenance, stored schedules and
 #: CoflowLib's order documents (``<id>.best.order.json``: an order and a rate allocation that
 #: ``coflowopt lib check`` rebuilds into the best schedule).
-_SUFFIXES = (".provenance.json", ".schedule.json", ".order.json")
+#: CoflowLib's integral-model families keep a slotted schedule (``<id>.best.slotted.json``).
+_SUFFIXES = (".provenance.json", ".schedule.json", ".order.json", ".slotted.json")
 
 
 def library_dir() -> Path:
