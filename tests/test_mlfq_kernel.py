@@ -271,3 +271,33 @@ def test_compiled_loop_event_budget():
             from coflowopt.simulate import simulate
             with pytest.raises(SimulationError, match="more than 5 events"):
                 simulate(inst, pol, max_events=5)
+
+
+def test_compiled_loop_crossing_at_the_event_time():
+    """A crossing that float arithmetic puts exactly at the current event (``t + (H - att) /
+    rate == t``) is applied at once and the allocation redone, in the compiled loop as in the
+    Python engine (a loop that took it as a timer at ``t`` would stop with "no future
+    event"; the mutation ``tc <= t`` -> ``tc < t`` fails here).
+
+    By hand, unit ports, threshold H = 1, everything released at R = 1e8 (float spacing
+    1.5e-8 there): B = one flow of 2 on port pair (1, 1); A = 1 - 2e-9 on (0, 0) and 3 on
+    (1, 1).  At R, B (index 0) takes port 1, A's first flow port 0.  At R + 1 (A's first
+    flow's end R + 0.999999998 rounds to R + 1) B has sent 1 = H: demoted (``mlfq``) / heavy
+    (``baraat``); A has sent 1 - 2e-9, below H (1 - CROSSING_RTOL), so it stays, is served,
+    and its second flow's rate 1 puts its crossing at R + 1 + 2e-9 = R + 1 in float: at once.
+    ``mlfq``: both in level 1, FIFO: B to R + 2, then A to R + 5.  ``baraat``: both heavy,
+    one class, fair: port 1 halved until B ends at R + 3, then A alone to R + 5."""
+    from coflowopt import Coflow, Instance
+    R = 1e8
+    inst = Instance.from_coflows([Coflow("B", [(1, 1, 2.0)], release=R),
+                                  Coflow("A", [(0, 0, 1.0 - 2e-9), (1, 1, 3.0)], release=R)])
+    a = _compiled_and_python(inst, M.mlfq, {"thresholds": [1.0]})
+    assert a.meta["demotions"] == 2 and a.meta["final_level"] == [1, 1]
+    assert a.flow.tolist() == [1, 0, 2]
+    assert (a.start - R).tolist() == [0.0, 0.0, 2.0] and (a.end - R).tolist() == [1.0, 2.0, 5.0]
+    b = _compiled_and_python(inst, M.baraat, {"heavy_threshold": 1.0})
+    assert b.meta["heavy"] == [True, True]
+    assert b.flow.tolist() == [1, 0, 0, 2, 2]
+    assert (b.end - R).tolist() == [1.0, 1.0, 3.0, 3.0, 5.0]
+    # A's first flow: 1 - 2e-9 sent over a piece that float time makes 1 long
+    assert b.rate[1:].tolist() == [1.0, 0.5, 0.5, 1.0] and abs(b.rate[0] - 1.0) < 1e-8
