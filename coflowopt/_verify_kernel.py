@@ -436,6 +436,8 @@ def capacity_sweep(times, ptr, x, fx, path_ptr, path_res, pairs, cap, limit):
                 f = fx[c]
                 for k in range(path_ptr[f], path_ptr[f + 1]):
                     ntouch = change(path_res[k], x[c], ntouch)
+        # _judge's loop, written out: this kernel's plain-Python form (small schedules while
+        # numba is not loaded) must not call another kernel, which would load numba
         for k in range(ntouch):
             r = stack[k]
             touched[r] = False
@@ -465,4 +467,302 @@ def capacity_sweep(times, ptr, x, fx, path_ptr, path_res, pairs, cap, limit):
                 o_load[r] = load
                 o_up[r] = upper
     return (ibuf[:nout, 0].copy(), fbuf[:nout, 0].copy(), fbuf[:nout, 1].copy(),
+            fbuf[:nout, 2].copy(), fbuf[:nout, 3].copy())
+
+
+@njit(cache=True)
+def _sweep_state(cap, limit):
+    """The capacity sweep's per-resource state, all zero: running sums ``hi`` and ``lo``
+    (TwoSum), ``absum`` (the float sum of ``|pi_j|``, the bound's A), ``cnt`` (changes so
+    far), the instant's ``touched`` marks and ``stack``, the open overload (``is_open``,
+    ``o_t``, ``o_load``, ``o_up``), the output buffers ``fbuf`` (t0, t1, load, upper) and
+    ``ibuf`` (resource), and ``thr``, below which a load is within the limit without the
+    bound's divisions (:func:`capacity_sweep`, Notes)."""
+    R = cap.shape[0]
+    thr = np.empty(R)
+    for r in range(R):
+        thr[r] = cap[r] * limit * (1.0 - 2.0 ** -40) if cap[r] >= 2.0 ** -900 else -np.inf
+    return (np.zeros(R), np.zeros(R), np.zeros(R), np.zeros(R, dtype=np.int64),
+            np.zeros(R, dtype=np.bool_), np.empty(R, dtype=np.int64),
+            np.zeros(R, dtype=np.bool_), np.zeros(R), np.zeros(R), np.zeros(R),
+            np.empty((64, 4)), np.empty((64, 1), dtype=np.int64), thr)
+
+
+@njit(cache=True)
+def _judge(t, stack, ntouch, touched, hi, lo, absum, cnt, thr, cap, limit, is_open, o_t, o_load,
+           o_up, fbuf, ibuf, nout):
+    """Judge the loads of the resources ``stack[:ntouch]`` after all the changes of the instant
+    ``t`` (:func:`capacity_sweep`, Notes): an open overload interval of such a resource ends
+    at ``t`` (a row of ``ibuf`` / ``fbuf``: resource; start, end, load, upper); a load whose
+    proven upper bound exceeds ``limit`` opens one.  Returns ``(fbuf, ibuf, nout)``."""
+    for k in range(ntouch):
+        r = stack[k]
+        touched[r] = False
+        if is_open[r]:
+            fbuf = _grow(fbuf, nout)
+            ibuf = _grow(ibuf, nout)
+            ibuf[nout, 0] = r
+            fbuf[nout, 0] = o_t[r]
+            fbuf[nout, 1] = t
+            fbuf[nout, 2] = o_load[r]
+            fbuf[nout, 3] = o_up[r]
+            nout += 1
+            is_open[r] = False
+        load = hi[r] + lo[r]
+        m1 = float(cnt[r] - 1)
+        if m1 < 2.0 ** 40 and load + 8.0 * _U * abs(load) + 8.0 * _U * (_U * (m1 * absum[r])) \
+                <= thr[r]:
+            continue                     # within the limit (Notes): nothing to record
+        gm = m1 * _U / (1.0 - m1 * _U)   # gamma_{m-1}
+        # A <= absum / (1 - gamma_{m-1}) (a float sum of m non-negative terms); 1%
+        # inflation covers the rounding of this bound's own few operations
+        bound = 1.01 * (_U * abs(load) + gm * _U * absum[r] / (1.0 - gm))
+        upper = (load + bound) / cap[r] * (1.0 + 4.0 * _U)
+        if upper > limit:
+            is_open[r] = True
+            o_t[r] = t
+            o_load[r] = load
+            o_up[r] = upper
+    return fbuf, ibuf, nout
+
+
+#: Columns of the verifier's per-flow rows (``coflowopt.verify._FloatSums.rows``: float64, and
+#: the int64 view ``irows`` for the last three): the latest end of its pieces, the data sent,
+#: the latest positive-rate end, the release; the number of terms of the sent sum, and on a big
+#: switch the ingress and egress resources.
+LAST_END, SENT, FC, RELEASE, COUNT, RES_IN, RES_OUT = 0, 1, 2, 3, 4, 5, 6
+
+
+#: :func:`sorted_ends_pass` found a piece its one pass does not take (malformed, a negative rate,
+#: an end before the previous piece's end): the caller checks the batch the general way.
+NOT_SORTED = -1
+
+
+@njit(cache=True)
+def sorted_ends_pass(fl, st, en, rt, F, lo_t, hi_t, rows, irows, cap, limit, pr, sidx):
+    """:func:`flow_pass`, the grouping of the rate changes and :func:`capacity_sweep` (pairs
+    form: every path an ingress and an egress resource, columns :data:`RES_IN` and
+    :data:`RES_OUT` of the flow's row) in one call, for a batch of pieces whose ends do not
+    decrease in the given order, which is how the event-driven kernels write their windows
+    (each piece is closed at the event that ends it).
+
+    The ends then come grouped by time as they are: only the starts are placed.  One pass in
+    the given order does :func:`flow_pass`'s work on every piece, records the runs of equal
+    starts and gathers each piece's two resources; the runs' starts are sorted (their
+    distinct values are the instants where starts happen) and a stable counting sort places
+    the pieces of positive rate by start.  The sweep walks the distinct starts and the ends
+    together: at each instant it applies the starts there (in the pieces' order), then the
+    ends there (in the pieces' order), then judges the resources touched (:func:`_judge`).
+    These are the changes of :func:`bucket_by_hash` / :func:`bucket_by_order` in their
+    order, so every running sum, bound, judgement and recorded overload is
+    :func:`capacity_sweep`'s, and the rows' sums, counts and ends and the flags are
+    :func:`flow_pass`'s.  A run of changes on the same ingress and egress (a pair's flows,
+    written together) keeps the two running sums in registers instead of a store and a
+    reload per change: the same float operations in the same order.
+
+    Parameters
+    ----------
+    fl, st, en, rt : ndarray
+        Flow, start, end, rate of the batch.
+    F : int
+        Number of flows.
+    lo_t, hi_t : float
+        The window (``-inf``, ``inf`` for a whole schedule): rule 1 as :func:`malformed_count`.
+    rows, irows : ndarray
+        The per-flow rows (float64 and their int64 view; columns :data:`LAST_END` ...
+        :data:`RES_OUT`): :func:`flow_pass`'s ``release``, ``last_end``, ``sent``,
+        ``sent_count`` and ``fc`` (the last four updated in place), and each flow's ingress and
+        egress (:func:`capacity_sweep`'s ``path_res`` with ``pairs=True``).
+    cap, limit
+        As :func:`capacity_sweep`.
+    pr, sidx : ndarray
+        Scratch of at least ``n`` rows (``(n, 2)``: each piece's two resources; ``n``: the
+        pieces by start), kept by the caller from batch to batch (fresh pages for every
+        window were system time).
+
+    Returns
+    -------
+    (flags, res, t0, t1, load, upper)
+        ``flags`` as :func:`flow_pass`, and :func:`capacity_sweep`'s overloads; or
+        ``flags = NOT_SORTED`` (and nothing updated) when some piece breaks rule 1, has a
+        negative rate or ends before the piece before it: the general path then checks it.
+    """
+    n = fl.shape[0]
+    # 1. read only: every piece well formed, rate >= 0, ends non-decreasing; the runs of
+    # equal starts counted, then recorded (their first piece, start, and starts of positive
+    # rate) in arrays of that size (an array grown inside the loop slowed it several times)
+    nrun = 0
+    prev_e = -np.inf
+    prev_s = np.nan
+    for i in range(n):
+        s = st[i]
+        e = en[i]
+        r = rt[i]
+        if not (0 <= fl[i] < F and np.isfinite(s) and np.isfinite(e) and np.isfinite(r)
+                and s < e and s >= lo_t and e <= hi_t and r >= 0.0 and e >= prev_e):
+            empty = np.zeros(0)
+            return NOT_SORTED, np.zeros(0, dtype=np.int64), empty, empty, empty, empty
+        prev_e = e
+        if s != prev_s:
+            nrun += 1
+            prev_s = s
+    run_beg = np.empty(nrun + 1, dtype=np.int64)
+    run_val = np.empty(nrun)
+    run_pos = np.zeros(nrun, dtype=np.int64)
+    # 2. in the given order: flow_pass's work on each piece; the runs of equal starts recorded
+    # (first piece, start, how many of positive rate); every piece's two resources gathered
+    # (the sweep then reads them in order, not by flow)
+    flags = 0
+    k = -1
+    prev_s = np.nan
+    for i in range(n):
+        f = fl[i]
+        s = st[i]
+        e = en[i]
+        r = rt[i]
+        if s != prev_s:
+            k += 1
+            run_beg[k] = i
+            run_val[k] = s
+            prev_s = s
+        if s < rows[f, LAST_END]:
+            flags |= NOT_CHAINED
+        if e > rows[f, LAST_END]:
+            rows[f, LAST_END] = e
+        rows[f, SENT] += r * (e - s)
+        irows[f, COUNT] += 1
+        pr[i, 0] = irows[f, RES_IN]
+        pr[i, 1] = irows[f, RES_OUT]
+        if r > 0.0:
+            run_pos[k] += 1
+            if e > rows[f, FC]:
+                rows[f, FC] = e
+            if s < rows[f, RELEASE]:
+                flags |= BEFORE_RELEASE
+    run_beg[nrun] = n
+    # 3. the distinct starts in order, each run's among them, and the starts of positive
+    # rate counted per distinct start
+    order = np.argsort(run_val[:nrun])
+    run_id = np.empty(nrun, dtype=np.int64)
+    stimes = np.empty(nrun)
+    nd = 0
+    for k in range(nrun):
+        v = run_val[order[k]]
+        if nd == 0 or v != stimes[nd - 1]:
+            stimes[nd] = v
+            nd += 1
+        run_id[order[k]] = nd - 1
+    sptr = np.zeros(nd + 1, dtype=np.int64)
+    for k in range(nrun):
+        sptr[run_id[k] + 1] += run_pos[k]
+    for d in range(nd):
+        sptr[d + 1] += sptr[d]
+    # 4. the pieces of each distinct start, in the given order (a stable counting sort)
+    cur = sptr[:nd].copy()
+    for k in range(nrun):
+        stop = run_beg[k + 1]
+        d = run_id[k]
+        p = cur[d]
+        for i in range(run_beg[k], stop):
+            if rt[i] != 0.0:
+                sidx[p] = i
+                p += 1
+        cur[d] = p
+    # 5. the sweep over the instants, starts then ends at each
+    hi, lo, absum, cnt, touched, stack, is_open, o_t, o_load, o_up, fbuf, ibuf, thr = \
+        _sweep_state(cap, limit)
+    nout = 0
+    js = 0
+    ie = 0
+    while js < nd or ie < n:
+        t = np.inf
+        if js < nd:
+            t = stimes[js]
+        if ie < n and en[ie] < t:
+            t = en[ie]
+        ntouch = 0
+        # the changes at t: the starts there (c < ns: the pieces sidx[s0 + c]), then the ends
+        # there (the pieces ie0 + c - ns, those of rate 0 skipped)
+        ns = 0
+        s0 = 0
+        if js < nd and stimes[js] == t:
+            s0 = sptr[js]
+            ns = sptr[js + 1] - s0
+            js += 1
+        ie0 = ie
+        while ie < n and en[ie] == t:
+            ie += 1
+        # the two resources of the current run of changes, kept in registers (an ingress and
+        # an egress: never the same resource)
+        ra = -1
+        rb = -1
+        ha = la = aa = 0.0
+        hb = lb = ab = 0.0
+        na = nb = 0
+        for c in range(ns + ie - ie0):
+            if c < ns:
+                i = sidx[s0 + c]
+                v = rt[i]
+            else:
+                i = ie0 + c - ns
+                v = -rt[i]
+                if v == 0.0:
+                    continue
+            a = pr[i, 0]
+            b = pr[i, 1]
+            if a != ra:
+                if ra >= 0:
+                    hi[ra] = ha
+                    lo[ra] = la
+                    absum[ra] = aa
+                    cnt[ra] = na
+                ra = a
+                ha = hi[a]
+                la = lo[a]
+                aa = absum[a]
+                na = cnt[a]
+                if not touched[a]:
+                    touched[a] = True
+                    stack[ntouch] = a
+                    ntouch += 1
+            if b != rb:
+                if rb >= 0:
+                    hi[rb] = hb
+                    lo[rb] = lb
+                    absum[rb] = ab
+                    cnt[rb] = nb
+                rb = b
+                hb = hi[b]
+                lb = lo[b]
+                ab = absum[b]
+                nb = cnt[b]
+                if not touched[b]:
+                    touched[b] = True
+                    stack[ntouch] = b
+                    ntouch += 1
+            s = ha + v                      # TwoSum, as capacity_sweep's change()
+            bb = s - ha
+            la += (ha - (s - bb)) + (v - bb)
+            ha = s
+            aa += abs(s)
+            na += 1
+            s = hb + v
+            bb = s - hb
+            lb += (hb - (s - bb)) + (v - bb)
+            hb = s
+            ab += abs(s)
+            nb += 1
+        if ra >= 0:
+            hi[ra] = ha
+            lo[ra] = la
+            absum[ra] = aa
+            cnt[ra] = na
+        if rb >= 0:
+            hi[rb] = hb
+            lo[rb] = lb
+            absum[rb] = ab
+            cnt[rb] = nb
+        fbuf, ibuf, nout = _judge(t, stack, ntouch, touched, hi, lo, absum, cnt, thr, cap,
+                                  limit, is_open, o_t, o_load, o_up, fbuf, ibuf, nout)
+    return (flags, ibuf[:nout, 0].copy(), fbuf[:nout, 0].copy(), fbuf[:nout, 1].copy(),
             fbuf[:nout, 2].copy(), fbuf[:nout, 3].copy())

@@ -204,6 +204,10 @@ def _streamed(instance: Instance, run, *, algorithm: str, params: dict, objectiv
             writer.add(s)
             write_s[0] += time.perf_counter() - t
 
+    # neither keeps the window (the verifier keeps sums, the writer writes its bytes at once):
+    # it may be the kernel's own buffers (WindowSink)
+    on_window.borrows = True
+
     t0 = time.perf_counter()
     try:
         stats = run(on_window)

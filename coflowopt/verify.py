@@ -355,43 +355,81 @@ class _FloatSums:
     """What the float checks carry from one batch of pieces to the next: per flow the computed
     data sent (a sum of non-negative terms ``rate x (end - start)``) and the number of its terms
     (for the proven rounding bound of that sum), the latest positive-rate end, the latest end
-    of any piece (for the overlap test of :func:`._verify_kernel.flow_pass`), every flow's
-    resources as CSR; and the
+    of any piece (for the overlap test of :func:`._verify_kernel.flow_pass`), its release and
+    on a big switch its two resources, all in one row per flow (the arrays ``sent``, ... are
+    columns of it); every flow's resources as CSR; and the
     capacity overloads beyond ``capacity_rtol`` (start time and amount as time at full capacity)
     whose total is judged against ``overload_rtol`` at the end."""
 
     def __init__(self, inst):
+        from . import _verify_kernel as _vk
+        from .rates._jit import read_only  # here: coflowopt.rates imports this module
+
         F = inst.num_flows
-        self.sent = np.zeros(F)
-        self.sent_count = np.zeros(F, dtype=np.int64)
-        self.fc = np.full(F, -np.inf)
+        # one 64-byte row per flow (_verify_kernel's column names): what a piece reads and
+        # writes of its flow is one cache line, not one per array (the flows of a window come
+        # in no order: at 50,000 coflows the one-call path took 117-128 -> 91-96 ms a window)
+        buf = np.empty(8 * F + 8)
+        first = (-buf.ctypes.data // 8) % 8
+        self.rows = buf[first:first + 8 * F].reshape(F, 8)
+        self.irows = self.rows.view(np.int64)
+        self.last_end = self.rows[:, _vk.LAST_END]
+        self.sent = self.rows[:, _vk.SENT]
+        self.fc = self.rows[:, _vk.FC]
+        self.release_of_flow = self.rows[:, _vk.RELEASE]
+        self.sent_count = self.irows[:, _vk.COUNT]
+        self.last_end[:] = -np.inf
+        self.sent[:] = 0.0
+        self.fc[:] = -np.inf
+        self.sent_count[:] = 0
+        if inst.num_coflows:
+            self.release_of_flow[:] = np.repeat(np.asarray(inst.release, dtype=float),
+                                                np.diff(inst.flow_ptr))
         self.over_start: list[np.ndarray] = []
         self.over_time: list[np.ndarray] = []
         self.over_port: list[np.ndarray] = []
         self.over_end: list[np.ndarray] = []
         self.over_load: list[np.ndarray] = []
         self.piece_offset = 0
-        self.last_end = np.full(F, -np.inf)
-        from .rates._jit import read_only  # here: coflowopt.rates imports this module
         self.capacity = read_only(inst.capacity, float)
-        self.release_of_flow = np.repeat(np.asarray(inst.release, dtype=float),
-                                         np.diff(inst.flow_ptr)) if inst.num_coflows \
-            else np.zeros(0)
-        # every flow's resources as CSR (a big switch's: ingress i, then egress m_in + j)
-        if inst.is_big_switch:
-            m_in = len(inst.ingress_capacity)
-            res = np.empty((F, 2), dtype=np.int64)
-            res[:, 0] = inst.flow_src
-            np.add(inst.flow_dst, m_in, out=res[:, 1])
-            # no path_ptr (2 f): the sweep's pairs form does not read it (an arange of 2F + 1
-            # was 80 MB of fresh pages on the 5.2 million flows of Custom-4000, issue 17)
-            self.paths = (read_only(np.zeros(0, dtype=np.int64), np.int64),
-                          read_only(res.ravel(), np.int64))
-            self.pairs = True   # every path is (ingress, egress): the sweep's fast form
+        # every flow's resources (a big switch's: ingress i, then egress m_in + j)
+        self.pairs = inst.is_big_switch   # every path (ingress, egress): the sweeps' fast form
+        if self.pairs:
+            self.irows[:, _vk.RES_IN] = inst.flow_src
+            np.add(inst.flow_dst, len(inst.ingress_capacity), out=self.irows[:, _vk.RES_OUT])
+            self.irows[:, 7] = 0
+            self._paths = None    # the general path's CSR, built from the rows when needed
         else:
-            self.pairs = False
-            self.paths = (read_only(inst.flow_resource_ptr, np.int64),
-                          read_only(inst.flow_resource, np.int64))
+            self._paths = (read_only(inst.flow_resource_ptr, np.int64),
+                           read_only(inst.flow_resource, np.int64))
+        self._scratch = (np.empty((0, 2), dtype=np.int32), np.empty(0, dtype=np.int32))
+
+    @property
+    def paths(self):
+        """Every flow's resources as CSR for ``capacity_sweep``; on a big switch without
+        ``path_ptr`` (``2 f``: the sweep's pairs form does not read it; an arange of 2F + 1 was
+        80 MB of fresh pages on the 5.2 million flows of Custom-4000, issue 17), built from the
+        rows on first use (the one-call path reads the rows)."""
+        if self._paths is None:
+            from . import _verify_kernel as _vk
+            from .rates._jit import read_only
+            res = np.ascontiguousarray(self.irows[:, _vk.RES_IN:_vk.RES_OUT + 1]).ravel()
+            self._paths = (read_only(np.zeros(0, dtype=np.int64), np.int64),
+                           read_only(res, np.int64))
+        return self._paths
+
+    def scratch(self, n: int):
+        """``sorted_ends_pass``'s scratch for a batch of ``n`` pieces (each piece's two
+        resources; the pieces by start), int32, kept from window to window and grown by
+        halves."""
+        pr, sidx = self._scratch
+        if pr.shape[0] < n:
+            if n >= 2 ** 31:  # piece numbers beyond int32 (not seen: 2^31 pieces are 64 GB)
+                return np.empty((n, 2), dtype=np.int32), np.empty(n, dtype=np.int64)
+            size = max(n, pr.shape[0] + pr.shape[0] // 2)
+            pr, sidx = np.empty((size, 2), dtype=np.int32), np.empty(size, dtype=np.int32)
+            self._scratch = (pr, sidx)
+        return pr, sidx
 
 
 def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _FloatSums,
@@ -415,6 +453,20 @@ def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _Floa
     rt = np.asarray(rate, dtype=float)
     acc.piece_offset += int(fl.shape[0])
     lo_t, hi_t = (-np.inf, np.inf) if window is None else (float(window[0]), float(window[1]))
+
+    # checks 1-5 in one compiled call where the ends come in order (the event-driven kernels'
+    # windows): the same sums, flags and overloads as the general path below, which takes
+    # every batch this one declines (_verify_kernel.sorted_ends_pass)
+    if acc.pairs and fl.shape[0] and _sorted_ends_pays(fl.shape[0]):
+        fl, st, en, rt = (np.ascontiguousarray(a) for a in (fl, st, en, rt))
+        pr, sidx = acc.scratch(fl.shape[0])
+        flags, *over = _vk.sorted_ends_pass(
+            fl, st, en, rt, F, lo_t, hi_t, acc.rows, acc.irows, cap, 1 + tol.capacity_rtol, pr,
+            sidx)
+        if flags != _vk.NOT_SORTED:
+            _name_flags(flags, fl, st, en, rt, lambda j: off + j, col, acc)
+            _add_overloads(acc, tol, *over)
+            return
 
     # 1. well-formed (times are compared exactly: no slack anywhere): counted by a kernel, named
     # here when there are any
@@ -467,6 +519,33 @@ def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _Floa
                     amount=-rt[j])
         col.count("negative_rate", neg.size - listed.size)
 
+    # 3. one rate at a time; 4. release
+    _name_flags(flags, fl, st, en, rt, where, col, acc)
+
+    # 5. capacity: one sweep over the rate changes grouped by time (a kernel), every resource's
+    # load as a compensated running sum of its rate changes with a proven error bound, judged
+    # after all the changes of an instant.  A load within 1 + capacity_rtol passes; anything
+    # above is an overload whose amount (time at full capacity) goes to the budget judged in
+    # _float_report.
+    if flags & _vk.NEGATIVE_RATE:
+        nonneg = rt >= 0
+        fl, st, en, rt = fl[nonneg], st[nonneg], en[nonneg], rt[nonneg]
+    n = fl.shape[0]
+    if n:
+        times, ptr, x, fx = _changes(fl, st, en, rt, F)
+        path_ptr, path_res = acc.paths
+        over = _kernel(_vk.capacity_sweep, n)(
+            times, ptr, x, fx, path_ptr, path_res, acc.pairs, cap, 1 + tol.capacity_rtol)
+        del times, ptr, x, fx
+        _add_overloads(acc, tol, *over)
+
+
+def _name_flags(flags, fl, st, en, rt, where, col, acc: _FloatSums) -> None:
+    """Checks 3 and 4 where the flags of :func:`._verify_kernel.flow_pass` (or of
+    ``sorted_ends_pass``) say a batch breaks them, each violation named (``where(j)``: the
+    piece number of the batch's ``j``-th piece)."""
+    from . import _verify_kernel as _vk
+
     # 3. one rate at a time
     if flags & _vk.NOT_CHAINED:
         _overlaps(fl, st, en, where, col)
@@ -483,34 +562,31 @@ def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _Floa
                     interval=(st[j], min(en[j], r)), piece=where(j), amount=r - st[j])
         col.count("before_release", early.size - listed.size)
 
-    # 5. capacity: one sweep over the rate changes grouped by time (a kernel), every resource's
-    # load as a compensated running sum of its rate changes with a proven error bound, judged
-    # after all the changes of an instant.  A load within 1 + capacity_rtol passes; anything
-    # above is an overload whose amount (time at full capacity) goes to the budget judged in
-    # _float_report.
-    if flags & _vk.NEGATIVE_RATE:
-        nonneg = rt >= 0
-        fl, st, en, rt = fl[nonneg], st[nonneg], en[nonneg], rt[nonneg]
-    n = fl.shape[0]
-    if n:
-        times, ptr, x, fx = _changes(fl, st, en, rt, F)
-        path_ptr, path_res = acc.paths
-        ores, ot0, ot1, oload, oup = _kernel(_vk.capacity_sweep, n)(
-            times, ptr, x, fx, path_ptr, path_res, acc.pairs, cap, 1 + tol.capacity_rtol)
-        del times, ptr, x, fx
-        if ores.size:
-            # the duration's own rounding (one subtraction) against the schedule
-            dur = (ot1 - ot0) * (1 + 2 * _U64)
-            acc.over_start.append(ot0)
-            acc.over_end.append(ot1)
-            acc.over_port.append(ores)
-            acc.over_load.append(oload)
-            acc.over_time.append((oup - (1 + tol.capacity_rtol)) * dur)
+
+def _add_overloads(acc: _FloatSums, tol: Tolerances, ores, ot0, ot1, oload, oup) -> None:
+    """The capacity sweep's overloads (resource, start, end, load, proven upper bound) to the
+    budget judged in :func:`_float_report`, as time at full capacity."""
+    if ores.size:
+        # the duration's own rounding (one subtraction) against the schedule
+        dur = (ot1 - ot0) * (1 + 2 * _U64)
+        acc.over_start.append(ot0)
+        acc.over_end.append(ot1)
+        acc.over_port.append(ores)
+        acc.over_load.append(oload)
+        acc.over_time.append((oup - (1 + tol.capacity_rtol)) * dur)
 
 
 #: Pieces below which the verifier's kernels run as plain Python (no numba load for small
 #: schedules; the same functions either way).
 _PLAIN_PYTHON_PIECES = 4096
+
+
+def _sorted_ends_pays(n: int) -> bool:
+    """Whether a batch of ``n`` pieces tries :func:`._verify_kernel.sorted_ends_pass` (compiled
+    only: for a small batch while numba is not loaded the plain-Python general path is
+    cheaper than loading it)."""
+    from .rates._jit import kernels_loaded
+    return n >= _PLAIN_PYTHON_PIECES or kernels_loaded()
 
 
 def _kernel(fn, n: int):
