@@ -21,6 +21,7 @@ from coflowopt import Coflow, Instance
 from coflowopt.certificate_files import instance_digest, lower_bound_certificate
 from coflowopt.exceptions import InvalidParameterError
 from coflowopt.formats import read_instance, write_instance
+from coflowopt.generators import uniform_random
 from coflowopt.registry import get_algorithm
 from coflowopt.testing import instances, random_instance
 from coflowopt.topology import leaf_spine, on_topology
@@ -117,7 +118,14 @@ def _tamper_cases(cert: dict, inst: Instance):
     out = []
     c = copy.deepcopy(cert)
     c["claim"]["value"] = str(Fraction(cert["claim"]["value"]) + Fraction(1, 10**6))
+    c["claim"]["value_float"] = float(Fraction(c["claim"]["value"]))
     out.append(("claim raised", c, "less than the claimed"))
+    c = copy.deepcopy(cert)
+    c["claim"]["value_float"] = cert["claim"]["value_float"] * (1 + 1e-6)
+    out.append(("restated value changed", c, "value_float"))
+    c = copy.deepcopy(cert)
+    c["instance"]["coflows"] += 1
+    out.append(("restated coflow count changed", c, "an instance with"))
     c = copy.deepcopy(cert)
     c["proof"]["cuts"][0]["multiplier"] = str(Fraction(cuts[0]["multiplier"]) * 2)
     out.append(("multiplier doubled", c, "exceed its weight|less than the claimed"))
@@ -371,3 +379,105 @@ def test_lp_files_confirm_the_in_process_value(tmp_path, inst):
         cert = json.loads(json.dumps(lower_bound_certificate(inst, res)))
         assert check.check(doc, cert).startswith("weighted_completion_time >= ")
         assert _proved(inst, tmp_path, cert) == Fraction(res.value)
+
+
+# ------------------------------------------------ malformed fields (the checker's edge)
+#: CoflowLib certificates of every proof kind the checker reads: an optimum whose nodes carry
+#: LP duals (and one with releases), an ordering-LP cut proof, an LP-OV dual, an integral
+#: optimum (a fluid certificate inside)
+MALFORMED_CASES = ("bs8-hetcap/bs8-hetcap-029", "bs4-releases/bs4-releases-026",
+                   "ordering-lp", "lp-ov", "int4-unit/int4-unit-017")
+BAD_VALUES = (None, "x", -1, [], {}, True, KeyError)      # KeyError: the field removed
+#: fields that name rather than prove (any name is accepted), and the search's dominance rule
+#: (the checker checks the closed nodes under the rule it is given)
+NAMES = ("algorithm", "source", "dominance")
+#: fields with a documented default that is always valid (a cut's threshold: 0)
+DEFAULTED = ("theta",)
+#: optional restatements: removing one leaves the same proof
+RESTATEMENTS = {"instance": ("digest", "coflows", "flows"), "claim": ("value_float",),
+                "proof": ("stats", "fluid_value", "rounded", "integral_isolated")}
+
+
+def _field_paths(obj, path=()):
+    """Every field of a JSON document, lists cut to their first entry."""
+    if path:
+        yield path
+    if isinstance(obj, dict):
+        for key, val in obj.items():
+            yield from _field_paths(val, path + (key,))
+    elif isinstance(obj, list) and obj:
+        yield from _field_paths(obj[0], path + (0,))
+
+
+def _replaced(doc, path, value):
+    out = copy.deepcopy(doc)
+    node = out
+    for key in path[:-1]:
+        node = node[key]
+    if value is KeyError:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+    return out
+
+
+def _without_restatements(cert):
+    """The certificate with its optional restatements removed (recursively, for the fluid
+    certificate inside an integral one)."""
+    out = copy.deepcopy(cert)
+    for block, keys in RESTATEMENTS.items():
+        if isinstance(out.get(block), dict):
+            for key in keys:
+                out[block].pop(key, None)
+            if block == "instance" and not out[block]:
+                del out[block]
+    if isinstance(out.get("proof"), dict) and isinstance(out["proof"].get("fluid"), dict):
+        out["proof"]["fluid"] = _without_restatements(out["proof"]["fluid"])
+    return out
+
+
+@pytest.mark.parametrize("case", MALFORMED_CASES)
+def test_every_malformed_field_is_rejected_or_unreadable_never_a_crash(case, tmp_path):
+    """Each field of a stored certificate replaced by a value of the wrong kind, or removed:
+    the checker raises Rejected or Unreadable (exit 1 or 2 with one line), never another
+    exception (a traceback), and confirms only when the document still means the same (an
+    optional restatement removed, a name changed).  Before (2026-11-28): ``instance.digest``
+    as a number, ``proof.type`` as an object and ``duals.order`` as a number were TypeErrors,
+    ``"version": true`` was read as 1, and a wrong ``claim.value_float``,
+    ``instance.coflows`` or ``proof.integral_isolated`` passed unread."""
+    if "/" not in case:
+        # CoflowLib's cut and LP-dual proofs are all on FB samples (0.1-1 MB instances, too
+        # slow to read 700 times): the same proofs on 8 coflows with releases, where the
+        # cuts / rows carry the bound
+        inst = uniform_random(num_ports=4, num_coflows=8, size=(1, 9), releases=(0, 6), seed=2)
+        inst_doc = _doc(inst, tmp_path)
+        cert = json.loads(json.dumps(lower_bound_certificate(
+            inst, get_algorithm("bound", case).func(inst))))
+        with pytest.raises(check.Rejected):
+            key = "cuts" if case == "ordering-lp" else "rows"
+            check.check(inst_doc, _replaced(cert, ("proof", key), []))
+    else:
+        base = ROOT / "instances" / "coflowlib" / "v1" / case
+        inst_doc = json.loads(base.with_suffix(".instance").read_text())
+        cert = json.loads(Path(str(base) + ".certificate").read_text())
+    check.check(inst_doc, cert)
+    plain = _without_restatements(cert)
+    confirmed_wrongly, crashes, tried = [], [], 0
+    for path in list(_field_paths(cert)):
+        for value in BAD_VALUES:
+            doc = _replaced(cert, path, value)
+            tried += 1
+            try:
+                verdict = check.check(inst_doc, doc)
+            except (check.Rejected, check.Unreadable):
+                continue
+            except Exception as e:                    # noqa: BLE001 -- the defect sought
+                crashes.append((path, value, f"{type(e).__name__}: {e}"))
+                continue
+            named = path[-1] in NAMES and (value is KeyError or isinstance(value, (str, bool)))
+            named = named or (path[-1] in DEFAULTED and value is KeyError)
+            if not named and _without_restatements(doc) != plain:
+                confirmed_wrongly.append((path, value, verdict[:80]))
+    assert tried > 100
+    assert not crashes, crashes[:5]
+    assert not confirmed_wrongly, confirmed_wrongly[:5]

@@ -26,9 +26,10 @@ Certificates (``format: coflowopt-certificate``, ``version: 1``):
     ``y >= 0`` on parallel inequalities ("cuts"), each a resource ``q`` (key ``"port"`` on a
     big switch, where ingress ``i`` is ``q = i`` and egress ``j`` is ``q = m_in + j``; key
     ``"resource"``, an index into ``resources``, on a version-2 instance; either key is read,
-    not both), a threshold ``theta`` and a set ``S`` of coflows.  Every schedule's completion
-    times satisfy (``proofs/ordering_lp_bound.md``; a resource of capacity ``c_q`` sends at
-    most ``c_q dt`` in ``dt`` whatever the paths, so the port argument holds per resource)
+    not both), a threshold ``theta`` (0 when absent) and a set ``S`` of coflows.  Every
+    schedule's completion times satisfy (``proofs/ordering_lp_bound.md``; a resource of
+    capacity ``c_q`` sends at most ``c_q dt`` in ``dt`` whatever the paths, so the port
+    argument holds per resource)
 
         C_k >= r_k + rho_k,                 rho_k = max_q d_k^q / c_q               (I)
         sum_{k in S} d_k^q C_k >= theta d^q(S) + [sum_{k in S} (d_k^q)^2 + d^q(S)^2] / (2 c_q)
@@ -197,7 +198,13 @@ Certificates (``format: coflowopt-certificate``, ``version: 1``):
     ``t``), checked exactly against every rule above; its objective must equal ``value``.
 
 Every number in a certificate is a string ``"p/q"`` or ``"p"`` (exact rational) or a JSON
-integer.
+integer.  Fields that restate rather than prove are optional, and checked when present (a
+wrong one is rejected, a malformed one is exit 2, none is passed over): ``instance``
+(``digest``, the SHA-256 of the instance's canonical form; ``coflows``, ``flows``: counts),
+``claim.value_float`` (the double nearest ``claim.value``), the integral proof's
+``fluid_value``, ``rounded`` and ``integral_isolated``; names (``claim.algorithm``,
+``proof.source``) must be strings and ``proof.stats`` counts.  A field of the wrong kind that
+no rule names is still exit 2 ("malformed certificate, not checked"), never a traceback.
 """
 
 from __future__ import annotations
@@ -237,6 +244,13 @@ def exact(x, where: str) -> Fraction:
         except (ValueError, ZeroDivisionError):
             pass
     raise Unreadable(f"{where}: expected a rational as \"p/q\", got {x!r}")
+
+
+def listed(x, where: str) -> list:
+    """A certificate field that must be a JSON array."""
+    if not isinstance(x, list):
+        raise Unreadable(f"{where}: expected a list, got {x!r:.40}")
+    return x
 
 
 def instance_number(x, where: str) -> Fraction:
@@ -1033,7 +1047,7 @@ class EventSearch:
         y_ord = [Fraction(0)] * (N + 1)
         y_cap: dict[tuple, Fraction] = {}
         y_dem: dict[tuple, Fraction] = {}
-        for n_, ent in enumerate(duals.get("order", [])):
+        for n_, ent in enumerate(listed(duals.get("order", []), f"{where}.duals.order")):
             if not isinstance(ent, list) or len(ent) != 2 or not isinstance(ent[0], int) \
                     or not 1 <= ent[0] < N:
                 raise Rejected(f"{where}.duals.order[{n_}]: not an order row (1..{N - 1})")
@@ -1041,7 +1055,7 @@ class EventSearch:
             if y < 0:
                 raise Rejected(f"{where}.duals.order[{n_}]: negative multiplier")
             y_ord[ent[0]] += y
-        for n_, ent in enumerate(duals.get("capacity", [])):
+        for n_, ent in enumerate(listed(duals.get("capacity", []), f"{where}.duals.capacity")):
             if not isinstance(ent, list) or len(ent) != 3 or not isinstance(ent[0], int) \
                     or not 0 <= ent[0] < N or not isinstance(ent[1], int) \
                     or not 0 <= ent[1] < len(inst.cap):
@@ -1050,7 +1064,7 @@ class EventSearch:
             if y < 0:
                 raise Rejected(f"{where}.duals.capacity[{n_}]: negative multiplier")
             y_cap[(ent[0], ent[1])] = y_cap.get((ent[0], ent[1]), Fraction(0)) + y
-        for n_, ent in enumerate(duals.get("demand", [])):
+        for n_, ent in enumerate(listed(duals.get("demand", []), f"{where}.duals.demand")):
             key = (ent[0], tuple(sorted(ent[1]))) if isinstance(ent, list) and len(ent) == 3 \
                 and isinstance(ent[1], list) and all(isinstance(q, int) for q in ent[1]) \
                 else None
@@ -1295,6 +1309,13 @@ def check_integral(instance_doc, inst: Instance, cert: dict, kind: str, value: F
                        f"{g} and the integral isolation bound {iso - shift} give "
                        f"{bound - shift} ({float(bound - shift):.12g}), less than the claimed "
                        f"{value}")
+    # the proof's restatements (optional), in the claim's objective: checked, never passed
+    # over (after the bound, so that a proof that falls short is reported as such first)
+    rounded = g * _ceil((L + shift) / g) if g is not None else Fraction(0)
+    for key, have in (("fluid_value", L), ("rounded", rounded - shift),
+                      ("integral_isolated", iso - shift)):
+        if key in proof and exact(proof[key], f"proof.{key}") != have:
+            raise Rejected(f"proof.{key} is {proof[key]!r:.40}, but it is {have} here")
     how = (f"the fluid {fclaim.get('kind')} {L} ({float(L):.12g}), checked exactly, rounded "
            f"up to multiples of {g}" + (f" (integral isolation bound {iso - shift})"
                                          if iso > L + shift else ""))
@@ -1316,12 +1337,72 @@ PROOFS = {"ordering-lp-dual": check_ordering_lp_dual, "lp-ov-dual": check_lp_ov_
           "time-indexed-lp-dual": check_time_indexed_lp_dual}
 
 
+def check_header(inst, cert, claim, value) -> None:
+    """The fields that restate what the proof is about rather than prove it: none may be
+    malformed or disagree with what is checked (a wrong restatement is rejected, never passed
+    over).  ``instance`` (optional): ``digest`` (SHA-256 of the instance's canonical form,
+    64 hex digits), ``coflows`` and ``flows`` (counts), each checked against the instance
+    given; ``claim.value_float`` (optional): the double nearest ``claim.value`` (compared in
+    :func:`check` once the proof holds);
+    ``claim.algorithm`` (optional): a name; ``proof.stats`` (optional): counts the search
+    reports (not part of the proof), non-negative integers; ``proof.source`` (optional): the
+    solver's name."""
+    if "instance" in cert:
+        block = cert["instance"]
+        if not isinstance(block, dict):
+            raise Unreadable(f"certificate: 'instance' must be an object (digest, coflows, "
+                             f"flows), got {block!r:.40}")
+        if "digest" in block:
+            recorded = block["digest"]
+            if (not isinstance(recorded, str) or len(recorded) != 64
+                    or any(ch not in "0123456789abcdef" for ch in recorded)):
+                raise Unreadable(f"instance.digest: expected 64 hex digits, got {recorded!r:.80}")
+            if recorded != inst.digest():
+                raise Rejected("the certificate is for another instance (digest "
+                               f"{recorded[:12]}..., this instance {inst.digest()[:12]}...)")
+        for key, have in (("coflows", inst.K), ("flows", len(inst.flows))):
+            if key in block:
+                n = block[key]
+                if isinstance(n, bool) or not isinstance(n, int):
+                    raise Unreadable(f"instance.{key}: expected an integer, got {n!r:.40}")
+                if n != have:
+                    raise Rejected(f"the certificate is for an instance with {n} {key}; this "
+                                   f"one has {have}")
+    if "value_float" in claim:
+        vf = claim["value_float"]
+        if isinstance(vf, bool) or not isinstance(vf, (int, float)):
+            raise Unreadable(f"claim.value_float: expected a number, got {vf!r:.40}")
+    if "algorithm" in claim and not isinstance(claim["algorithm"], str):
+        raise Unreadable(f"claim.algorithm: expected a name, got {claim['algorithm']!r:.40}")
+    proof = cert.get("proof")
+    if isinstance(proof, dict) and "source" in proof and not isinstance(proof["source"], str):
+        raise Unreadable(f"proof.source: expected the solver's name, got {proof['source']!r:.40}")
+    if isinstance(proof, dict) and "stats" in proof:
+        stats = proof["stats"]
+        if not isinstance(stats, dict) or any(
+                isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in stats.values()):
+            raise Unreadable(f"proof.stats: expected counts (non-negative integers), got "
+                             f"{stats!r:.60}")
+
+
 def check(instance_doc, cert) -> str:
     """The verdict on one certificate: a sentence (raises Rejected or Unreadable)."""
+    verdict = _check(instance_doc, cert)
+    # the claim restated as a double must be the claim's (checked after the proof, so that a
+    # wrong proof is reported as such first)
+    value = exact(cert["claim"]["value"], "claim.value")
+    vf = cert["claim"].get("value_float", float(value))
+    if float(vf) != float(value):
+        raise Rejected(f"claim.value_float {vf!r} is not the claimed value {value} (the "
+                       f"double nearest it is {float(value)!r})")
+    return verdict
+
+
+def _check(instance_doc, cert) -> str:
     inst = Instance(instance_doc)
     if not isinstance(cert, dict) or cert.get("format") != FORMAT:
         raise Unreadable(f"certificate: not a {FORMAT} document")
-    if cert.get("version") != 1:
+    if isinstance(cert.get("version"), bool) or cert.get("version") != 1:
         raise Unreadable(f"certificate: version {cert.get('version')!r} (this checker reads 1)")
     claim = cert.get("claim")
     if not isinstance(claim, dict):
@@ -1333,10 +1414,7 @@ def check(instance_doc, cert) -> str:
     if objective not in OBJECTIVES:
         raise Unreadable(f"claim.objective must be one of {', '.join(OBJECTIVES)}")
     value = exact(claim.get("value"), "claim.value")
-    recorded = (cert.get("instance") or {}).get("digest")
-    if recorded is not None and recorded != inst.digest():
-        raise Rejected("the certificate is for another instance (digest "
-                       f"{recorded[:12]}..., this instance {inst.digest()[:12]}...)")
+    check_header(inst, cert, claim, value)
     model = claim.get("model", "fluid")
     if model == "integral":
         return check_integral(instance_doc, inst, cert, kind, value, objective)
@@ -1345,7 +1423,8 @@ def check(instance_doc, cert) -> str:
     if kind == "optimum":
         return check_optimum(inst, cert, value, objective)
     proof = cert.get("proof")
-    if not isinstance(proof, dict) or proof.get("type") not in PROOFS:
+    if not isinstance(proof, dict) or not isinstance(proof.get("type"), str) or \
+            proof["type"] not in PROOFS:
         raise Unreadable(f"proof.type must be one of {', '.join(PROOFS)}")
     proved = PROOFS[proof["type"]](inst, proof, objective)
     if proved < value:
@@ -1378,6 +1457,12 @@ def main(argv=None) -> int:
         return 1
     except Unreadable as e:
         print(f"check_certificate: {e}", file=sys.stderr)
+        return 2
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, ZeroDivisionError,
+            OverflowError, RecursionError) as e:
+        # a malformed field that no rule above names: never a traceback, never a confirmation
+        print(f"check_certificate: {argv[1]}: malformed certificate, not checked "
+              f"({type(e).__name__}: {e})", file=sys.stderr)
         return 2
 
 
