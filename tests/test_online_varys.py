@@ -334,3 +334,97 @@ def test_fb_trace_runs(fb_trace_path):
     rep = verified(d, s)
     assert s.meta["num_met_admitted"] == s.meta["num_admitted"]
     assert rep.ok
+
+
+# ------------------------------------------------------------------- compiled loop = reference
+def same_run(a, b):
+    """Same pieces and the same clock: T starts, delta-intervals, events, policy calls."""
+    return same_pieces(a, b) and all(a.meta[k] == b.meta[k] for k in (
+        "T_starts", "delta_intervals", "events", "policy_calls"))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1),
+       T_delta=st.sampled_from([(0.7, 0.3), (2.0, 0.5), (1.0, 1.0), (0.3, 0.05)]),
+       backfill=st.sampled_from(["varys", None]))
+@example(seed=3, T_delta=(0.3, 0.05), backfill="varys")
+def test_compiled_online_varys_is_the_python_engine(seed, T_delta, backfill):
+    """The compiled loop's T/delta clock (_madd_kernel, "online Varys' clock") against
+    VarysOnlinePolicy in the generic simulator: the same pieces, starved sets, interval
+    boundaries, events and calls, on instances with releases, weights and unequal
+    capacities (most of them with delta-intervals)."""
+    inst = random_instance(np.random.default_rng(seed), max_ports=4, max_coflows=12,
+                           max_flows=4, releases=True, weights=True,
+                           heterogeneous=bool(seed % 2))
+    T, delta = T_delta
+    a = varys_online(inst, T=T, delta=delta, backfill=backfill, engine="python")
+    b = varys_online(inst, T=T, delta=delta, backfill=backfill, engine="kernel")
+    verified(inst, b)
+    assert same_run(a, b)
+
+
+def test_compiled_online_varys_with_many_starved_coflows():
+    """Every coflow released at 0 on a few ports: most are starved at each T boundary, the
+    delta-intervals serve unions of tens of coflows with backfilling; a stream starves the
+    big coflow in every cycle."""
+    inst = uniform_random(6, 120, flows_per_coflow=(1, 5), size=(1, 10), seed=4)
+    a = varys_online(inst, T=8.0, delta=2.0, engine="python")
+    b = varys_online(inst, engine="kernel", T=8.0, delta=2.0)
+    assert len(a.meta["delta_intervals"]) >= 5
+    assert max(len(c) for _, _, c in a.meta["delta_intervals"]) >= 20
+    assert same_run(a, b)
+    inst = stream(12, big=6.0, ports=2)
+    a = varys_online(inst, T=3.0, delta=1.0, engine="python")
+    b = varys_online(inst, T=3.0, delta=1.0)
+    assert a.meta["delta_intervals"] and same_run(a, b)
+
+
+def test_online_varys_engines_where_the_kernel_does_not_apply():
+    """coflowsim's backfilling and instances on resources run the Python engine (auto); delta
+    = 0 runs offline Varys' compiled loop, on any instance."""
+    from coflowopt.topology import fat_tree, on_topology
+    inst = random_instance(np.random.default_rng(8), max_ports=3, max_coflows=8,
+                           releases=True)
+    a = varys_online(inst, T=0.5, delta=0.2, backfill="coflowsim")
+    assert same_run(a, varys_online(inst, T=0.5, delta=0.2, backfill="coflowsim",
+                                    engine="python"))
+    net = on_topology(uniform_random(4, 10, releases=(0, 5), seed=2), fat_tree(4))
+    assert same_run(varys_online(net, T=2.0, delta=0.5),
+                    varys_online(net, T=2.0, delta=0.5, engine="python"))
+    for x in (inst, net):
+        assert same_pieces(varys_online(x, delta=0.0), varys(x, engine="python"))
+    with pytest.raises(InvalidParameterError, match="engine"):
+        varys_online(inst, engine="fast")
+
+
+def test_attained_service_sums_as_numpy_reduceat():
+    """The kernel's attained service (starved or not: a comparison of two sums) is summed in
+    numpy's order, so that the starved sets are the Python engine's to the last bit; lengths
+    around numpy's pairwise blocks (8, 128) included, where a plain running sum differs."""
+    from coflowopt.rates._madd_kernel import _attained
+    rng = np.random.default_rng(0)
+    counts = np.array([1, 2, 3, 7, 8, 9, 15, 16, 17, 100, 128, 129, 130, 257, 1000, 5000] * 4)
+    ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    size = rng.random(ptr[-1]) * 10.0 ** rng.uniform(-3, 6, ptr[-1])
+    rem = size * rng.random(ptr[-1]) * (rng.random(ptr[-1]) < 0.7)
+    ref = np.add.reduceat(size - rem, ptr[:-1])
+    mine = np.array([_attained(k, ptr, size, rem) for k in range(counts.size)])
+    assert np.array_equal(mine, ref)
+    running = np.array([sum((size - rem)[ptr[k]:ptr[k + 1]].tolist())
+                        for k in range(counts.size)])
+    assert not np.array_equal(running, ref)   # the order matters on these sums
+
+
+def test_deadline_engines_agree():
+    """Without deadlines varys-deadline is offline Varys' compiled loop; with deadlines the
+    Python engine (auto); engine="python" is the reference in both cases."""
+    rng = np.random.default_rng(9)
+    for _ in range(5):
+        inst = random_instance(rng, max_ports=3, max_coflows=8, releases=True, weights=True,
+                               heterogeneous=True)
+        a, b = varys_deadline(inst), varys_deadline(inst, engine="python")
+        assert same_pieces(a, b)
+        assert {k: v for k, v in a.meta.items() if k not in ("events", "policy_calls")} == \
+            {k: v for k, v in b.meta.items() if k not in ("events", "policy_calls")}
+        d = with_deadlines(inst, x=1.0, seed=1)
+        assert same_pieces(varys_deadline(d), varys_deadline(d, engine="python"))

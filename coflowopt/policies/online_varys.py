@@ -2,7 +2,13 @@
 
 Both policies extend the offline :class:`~coflowopt.policies.varys.VarysPolicy` (SEBF on the
 remaining demand, iterative MADD, backfilling, recomputed at coflow releases and completions) and
-run in the generic simulator (:func:`coflowopt.simulate.simulate`).
+run in the generic simulator (:func:`coflowopt.simulate.simulate`): that is the reference
+engine (``engine="python"``).  By default (``engine="auto"``) ``varys-online`` runs in offline
+Varys' compiled event loop (:func:`coflowopt.rates._madd_kernel.madd_simulate`, section "online
+Varys' clock") on a big switch with backfilling ``"varys"`` or none, and ``varys-deadline`` on
+an instance without any deadline (where it is offline Varys) in that loop too: the same pieces
+(in another order), starved sets, interval boundaries and admission decisions, tested against
+the reference (``tests/test_online_varys.py``).
 
 ``varys-online`` (Pseudocode 1, ``minCCTOnline``)
 --------------------------------------------------
@@ -112,6 +118,7 @@ capacity left by the admitted coflows' deadline rates; rejected jobs never run t
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -119,10 +126,10 @@ from ..exceptions import InvalidParameterError
 from ..instance import Instance
 from ..orderings.basic import validate_order
 from ..rates.greedy import priority_flow_order
-from ..rates.madd import backfill_rule
+from ..rates.madd import backfill_rule, check_engine, run_madd_kernel
 from ..registry import register
 from ..schedule import Schedule
-from ..simulate import SimState, schedule_length_bounds, simulate
+from ..simulate import SimState, SimulationError, schedule_length_bounds, simulate
 from .varys import VarysPolicy, remaining_gamma, resource_loads
 
 __all__ = ["varys_online", "varys_deadline", "VarysOnlinePolicy", "VarysDeadlinePolicy",
@@ -330,7 +337,8 @@ MAX_PERIODS = 50_000
           tags=("online", "release_dates", "starvation_free", "preemptive",
                 "heterogeneous_capacities"))
 def varys_online(instance: Instance, *, T: float = DEFAULT_T, delta: float = DEFAULT_DELTA,
-                 backfill="varys", tie_order=None, tol_rel: float = 1e-12) -> Schedule:
+                 backfill="varys", tie_order=None, engine: str = "auto",
+                 tol_rel: float = 1e-12) -> Schedule:
     """Varys with starvation freedom: T-intervals of SEBF + MADD, delta-intervals for the
     starved coflows (Pseudocode 1, ``minCCTOnline``).
 
@@ -346,6 +354,12 @@ def varys_online(instance: Instance, *, T: float = DEFAULT_T, delta: float = DEF
         Work-conservation rule (:mod:`coflowopt.rates.madd`).
     tie_order : array_like of int, optional
         Breaks ties of the SEBF key (default: instance order).
+    engine : {"auto", "kernel", "python"}
+        ``python``: :class:`VarysOnlinePolicy` in the generic simulator (the reference);
+        ``kernel`` / ``auto``: the compiled event loop of offline Varys
+        (:func:`coflowopt.rates.madd.run_madd_kernel`) with the T/delta clock, the same
+        schedule, where it applies -- ``delta = 0`` (offline Varys), or a big switch with
+        backfilling ``"varys"`` or none -- and the Python engine elsewhere.
     tol_rel : float
         A port's residual capacity below ``tol_rel`` times its capacity counts as 0.
 
@@ -391,6 +405,9 @@ def varys_online(instance: Instance, *, T: float = DEFAULT_T, delta: float = DEF
     *Running time.*  O(flows of the active coflows) per coflow event and per interval
     boundary, plus O(F) per T-interval boundary for the attained service.  On the Facebook
     trace with the default T and delta see the report in ``tests/test_online_varys.py``.
+    The compiled loop (``engine``) costs per event what offline Varys' does (its witnesses
+    and gapped SEBF order, :mod:`coflowopt.rates._madd_kernel`), plus O(K + F) per interval
+    boundary and O(flows of C*) per event of a delta-interval.
 
     References
     ----------
@@ -398,6 +415,7 @@ def varys_online(instance: Instance, *, T: float = DEFAULT_T, delta: float = DEF
     2014) Sec. 5.3.
     """
     rule = backfill_rule(backfill)
+    engine = check_engine(engine)
     K = instance.num_coflows
     tie = np.arange(K) if tie_order is None else validate_order(instance, tie_order)
     pol = VarysOnlinePolicy(T=T, delta=delta, backfill=rule, tie_order=tie, tol_rel=tol_rel)
@@ -414,14 +432,29 @@ def varys_online(instance: Instance, *, T: float = DEFAULT_T, delta: float = DEF
             f"the instance's time unit, T at least {lower / MAX_PERIODS:.3g} (the defaults are "
             "Varys' 2 s and 200 ms in the FB trace's 7.8125 ms unit)")
     timers = 2 * int(math.ceil(upper / pol.T)) + 2
-    res = simulate(instance, pol,
-                   max_events=50 * (instance.num_flows + K) + 1000 + timers)
-    s = res.schedule
+    max_events = 50 * (instance.num_flows + K) + 1000 + timers
     meta = {"algorithm": "varys-online", "T": pol.T, "delta": pol.delta, "backfill": rule,
-            "tie_order": None if tie_order is None else tie.tolist(), "events": res.events,
-            "policy_calls": res.policy_calls,
-            "delta_intervals": [[a, b, c] for a, b, c in pol.delta_intervals],
-            "T_starts": list(pol.T_starts)}
+            "tie_order": None if tie_order is None else tie.tolist()}
+    if engine == "kernel" and (pol.delta == 0 or (instance.is_big_switch
+                                                  and rule in ("varys", None))):
+        # the compiled loop with the T/delta clock (delta = 0: offline Varys itself); the
+        # pieces come in another order than the generic simulator's, the same pieces
+        rank = np.empty(K, dtype=np.int64)
+        rank[tie] = np.arange(K)
+        log = {"T_starts": [], "delta_intervals": []}
+        try:
+            s = run_madd_kernel(instance, rank, sebf=True, backfill=rule, tol_rel=tol_rel,
+                                online=None if pol.delta == 0 else (pol.T, pol.delta),
+                                max_events=max_events, log=log)
+        except SimulationError as e:
+            raise SimulationError(f"policy 'varys-online': {e}") from None
+        meta.update(events=s.meta["events"], policy_calls=s.meta["policy_calls"], **log)
+        return Schedule(s.flow, s.start, s.end, s.rate, meta=meta)
+    res = simulate(instance, pol, max_events=max_events)
+    s = res.schedule
+    meta.update(events=res.events, policy_calls=res.policy_calls,
+                delta_intervals=[[a, b, c] for a, b, c in pol.delta_intervals],
+                T_starts=list(pol.T_starts))
     return Schedule(s.flow, s.start, s.end, s.rate, meta=meta)
 
 
@@ -676,7 +709,7 @@ def deadline_report(instance: Instance, policy: VarysDeadlinePolicy, coflow_comp
           tags=("online", "release_dates", "deadlines", "preemptive",
                 "heterogeneous_capacities"))
 def varys_deadline(instance: Instance, *, serve_rejected: str = "after", backfill="varys",
-                   tie_order=None, tol_rel: float = 1e-12) -> Schedule:
+                   tie_order=None, engine: str = "auto", tol_rel: float = 1e-12) -> Schedule:
     """Varys' deadline mode: admission control, MADD to the deadline, backfilling
     (Pseudocode 2, ``meetDeadline``).
 
@@ -695,6 +728,11 @@ def varys_deadline(instance: Instance, *, serve_rejected: str = "after", backfil
         (``None``, ``False``).
     tie_order : array_like of int, optional
         Breaks SEBF ties among best-effort coflows (default: instance order).
+    engine : {"auto", "kernel", "python"}
+        ``python``: :class:`VarysDeadlinePolicy` in the generic simulator (the reference);
+        ``kernel`` / ``auto``: on an instance without any deadline, where the policy is
+        offline Varys, offline Varys' compiled event loop (the same schedule); the Python
+        engine otherwise.
     tol_rel : float
         A port's residual capacity below ``tol_rel`` times its capacity counts as 0.
 
@@ -741,14 +779,26 @@ def varys_deadline(instance: Instance, *, serve_rejected: str = "after", backfil
     coflowsim ``CoflowSimulator.admitThisJob``.
     """
     rule = backfill_rule(backfill)
+    engine = check_engine(engine)
     K = instance.num_coflows
     tie = np.arange(K) if tie_order is None else validate_order(instance, tie_order)
     pol = VarysDeadlinePolicy(serve_rejected=serve_rejected, backfill=rule, tie_order=tie,
                               tol_rel=tol_rel)
+    meta = {"algorithm": "varys-deadline", "serve_rejected": serve_rejected, "backfill": rule,
+            "tie_order": None if tie_order is None else tie.tolist()}
+    if engine == "kernel" and not np.isfinite(instance.deadline).any():
+        # no deadline: every coflow is best effort and the policy is offline Varys (module
+        # docstring), whose compiled loop gives the same pieces; nobody admitted or rejected
+        rank = np.empty(K, dtype=np.int64)
+        rank[tie] = np.arange(K)
+        s = run_madd_kernel(instance, rank, sebf=True, backfill=rule, tol_rel=tol_rel)
+        nobody = SimpleNamespace(admitted=np.zeros(K, dtype=bool),
+                                 rejected=np.zeros(K, dtype=bool))
+        meta.update(events=s.meta["events"], policy_calls=s.meta["policy_calls"],
+                    **deadline_report(instance, nobody, np.full(K, np.nan)))
+        return Schedule(s.flow, s.start, s.end, s.rate, meta=meta)
     res = simulate(instance, pol)
     s = res.schedule
-    meta = {"algorithm": "varys-deadline", "serve_rejected": serve_rejected, "backfill": rule,
-            "tie_order": None if tie_order is None else tie.tolist(), "events": res.events,
-            "policy_calls": res.policy_calls,
-            **deadline_report(instance, pol, res.coflow_completion)}
+    meta.update(events=res.events, policy_calls=res.policy_calls,
+                **deadline_report(instance, pol, res.coflow_completion))
     return Schedule(s.flow, s.start, s.end, s.rate, meta=meta)

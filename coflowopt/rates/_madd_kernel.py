@@ -1244,14 +1244,111 @@ ORDER_STATIC = 0
 ORDER_SEBF = 1
 
 
+# ================================================================== online Varys' clock
+# varys-online (:mod:`coflowopt.policies.online_varys`) in :func:`madd_simulate`: T-intervals of
+# Varys, delta-intervals for the starved union ``C*``.  The Python engine
+# (``VarysOnlinePolicy`` in the generic simulator) is the reference; the kernel takes the
+# same decisions on the same numbers: the attained service of a coflow is summed as numpy's
+# ``add.reduceat`` sums it (the first flow, plus numpy's pairwise sum of the others), the
+# union's Gamma as ``resource_loads``' bincounts sum it, so the starved sets and the rates are
+# the same bits.
+
+
+@njit(cache=True)
+def _pairwise_sent(size, rem, lo, n):
+    """``sum(size[lo:lo+n] - rem[lo:lo+n])`` in numpy's pairwise order (``pairwise_sum`` of
+    numpy's float add reduction: sequential below 8 terms, 8 accumulators up to 128, halves
+    cut at multiples of 8 above)."""
+    if n < 8:
+        r = 0.0
+        for i in range(lo, lo + n):
+            r += size[i] - rem[i]
+        return r
+    if n <= 128:
+        r0 = size[lo] - rem[lo]
+        r1 = size[lo + 1] - rem[lo + 1]
+        r2 = size[lo + 2] - rem[lo + 2]
+        r3 = size[lo + 3] - rem[lo + 3]
+        r4 = size[lo + 4] - rem[lo + 4]
+        r5 = size[lo + 5] - rem[lo + 5]
+        r6 = size[lo + 6] - rem[lo + 6]
+        r7 = size[lo + 7] - rem[lo + 7]
+        i = 8
+        while i < n - (n % 8):
+            b = lo + i
+            r0 += size[b] - rem[b]
+            r1 += size[b + 1] - rem[b + 1]
+            r2 += size[b + 2] - rem[b + 2]
+            r3 += size[b + 3] - rem[b + 3]
+            r4 += size[b + 4] - rem[b + 4]
+            r5 += size[b + 5] - rem[b + 5]
+            r6 += size[b + 6] - rem[b + 6]
+            r7 += size[b + 7] - rem[b + 7]
+            i += 8
+        r = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            r += size[lo + i] - rem[lo + i]
+            i += 1
+        return r
+    n2 = n // 2
+    n2 -= n2 % 8
+    return _pairwise_sent(size, rem, lo, n2) + _pairwise_sent(size, rem, lo + n2, n - n2)
+
+
+@njit(cache=True, borrowed=True)
+def _attained(k, flow_ptr, size, rem):
+    """Data coflow ``k`` has sent, as ``np.add.reduceat(size - rem, flow_ptr[:-1])[k]``."""
+    lo = flow_ptr[k]
+    n = flow_ptr[k + 1] - lo
+    a = size[lo] - rem[lo]
+    if n > 1:
+        a += _pairwise_sent(size, rem, lo + 1, n - 1)
+    return a
+
+
+@njit(cache=True)
+def _log_grow(a, n, more):
+    """``a`` with room for ``more`` entries from ``n`` (doubled until they fit)."""
+    size = a.shape[0]
+    while n + more > size:
+        size = 2 * size + 8
+    if size == a.shape[0]:
+        return a
+    b = np.zeros(size, dtype=a.dtype)
+    b[:n] = a[:n]
+    return b
+
+
+@njit(cache=True)
+def _online_T_start(t, online_T, t_starts, nts, snap, flow_ptr, size, rem):
+    """A T-interval starts at ``t`` (``VarysOnlinePolicy._start_T``): logged, and every
+    coflow's attained service kept in ``snap``; returns the log, its length and the end."""
+    t_starts = _log_grow(t_starts, nts, 1)
+    t_starts[nts] = t
+    F = size.shape[0]
+    for k in range(snap.shape[0]):
+        if flow_ptr[k + 1] > flow_ptr[k]:
+            snap[k] = _attained(k, flow_ptr, size, rem)
+        elif flow_ptr[k] < F:   # reduceat's value for an empty segment
+            snap[k] = size[flow_ptr[k]] - rem[flow_ptr[k]]
+    return t_starts, nts + 1, t + online_T
+
+
 @njit(cache=True)
 def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, cap, tol,
                   completion_rtol, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows,
                   max_events, snap_rtol, lf, ls, le, lv, cf, cs, ce, cv, state, general,
-                  m_in, bk, nb, stride, window, fc):
+                  m_in, bk, nb, stride, window, fc, online_T, online_delta):
     """The whole MADD (``order_mode`` 0: static ``rank``) or Varys (1: SEBF on the remaining
     demand, ties by ``rank``) simulation, reallocating only at coflow releases and
     completions.
+
+    ``online_delta > 0`` (Varys' SEBF on a big switch without coflowsim's backfilling, the
+    gapped order; ``window`` 0) runs ``varys-online`` instead: T-intervals of length
+    ``online_T`` and delta-intervals of length ``online_delta`` with exactly the rules of
+    :class:`coflowopt.policies.online_varys.VarysOnlinePolicy` (section "online Varys'
+    clock"); the extra results are the T-interval starts, the delta-intervals' (start, end)
+    pairs and their starved sets (CSR: pointers, coflows), empty otherwise.
 
     Same event semantics as :func:`coflowopt.simulate.simulate` with
     ``reschedule_on={"release", "coflow_completion"}``: rates stay constant between coflow
@@ -1431,6 +1528,32 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     chg_k = np.zeros(K if use_lists else 0, dtype=np.int64)
     chg_from = np.zeros(K if use_lists else 0, dtype=np.int64)
 
+    # varys-online's clock (section "online Varys' clock"): phase 0 a T-interval, 1 a
+    # delta-interval serving the starved union C* (its coflows alive: dord[:m]); the timer is
+    # the end of the current interval (none before the first allocation)
+    online = online_delta > 0.0
+    KO = K if online else 0
+    phase = 0
+    phase_end = np.inf
+    first_call = online
+    snap = np.zeros(KO)
+    starved = np.zeros(KO, dtype=np.int64)
+    nst = 0
+    dord = np.zeros(KO, dtype=np.int64)
+    dtau = np.zeros(KO)
+    dowit = np.zeros(KO, dtype=np.int64)
+    dposq = np.full(KO, -1, dtype=np.int64)
+    no_ranges = np.zeros((0, 2), dtype=np.int64)
+    t_starts = np.zeros(8)
+    nts = 0
+    d_ends = np.zeros(8)     # (start, end) of every delta-interval
+    nds = 0
+    s_ptr = np.zeros(8, dtype=np.int64)   # their starved sets (CSR)
+    s_cof = np.zeros(8, dtype=np.int64)
+    new_release = False      # the simulator's "release" event at t
+    new_flow_end = False     # its "flow_completion": a flow finished in the step to t
+    how = 0                  # online: 0 Varys' allocation, 1 C*'s, 2 the rates kept
+
     rel_order = np.argsort(release, kind="mergesort")
     rel_ptr = 0
 
@@ -1447,6 +1570,7 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
         while rel_ptr < K and release[rel_order[rel_ptr]] <= t:
             k = rel_order[rel_ptr]
             rel_ptr += 1
+            new_release = True
             nact += 1
             active_groups += grp_ptr[k + 1] - grp_ptr[k]
             isact[k] = True
@@ -1461,11 +1585,99 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
         if events > max_events:
             _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t)
             state[0] = npieces
-            return cc, fc, -events, calls
+            return (cc, fc, -events, calls, t_starts[:nts], d_ends[:2 * nds], s_ptr[:nds + 1],
+                    s_cof[:s_ptr[nds]])
+
+        how = 0
+        mz = 0
+        if realloc and online:
+            # VarysOnlinePolicy._advance_clock, and which allocation follows
+            if first_call:
+                first_call = False
+                t_starts, nts, phase_end = _online_T_start(t, online_T, t_starts, nts, snap,
+                                                           flow_ptr, size, rem)
+            elif phase == 1:
+                for i in range(nst):
+                    if unfinished[starved[i]] > 0:
+                        dord[mz] = starved[i]
+                        mz += 1
+                if t >= phase_end or mz == 0:   # over, or nothing left to serve
+                    d_ends[2 * nds - 1] = t
+                    phase = 0
+                    t_starts, nts, phase_end = _online_T_start(t, online_T, t_starts, nts,
+                                                               snap, flow_ptr, size, rem)
+                else:
+                    how = 1
+            elif t >= phase_end:
+                # starved: active, released before the boundary, no growth of the attained
+                # service during the T-interval
+                nst = 0
+                for k in range(K):
+                    if isact[k] and release[k] < t and \
+                            _attained(k, flow_ptr, size, rem) <= snap[k]:
+                        starved[nst] = k
+                        nst += 1
+                if nst == 0:
+                    t_starts, nts, phase_end = _online_T_start(t, online_T, t_starts, nts,
+                                                               snap, flow_ptr, size, rem)
+                    if not new_release and not new_flow_end:
+                        how = 2   # a timer alone: the rates are kept
+                else:
+                    phase = 1
+                    phase_end = t + online_delta
+                    d_ends = _log_grow(d_ends, 2 * nds, 2)
+                    d_ends[2 * nds] = t
+                    d_ends[2 * nds + 1] = phase_end
+                    s_ptr = _log_grow(s_ptr, nds + 1, 1)
+                    s_cof = _log_grow(s_cof, s_ptr[nds], nst)
+                    for i in range(nst):
+                        s_cof[s_ptr[nds] + i] = starved[i]
+                        dord[i] = starved[i]
+                    s_ptr[nds + 1] = s_ptr[nds] + nst
+                    nds += 1
+                    mz = nst
+                    how = 1
+            new_release = False
+            new_flow_end = False
+        if how == 2:
+            calls += 1
+            realloc = False
 
         if realloc:
             calls += 1
-            if use_lists:
+            if how == 1:
+                # C* is one coflow: its union's Gamma on the full capacities (durations():
+                # resource_loads' bincounts, flows in order), every coflow of it given that
+                # duration; backfilling to its flows only
+                load_u = buf_p[:, 0]
+                for q in range(mz):
+                    k = dord[q]
+                    for f in range(flow_ptr[k], flow_ptr[k + 1]):
+                        load_u[src[f]] += rem[f]
+                        load_u[dstu[f]] += rem[f]
+                g_u = -np.inf
+                for p in range(P):
+                    v = load_u[p] / cap[p]
+                    load_u[p] = 0.0
+                    if v > g_u:
+                        g_u = v
+                agd = 0
+                for q in range(mz):
+                    k = dord[q]
+                    dtau[q] = g_u
+                    dowit[q] = wit[k]
+                    agd += grp_ptr[k + 1] - grp_ptr[k]
+                n = _madd_allocate_indexed(
+                    dord[:mz], dtau[:mz], mode, flow_ptr, src, dstu, rem, cap, tol, grp_ptr,
+                    grp_lo, grp_hi, grp_src, grp_dst, gflows, buf_f, buf_p, ibuf_p, buf_g,
+                    ibuf_g, fbuf, ibuf, done, adj, counter, out_fl, out_rt, gamma[:0], res, wit,
+                    dowit[:mz], got, dposq, none, m_in, bk, nb, stride, grp_coflow, agd, cand_q,
+                    cand_g, no_ranges, False)
+                for q in range(mz):   # the gapped order's witnesses by slot follow wit
+                    k = dord[q]
+                    if cpos[k] >= 0:
+                        owit[cpos[k]] = wit[k]
+            elif use_lists:
                 npend = _lists_update(dlist, nd, dirty, isact, rank, byrank, where, wl, wn,
                                       pend, npend, pairs, grp_ptr, gpair, pl, pptr, plen)
                 nd = 0
@@ -1579,6 +1791,8 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
         for u in range(ncur):
             served[coflow_of[cur[u]]] = 0
         t_next = t_cof if t_cof < t_rel else t_rel
+        if phase_end < t_next:
+            t_next = phase_end   # online: the end of the current interval
         if not np.isfinite(t_next):
             if np.isfinite(t_flow):
                 t_next = t_flow
@@ -1586,7 +1800,8 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
             else:
                 _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t)
                 state[0] = npieces
-                return cc, fc, -events, calls
+                return (cc, fc, -events, calls, t_starts[:nts], d_ends[:2 * nds],
+                        s_ptr[:nds + 1], s_cof[:s_ptr[nds]])
 
         # advance every running flow to t_next
         m = 0
@@ -1610,6 +1825,7 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                 rem[f] = 0.0
                 rate[f] = 0.0
                 fc[f] = e
+                new_flow_end = True
                 if not general and (wit[k] == src[f] or wit[k] == dstu[f]):
                     # the witness may no longer carry a flow of k
                     wit[k] = -1
@@ -1646,10 +1862,13 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                 cur[m] = f
                 m += 1
         ncur = m
+        if t_next == phase_end:
+            realloc = True   # online: an interval ends
         t = t_next
     _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t)
     state[0] = npieces
-    return cc, fc, events, calls
+    return (cc, fc, events, calls, t_starts[:nts], d_ends[:2 * nds], s_ptr[:nds + 1],
+            s_cof[:s_ptr[nds]])
 
 
 

@@ -363,10 +363,12 @@ def _path_groups(instance: Instance):
 
 
 def _madd_call(instance: Instance, rank, sebf: bool, backfill: str | None, tol_rel: float,
-               chunks: PieceChunks, window: int, fc: np.ndarray):
+               chunks: PieceChunks, window: int, fc: np.ndarray, online=None,
+               max_events: int | None = None):
     """One call of :func:`._madd_kernel.madd_simulate` on ``instance`` (the allocation over
     port pairs on a big switch, over paths on resources); ``fc`` (F, NaN) receives the flow
-    completion times.  Returns the kernel's ``cc, fc, events, calls``."""
+    completion times.  Returns the kernel's ``cc, fc, events, calls``, followed with
+    ``online = (T, delta)`` (varys-online's clock, :func:`run_madd_kernel`) by its logs."""
     from ..simulate import COMPLETION_RTOL, SimulationError
 
     general = not instance.is_big_switch
@@ -389,15 +391,17 @@ def _madd_call(instance: Instance, rank, sebf: bool, backfill: str | None, tol_r
         BACKFILL_RULES[backfill], instance.release.astype(float),
         np.ascontiguousarray(instance.flow_ptr, dtype=np.int64), src, dstu,
         instance.flow_size.astype(float), cap, tol_rel * cap, COMPLETION_RTOL,
-        *groups, 50 * (F + K) + 1000, 0.0 if sebf else SNAP_RTOL, *chunks.args(), general,
-        m_in, buckets, nb, stride, int(window), fc)
+        *groups, 50 * (F + K) + 1000 if max_events is None else int(max_events),
+        0.0 if sebf else SNAP_RTOL, *chunks.args(), general, m_in, buckets, nb, stride,
+        int(window), fc, *((0.0, 0.0) if online is None else map(float, online)))
     if out[2] < 0:  # pragma: no cover - the first coflow of the order always gets capacity
         raise SimulationError(f"MADD kernel stalled after {-out[2]} events")
-    return out
+    return out if online is not None else out[:4]
 
 
 def run_madd_kernel(instance: Instance, rank, *, sebf: bool, backfill: str | None,
-                    tol_rel: float = 1e-12, meta: dict | None = None) -> Schedule:
+                    tol_rel: float = 1e-12, meta: dict | None = None, online=None,
+                    max_events: int | None = None, log: dict | None = None) -> Schedule:
     """Run iterative MADD + backfilling in the compiled event loop.
 
     Parameters
@@ -411,6 +415,12 @@ def run_madd_kernel(instance: Instance, rank, *, sebf: bool, backfill: str | Non
     tol_rel : float
     meta : dict, optional
         Stored in the schedule's ``meta`` (with ``events`` and ``policy_calls``).
+    online : (T, delta), optional
+        ``varys-online``'s T- and delta-intervals (``delta > 0``; with ``sebf``, on a big
+        switch, backfilling ``"varys"`` or none: :func:`coflowopt.policies.online_varys.
+        varys_online`); ``log`` (a dict) then receives ``T_starts`` and ``delta_intervals``.
+    max_events : int, optional
+        The event budget (default ``50 (F + K) + 1000``).
 
     Returns
     -------
@@ -423,8 +433,15 @@ def run_madd_kernel(instance: Instance, rank, *, sebf: bool, backfill: str | Non
     # small chunks: the write buffers live next to the whole schedule at the end of the run,
     # and 2**18 pieces (8 MB) per spill cost nothing at ~1e4 pieces per event
     chunks = PieceChunks(buffer=1 << 18)
-    cc, fc, events, calls = _madd_call(instance, rank, sebf, backfill, tol_rel, chunks, 0,
-                                       np.full(instance.num_flows, np.nan))
+    out = _madd_call(instance, rank, sebf, backfill, tol_rel, chunks, 0,
+                     np.full(instance.num_flows, np.nan), online, max_events)
+    events, calls = out[2], out[3]
+    if online is not None and log is not None:
+        starts, ends, sptr, scof = out[4:]
+        log["T_starts"] = starts.tolist()
+        log["delta_intervals"] = [[float(ends[2 * i]), float(ends[2 * i + 1]),
+                                   scof[sptr[i]:sptr[i + 1]].tolist()]
+                                  for i in range(sptr.size - 1)]
     out_f, out_s, out_e, out_v = chunks_to_arrays(chunks)
     return settle_sizes(instance, Schedule(
         out_f, out_s, out_e, out_v,
