@@ -424,7 +424,25 @@ def test_deadline_engines_agree():
                                heterogeneous=True)
         a, b = varys_deadline(inst), varys_deadline(inst, engine="python")
         assert same_pieces(a, b)
-        assert {k: v for k, v in a.meta.items() if k not in ("events", "policy_calls")} == \
-            {k: v for k, v in b.meta.items() if k not in ("events", "policy_calls")}
+        # the same meta but for the engine that ran (and its event counts)
+        assert (a.meta["engine"], b.meta["engine"]) == ("kernel", "python")
+        own = ("events", "policy_calls", "engine")
+        assert {k: v for k, v in a.meta.items() if k not in own} == \
+            {k: v for k, v in b.meta.items() if k not in own}
         d = with_deadlines(inst, x=1.0, seed=1)
         assert same_pieces(varys_deadline(d), varys_deadline(d, engine="python"))
+
+
+def test_meta_says_which_engine_ran():
+    """``engine="kernel"`` / ``"auto"`` falls back to the Python engine where the compiled
+    loop does not apply (documented): the schedule's meta says which engine produced it."""
+    from coflowopt import Coflow, Instance
+    from coflowopt.policies.online_varys import varys_deadline, varys_online
+    flows = [(0, 0, 2.0), (1, 1, 1.0)]
+    inst = Instance.from_coflows([Coflow("A", flows), Coflow("B", [(0, 1, 1.0)], release=0.5)])
+    assert varys_online(inst, T=1.0, delta=0.1).meta["engine"] == "kernel"
+    assert varys_online(inst, T=1.0, delta=0.1, engine="python").meta["engine"] == "python"
+    assert varys_online(inst, T=1.0, delta=0.1, backfill="coflowsim").meta["engine"] == "python"
+    assert varys_deadline(inst).meta["engine"] == "kernel"
+    dl = Instance.from_coflows([Coflow("A", flows, deadline=5.0), Coflow("B", [(0, 1, 1.0)])])
+    assert varys_deadline(dl).meta["engine"] == "python"

@@ -359,7 +359,8 @@ def varys_online(instance: Instance, *, T: float = DEFAULT_T, delta: float = DEF
         ``kernel`` / ``auto``: the compiled event loop of offline Varys
         (:func:`coflowopt.rates.madd.run_madd_kernel`) with the T/delta clock, the same
         schedule, where it applies -- ``delta = 0`` (offline Varys), or a big switch with
-        backfilling ``"varys"`` or none -- and the Python engine elsewhere.
+        backfilling ``"varys"`` or none -- and the Python engine elsewhere; ``meta["engine"]``
+        says which ran.
     tol_rel : float
         A port's residual capacity below ``tol_rel`` times its capacity counts as 0.
 
@@ -448,11 +449,12 @@ def varys_online(instance: Instance, *, T: float = DEFAULT_T, delta: float = DEF
                                 max_events=max_events, log=log)
         except SimulationError as e:
             raise SimulationError(f"policy 'varys-online': {e}") from None
-        meta.update(events=s.meta["events"], policy_calls=s.meta["policy_calls"], **log)
+        meta.update(engine="kernel", events=s.meta["events"],
+                    policy_calls=s.meta["policy_calls"], **log)
         return Schedule(s.flow, s.start, s.end, s.rate, meta=meta)
     res = simulate(instance, pol, max_events=max_events)
     s = res.schedule
-    meta.update(events=res.events, policy_calls=res.policy_calls,
+    meta.update(engine="python", events=res.events, policy_calls=res.policy_calls,
                 delta_intervals=[[a, b, c] for a, b, c in pol.delta_intervals],
                 T_starts=list(pol.T_starts))
     return Schedule(s.flow, s.start, s.end, s.rate, meta=meta)
@@ -732,7 +734,7 @@ def varys_deadline(instance: Instance, *, serve_rejected: str = "after", backfil
         ``python``: :class:`VarysDeadlinePolicy` in the generic simulator (the reference);
         ``kernel`` / ``auto``: on an instance without any deadline, where the policy is
         offline Varys, offline Varys' compiled event loop (the same schedule); the Python
-        engine otherwise.
+        engine otherwise; ``meta["engine"]`` says which ran.
     tol_rel : float
         A port's residual capacity below ``tol_rel`` times its capacity counts as 0.
 
@@ -794,11 +796,12 @@ def varys_deadline(instance: Instance, *, serve_rejected: str = "after", backfil
         s = run_madd_kernel(instance, rank, sebf=True, backfill=rule, tol_rel=tol_rel)
         nobody = SimpleNamespace(admitted=np.zeros(K, dtype=bool),
                                  rejected=np.zeros(K, dtype=bool))
-        meta.update(events=s.meta["events"], policy_calls=s.meta["policy_calls"],
+        meta.update(engine="kernel", events=s.meta["events"],
+                    policy_calls=s.meta["policy_calls"],
                     **deadline_report(instance, nobody, np.full(K, np.nan)))
         return Schedule(s.flow, s.start, s.end, s.rate, meta=meta)
     res = simulate(instance, pol)
     s = res.schedule
-    meta.update(events=res.events, policy_calls=res.policy_calls,
+    meta.update(engine="python", events=res.events, policy_calls=res.policy_calls,
                 **deadline_report(instance, pol, res.coflow_completion))
     return Schedule(s.flow, s.start, s.end, s.rate, meta=meta)
