@@ -105,7 +105,9 @@ class _Line:
     def ports(self, toks: Sequence[str], field_fmt: str, num_ports: int) -> np.ndarray:
         """Port index tokens in ``0 .. num_ports-1``; ``field_fmt`` has one ``{}`` for the index."""
         joined = "".join(toks)
-        if joined.isascii() and joined.isdigit():
+        # every token non-empty too: a reducer field ":MB" gives an empty location, which the
+        # joined string alone would hide ("" + "3" is digits)
+        if joined.isascii() and joined.isdigit() and all(toks):
             arr = np.fromiter(map(int, toks), dtype=np.int64, count=len(toks))
         else:  # slow path only to name the first bad token
             for j, t in enumerate(toks):
