@@ -45,7 +45,8 @@ def run_schedule(instance: Instance, order: str | None = "fifo", rates: str | No
     keep_schedule : bool, default True
         With False, an algorithm that has a windowed form (:data:`POLICY_WINDOWS`: per-flow
         fairness ``fair`` / ``per-flow-maxmin`` and ``wss``, about 2e8 pieces, 6 GB, on the
-        Facebook trace, and ``varys``; :data:`RATES_WINDOWS`: ``madd`` after any ordering, 1e7
+        Facebook trace, and ``varys``, ``varys-online``, ``varys-deadline``;
+        :data:`RATES_WINDOWS`: ``madd`` after any ordering, 1e7
         pieces) hands its schedule over window by window to the float verifier and never
         holds it: ``result.schedule`` is None, the verdict and every number are the same
         (MADD and Varys: a held rerun when the streamed schedule is rejected with a flow left
@@ -129,7 +130,9 @@ POLICY_WINDOWS = {
     "per-flow-maxmin": ("coflowopt.policies.flow_level", "maxmin_windows",
                         {"weights": "unit"}, False),
     "wss": ("coflowopt.policies.flow_level", "maxmin_windows", {"weights": "size"}, False),
-    "varys": ("coflowopt.policies.varys", "varys_windows", {}, True)}
+    "varys": ("coflowopt.policies.varys", "varys_windows", {}, True),
+    "varys-online": ("coflowopt.policies.online_varys", "varys_online_windows", {}, True),
+    "varys-deadline": ("coflowopt.policies.online_varys", "varys_deadline_windows", {}, True)}
 
 
 def _windows(table: dict, name: str, params) -> tuple:
@@ -164,7 +167,9 @@ def _streamed_policy(instance: Instance, policy: str, policy_params: dict, objec
     policy refuses: one tagged ``big_switch_only`` raises
     :class:`~coflowopt.exceptions.NotSupportedError` on an instance over resources, exactly as
     calling it would (:meth:`Instance.require_big_switch`).  ``fair``, ``per-flow-maxmin``,
-    ``wss`` and ``varys`` run on resources (their kernels pick the instance's model)."""
+    ``wss`` and the Varys policies run on resources (their kernels pick the instance's model;
+    ``varys-online`` / ``varys-deadline`` hand over their held schedule as one window where
+    their compiled loop does not apply)."""
     alg = get_algorithm("policy", policy)
     if "big_switch_only" in alg.tags:
         instance.require_big_switch(f"policy {alg.name!r}")

@@ -19,6 +19,9 @@ import pytest
 from coflowopt import Instance, api
 from coflowopt.api import run_schedule
 from coflowopt.formats.schedule_io import read_schedule_npz
+from coflowopt.generators import with_deadlines
+from coflowopt.policies.online_varys import (varys_deadline, varys_deadline_windows,
+                                             varys_online, varys_online_windows)
 from coflowopt.policies.varys import varys, varys_windows
 from coflowopt.rates.madd import madd, madd_windows
 from coflowopt.simulate import settle_off
@@ -257,3 +260,64 @@ def test_cli_streams_madd_without_out_and_to_npz(tmp_path):
     from coflowopt.formats import read_instance
     assert read_schedule_npz(npz, read_instance(inst_file)).num_pieces == \
         doc2["extra"]["streamed"]["pieces"]
+
+
+ONLINE = {"T": 3.0, "delta": 0.5}   # several T- and delta-intervals on the small instances
+
+
+@pytest.mark.parametrize("backfill", BACKFILLS)
+def test_online_and_deadline_windows_glue_into_the_held_schedule(backfill):
+    """varys-online (the T/delta clock in the compiled loop's sink mode) and varys-deadline
+    without deadlines (offline Varys' loop) stream the held schedule's pieces; where the
+    compiled loop does not apply (coflowsim's backfilling for varys-online, an instance with
+    deadlines) the held schedule is handed over whole, as one window."""
+    cases = []
+    for inst in small_instances():
+        cases.append((inst, lambda i: varys_online(i, backfill=backfill, **ONLINE),
+                      lambda i, cb, w: varys_online_windows(i, cb, backfill=backfill,
+                                                            window=w, **ONLINE)))
+        cases.append((inst, lambda i: varys_deadline(i, backfill=backfill),
+                      lambda i, cb, w: varys_deadline_windows(i, cb, backfill=backfill,
+                                                              window=w)))
+    dl = with_deadlines(small_instances()[1], x=1.0, seed=3)
+    assert np.isfinite(dl.deadline).any()
+    cases.append((dl, lambda i: varys_deadline(i, backfill=backfill),
+                  lambda i, cb, w: varys_deadline_windows(i, cb, backfill=backfill, window=w)))
+    cut = 0
+    for inst, held_run, win_run in cases:
+        held = held_run(inst)
+        compiled = held.meta["engine"] == "kernel"
+        want = verify_schedule(inst, held)
+        hf, hs, he, hv = held_pieces(held)
+        for window in (1, 10**6):
+            stats, rep, parts = streamed(inst, lambda cb, w: win_run(inst, cb, w), window)
+            assert_same_report(rep, want)
+            if not compiled:
+                assert stats["windows"] == 1
+                for a, b in zip(held_pieces(parts[0]), (hf, hs, he, hv)):
+                    np.testing.assert_array_equal(a, b)
+                continue
+            cut += stats["windows"] > 1
+            f, s, e, v = glued(parts)
+            np.testing.assert_array_equal(f, hf)
+            np.testing.assert_array_equal(s, hs)
+            np.testing.assert_array_equal(e, he)
+            assert np.unique(f[v != hv]).size <= stats["unsettled"]
+            np.testing.assert_allclose(v, hv, rtol=1e-9, atol=0)
+    assert cut > 0
+
+
+@pytest.mark.parametrize("policy", ["varys-online", "varys-deadline"])
+def test_online_and_deadline_streamed_give_the_held_result(policy):
+    insts = small_instances()[:4] + [with_deadlines(small_instances()[1], x=1.0, seed=3)]
+    for inst in insts:
+        for backfill in BACKFILLS:
+            rp = {"backfill": backfill, **(ONLINE if policy == "varys-online" else {})}
+            held = run_schedule(inst, policy=policy, policy_params=rp)
+            res = run_schedule(inst, policy=policy, policy_params=rp, keep_schedule=False)
+            assert res.schedule is None and res.extra["streamed"]["windows"] >= 1
+            assert (res.kind, res.value, res.params) == (held.kind, held.value, held.params)
+            assert_same_report(res.report, held.report)
+    with pytest.raises(ValueError, match="engine='python'"):
+        (varys_online_windows if policy == "varys-online" else varys_deadline_windows)(
+            insts[0], lambda s, a, b: None, engine="python")

@@ -102,7 +102,7 @@ def _position(k, ckey, rank, okey, order, n):
 
 @njit(cache=True)
 def _iterative_madd(order, tau, flow_ptr, src, dstu, rem, res, tol, rate, load, touched,
-                    gamma_out, wit, owit, got):
+                    gamma_out, wit, owit, got, cmask, fullm):
     """Allocate MADD rates coflow by coflow on the residual capacity ``res`` (updated in place).
 
     ``gamma_out[q]`` receives the duration used for the ``q``-th coflow of ``order``: its
@@ -132,9 +132,32 @@ def _iterative_madd(order, tau, flow_ptr, src, dstu, rem, res, tol, rate, load, 
     durations are not recorded.  :func:`madd_simulate` passes both empty unless coflowsim's
     backfilling reads ``gamma_out``: the skip test then reads ``owit`` alone, not ``tau`` nor
     a write per skipped coflow (about 1e9 of each at 50,000 coflows under Varys).
+
+    ``cmask`` (K x (W + 1) words, or no rows): each coflow's ports that carry a flow with data
+    left, as bits, in words ``0..W-1``; word ``W`` nonzero: the row is stale (a flow of the
+    coflow finished since it was written; the caller, :func:`madd_simulate`, only marks it).
+    ``fullm`` (W words, scratch): the ports without residual capacity, kept here as they
+    fill.  With it, a coflow whose witness is not full is tested for being blocked on its row
+    (one cache line) instead of by reading its flows and summing its loads (most of such
+    reads found the coflow blocked at another port: 672 of 849 per allocation under Varys at
+    50,000 coflows, bench_scale_profiles.md); it is the same test (a port of a flow with data
+    left is full), so the same coflows are served with the same arithmetic.  Its witness
+    becomes the lowest full port of the row.  A stale row is not read: the coflow is read as
+    without masks and its row rewritten from the ports its loads touched (rewriting it at
+    every finished flow cost a pass over the coflow's flows per flow, quadratic in the
+    Facebook trace's coflows of thousands of flows).
     """
     dur = tau.shape[0] > 0
     rec = gamma_out.shape[0] > 0
+    msk = cmask.shape[0] > 0
+    W = fullm.shape[0]
+    one = np.uint64(1)
+    if msk:
+        for x in range(W):
+            fullm[x] = 0
+        for p in range(res.shape[0]):
+            if res[p] <= tol[p]:
+                fullm[p >> 6] |= one << np.uint64(p & 63)
     ngot = 0
     for q in range(order.shape[0]):
         w = owit[q]
@@ -145,7 +168,21 @@ def _iterative_madd(order, tau, flow_ptr, src, dstu, rem, res, tol, rate, load, 
         k = order[q]
         if k < 0:
             continue   # a hole of the gapped order (madd_simulate, section "gapped order")
+        if msk and cmask[k, W] == 0 and not (dur and np.isfinite(tau[q])):
+            b = _mask_first(cmask, k, fullm)
+            if b >= 0:
+                wit[k] = b
+                owit[q] = b
+                if rec:
+                    gamma_out[q] = np.inf
+                continue
         nt = _coflow_loads(k, flow_ptr, src, dstu, rem, load, touched)
+        if msk and cmask[k, W] != 0:
+            for x in range(W + 1):
+                cmask[k, x] = 0
+            for t in range(nt):
+                p = touched[t]
+                cmask[k, p >> 6] |= one << np.uint64(p & 63)
         gamma = 0.0
         blocked = False
         for t in range(nt):
@@ -178,7 +215,43 @@ def _iterative_madd(order, tau, flow_ptr, src, dstu, rem, res, tol, rate, load, 
                 # mathematically rem / Gamma <= res at both ports (load / Gamma <= res);
                 # take_at only absorbs the rounding of the running subtraction
                 rate[f] += take_at(res, src[f], dstu[f], rem[f] / gamma)
+        if msk:
+            for t in range(nt):
+                p = touched[t]
+                if res[p] <= tol[p]:
+                    fullm[p >> 6] |= one << np.uint64(p & 63)
     return ngot
+
+
+@njit(cache=True, borrowed=True)
+def _mask_first(cmask, k, fullm):
+    """The lowest port in both coflow ``k``'s mask row and ``fullm``, or -1."""
+    for x in range(fullm.shape[0]):
+        m = cmask[k, x] & fullm[x]
+        if m != 0:
+            b = x * 64
+            one = np.uint64(1)
+            while (m & one) == 0:
+                m >>= one
+                b += 1
+            return b
+    return -1
+
+
+@njit(cache=True, borrowed=True)
+def _mask_rows(flow_ptr, src, dstu, rem, cmask):
+    """Every coflow's row of ``cmask`` (:func:`_iterative_madd`): the ports of its flows with
+    data left; none stale."""
+    one = np.uint64(1)
+    for k in range(cmask.shape[0]):
+        for x in range(cmask.shape[1]):
+            cmask[k, x] = 0
+        for f in range(flow_ptr[k], flow_ptr[k + 1]):
+            if rem[f] > 0.0:
+                i = src[f]
+                j = dstu[f]
+                cmask[k, i >> 6] |= one << np.uint64(i & 63)
+                cmask[k, j >> 6] |= one << np.uint64(j & 63)
 
 
 @njit(cache=True)
@@ -308,7 +381,7 @@ def pair_buckets(grp_src, grp_dst, m_in: int, num_ports: int):
 
 @njit(cache=True)
 def _backfill_candidates(res, tol, m_in, bk, nb, stride, grp_coflow, grp_dst, active_groups,
-                         order, posq, unfinished, cand_q, cand_g, posq_kept):
+                         order, posq, unfinished, cand_q, cand_g, posq_kept, bk_k):
     """The groups of the coflows in the order with leftover at both ports, sorted by
     (position of the coflow in the order, group): found through the buckets ``bk`` of
     :func:`pair_buckets` whose ingress port and some egress port have leftover, when reading
@@ -326,7 +399,15 @@ def _backfill_candidates(res, tol, m_in, bk, nb, stride, grp_coflow, grp_dst, ac
     lists, which kept every group of the instance): fewer groups read per event.  The
     candidates themselves are many (thousands per event at 25,000 coflows: every group of an
     active coflow at a pair with leftover at both ports), and sorting and serving them is
-    the larger part of an event (``experiments/results/bench_scale_profiles.md``)."""
+    the larger part of an event (``experiments/results/bench_scale_profiles.md``).
+
+    ``bk_k`` (empty, or parallel to ``bk_g`` and compacted with it): each entry's coflow, so
+    that the scan reads it in order instead of ``grp_coflow[g]`` at random.  With
+    ``posq_kept`` a coflow with a position is in the order (the caller clears the position
+    of every coflow that leaves it), so neither ``order[q]`` nor ``unfinished[k]`` is read
+    for it; with one egress port per bucket (``stride`` 1) every group of a listed bucket
+    has leftover at its egress port, so ``grp_dst`` is not read either (three random reads
+    per candidate at 50,000 coflows, bench_scale_profiles.md)."""
     bk_ptr, bk_end, bk_g, bfree = bk[0], bk[1], bk[2], bk[3]
     P = res.shape[0]
     nf = 0     # the egress blocks with leftover, listed in bfree
@@ -354,6 +435,9 @@ def _backfill_candidates(res, tol, m_in, bk, nb, stride, grp_coflow, grp_dst, ac
         for q in range(order.shape[0]):
             posq[order[q]] = q
     c = 0
+    nq = order.shape[0]
+    drop = unfinished.shape[0] > 0
+    byk = bk_k.shape[0] > 0
     for i in range(m_in):
         if res[i] <= tol[i]:
             continue
@@ -362,21 +446,26 @@ def _backfill_candidates(res, tol, m_in, bk, nb, stride, grp_coflow, grp_dst, ac
             w = bk_ptr[x]
             for e in range(bk_ptr[x], bk_end[x]):
                 g = bk_g[e]
-                k = grp_coflow[g]
-                if unfinished.shape[0] > 0:
-                    if unfinished[k] == 0:
-                        continue   # completed: dropped for good
-                    bk_g[w] = g
-                    w += 1
-                j = grp_dst[g]
-                if res[j] <= tol[j]:
-                    continue
+                k = bk_k[e] if byk else grp_coflow[g]
                 q = posq[k]
-                if q >= 0 and q < order.shape[0] and order[q] == k:
+                if posq_kept and q >= 0:
+                    pass   # in the order, so not completed
+                elif drop and unfinished[k] == 0:
+                    continue   # completed: dropped for good
+                if drop:
+                    bk_g[w] = g
+                    if byk:
+                        bk_k[w] = k
+                    w += 1
+                if stride > 1:
+                    j = grp_dst[g]
+                    if res[j] <= tol[j]:
+                        continue
+                if q >= 0 and q < nq and (posq_kept or order[q] == k):
                     cand_q[c] = q
                     cand_g[c] = g
                     c += 1
-            if unfinished.shape[0] > 0:
+            if drop:
                 bk_end[x] = w
     if c > 1:
         # the keys (position, group) sorted in place and decoded: no permutation to gather
@@ -452,7 +541,7 @@ def _madd_allocate_indexed(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
                            ibuf_p, buf_g, ibuf_g, fbuf, ibuf, done, adj, counter, out_flows,
                            out_rates, gamma_out, res, wit, owit, got, posq, unfinished, m_in, bk,
                            nb, stride, grp_coflow, active_groups, cand_q, cand_g, ogr,
-                           posq_kept):
+                           posq_kept, cmask, fullm, bk_k):
     """One allocation: iterative MADD over ``order`` then backfilling ``mode``, with the state
     kept across events (by :func:`madd_simulate`, and by the Python engine's ``MaddPolicy``): the
     witnesses ``wit`` of :func:`_iterative_madd` (``owit``: the same by position in
@@ -483,13 +572,13 @@ def _madd_allocate_indexed(order, tau, mode, flow_ptr, src, dstu, rem, cap, tol,
     for p in range(cap.shape[0]):
         res[p] = cap[p]
     ngot = _iterative_madd(order, tau, flow_ptr, src, dstu, rem, res, tol, rate, load, touched,
-                           gamma_out, wit, owit, got)
+                           gamma_out, wit, owit, got, cmask, fullm)
     if mode == BACKFILL_VARYS:
         ncand = -1
         if bk[0].shape[0] > 0:
             ncand = _backfill_candidates(res, tol, m_in, bk, nb, stride, grp_coflow, grp_dst,
                                          active_groups, order, posq, unfinished, cand_q,
-                                         cand_g, posq_kept)
+                                         cand_g, posq_kept, bk_k)
         ngot = _backfill_varys(order, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows, rem,
                                res, tol, rate, buf_g[:, 0], buf_g[:, 1], ibuf_g[:, 0],
                                ibuf_g[:, 1], ibuf_g[:, 2], fbuf, ibuf, done, adj, counter,
@@ -1445,6 +1534,10 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     # witnesses and their lists, _backfill_candidates' buckets, _madd_allocate_indexed's
     # output); the lists are off for coflowsim's backfilling, which reads every coflow
     wit = np.full(K, -1, dtype=np.int64)
+    # each coflow's ports with data left, as bits (_iterative_madd's blocked test)
+    cmask = np.zeros((0 if general else K, (P + 63) // 64 + 1), dtype=np.uint64)
+    fullm = np.zeros((P + 63) // 64, dtype=np.uint64)
+    _mask_rows(flow_ptr, src, dstu, size, cmask)
     got = np.zeros(2 * K + 1, dtype=np.int64)
     owit = np.full(2 * K + 8, -1, dtype=np.int64)   # wit by position in sorder
     posq = np.full(K, -1, dtype=np.int64)
@@ -1452,6 +1545,7 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     grp_coflow = none
     cand_q = none
     cand_g = none
+    bk_k = none
     active_groups = 0
     if not general:
         grp_coflow = np.zeros(G, dtype=np.int64)
@@ -1460,6 +1554,8 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                 grp_coflow[g] = k
         cand_q = np.zeros(G, dtype=np.int64)
         cand_g = np.zeros(G, dtype=np.int64)
+        if bk[2].shape[0] > 0:
+            bk_k = grp_coflow[bk[2]]   # the buckets' coflows (_backfill_candidates)
     # the active coflows sorted by (remaining Gamma, rank) for SEBF, by (0, rank) for a static
     # order, kept between events; only the coflows whose flows ran (SEBF) or that arrived
     # since get a new key and are merged back in.  SEBF on a big switch without coflowsim's
@@ -1672,7 +1768,7 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                     grp_lo, grp_hi, grp_src, grp_dst, gflows, buf_f, buf_p, ibuf_p, buf_g,
                     ibuf_g, fbuf, ibuf, done, adj, counter, out_fl, out_rt, gamma[:0], res, wit,
                     dowit[:mz], got, dposq, none, m_in, bk, nb, stride, grp_coflow, agd, cand_q,
-                    cand_g, no_ranges, False)
+                    cand_g, no_ranges, False, cmask, fullm, bk_k)
                 for q in range(mz):   # the gapped order's witnesses by slot follow wit
                     k = dord[q]
                     if cpos[k] >= 0:
@@ -1698,7 +1794,7 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                     grp_lo, grp_hi, grp_src, grp_dst, gflows, buf_f, buf_p, ibuf_p, buf_g,
                     ibuf_g, fbuf, ibuf, done, adj, counter, out_fl, out_rt, gamma[:0], res, wit,
                     owit[:hi], got, cpos, unfinished, m_in, bk, nb, stride, grp_coflow,
-                    active_groups, cand_q, cand_g, sgr[:hi], True)
+                    active_groups, cand_q, cand_g, sgr[:hi], True, cmask, fullm, bk_k)
             else:
                 # SEBF: smallest remaining Gamma first, ties by the static rank
                 ns, nd = _sebf_update(sorder, sk, owit, sgr, ns, torder, tk, tw, tgr, drop,
@@ -1728,7 +1824,7 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                         grp_hi, grp_src, grp_dst, gflows, buf_f, buf_p, ibuf_p, buf_g, ibuf_g,
                         fbuf, ibuf, done, adj, counter, out_fl, out_rt, gam, res, wit, owit,
                         got, posq, unfinished, m_in, bk, nb, stride, grp_coflow, active_groups,
-                        cand_q, cand_g, sgr, False)
+                        cand_q, cand_g, sgr, False, cmask, fullm, bk_k)
             for u in range(n):
                 f = out_fl[u]
                 r = out_rt[u]
@@ -1826,6 +1922,8 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
                 rate[f] = 0.0
                 fc[f] = e
                 new_flow_end = True
+                if not general:
+                    cmask[k, cmask.shape[1] - 1] = 1   # stale (_iterative_madd rewrites it)
                 if not general and (wit[k] == src[f] or wit[k] == dstu[f]):
                     # the witness may no longer carry a flow of k
                     wit[k] = -1

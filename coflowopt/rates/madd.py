@@ -93,7 +93,7 @@ from ._pieces import PieceChunks, chunks_to_arrays
 SNAP_RTOL = 1e-12
 
 __all__ = ["madd", "MaddPolicy", "BACKFILL_RULES", "backfill_rule", "run_madd_kernel",
-           "run_madd_windows", "madd_windows", "WINDOW_PIECES"]
+           "run_madd_windows", "madd_windows", "WINDOW_PIECES", "held_as_window"]
 
 #: Accepted values of ``backfill`` and the rule each selects.
 BACKFILL_RULES = {"varys": _k.BACKFILL_VARYS, "coflowsim": _k.BACKFILL_COFLOWSIM,
@@ -219,6 +219,9 @@ class MaddPolicy:
                                             P)
             self._none = np.zeros(0, dtype=np.int64)   # no per-coflow unfinished counts
             self._no_ranges = np.zeros((0, 2), dtype=np.int64)   # group ranges: grp_ptr
+            # no port masks: _iterative_madd reads a coflow whose witness is open
+            self._no_mask = np.zeros((0, 2), dtype=np.uint64)
+            self._no_full = np.zeros(1, dtype=np.uint64)
             self._cand_q = np.zeros(G, dtype=np.int64)
             self._cand_g = np.zeros(G, dtype=np.int64)
             # when a flow finishes, its coflow's witness may no longer carry a flow of it
@@ -263,7 +266,7 @@ class MaddPolicy:
                 *args, self._wit, owit, self._got, self._posq, self._none,
                 self.inst.num_ingress,
                 *self._buckets, self._grp_coflow, active_groups, self._cand_q, self._cand_g,
-                self._no_ranges, False)
+                self._no_ranges, False, self._no_mask, self._no_full, self._none)
             self._finished.given(state, self._out_f[:n])
         self.last_order = order
         self._last_n = order.size
@@ -459,7 +462,8 @@ WINDOW_PIECES = 1 << 17
 
 def run_madd_windows(instance: Instance, rank, on_window, *, sebf: bool,
                      backfill: str | None, tol_rel: float = 1e-12, meta: dict | None = None,
-                     window: int = WINDOW_PIECES) -> dict:
+                     window: int = WINDOW_PIECES, online=None,
+                     max_events: int | None = None) -> dict:
     """:func:`run_madd_kernel` without holding the schedule: the kernel hands over consecutive
     time windows of it (its sink mode), each settled and passed to ``on_window``.
 
@@ -484,8 +488,9 @@ def run_madd_windows(instance: Instance, rank, on_window, *, sebf: bool,
         ``on_window(schedule, start, end)`` for every window in time order: ``schedule`` holds
         the pieces in ``[start, end]`` (a piece open at a window boundary is cut there, with
         the same rate on both sides).  The schedule is the callee's to keep.
-    sebf, backfill, tol_rel, meta
-        As for :func:`run_madd_kernel` (``meta`` goes to every window's schedule).
+    sebf, backfill, tol_rel, meta, online, max_events
+        As for :func:`run_madd_kernel` (``meta`` goes to every window's schedule; the logs of
+        ``online`` are not kept).
     window : int
         Pieces per window (at least; a window ends at the first event after ``window``).
 
@@ -550,11 +555,38 @@ def run_madd_windows(instance: Instance, rank, on_window, *, sebf: bool,
 
     sink = WindowSink(instance, on_window, meta or {}, prepare=settle)
     cc, _, events, calls = sink.run(
-        lambda: _madd_call(instance, rank, sebf, backfill, tol_rel, chunks, window, fc),
+        lambda: _madd_call(instance, rank, sebf, backfill, tol_rel, chunks, window, fc,
+                           online, max_events)[:4],
         "run_madd_windows")
     return {"events": int(events), "policy_calls": int(calls), "pieces": chunks.total,
             "windows": sink.windows, "callback_s": sink.callback_s, **count,
             "coflow_completion": cc}
+
+
+def held_as_window(instance: Instance, on_window, schedule: Schedule) -> dict:
+    """Hand a held ``schedule`` to ``on_window`` as one window (from the earliest release to
+    its last piece's end), for a windowed form whose fast path does not apply; returns the
+    statistics of :func:`run_madd_windows` that apply (no settling: the schedule is whole).
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 2.0)])])
+    >>> s = Schedule(np.array([0]), np.array([0.0]), np.array([2.0]), np.array([1.0]))
+    >>> got = []
+    >>> held_as_window(inst, lambda s, a, b: got.append((a, b)), s)["windows"], got
+    (1, [(0.0, 2.0)])
+    """
+    import time
+
+    start = float(np.min(instance.release)) if instance.num_coflows else 0.0
+    end = max(start, float(np.max(schedule.end))) if schedule.num_pieces else start
+    t0 = time.perf_counter()
+    on_window(schedule, start, end)
+    return {"events": int(schedule.meta.get("events", 0)),
+            "policy_calls": int(schedule.meta.get("policy_calls", 0)),
+            "pieces": int(schedule.num_pieces), "windows": 1,
+            "callback_s": time.perf_counter() - t0}
 
 
 def _run_python(instance: Instance, policy: MaddPolicy, meta: dict) -> Schedule:
