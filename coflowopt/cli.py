@@ -220,10 +220,27 @@ def parse_params(items: Sequence[str] | None, what: str) -> dict[str, Any]:
         if key in out:
             raise UsageError(f"{what} {key}: given twice")
         try:
-            out[key] = json.loads(v)
+            out[key] = json.loads(v, parse_constant=_no_constant, parse_float=_finite_float)
         except json.JSONDecodeError:
             out[key] = v
+        except ValueError as e:   # NaN / Infinity, or a number beyond float64's range
+            raise UsageError(f"{what} {key}: {e}") from None
     return out
+
+
+def _no_constant(name: str):
+    """``json.loads`` would read ``NaN`` / ``Infinity`` as floats; a parameter value never is
+    one (a time limit is omitted, not infinite)."""
+    raise ValueError(f"{name} is not a value a parameter takes (numbers must be finite)")
+
+
+def _finite_float(text: str) -> float:
+    """A JSON number as a float, refusing one that overflows to infinity (``1e400``) rather
+    than rounding it silently."""
+    v = float(text)
+    if not math.isfinite(v):
+        raise ValueError(f"{text} is beyond float64's range (numbers must be finite)")
+    return v
 
 
 def check_params(func: Callable, params: dict[str, Any], flag: str, owner: str, *,
@@ -258,6 +275,11 @@ def check_params(func: Callable, params: dict[str, Any], flag: str, owner: str, 
                 v, int if want == "int" else (int, float))):
             raise UsageError(f"{flag} {k}: {owner} needs "
                              f"{'an integer' if want == 'int' else 'a number'}, got {v!r}")
+        if want == "str" and not isinstance(v, str):
+            raise UsageError(f"{flag} {k}: {owner} needs a name, got {v!r}")
+        if want == "mapping" and not (isinstance(v, dict) or v is None):
+            raise UsageError(f"{flag} {k}: {owner} needs a JSON object of parameters, e.g. "
+                             f"{k}='{{\"key\": 1}}', got {v!r}")
     if required:
         for p in ps:
             if p.default is p.empty and p.name not in params:
@@ -266,11 +288,17 @@ def check_params(func: Callable, params: dict[str, Any], flag: str, owner: str, 
 
 
 def _wanted_type(p) -> str | None:
-    """What a parameter's signature says about its type: ``"bool"``, ``"int"``, ``"number"``
-    or None (anything: lists, names, None defaults are left to the function)."""
+    """What a parameter's signature says about its type: ``"bool"``, ``"int"``, ``"number"``,
+    ``"str"`` (a name), ``"mapping"`` (nested parameters: a JSON object) or None (anything
+    else -- lists, unions, None defaults -- is left to the function)."""
     ann = str(p.annotation).strip("'\"")
     if isinstance(p.default, bool) or ann == "bool":
         return "bool"
+    if ann == "str":
+        return "str"
+    if ann.startswith(("Mapping[", "dict[")) or ann in ("dict", "Mapping") or \
+            ann.startswith(("Mapping[str, Any] | None", "dict[str, Any] | None")):
+        return "mapping"
     if ann == "int":
         return "int"
     if ann == "float" or (isinstance(p.default, (int, float)) and p.default is not None):
