@@ -5,6 +5,13 @@ coflows").
 Run:  python experiments/bench_scale.py [--coflows 50000] [--order sebf] [--timeout 300]
           [--memory-gb 8] [--only NAME,NAME,...] [--bounds isolated,port,bssi-dual,ordering-lp]
           [--out experiments/results/bench_scale.json]
+      python experiments/bench_scale.py --instance FB2010-1Hr-150-0.txt [--zero-release]
+          --target-gb 0.5 --bounds none --out experiments/results/bench_scale_fb.json
+
+With ``--instance FILE`` the same processes run on that file instead of the generated instance
+(issue 17's "peak memory for each FB run under 500 MB": ``--target-gb 0.5``); the bounds then
+run as ``coflowopt bound FILE --method M --json`` processes.  ``--target-s`` / ``--target-gb``
+set the "within" column (default 60 s and 4 GB, the 50,000-coflow target).
 
 Instance: ``coflowopt generate uniform_random -p num_ports=150 -p num_coflows=K --seed 0``
 (150 x 150 ports, 1-4 flows per coflow, about 2.5 K flows, integer sizes 1-10, zero
@@ -61,7 +68,7 @@ from bench_speed import run_process  # noqa: E402
 BOUNDS = ("isolated", "port", "bssi-dual", "ordering-lp")
 #: Policy tags that say "does not claim the FB trace" (registry.TAGS).
 EXCLUDING_TAGS = ("slow", "exponential", "integral_model")
-TARGET_S, TARGET_GB = 60.0, 4.0
+TARGET = {"s": 60.0, "gb": 4.0}
 ENV = {**os.environ, "COFLOWOPT_QUIET_JIT": "1"}
 
 
@@ -102,6 +109,8 @@ def schedule_row(name: str, what: str, cmd: list[str], *, timeout: float,
         row["error"] = last[:200]
     else:
         doc = json.loads(r["stdout"])
+        if "results" in doc:      # `coflowopt bound --json`: one result per method
+            doc = doc["results"][0]
         row.update(kind=doc.get("kind"), status=doc.get("status"), value=doc.get("value"),
                    objective=doc.get("objective"), timings=doc.get("timings", {}))
     return row
@@ -127,11 +136,12 @@ def bound_row(method: str, K: int, *, timeout: float, memory_gb: float) -> dict:
 def within(row: dict) -> bool:
     ok_kind = row.get("kind") in ("feasible", "lower_bound", "optimal") and \
         row.get("value") is not None
-    return bool(ok_kind and row["seconds"] <= TARGET_S and row["peak_gb"] <= TARGET_GB)
+    return bool(ok_kind and row["seconds"] <= TARGET["s"] and row["peak_gb"] <= TARGET["gb"])
 
 
 def table(rows: list[dict]) -> str:
-    out = ["| name | what | seconds | peak GB | kind | objective | within 60 s / 4 GB |",
+    out = [f"| name | what | seconds | peak GB | kind | objective | within {TARGET['s']:g} s / "
+           f"{TARGET['gb']:g} GB |",
            "|---|---|---|---|---|---|---|"]
     for r in rows:
         s = "-" if r.get("seconds") is None else f"{r['seconds']:.1f}"
@@ -146,14 +156,16 @@ def table(rows: list[dict]) -> str:
 def write(out: Path, doc: dict) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=1, default=str) + "\n")
-    lines = [f"# bench_scale: {doc['coflows']:,} coflows (uniform_random, 150 x 150 ports, "
-             f"seed 0; {doc.get('flows') or '?'} flows)", "",
+    head = (f"# bench_scale: {doc['coflows']:,} coflows (uniform_random, 150 x 150 ports, "
+            f"seed 0; {doc.get('flows') or '?'} flows)") if doc.get("coflows") else \
+        f"# bench_scale: `{doc['instance']}`"
+    lines = [head, "",
              f"Started {doc['started']} ({doc['load_start']}); "
              + (f"finished {doc['finished']} ({doc['load_end']}). " if "finished" in doc
                 else "not finished. ")
              + f"Whole processes under nice 10, timeout {doc['timeout']:g} s, address space "
-             f"{doc['memory_gb']:g} GB; rates with `--order {doc['order']}`; target 60 s and "
-             "4 GB.", "", table(doc["rows"]), "",
+             f"{doc['memory_gb']:g} GB; rates with `--order {doc['order']}`; target "
+             f"{doc['target_s']:g} s and {doc['target_gb']:g} GB.", "", table(doc["rows"]), "",
              "Policies not run (registry tag says they do not claim the FB trace): "
              + (", ".join(f"{n} ({t})" for n, t in doc["excluded"].items()) or "none") + "."]
     lines += [f"\n{r['name']}: {r['note']}." for r in doc["rows"] if r.get("note")]
@@ -171,8 +183,24 @@ def main(argv=None) -> int:
                          "'none': the bounds only)")
     ap.add_argument("--bounds", default=",".join(BOUNDS),
                     help="comma-separated bounds, or 'none'")
+    ap.add_argument("--instance", default=None,
+                    help="run on this instance file instead of the generated one")
+    ap.add_argument("--zero-release", action="store_true",
+                    help="with --instance: pass --zero-release to every command")
+    ap.add_argument("--target-s", type=float, default=60.0, help="the 'within' time target")
+    ap.add_argument("--target-gb", type=float, default=4.0, help="the 'within' memory target")
     ap.add_argument("--out", default=str(HERE / "results" / "bench_scale.json"))
     args = ap.parse_args(argv)
+    if args.instance is not None and not Path(args.instance).is_file():
+        print(f"bench_scale: --instance {args.instance}: no such file", file=sys.stderr)
+        return 2
+    if args.zero_release and args.instance is None:
+        print("bench_scale: --zero-release needs --instance", file=sys.stderr)
+        return 2
+    if not (args.target_s > 0 and args.target_gb > 0):
+        print("bench_scale: --target-s and --target-gb must be > 0", file=sys.stderr)
+        return 2
+    TARGET.update(s=args.target_s, gb=args.target_gb)
     if args.coflows < 1:
         print("bench_scale: --coflows must be >= 1", file=sys.stderr)
         return 2
@@ -211,35 +239,45 @@ def main(argv=None) -> int:
 
 def run(args, work: Path, rates: list[str], policies: list[str], excluded: dict,
         bounds: list[str]) -> int:
-    """Generate the instance into ``work``, run every process, write the table."""
-    inst = work / f"uniform-{args.coflows}.json"
-    g = run_process(coflowopt("generate", "uniform_random", "-p", "num_ports=150", "-p",
-                              f"num_coflows={args.coflows}", "--seed", "0", "--out", str(inst),
-                              "--json"), env=ENV)
-    if g["returncode"] != 0:
-        print(f"bench_scale: generate failed: {g['stderr'].strip()[-200:]}", file=sys.stderr)
-        return 1
-    try:
-        flows = json.loads(g["stdout"]).get("flows")
-    except (ValueError, AttributeError):
-        flows = None
-    doc = {"coflows": args.coflows, "flows": flows, "instance": "coflowopt generate "
-           f"uniform_random -p num_ports=150 -p num_coflows={args.coflows} --seed 0",
-           "order": args.order, "timeout": args.timeout, "memory_gb": args.memory_gb,
+    """Generate the instance into ``work`` (or take ``--instance``), run every process, write
+    the table."""
+    extra = ["--zero-release"] if args.zero_release else []
+    if args.instance is None:
+        inst = work / f"uniform-{args.coflows}.json"
+        g = run_process(coflowopt("generate", "uniform_random", "-p", "num_ports=150", "-p",
+                                  f"num_coflows={args.coflows}", "--seed", "0", "--out",
+                                  str(inst), "--json"), env=ENV)
+        if g["returncode"] != 0:
+            print(f"bench_scale: generate failed: {g['stderr'].strip()[-200:]}",
+                  file=sys.stderr)
+            return 1
+        try:
+            flows = json.loads(g["stdout"]).get("flows")
+        except (ValueError, AttributeError):
+            flows = None
+        described = ("coflowopt generate uniform_random -p num_ports=150 -p "
+                     f"num_coflows={args.coflows} --seed 0")
+        coflows, generate_s = args.coflows, g["seconds"]
+    else:
+        inst = Path(args.instance).resolve()
+        flows, coflows, generate_s = None, None, None
+        described = f"{inst.name}{' --zero-release' if extra else ''}"
+    doc = {"coflows": coflows, "flows": flows, "instance": described,
+           "target_s": TARGET["s"], "target_gb": TARGET["gb"], "order": args.order, "timeout": args.timeout, "memory_gb": args.memory_gb,
            "niceness": os.nice(0), "rule": "policies tagged " + "/".join(EXCLUDING_TAGS)
            + " are excluded; every rate allocation runs", "excluded": excluded,
            "machine": platform.platform(), "cpus": os.cpu_count(),
            "python": sys.version.split()[0],
            "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "load_start": load(), "generate_s": g["seconds"], "rows": []}
+           "load_start": load(), "generate_s": generate_s, "rows": []}
     out = Path(args.out)
     print(f"instance: {doc['instance']} ({flows} flows); {doc['load_start']}", flush=True)
     if excluded:
         print("not run: " + ", ".join(f"{n} (tag {t})" for n, t in excluded.items()), flush=True)
     kw = dict(timeout=args.timeout, memory_gb=args.memory_gb)
     jobs = [(r, "rates", coflowopt("schedule", str(inst), "--order", args.order, "--rates", r,
-                                   "--json")) for r in rates]
-    jobs += [(p, "policy", coflowopt("schedule", str(inst), "--policy", p, "--json"))
+                                   "--json", *extra)) for r in rates]
+    jobs += [(p, "policy", coflowopt("schedule", str(inst), "--policy", p, "--json", *extra))
              for p in policies]
     for name, what, cmd in jobs:
         label = f"{args.order}+{name}" if what == "rates" else name
@@ -249,7 +287,11 @@ def run(args, work: Path, rates: list[str], policies: list[str], excluded: dict,
               f"{r.get('value', r.get('error'))}  load {r['load_after'][0]:.1f}", flush=True)
         write(out, doc)
     for method in bounds:
-        doc["rows"].append(bound_row(method, args.coflows, **kw))
+        if args.instance is None:
+            doc["rows"].append(bound_row(method, args.coflows, **kw))
+        else:
+            doc["rows"].append(schedule_row(method, "bound", coflowopt(
+                "bound", str(inst), "--method", method, "--json", *extra), **kw))
         r = doc["rows"][-1]
         print(f"{method:20s} {r['seconds'] or 0:7.1f} s {r['peak_gb'] or 0:6.2f} GB  "
               f"{r['kind']}  {r.get('value', r.get('error'))}", flush=True)

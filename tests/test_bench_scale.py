@@ -44,8 +44,34 @@ def test_tiny_instance_rows_and_bound_below_schedules(tmp_path):
     assert "within 60 s / 4 GB" in r.stdout
 
 
+def test_given_instance_file_with_its_own_targets(tmp_path):
+    """``--instance FILE`` (the FB trace's memory row): the same processes on that file, the
+    bounds as ``coflowopt bound`` processes, the "within" column against the given targets."""
+    from coflowopt.generators import uniform_random
+    from coflowopt.formats import write_instance
+    inst = tmp_path / "small.json"
+    write_instance(uniform_random(num_ports=4, num_coflows=12, seed=3), inst)
+    out = tmp_path / "file.json"
+    r = _run(["--instance", str(inst), "--only", "greedy", "--bounds", "port",
+              "--target-s", "600", "--target-gb", "0.0001", "--out", str(out)], tmp_path)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    assert doc["coflows"] is None and doc["instance"] == "small.json"
+    assert doc["target_gb"] == 0.0001
+    rows = {row["name"]: row for row in doc["rows"]}
+    assert list(rows) == ["sebf+greedy", "port"]
+    assert rows["sebf+greedy"]["kind"] == "feasible"
+    assert rows["port"]["kind"] == "lower_bound"
+    assert rows["port"]["value"] <= rows["sebf+greedy"]["value"] * (1 + 1e-9)
+    # every process needs more than 0.1 MB: none is within the given memory target
+    assert "within 600 s / 0.0001 GB" in r.stdout and "| yes |" not in r.stdout
+
+
 def test_bad_flags_exit_2_with_one_line(tmp_path):
-    for args, flag in ((["--coflows", "0"], "--coflows"),
+    for args, flag in ((["--instance", "nope.txt"], "--instance"),
+                       (["--zero-release"], "--zero-release"),
+                       (["--target-gb", "0"], "--target-gb"),
+                       (["--coflows", "0"], "--coflows"),
                        (["--only", "no-such-policy"], "--only"),
                        (["--bounds", "lp-ov"], "--bounds"),
                        (["--timeout", "-1"], "--timeout")):
