@@ -173,6 +173,34 @@ def test_declined_batches_go_the_general_way():
         both(inst, Schedule.from_pieces(list(f), list(s), list(e), list(r)), taken=False)
 
 
+def test_first_pass_blocks():
+    # the read-only first pass judges vk._BLOCK pieces at a time: runs of equal starts that
+    # cross a block's edge are counted once, and a bad piece in a later block or ends out of
+    # order exactly at an edge still decline the batch
+    B = vk._BLOCK
+    J = 5 * B // 6 + 1                       # 3 J pieces: two edges, runs of 3 across them
+    n = 3 * J
+    inst = Instance.from_coflows([Coflow(f"c{i}", [(0, 0, 1 / 3)]) for i in range(n)])
+    f = np.arange(n)
+    s = np.repeat(np.arange(J, dtype=float), 3)
+    e = s + 1.0
+    r = np.full(n, 1 / 3)
+    assert B % 3 and n > 2 * B + 8
+    assert both(inst, Schedule.from_pieces(f, s, e, r)).ok
+
+    def tampered(i, **col):
+        c = {"f": f.copy(), "s": s.copy(), "e": e.copy(), "r": r.copy()}
+        for k, v in col.items():
+            c[k][i] = v
+        return Schedule.from_pieces(c["f"], c["s"], c["e"], c["r"])
+
+    end_b = e[B - 1] - 0.5                    # piece B ends before piece B - 1
+    for sched in (tampered(B, e=end_b, s=end_b - 0.25), tampered(2 * B + 1, r=np.nan),
+                  tampered(B + 7, r=-1 / 3), tampered(n - 1, f=n),
+                  tampered(2 * B, s=np.inf)):
+        assert not both(inst, sched, taken=False).ok
+
+
 # --------------------------------------------------------------------------- real schedules
 def _random_instance(seed, m=6, K=40):
     rng = np.random.default_rng(seed)
