@@ -1433,7 +1433,8 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     completions.
 
     ``online_delta > 0`` (Varys' SEBF on a big switch without coflowsim's backfilling, the
-    gapped order; ``window`` 0) runs ``varys-online`` instead: T-intervals of length
+    gapped order; held or in sink mode, whose cuts change no rate) runs ``varys-online``
+    instead: T-intervals of length
     ``online_T`` and delta-intervals of length ``online_delta`` with exactly the rules of
     :class:`coflowopt.policies.online_varys.VarysOnlinePolicy` (section "online Varys'
     clock"); the extra results are the T-interval starts, the delta-intervals' (start, end)
