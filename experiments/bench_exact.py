@@ -5,6 +5,7 @@ Run:  python experiments/bench_exact.py [--seeds 20] [--coflows 8] [--time-limit
                                         [--naive-max 8] [--quick]
                                         [--reach "4x4:22,23,24;8x8:12,14,16"]
                                         [--reach-seeds 5] [--only-reach] [--variants new]
+                                        [--clock cpu]
                                         [--out experiments/results/bench_exact.json]
 
 What it measures (wall-clock seconds on this machine, all in this process):
@@ -31,8 +32,11 @@ What it measures (wall-clock seconds on this machine, all in this process):
    the largest K at which every seed is proved optimal within the limit, for each search, on
    the 4x4 family above and on an 8x8 family (1-8 flows per coflow, integer sizes 1-10,
    integer weights 1-5, integer releases 0-5: CoflowLib's ``bs8`` weights+releases draw with
-   K coflows).  The two must agree on every optimum both prove.  ``--only-reach`` stops there
-   (the JSON then holds only this part).
+   K coflows).  ``--variants`` adds ``lns`` (:data:`LNS_SEARCH`) and ``sub``
+   (:data:`SUB_SEARCH`: the current search with the sub-instance bound and the LNS).  Seed
+   by seed the variants alternate, in one process; they must agree on every optimum two of
+   them prove.  ``--clock cpu``: the limit counts the process's CPU seconds (a loaded
+   host).  ``--only-reach`` stops there (the JSON then holds only this part).
 
 Figures are printed and written as JSON (with the machine and library versions).
 """
@@ -64,9 +68,17 @@ FAMILIES = {
 #: LPs with the block uncharged, no dives, the queue ordered by the float bound, DP tables over
 #: all subsets (not only the chain-prefix sets of the dominance chains).
 OLD_SEARCH = {"dp_table_max": 22, "dp_kernel": False, "seed_after": False, "dominance": True,
-              "block_charge": False, "dive_period": 0, "tie_digits": 0, "dp_chains": False}
+              "block_charge": False, "dive_period": 0, "tie_digits": 0, "dp_chains": False,
+              "lns": False}
 #: The current defaults.
 NEW_SEARCH: dict = {}
+#: The current search with the sub-instance bound (``bnb(sub_max=SUB_MAX)``,
+#: proofs/bnb-sub-bound.md) and the LNS (which finds the optimum it needs as incumbent),
+#: measured against the defaults before it becomes one.
+SUB_SEARCH: dict = {"sub_max": 12, "lns": True}
+#: The current search with the incumbent's large-neighbourhood search (``bnb(lns=True)``).
+LNS_SEARCH: dict = {"lns": True}
+VARIANTS = {"old": OLD_SEARCH, "new": NEW_SEARCH, "lns": LNS_SEARCH, "sub": SUB_SEARCH}
 
 
 def family(K: int, seed: int, name: str = "4x4"):
@@ -77,13 +89,33 @@ def family(K: int, seed: int, name: str = "4x4"):
     return uniform_random(4, K, flows_per_coflow=(1, 4), size=(1, 10), seed=seed)
 
 
+class _CpuClock:
+    """``time`` as the search sees it under ``--clock cpu``: its limit counts the process's
+    CPU seconds (``perf_counter`` is ``process_time``), so that other jobs on a loaded host
+    do not eat the limit."""
+    perf_counter = staticmethod(time.process_time)
+    process_time = staticmethod(time.process_time)
+    monotonic = staticmethod(time.process_time)
+
+
+#: the clock of the search's limit: "wall" (default) or "cpu" (``--clock``)
+CLOCK = "wall"
+
+
 def run_bnb(inst, time_limit, **kw) -> dict:
     from coflowopt.exact import bnb
+    from coflowopt.exact import branch_and_bound as bb_mod
     t0, c0 = time.perf_counter(), time.process_time()
-    res = bnb(inst, time_limit=time_limit, **kw)
+    if CLOCK == "cpu":
+        bb_mod.time = _CpuClock
+    try:
+        res = bnb(inst, time_limit=time_limit, **kw)
+    finally:
+        bb_mod.time = time
     dt = time.perf_counter() - t0
     s = res.extra.get("search", {})
-    return {"seconds": dt, "cpu_seconds": time.process_time() - c0, "kind": res.kind,
+    return {"seconds": dt, "cpu_seconds": time.process_time() - c0, "clock": CLOCK,
+            "kind": res.kind,
             "status": res.status,
             "proof": res.certificate_status, "value": float(res.value),
             "value_exact": str(res.value), "bound": float(res.bound),
@@ -91,12 +123,23 @@ def run_bnb(inst, time_limit, **kw) -> dict:
             "root_bound": s.get("root_bound")}
 
 
+def _load() -> float | None:
+    """The 1-minute load average (the other jobs on the host), None where not available."""
+    try:
+        import os
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
+
 def summarise(rows: list[dict], time_limit: float) -> dict:
     """``optimal``: proved optimal within the time limit (a search that completes just after
-    the limit, e.g. while verifying, does not count)."""
-    times = [r["seconds"] for r in rows]
+    the limit, e.g. while verifying, does not count); the limit on CPU seconds under
+    ``--clock cpu``."""
+    times = [r["cpu_seconds" if r.get("clock") == "cpu" else "seconds"] for r in rows]
     return {"n": len(rows),
-            "optimal": sum(r["kind"] == "optimal" and r["seconds"] <= time_limit for r in rows),
+            "optimal": sum(r["kind"] == "optimal" and t <= time_limit
+                           for r, t in zip(rows, times)),
             "proved_exactly": sum(r["proof"] == "proved exactly" for r in rows),
             "median_seconds": statistics.median(times), "max_seconds": max(times),
             "mean_seconds": statistics.fmean(times)}
@@ -134,29 +177,30 @@ def bench_target(K, seeds, time_limit) -> dict:
 
 
 def bench_reach(name, ladder, seeds, time_limit, which=("old", "new")) -> dict:
-    """Old and new search on the same instances, K by K: the largest K at which every seed
-    is proved optimal within the limit, for each.  A variant stops at its first failing K;
-    the ladder stops when both have.  ``which``: the variants to run (``("new",)`` with
-    ``PYTHONPATH`` at a worktree of another revision measures that revision's search with the
-    same script)."""
+    """Old and new search (and ``lns``, ``sub``) on the same instances, K by K: the largest K
+    at which every seed is proved optimal within the limit, for each.  A variant stops at its
+    first failing K; the ladder stops when all have.  ``which``: the variants to run
+    (``("new",)`` with ``PYTHONPATH`` at a worktree of another revision measures that
+    revision's search with the same script)."""
     out = {"family": FAMILIES[name], "time_limit": time_limit, "seeds": seeds, "rows": {}}
-    variants = {v: kw for v, kw in {"old": OLD_SEARCH, "new": NEW_SEARCH}.items()
-                if v in which}
+    variants = {v: kw for v, kw in VARIANTS.items() if v in which}
     largest = {v: None for v in variants}
     alive = set(variants)
     for K in ladder:
         row = {}
-        for v, kw in variants.items():
-            if v not in alive:
-                continue
-            rows = []
-            for s in range(seeds):
-                r = run_bnb(family(K, s, name), time_limit, **kw)
+        # seed by seed, the variants alternating (the host's speed drifts during a ladder)
+        runs: dict = {v: [] for v in variants if v in alive}
+        for s in range(seeds):
+            for v in runs:
+                r = run_bnb(family(K, s, name), time_limit, **variants[v])
                 r["seed"] = s
-                rows.append(r)
+                r["load1"] = _load()
+                runs[v].append(r)
                 print(f"    {name} K={K} {v} seed {s}: {r['kind']} {r['status']} "
                       f"{r['value']:.6g} (bound {r['bound']:.6g}) {r['seconds']:.2f} s "
-                      f"({r['cpu_seconds']:.2f} s CPU), {r['nodes']} nodes", flush=True)
+                      f"({r['cpu_seconds']:.2f} s CPU), {r['nodes']} nodes, load "
+                      f"{r['load1']}", flush=True)
+        for v, rows in runs.items():
             sm = summarise(rows, time_limit)
             row[v] = {"summary": sm, "runs": rows}
             print(f"  {name} K={K} {v}: {sm['optimal']}/{sm['n']} proved optimal within "
@@ -166,13 +210,12 @@ def bench_reach(name, ladder, seeds, time_limit, which=("old", "new")) -> dict:
                 largest[v] = K
             else:
                 alive.discard(v)
-        # both proved: they must agree
-        if "old" in row and "new" in row:
-            for a, b in zip(row["old"]["runs"], row["new"]["runs"]):
-                if a["kind"] == b["kind"] == "optimal" and \
-                        abs(a["value"] - b["value"]) > 1e-9 * abs(a["value"]):
-                    raise SystemExit(f"old and new disagree on {name} K={K} seed "
-                                     f"{a['seed']}: {a['value']} vs {b['value']}")
+        # every two variants that proved a seed must agree
+        for a_rows in zip(*(row[v]["runs"] for v in row)):
+            vals = {r["value"] for r in a_rows if r["kind"] == "optimal"}
+            if vals and max(vals) - min(vals) > 1e-9 * max(vals):
+                raise SystemExit(f"variants disagree on {name} K={K} seed "
+                                 f"{a_rows[0]['seed']}: {sorted(vals)}")
         out["rows"][K] = row
         if not alive:
             break
@@ -261,7 +304,12 @@ def main(argv=None) -> int:
                          "(families 4x4 and 8x8; empty: skip)")
     ap.add_argument("--reach-seeds", type=int, default=5)
     ap.add_argument("--variants", default="old,new",
-                    help="reach variants to run: old (OLD_SEARCH), new (the defaults), or both")
+                    help="reach variants to run, comma-separated: old (OLD_SEARCH), new (the "
+                         "defaults), lns (LNS_SEARCH: with the incumbent's LNS), sub "
+                         "(SUB_SEARCH: with sub_max and the LNS)")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="what the reach ladders' limit counts: wall seconds (default) or the "
+                         "process's CPU seconds (a loaded host)")
     ap.add_argument("--only-reach", action="store_true",
                     help="run only the old-versus-new reach ladders")
     ap.add_argument("--out", default=str(HERE / "results" / "bench_exact.json"))
@@ -270,6 +318,8 @@ def main(argv=None) -> int:
         args.seeds, args.ladder, args.ladder_seeds = 5, "8,10,12", 2
         args.naive_max, args.naive_seeds = 4, 2
         args.reach, args.reach_seeds = "4x4:10,12;8x8:8,10", 2
+    global CLOCK
+    CLOCK = args.clock
     import coflowopt
     from coflowopt.exact import bnb
     from coflowopt.formulations.highs import highs_version
@@ -289,7 +339,8 @@ def main(argv=None) -> int:
                "machine": {"python": platform.python_version(),
                            "platform": platform.platform()},
                "versions": {"coflowopt": coflowopt.__version__, "highs": highs_version()},
-               "old_search": OLD_SEARCH, "reach": reach,
+               "old_search": OLD_SEARCH, "variants": VARIANTS, "clock": CLOCK,
+               "reach": reach,
                "coflowopt_path": str(Path(coflowopt.__file__).resolve().parent),
                "headline": {f"largest_K_{n}_{v}": r["largest_K_all_proved"][v]
                             for n, r in reach.items() for v in r["largest_K_all_proved"]},

@@ -85,6 +85,11 @@ Incumbent
     followed by the adjacent-swap descent (:data:`DIVE_SEARCH_SECONDS`).  MADD
     replaces greedy above :data:`GREEDY_MAX_FLOWS` flows and on an instance over resources
     while greedy carries ``big_switch_only`` (only the event sequence is taken from it).
+    With ``lns=True`` (off by default) a large-neighbourhood search follows the heuristics: the
+    subtree of the node whose suffix is the incumbent's sequence without its first ``w``
+    completions is searched by the branch and bound itself (a copy of it that records nothing
+    of the proof, at most :data:`LNS_NODES` nodes) for a better leaf, ``w`` in
+    :data:`LNS_WINDOWS`, within :data:`LNS_SHARE` of the limit.
 
 Resources
     On an instance over resources (a topology) every event LP has a capacity row per resource
@@ -119,6 +124,7 @@ seeds-000-002.md Sec. 1.3 (T-S3, T-S4).
 
 from __future__ import annotations
 
+import copy
 import heapq
 import math
 import time
@@ -214,6 +220,18 @@ SUB_NODES = 100
 #: above ``DPB(U)`` (on the 8x8 family ``OPT(U) - DPB(U)`` is 0-4 % of ``DPB(U)``): a larger
 #: need would take the sub-instance's search to its node limit in vain.
 SUB_REACH = 0.03
+#: The incumbent's large-neighbourhood search (``bnb(lns=True)``, after the heuristics): the
+#: subtree of the node whose suffix is the incumbent's sequence but for its first ``w``
+#: completions (so the first ``w`` completions and the releases among them are free), searched
+#: by the branch and bound itself for a better leaf, for ``w`` in these windows, smallest
+#: first and again from the smallest after an improvement.  The optimum of 8x8, 20 coflows,
+#: seed 3 (1,333) is two insertions away from the heuristics' 1,335 (a local optimum of every
+#: single insertion): the window of 10 finds it in 241 nodes.
+LNS_WINDOWS = (6, 8, 10, 12, 14)
+#: Node limit of one window's search.
+LNS_NODES = 300
+#: Share of the time limit for the large-neighbourhood search.
+LNS_SHARE = 0.15
 #: Absolute pruning floor, 0 by default: an absolute tolerance would make the search (and the
 #: label) depend on the instance's units.
 DEFAULT_ATOL = 0.0
@@ -323,6 +341,10 @@ class BnBStats:
     sub_searches: int = 0       # searches of sub-instances for SUB(U) (bnb-sub-bound.md)
     sub_nodes: int = 0          # nodes they expanded
     sub_closed: int = 0         # nodes closed by SUB(U) + their uncharged LP
+    lns_windows: int = 0        # windows searched by the incumbent's LNS (LNS_WINDOWS)
+    lns_nodes: int = 0          # nodes they expanded (not counted in nodes_expanded)
+    lns_improvements: int = 0   # windows that improved the incumbent
+    lns_seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -451,6 +473,8 @@ class _Search:
         # certificate files (coflowopt.certificate_files.optimum_certificate): the suffixes of
         # the closed nodes and of the nodes whose bounds closed them; None = not recorded
         self.closures: list[tuple] | None = None
+        # the source of an incumbent found at a leaf (the LNS's copies say so)
+        self.leaf_source = "branch and bound"
 
     def note(self, suffix, prov: tuple | None = None) -> None:
         """Record a closed node (its suffix) and the node whose bound closed it, for the
@@ -676,6 +700,72 @@ class _Search:
                     break
             if improved:
                 self._local_search(t_end)
+
+    def window_node(self, codes, w: int) -> tuple | None:
+        """The node of the search tree whose suffix is the event sequence ``codes`` but for
+        its first events, down to ``w`` positive-weight completions (with the releases
+        before the last of them): ``(U, rho, suffix, chain)`` as :meth:`run` builds them;
+        None when ``codes`` is not a sequence the search places (a release before a coflow
+        of its own group)."""
+        pos = {k: i for i, k in enumerate(self.members.tolist())}
+        U, rho, chain = (1 << self.n) - 1, self.pd.num_groups, 0.0
+        suffix = tuple(int(k) for k in self.zero)
+        seq = [int(c) for c in codes if c < 0 or c in pos]
+        for c in reversed(seq):
+            if bin(U).count("1") <= w:
+                break
+            if c < 0:
+                if -c != rho or U & self.group_mask[rho - 1]:
+                    return None
+                rho -= 1
+            else:
+                chain += float(self.inst.weight[c]) * max(self.sb.mlb(U), float(self.e[c]))
+                U ^= 1 << pos[c]
+            suffix = (c,) + suffix
+        return U, rho, suffix, chain
+
+    def lns_window(self, w: int, t_end: float, max_nodes: int = LNS_NODES) -> bool:
+        """Search the subtree of :meth:`window_node` of the incumbent (its first ``w``
+        completions free) for a better leaf, by a copy of this search that shares the
+        tables, the LP solver and the incumbent's threshold but none of the proof's
+        records (what it closes is no part of the proof: it only looks for an incumbent),
+        within ``max_nodes`` nodes and ``t_end``.  True when it improved the incumbent."""
+        node = self.window_node(self.inc.codes, w) if self.inc.codes else None
+        if node is None:
+            return False
+        U, rho, suffix, chain = node
+        c = copy.copy(self)
+        c.stats, c.closed_min, c.tight, c.heap, c.pending_leaves = BnBStats(), math.inf, [], \
+            None, []
+        c.closures, c.dive_period, c.sub_max, c.complete = None, 0, 0, False
+        c.max_nodes, c.deadline = max_nodes, min(self.deadline, t_end)
+        c.seed, c.leaf_source = -math.inf, f"LNS (window {w})"
+        heap: list = []
+        c.push(heap, c.safe(self.sb.dpb(U) + chain), len(suffix),
+               (U, rho, suffix, chain, False, ("chain", U, rho, suffix), None, None))
+        before = self.inc.value
+        c._search(heap)
+        self.stats.lns_windows += 1
+        self.stats.lns_nodes += c.stats.nodes_expanded
+        self.stats.lps_solved += c.stats.lps_solved
+        self.last_in_main = False
+        if c.inc.value < before:
+            self.inc = c.inc
+            self.stats.incumbent_updates += 1
+            self.stats.lns_improvements += 1
+            return True
+        return False
+
+    def lns(self, t_end: float) -> None:
+        """The incumbent's large-neighbourhood search (:data:`LNS_WINDOWS`): windows of
+        growing size, from the smallest again after an improvement, until ``t_end`` or the
+        windows reach every coflow (the search itself then)."""
+        t0 = time.perf_counter()
+        i = 0
+        while i < len(LNS_WINDOWS) and LNS_WINDOWS[i] < self.n and \
+                time.perf_counter() < t_end and math.isfinite(self.inc.value):
+            i = 0 if self.lns_window(LNS_WINDOWS[i], t_end) else i + 1
+        self.stats.lns_seconds += time.perf_counter() - t0
 
     # ------------------------------------------------------------------ search
     def push(self, heap, bound: float, depth: int, node: tuple) -> None:
@@ -992,7 +1082,7 @@ class _Search:
         full_codes = tuple(-(g + 1) for g in range(rho)) + tuple(codes)
         sol = self.solve(full_codes, warm=warm)
         if sol.status == "optimal":
-            self.offer(full_codes, sol, "branch and bound")
+            self.offer(full_codes, sol, self.leaf_source)
             self.record(max(sol.bound, cheap), ("leaf", sol, cprov))
         elif sol.status == "infeasible" and sol.infeasible_proven:
             self.stats.nodes_infeasible += 1
@@ -1215,8 +1305,8 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         seed_budget: float | None = None, certificate_nodes: bool = False,
         dp_table_max: int = DP_TABLE_MAX, dp_kernel: bool = True, seed_after: bool = True,
         insertion: bool = False, block_charge: bool = True, dive_period: int = DIVE_PERIOD,
-        tie_digits: int = TIE_DIGITS, dp_chains: bool = True, sub_max: int = 0
-        ) -> Result:
+        tie_digits: int = TIE_DIGITS, dp_chains: bool = True, sub_max: int = 0,
+        lns: bool = False) -> Result:
     """The optimal total weighted completion time, by branch and bound over event sequences.
 
     Parameters
@@ -1303,7 +1393,20 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         nodes closed by it), where without it it was open at 1,332 after 16,000 nodes and
         354 s; without the optimum given it found 1,333 but was still open at 1,332 after
         4,385 nodes and 274 s of CPU (the search without it proved 1,333 in 18,700 nodes
-        and 387 s): not yet the default.
+        and 387 s): not yet the default.  With ``lns=True`` (which finds 1,333 in ~10 s) it
+        proved that seed in the same 2,340 nodes, 99 s of CPU at load 7-9; at 60 s of CPU
+        (8x8 K=20 and 4x4 K=26, bench_exact_lns_2026-11-28.md) it proves the same seeds as
+        the default, with 2-7x fewer nodes on 8x8 but no less CPU overall.
+    lns : bool
+        After the heuristics, search the subtrees whose suffix is the incumbent's sequence
+        but for its first ``w`` completions (``w`` in :data:`LNS_WINDOWS`, at most
+        :data:`LNS_NODES` nodes each, :data:`LNS_SHARE` of the limit) for a better incumbent
+        (module docstring, "Incumbent"); only an incumbent comes of it, never a bound.  Off
+        by default (experiments/results/bench_exact_lns_2026-11-28.md): it finds the
+        optimum 1,333 of 8x8, 20 coflows, seed 3 (the heuristics: 1,335; the search alone
+        found it only at its last leaf, after 18,700 nodes) in its window of 10 (241 nodes,
+        7 s of CPU), but costs 1-7 s of CPU where the heuristics' incumbent is already
+        optimal, and that seed stays beyond 60 s of CPU even with the optimum in hand.
     block_charge : bool
         Charge each node LP's block event the least weight of the unplaced coflows from the
         earliest time the last of them can complete, and take that back from the bound
@@ -1415,6 +1518,9 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     if search.local_search and search.insertion and math.isfinite(search.inc.value):
         search.insertion_search(time.perf_counter() +
                                 min(0.5 * budget, max(0.0, search.time_left())))
+    if lns and node_lp and search.sb.tabulated and not search.lp_too_large:
+        search.lns(time.perf_counter() + min(LNS_SHARE * time_limit,
+                                             max(0.0, search.time_left())))
     t2 = time.perf_counter()
     search.run()
     search.deadline += reserve
