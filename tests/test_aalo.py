@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 import coflowopt.simulate as simulate_mod
 from coflowopt import Coflow, Instance
 from coflowopt.exceptions import InvalidParameterError
+from coflowopt.generators import uniform_random
 from coflowopt.library import load_instance, load_provenance
 from coflowopt.policies.aalo import (AaloPolicy, ClasPolicy, aalo, clas, coflow_attained,
                                      queue_thresholds)
@@ -279,3 +280,63 @@ def test_fb_trace_runs(fb_trace_path):
     from coflowopt.formats.coflow_benchmark import read_coflow_benchmark
     inst = read_coflow_benchmark(fb_trace_path)
     verified(inst, aalo(inst))
+
+
+# ------------------------------------------------------- the compiled event loop (engine)
+def _same_run(a, b):
+    """The same pieces in the same order, bit for bit, and the same meta but the engine."""
+    for x, y in ((a.flow, b.flow), (a.start, b.start), (a.end, b.end), (a.rate, b.rate)):
+        assert x.shape == y.shape and np.array_equal(x, y)
+    assert {k: v for k, v in a.meta.items() if k != "engine"} == \
+        {k: v for k, v in b.meta.items() if k != "engine"}
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), th=st.sampled_from([0.5, 2.0, 10.0]),
+       sharing=st.sampled_from(["weighted", "strict"]), nq=st.sampled_from([2, 4, 10]))
+def test_compiled_loop_is_the_python_engine(seed, th, sharing, nq):
+    """``engine="kernel"`` (``dclas_simulate``) gives the Python engine's pieces in its order,
+    its demotions, queues, events and calls: releases, weights, unequal capacities, and
+    coflows of up to 20 flows (attained service summed as numpy does past 8 terms)."""
+    inst = random_instance(np.random.default_rng(seed), max_ports=5, max_coflows=10,
+                           max_flows=20, releases=True, weights=True,
+                           heterogeneous=bool(seed % 2))
+    a = aalo(inst, first_threshold=th, sharing=sharing, num_queues=nq, engine="kernel")
+    b = aalo(inst, first_threshold=th, sharing=sharing, num_queues=nq, engine="python")
+    assert (a.meta["engine"], b.meta["engine"]) == ("kernel", "python")
+    _same_run(a, b)
+    assert verified(inst, a).weighted_completion_time == \
+        verified(inst, b).weighted_completion_time
+
+
+@pytest.mark.parametrize("capacities", [None, (0.5, 2.0)])
+def test_compiled_loop_with_many_demotions_and_crossings(capacities):
+    """A larger case that exercises what the small ones may miss: hundreds of coflows over
+    three queues (demotions at calls and by timers), wide coflows, releases, weights."""
+    inst = uniform_random(num_ports=6, num_coflows=300, flows_per_coflow=(1, 24),
+                          size=(1.0, 9.0), integer_sizes=False, weights=(0.5, 3.0),
+                          releases=(0.0, 200.0), capacities=capacities, seed=31)
+    a = aalo(inst, first_threshold=20.0, multiplier=4.0, num_queues=3, engine="kernel")
+    b = aalo(inst, first_threshold=20.0, multiplier=4.0, num_queues=3, engine="python")
+    assert a.meta["engine"] == "kernel"
+    queues = {d[2] for d in a.meta["demotions"]}
+    assert queues == {1, 2} and len(a.meta["demotions"]) > 100
+    _same_run(a, b)
+    assert verified(inst, a).weighted_completion_time == \
+        verified(inst, b).weighted_completion_time
+
+
+def test_engine_where_the_compiled_loop_does_not_apply():
+    """Flow-completion modes other than ``idle`` and instances over resources run the Python
+    engine (also with ``engine="kernel"``); ``auto`` is the kernel; a bad name is refused."""
+    from coflowopt.testing import big_switch_as_paths
+    inst = uniform_random(num_ports=4, num_coflows=30, releases=(0, 10), seed=2)
+    assert aalo(inst).meta["engine"] == "kernel"
+    for mode in ("backfill", "reallocate"):
+        assert aalo(inst, on_flow_completion=mode, engine="kernel").meta["engine"] == "python"
+    paths = big_switch_as_paths(inst)
+    s = aalo(paths, engine="kernel")
+    assert s.meta["engine"] == "python"
+    _same_run(s, aalo(inst))
+    with pytest.raises(InvalidParameterError, match="engine"):
+        aalo(inst, engine="fast")

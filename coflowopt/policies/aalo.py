@@ -54,6 +54,13 @@ trace ``"idle"`` takes 1,822 events (about a minute) and the others do not finis
 (With ``"idle"``, a demotion timer computed from rates that then drop because flows finished
 fires before the crossing; it only triggers a recomputation and a new timer.)
 
+**Engines.**  :func:`aalo` runs, by default, the whole simulation of the default mode
+(``"idle"``, on a big switch) in one compiled event loop (:func:`dclas_simulate`): the queues
+as slots ``queue x K + FIFO position``, attained service, group counts and open pieces kept
+in the kernel across events, each event calling the same allocation (:func:`_dclas_allocate`).
+:class:`AaloPolicy` on the generic simulator is the reference engine (``engine="python"``,
+and every other mode); the two give the same pieces in the same order (``tests/test_aalo.py``).
+
 Defaults are the dissertation's: ``K = 10``, ``Q_1^hi = 10`` (MB: the instance's size unit in
 traces read by :mod:`coflowopt.formats`), ``E = 10``.  Thresholds are absolute data amounts, so
 scaling every size by a factor changes D-CLAS's decisions (scale ``first_threshold`` with it).
@@ -107,9 +114,10 @@ import scipy.sparse as sp
 from ..exceptions import InvalidParameterError, SolverError
 from ..instance import Instance
 from ..rates._fill_kernel import fill_scratch, weighted_fill
-from ..rates._madd_kernel import _path_blocked, weighted_fill_paths
+from ..rates._madd_kernel import _attained, _path_blocked, weighted_fill_paths
+from ..rates._pieces import close_pieces, put, spill
 from ..rates.greedy import priority_flow_order
-from ..rates.madd import _pair_groups, _path_groups
+from ..rates.madd import _pair_groups, _path_groups, check_engine
 from ..registry import register
 from ..schedule import Schedule
 from ..simulate import FinishedFlows, SimState, simulate
@@ -281,7 +289,7 @@ def _queue_end(live, oq, i, nl):
 def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst,
                     gflows, flow_done, cap, tol, gcount, grate, budget, has, used, res, it_w,
                     it_p1, it_p2, it_g, it_lam, fbuf, ibuf, done, adj, counter, out_f, out_r,
-                    kept, cnt, m_in):
+                    kept, cnt, pcnt, m_in):
     """One D-CLAS allocation (module docstring): ``order`` lists the active coflows by queue
     then FIFO, ``oq`` their queues.  Writes the flows with a positive rate to ``out_f`` /
     ``out_r`` and returns their number.
@@ -293,6 +301,13 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
     ``order`` has an unfinished group and grows on the full capacities, and the first round's
     queue presence is ``cnt > 0`` -- the same values the pass computes, without reading every
     flow of every active coflow at every event.
+
+    ``pcnt[q, i, e - m_in]`` (kept alike): the unfinished groups of queue ``q``'s active
+    coflows from ingress ``i`` to egress ``e``.  With ``kept``, a later round's queue
+    presence comes from it (a pair counted there with both ports open on the residual), and
+    the coflows that can no longer grow on the residual are dropped from the list as the
+    round's fill loop reaches them, instead of in a pass over the whole list before it: the
+    same presence, budgets and fills (see the loop).
 
     ``m_in``: the number of ingress ports (ports ``< m_in``; the rest are egress ports).  A
     queue with no open ingress or no open egress port left on its budgets is passed over for
@@ -355,6 +370,8 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
     opn = np.empty((nq, P), dtype=np.bool_)
     oin = np.empty(nq, dtype=np.int64)
     oeg = np.empty(nq, dtype=np.int64)
+    open_in = np.empty(P, dtype=np.int64)
+    open_eg = np.empty(P, dtype=np.int64)
     for r_ in range(rounds):
         if r_ > 0:
             for q in range(nq):
@@ -363,22 +380,52 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
             ri, re_ = _open_ports(res, tol, m_in, opn[0])
             if ri == 0 or re_ == 0:
                 nl = 0          # no group has both ports open on the residual
-            m = 0
-            for i in range(nl):
-                a = live[i]
-                k = order[a]
-                q = oq[a]
-                grows = False
-                for g in range(grp_ptr[k], grp_ptr[k + 1]):
-                    if gcount[g] > 0 and res[grp_src[g]] > tol[grp_src[g]] and \
-                            res[grp_dst[g]] > tol[grp_dst[g]]:
-                        has[q, grp_src[g]] = True
-                        has[q, grp_dst[g]] = True
-                        grows = True
-                if grows:
-                    live[m] = a
-                    m += 1
-            nl = m
+            elif kept:
+                # the presence from the pair counts: the pairs of a queue with an unfinished
+                # group and both ports open on the residual -- what a pass over the coflows
+                # of the list finds (a coflow that left it cannot grow: the residual only
+                # falls), without the pass
+                ni = 0
+                ne = 0
+                for p in range(P):
+                    if opn[0, p]:
+                        if p < m_in:
+                            open_in[ni] = p
+                            ni += 1
+                        else:
+                            open_eg[ne] = p
+                            ne += 1
+                present = False
+                for q in range(nq):
+                    for x in range(ni):
+                        i = open_in[x]
+                        if cnt[q, i] == 0:
+                            continue
+                        for y in range(ne):
+                            e = open_eg[y]
+                            if pcnt[q, i, e - m_in] > 0:
+                                has[q, i] = True
+                                has[q, e] = True
+                                present = True
+                if not present:
+                    nl = 0
+            else:
+                m = 0
+                for i in range(nl):
+                    a = live[i]
+                    k = order[a]
+                    q = oq[a]
+                    grows = False
+                    for g in range(grp_ptr[k], grp_ptr[k + 1]):
+                        if gcount[g] > 0 and res[grp_src[g]] > tol[grp_src[g]] and \
+                                res[grp_dst[g]] > tol[grp_dst[g]]:
+                            has[q, grp_src[g]] = True
+                            has[q, grp_dst[g]] = True
+                            grows = True
+                    if grows:
+                        live[m] = a
+                        m += 1
+                nl = m
         if nl == 0:
             break
         # each port's residual split among the queues present there, by weight
@@ -398,27 +445,53 @@ def _dclas_allocate(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, grp_src
             oin[q], oeg[q] = _open_ports(budget[q], tol, m_in, opn[q])
         added = 0.0
         i = 0
+        # with ``kept`` the list is compacted here: a coflow reached that has no group open on
+        # the residual (fixed during the round) is dropped -- the refilter's test on the same
+        # residual, so the list after round r holds the refilter's coflows up to where the
+        # scan went and the coflows passed over beyond (kept: they are tested when reached in
+        # a later round or the strict pass, and a blocked one is never filled); a coflow is
+        # filled only when it is in the refilter's list and a group is open on its budgets
+        m = 0
         while i < nl:
             a = live[i]
             k = order[a]
             q = oq[a]
             if oin[q] == 0 or oeg[q] == 0:
-                i = _queue_end(live, oq, i, nl)
+                j = _queue_end(live, oq, i, nl)
+                if kept:
+                    for x in range(i, j):
+                        live[m] = live[x]
+                        m += 1
+                i = j
                 continue
+            alive = not kept or r_ == 0
+            fill = False
+            for g in range(grp_ptr[k], grp_ptr[k + 1]):
+                if gcount[g] > 0:
+                    s = grp_src[g]
+                    d = grp_dst[g]
+                    if not alive and res[s] > tol[s] and res[d] > tol[d]:
+                        alive = True
+                    if not fill and budget[q, s] > tol[s] and budget[q, d] > tol[d]:
+                        fill = True
+                    if alive and fill:
+                        break
             # the call with nothing to fill returns 0.0 and changes nothing: skipped in line
             # (two dozen array arguments make the call itself costly)
-            for g in range(grp_ptr[k], grp_ptr[k + 1]):
-                if gcount[g] > 0 and budget[q, grp_src[g]] > tol[grp_src[g]] and \
-                        budget[q, grp_dst[g]] > tol[grp_dst[g]]:
-                    added += _fill_coflow(k, grp_ptr, grp_src, grp_dst, gcount, budget[q],
-                                          tol, grate, used, it_w, it_p1, it_p2, it_g, it_lam,
-                                          fbuf, ibuf, done, adj, counter)
-                    got[a] = True
-                    ci, ce = _closed_by(k, grp_ptr, grp_src, grp_dst, budget[q], tol, opn[q])
-                    oin[q] -= ci
-                    oeg[q] -= ce
-                    break
+            if alive and fill:
+                added += _fill_coflow(k, grp_ptr, grp_src, grp_dst, gcount, budget[q],
+                                      tol, grate, used, it_w, it_p1, it_p2, it_g, it_lam,
+                                      fbuf, ibuf, done, adj, counter)
+                got[a] = True
+                ci, ce = _closed_by(k, grp_ptr, grp_src, grp_dst, budget[q], tol, opn[q])
+                oin[q] -= ci
+                oeg[q] -= ce
+            if kept and alive:
+                live[m] = a
+                m += 1
             i += 1
+        if kept:
+            nl = m
         for p in range(P):
             r = cap[p] - used[p]
             res[p] = r if r > 0.0 else 0.0
@@ -614,6 +687,379 @@ def _dclas_allocate_paths(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, g
     return n
 
 
+# ------------------------------------------------------------------ the compiled event loop
+# ``dclas_simulate``: the generic simulator (:func:`coflowopt.simulate.simulate`) and
+# :class:`AaloPolicy` in one kernel, for the default mode (``on_flow_completion="idle"``) on a
+# big switch whose every port can carry traffic (the policy's ``_kept`` path).  Why: at 20,000
+# coflows the per-event numpy of the simulator and of the policy around the D-CLAS kernel was
+# 43 s of a run against 29 s in the kernel itself (bench_scale_profiles.md).  The queues'
+# order is kept as slots ``queue x K + FIFO position`` (as ``mlfq``'s levels) instead of a
+# ``KeyedOrder``; the allocation is the same :func:`_dclas_allocate`.  Same bits as the Python
+# engine (``tests/test_aalo.py``): every float operation is the one the Python path does, in
+# the same order --
+#
+# * the simulator (``reschedule_on = {release, coflow_completion, timer}``): ``fin = t + rem /
+#   rate``; the next event ``min(next coflow completion, next release, timer)``, a coflow
+#   completing when every unfinished flow of it has a rate, at the latest ``fin`` of them;
+#   with none of the three, the next flow completion (and a call there); ``rem -= rate x
+#   (min(fin, t_next) - t)``; a flow completes when ``fin <= t_next`` or ``rem <=
+#   COMPLETION_RTOL x size``; pieces closed at a call when a flow's rate changes (index
+#   order), then at each event the finished flows' (index order);
+# * the policy: the attained service of the coflows served at the last call and of those
+#   released since, ``np.add.reduceat``'s sum of ``size - rem`` over the coflow's flows
+#   (``_madd_kernel._attained``); the queue the number of ``H x (1 - 1e-9)`` at most that,
+#   never lower; the total rate of a served coflow its flows' rates summed in the
+#   allocation's order (``np.add.at``); a crossing at ``t + (H[q] - att) / rate``, applied
+#   at once (demotion, allocation redone) when it is not after ``t``.
+#
+# numba's cache of ``dclas_simulate`` is stamped with this file and the kernel files it
+# imports from (``rates/_jit.kernel_dependency_stamp``), so an edit of ``_dclas_allocate``
+# here or of ``_fill_kernel.py`` recompiles it.
+
+#: Slots per block of the slot occupancy counts (a block without a coflow is passed over).
+_SLOT_BLOCK = 64
+
+#: Status codes of :func:`dclas_simulate` (``stats[0]``): finished, more than ``max_events``
+#: events, no future event while released coflows are unfinished.
+SIM_OK = 0
+SIM_TOO_MANY_EVENTS = 1
+SIM_NO_FUTURE_EVENT = 2
+
+
+@njit(cache=True, borrowed=True)
+def _move_slot(slot_cof, blk, slot_of, c, s):
+    """Coflow ``c`` leaves its slot for slot ``s`` (-1: none)."""
+    o = slot_of[c]
+    if o >= 0:
+        slot_cof[o] = -1
+        blk[o // _SLOT_BLOCK] -= 1
+    slot_of[c] = s
+    if s >= 0:
+        slot_cof[s] = c
+        blk[s // _SLOT_BLOCK] += 1
+
+
+@njit(cache=True, borrowed=True)
+def _count_coflow(c, q, sign, grp_ptr, grp_src, grp_dst, gcount, cnt, pcnt, m_in):
+    """Add (``sign = 1``) or remove coflow ``c``'s unfinished groups to / from ``cnt[q]``
+    and ``pcnt[q]`` (``AaloPolicy._count_groups`` for one coflow)."""
+    for g in range(grp_ptr[c], grp_ptr[c + 1]):
+        if gcount[g] > 0:
+            cnt[q, grp_src[g]] += sign
+            cnt[q, grp_dst[g]] += sign
+            pcnt[q, grp_src[g], grp_dst[g] - m_in] += sign
+
+
+@njit(cache=True, borrowed=True)
+def _demote(c, q, t, ndem, dem_t, dem_c, dem_q, queue, fifo, grp_ptr, grp_src, grp_dst,
+            gcount, cnt, pcnt, m_in, slot_cof, blk, slot_of):
+    """Coflow ``c`` moves to queue ``q`` at time ``t``: logged at entry ``ndem``, its
+    unfinished groups counted under ``q`` instead, its slot moved; returns the next entry."""
+    dem_t[ndem] = t
+    dem_c[ndem] = c
+    dem_q[ndem] = q
+    _count_coflow(c, queue[c], -1, grp_ptr, grp_src, grp_dst, gcount, cnt, pcnt, m_in)
+    queue[c] = q
+    _count_coflow(c, q, 1, grp_ptr, grp_src, grp_dst, gcount, cnt, pcnt, m_in)
+    _move_slot(slot_cof, blk, slot_of, c, q * queue.shape[0] + fifo[c])
+    return ndem + 1
+
+
+@njit(cache=True)
+def dclas_simulate(ptr, size, flow_cof, rel_order, fifo, hs, H, qweight, rounds, grp_ptr,
+                   grp_lo, grp_hi, grp_src, grp_dst, gflows, flow_group, cap, tol, gcount,
+                   grate, budget, has, used, res, it_w, it_p1, it_p2, it_g, it_lam, fbuf,
+                   ibuf, fdone, adj, counter, out_f, out_r, cnt, pcnt, m_in, max_events,
+                   completion_rtol, queue, dem_t, dem_c, dem_q, stats, times, lf, ls, le, lv,
+                   cf, cs, ce, cv, state):
+    """Simulate D-CLAS (``on_flow_completion="idle"``, big switch, every port's capacity
+    above its tolerance) from the first release until every coflow finishes (the comment
+    above).
+
+    Parameters
+    ----------
+    ptr, size, flow_cof : the instance's ``flow_ptr``, ``flow_size`` (float64), ``flow_coflow``
+    rel_order : int64 (K,)
+        The coflows by release (stable).
+    fifo : int64 (K,)
+        Each coflow's FIFO position (release, then index).
+    hs, H : float64 (K_q - 1,)
+        The queue thresholds times ``1 - 1e-9``, and the thresholds.
+    qweight, rounds, grp_* ... out_r : as for :func:`_dclas_allocate` (``gcount``: each
+        group's size on entry; ``cnt``: zeros)
+    flow_group : int64 (F,)
+        Each flow's pair group.
+    m_in : int
+        The number of ingress ports.
+    max_events : int
+    completion_rtol : float
+        :data:`coflowopt.simulate.COMPLETION_RTOL`.
+    queue : int64 (K,)
+        Zeros on entry; on exit each coflow's last queue.
+    dem_t, dem_c, dem_q : (K x (K_q - 1) + 1,)
+        Output: the demotions ``(time, coflow, new queue)`` in the Python engine's order.
+    stats : int64 (4,)
+        Output: status, events, policy calls, demotions.
+    times : float64 (K,)
+        The releases on entry; on exit ``times[0]`` is the last event's time.
+    lf ... state : :meth:`coflowopt.rates._pieces.PieceChunks.args`
+        The pieces ``(flow, start, end, rate)`` in the simulator's order.
+    """
+    F = size.shape[0]
+    K = ptr.shape[0] - 1
+    nH = H.shape[0]
+    nq = qweight.shape[0]
+    rel_t = times.copy()
+    rem = size.copy()
+    done = np.zeros(F, dtype=np.bool_)
+    finished = np.zeros(K, dtype=np.bool_)
+    unfinished = np.empty(K, dtype=np.int64)
+    for c in range(K):
+        unfinished[c] = ptr[c + 1] - ptr[c]
+    num_slots = nq * K
+    slot_cof = np.full(num_slots, -1, dtype=np.int64)
+    blk = np.zeros(-(-num_slots // _SLOT_BLOCK), dtype=np.int64)
+    slot_of = np.full(K, -1, dtype=np.int64)
+    att = np.zeros(K)
+    rk = np.zeros(K)
+    served = np.empty(K, dtype=np.int64)   # the coflows with a rate at the last call
+    ns = 0
+    smark = np.zeros(K, dtype=np.bool_)
+    fresh = np.empty(K, dtype=np.int64)
+    fmark = np.zeros(K, dtype=np.bool_)
+    order = np.empty(K, dtype=np.int64)
+    oq = np.empty(K, dtype=np.int64)
+    now_c = np.empty(K, dtype=np.int64)
+    frate = np.zeros(F)           # each flow's current rate (0: none)
+    nrate = np.zeros(F)           # the new allocation's rates (scratch, zero between calls)
+    pstart = np.full(F, np.nan)   # start of each flow's open piece
+    cur = np.empty(F, dtype=np.int64)
+    ncur = 0
+    newf = np.empty(F, dtype=np.int64)
+    fin = np.empty(F)
+    nc = 0
+    npieces = 0
+    next_rel = 0
+    prn = 0                       # the policy's release pointer
+    nfin = 0
+    events = 0
+    calls = 0
+    ndem = 0
+    timer = np.inf
+    force = True                  # the policy is always called at the first release
+    why = False                   # a release, coflow completion or timer since the last call
+    t = rel_t[rel_order[0]]
+    while True:
+        while next_rel < K and rel_t[rel_order[next_rel]] <= t:
+            next_rel += 1
+            why = True
+        if nfin == K:
+            break
+        events += 1
+        if events > max_events:
+            stats[0] = SIM_TOO_MANY_EVENTS
+            break
+        nnew = 0
+        if force or why:
+            # ------------------------------------------------------------ the policy's call
+            calls += 1
+            timer = np.inf
+            if next_rel > nfin:       # some released coflow is unfinished
+                # the coflows whose attained service may have changed: served at the last
+                # call or released since (new ones enter Q_1's slots and counts)
+                nf = 0
+                for i in range(ns):
+                    c = served[i]
+                    if not finished[c] and not fmark[c]:
+                        fmark[c] = True
+                        fresh[nf] = c
+                        nf += 1
+                for i in range(prn, next_rel):
+                    c = rel_order[i]
+                    _count_coflow(c, queue[c], 1, grp_ptr, grp_src, grp_dst, gcount, cnt,
+                                      pcnt, m_in)
+                    _move_slot(slot_cof, blk, slot_of, c, queue[c] * K + fifo[c])
+                    if not finished[c] and not fmark[c]:
+                        fmark[c] = True
+                        fresh[nf] = c
+                        nf += 1
+                prn = next_rel
+                fs = np.sort(fresh[:nf])
+                for i in range(nf):
+                    c = fs[i]
+                    fmark[c] = False
+                    a = _attained(c, ptr, size, rem)
+                    att[c] = a
+                    lvl = 0
+                    while lvl < nH and hs[lvl] <= a:
+                        lvl += 1
+                    if lvl > queue[c]:
+                        ndem = _demote(c, lvl, t, ndem, dem_t, dem_c, dem_q, queue, fifo,
+                                       grp_ptr, grp_src, grp_dst, gcount, cnt, pcnt, m_in,
+                                       slot_cof, blk, slot_of)
+                while True:
+                    # the active coflows by (queue, FIFO): the occupied slots in order
+                    na = 0
+                    for b in range(blk.shape[0]):
+                        if blk[b] == 0:
+                            continue
+                        hi = (b + 1) * _SLOT_BLOCK
+                        if hi > num_slots:
+                            hi = num_slots
+                        for s in range(b * _SLOT_BLOCK, hi):
+                            c = slot_cof[s]
+                            if c >= 0:
+                                order[na] = c
+                                oq[na] = queue[c]
+                                na += 1
+                    n = _dclas_allocate(order[:na], oq[:na], qweight, rounds, grp_ptr, grp_lo,
+                                        grp_hi, grp_src, grp_dst, gflows, done, cap, tol,
+                                        gcount, grate, budget, has, used, res, it_w, it_p1,
+                                        it_p2, it_g, it_lam, fbuf, ibuf, fdone, adj, counter,
+                                        out_f, out_r, True, cnt, pcnt, m_in)
+                    # each served coflow's total rate, summed in the allocation's order
+                    ns = 0
+                    for x in range(n):
+                        c = flow_cof[out_f[x]]
+                        if not smark[c]:
+                            smark[c] = True
+                            served[ns] = c
+                            ns += 1
+                        rk[c] += out_r[x]
+                    served[:ns] = np.sort(served[:ns])
+                    # the next crossing of a queue threshold; one not after t is applied now
+                    nnow = 0
+                    tmin = np.inf
+                    for i in range(ns):
+                        c = served[i]
+                        smark[c] = False
+                        r = rk[c]
+                        rk[c] = 0.0
+                        q = queue[c]
+                        if q < nH and r > 0.0:
+                            tc = t + (H[q] - att[c]) / r
+                            if tc <= t:
+                                now_c[nnow] = c
+                                nnow += 1
+                            elif tc < tmin:
+                                tmin = tc
+                    if nnow == 0:
+                        timer = tmin
+                        break
+                    for i in range(nnow):
+                        c = now_c[i]
+                        ndem = _demote(c, queue[c] + 1, t, ndem, dem_t, dem_c, dem_q, queue,
+                                       fifo, grp_ptr, grp_src, grp_dst, gcount, cnt, pcnt,
+                                       m_in, slot_cof, blk, slot_of)
+                for x in range(n):
+                    f = out_f[x]
+                    newf[nnew] = f
+                    nnew += 1
+                    nrate[f] = out_r[x]
+            # ------------------------------------------------ the simulator: pieces by index
+            srt = np.sort(newf[:nnew])
+            for i in range(ncur):
+                f = cur[i]
+                if nrate[f] != frate[f]:
+                    if nc == cf.shape[0]:
+                        spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                        nc = 0
+                    nc = put(cf, cs, ce, cv, nc, f, pstart[f], t, frate[f])
+                    npieces += 1
+            for i in range(nnew):
+                f = srt[i]
+                if frate[f] != nrate[f]:
+                    pstart[f] = t
+            for i in range(ncur):
+                frate[cur[i]] = 0.0
+            for i in range(nnew):
+                f = srt[i]
+                frate[f] = nrate[f]
+                nrate[f] = 0.0
+                cur[i] = f
+            ncur = nnew
+        why = False
+        force = False
+        if timer <= t:
+            stats[0] = SIM_NO_FUTURE_EVENT     # a timer not after t cannot happen here
+            break
+        t_flow = np.inf
+        for i in range(ncur):
+            f = cur[i]
+            v = t + rem[f] / frate[f]
+            fin[i] = v
+            if v < t_flow:
+                t_flow = v
+        # the next coflow completion: a coflow's flows are contiguous in ``cur`` (by index)
+        t_cof = np.inf
+        i = 0
+        while i < ncur:
+            c = flow_cof[cur[i]]
+            last = fin[i]
+            j = i + 1
+            while j < ncur and flow_cof[cur[j]] == c:
+                if fin[j] > last:
+                    last = fin[j]
+                j += 1
+            if j - i == unfinished[c] and last < t_cof:
+                t_cof = last
+            i = j
+        t_rel = rel_t[rel_order[next_rel]] if next_rel < K else np.inf
+        t_next = t_cof
+        if t_rel < t_next:
+            t_next = t_rel
+        if timer < t_next:
+            t_next = timer
+        if not np.isfinite(t_next) and np.isfinite(t_flow):
+            # no coflow can complete under these rates: step to the next flow completion
+            t_next = t_flow
+            force = True
+        if not np.isfinite(t_next):
+            stats[0] = SIM_NO_FUTURE_EVENT
+            break
+        k = 0
+        for i in range(ncur):
+            f = cur[i]
+            r = frate[f]
+            v = fin[i]
+            rem[f] -= r * ((v if v < t_next else t_next) - t)
+            if v <= t_next or rem[f] <= completion_rtol * size[f]:
+                if nc == cf.shape[0]:
+                    spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                    nc = 0
+                nc = put(cf, cs, ce, cv, nc, f, pstart[f], v if v <= t_next else t_next, r)
+                npieces += 1
+                rem[f] = 0.0
+                done[f] = True
+                frate[f] = 0.0
+                c = flow_cof[f]
+                g = flow_group[f]
+                gcount[g] -= 1
+                if gcount[g] == 0:
+                    cnt[queue[c], grp_src[g]] -= 1
+                    cnt[queue[c], grp_dst[g]] -= 1
+                    pcnt[queue[c], grp_src[g], grp_dst[g] - m_in] -= 1
+                unfinished[c] -= 1
+                if unfinished[c] == 0:
+                    finished[c] = True
+                    nfin += 1
+                    why = True
+                    _move_slot(slot_cof, blk, slot_of, c, -1)
+            else:
+                cur[k] = f
+                k += 1
+        ncur = k
+        if t_next == timer:
+            why = True
+        t = t_next
+    close_pieces(lf, ls, le, lv, cf, cs, ce, cv, nc, 0, t)
+    state[0] = npieces
+    stats[1] = events
+    stats[2] = calls
+    stats[3] = ndem
+    times[0] = t
+
+
 # ---------------------------------------------------------------------------------- D-CLAS
 class AaloPolicy:
     """D-CLAS as a :class:`~coflowopt.simulate.RatePolicy` (module docstring).
@@ -715,6 +1161,9 @@ class AaloPolicy:
         # demoted, instead of recomputed from every flow of every active coflow per event
         self._kept = not self._general and bool(np.all(self._cap > self._tol))
         self._cnt = np.zeros((nq, P), dtype=np.int64)
+        m_in = instance.num_ingress
+        self._pcnt = np.zeros((nq, m_in, P - m_in) if self._kept else (1, 1, 1),
+                              dtype=np.int64)
         if self._kept:
             sizes = self._grp_hi - self._grp_lo
             self._gcount[:] = sizes
@@ -755,7 +1204,7 @@ class AaloPolicy:
         if self._general:
             n = _dclas_allocate_paths(*args)
         else:
-            n = _dclas_allocate(*args, self._kept and cap is None, self._cnt,
+            n = _dclas_allocate(*args, self._kept and cap is None, self._cnt, self._pcnt,
                                 self.inst.num_ingress)
         return self._out_f[:n].copy(), self._out_r[:n].copy()
 
@@ -782,6 +1231,8 @@ class AaloPolicy:
         q = self.queue[self._grp_coflow[gs]]
         np.add.at(self._cnt, (q, self._grp_src[gs]), sign)
         np.add.at(self._cnt, (q, self._grp_dst[gs]), sign)
+        m_in = self.inst.num_ingress
+        np.add.at(self._pcnt, (q, self._grp_src[gs], self._grp_dst[gs] - m_in), sign)
 
     def _count_finished(self, state: SimState) -> None:
         """Count the flows that finished since the last call out of their groups, and the
@@ -798,6 +1249,8 @@ class AaloPolicy:
         q = self.queue[self._grp_coflow[g]]
         np.subtract.at(self._cnt, (q, self._grp_src[g]), 1)
         np.subtract.at(self._cnt, (q, self._grp_dst[g]), 1)
+        m_in = self.inst.num_ingress
+        np.subtract.at(self._pcnt, (q, self._grp_src[g], self._grp_dst[g] - m_in), 1)
 
     def allocate(self, state: SimState):
         act = state.active_coflows
@@ -891,6 +1344,46 @@ class AaloPolicy:
         return self._timer
 
 
+def _run_compiled(instance: Instance, pol: AaloPolicy):
+    """:func:`simulate` of ``pol`` (reset, on its ``_kept`` path, ``on_flow_completion="idle"``)
+    in the compiled event loop :func:`dclas_simulate`: ``(schedule, events, policy calls)``,
+    with ``pol.queue`` and ``pol.demotions`` as the Python engine leaves them."""
+    from ..rates._jit import read_only
+    from ..rates._pieces import PieceChunks, chunks_to_arrays
+    from ..simulate import COMPLETION_RTOL, SimulationError, settle_sizes
+    inst = instance
+    K, F = inst.num_coflows, inst.num_flows
+    max_events = 50 * (F + K) + 1000          # the simulator's default budget
+    H = np.ascontiguousarray(pol.thresholds, dtype=float)
+    nd = K * H.size + 1                       # a coflow is demoted at most K_q - 1 times
+    dem_t, dem_c, dem_q = np.zeros(nd), np.zeros(nd, np.int64), np.zeros(nd, np.int64)
+    stats = np.zeros(4, dtype=np.int64)
+    times = np.array(inst.release, dtype=float)
+    chunks = PieceChunks()
+    dclas_simulate(read_only(inst.flow_ptr, np.int64), read_only(inst.flow_size, float),
+                   read_only(inst.flow_coflow, np.int64), read_only(pol._rel_order, np.int64),
+                   read_only(pol._fifo, np.int64), H * (1 - 1e-9), H, pol.weights,
+                   pol.max_rounds, pol._grp_ptr, pol._grp_lo, pol._grp_hi, pol._grp_src,
+                   pol._grp_dst, pol._gflows, pol._flow_group, pol._cap, pol._tol,
+                   pol._gcount, *pol._bufs, *pol._fill, pol._out_f, pol._out_r, pol._cnt,
+                   pol._pcnt,
+                   int(inst.num_ingress), int(max_events), COMPLETION_RTOL, pol.queue, dem_t,
+                   dem_c, dem_q, stats, times, *chunks.args())
+    status = int(stats[0])
+    if status == SIM_TOO_MANY_EVENTS:
+        raise SimulationError(f"policy {pol.name!r}: more than {max_events} events (at time "
+                              f"{times[0]}); the policy makes no progress")
+    if status != SIM_OK:
+        raise SimulationError(f"policy {pol.name!r}: no future event at time {times[0]} while "
+                              "released coflows are unfinished: the policy gives them no rate")
+    m = int(stats[3])
+    pol.demotions = list(zip(dem_t[:m].tolist(), dem_c[:m].tolist(), dem_q[:m].tolist()))
+    f, s, e, v = chunks_to_arrays(chunks)
+    sched = (settle_sizes(inst, Schedule(f, s, e, v, meta={"policy": pol.name}), copy=False)
+             if f.size else Schedule.empty())
+    return sched, int(stats[1]), int(stats[2])
+
+
 def _params_meta(pol: AaloPolicy) -> dict:
     return {"num_queues": pol.num_queues, "thresholds": pol.thresholds.tolist(),
             "weights": pol.weights.tolist(), "sharing": pol.sharing,
@@ -910,7 +1403,7 @@ def _params_meta(pol: AaloPolicy) -> dict:
           aliases=("dclas",))
 def aalo(instance: Instance, *, num_queues: int = 10, first_threshold: float = 10.0,
          multiplier: float = 10.0, weights=None, sharing: str = "weighted",
-         max_rounds: int = 16, on_flow_completion: str = "idle",
+         max_rounds: int = 16, on_flow_completion: str = "idle", engine: str = "auto",
          tol_rel: float = 1e-12) -> Schedule:
     """Aalo's D-CLAS: discretised coflow-aware least-attained-service (Pseudocode 4).
 
@@ -934,13 +1427,19 @@ def aalo(instance: Instance, *, num_queues: int = 10, first_threshold: float = 1
         At a flow completion: nothing (rates change at coflow events and demotions only); hand
         the freed bandwidth out by the D-CLAS rules keeping the other rates; or recompute
         everything (module docstring).
+    engine : {"auto", "kernel", "python"}
+        ``python``: :class:`AaloPolicy` on the generic simulator (the reference);
+        ``kernel`` / ``auto``: the compiled event loop :func:`dclas_simulate`, the same
+        schedule (pieces in the same order), where it applies -- ``on_flow_completion="idle"``
+        on a big switch whose every port's capacity is above its tolerance -- and the Python
+        engine elsewhere; ``meta["engine"]`` says which ran.
     tol_rel : float
         A port's residual capacity below ``tol_rel`` times its capacity counts as 0.
 
     Returns
     -------
     Schedule
-        ``meta`` records the parameters, events, ``final_queue`` (0-based, per coflow) and
+        ``meta`` records the parameters, the engine, events, ``final_queue`` (0-based, per coflow) and
         ``demotions`` (``[time, coflow, queue]``).
 
     Raises
@@ -975,21 +1474,32 @@ def aalo(instance: Instance, *, num_queues: int = 10, first_threshold: float = 1
     *Running time.*  Per event O(rounds x (flow groups of the active coflows + queues x
     ports)), compiled; events are releases, coflow completions and demotions (and flow
     completions unless ``on_flow_completion="idle"``).  Facebook trace, defaults: 1,822
-    events, about a minute.
+    events; with the compiled event loop (the default where it applies) the per-event
+    bookkeeping of the simulator and the policy is compiled too
+    (``experiments/results/bench_scale.md``).
 
     References
     ----------
     Chowdhury, PhD dissertation (UC Berkeley, 2015), Sec. 6.4, Pseudocode 4; coflowsim
     ``CoflowSimulatorDark``.
     """
+    engine = check_engine(engine)
     pol = AaloPolicy(num_queues=num_queues, first_threshold=first_threshold,
                      multiplier=multiplier, weights=weights, sharing=sharing,
                      max_rounds=max_rounds, on_flow_completion=on_flow_completion,
                      tol_rel=tol_rel)
-    res = simulate(instance, pol)
-    s = res.schedule
-    meta = {"algorithm": "aalo", **_params_meta(pol), "events": res.events,
-            "policy_calls": res.policy_calls, "final_queue": pol.queue.tolist(),
+    compiled = False
+    if engine == "kernel" and on_flow_completion == "idle" and instance.is_big_switch:
+        pol.reset(instance)
+        compiled = pol._kept
+    if compiled:
+        s, events, calls = _run_compiled(instance, pol)
+    else:
+        res = simulate(instance, pol)
+        s, events, calls = res.schedule, res.events, res.policy_calls
+    meta = {"algorithm": "aalo", **_params_meta(pol), "engine": "kernel" if compiled else
+            "python", "events": events, "policy_calls": calls,
+            "final_queue": pol.queue.tolist(),
             "demotions": [[a, b, c] for a, b, c in pol.demotions]}
     return Schedule(s.flow, s.start, s.end, s.rate, meta=meta)
 
