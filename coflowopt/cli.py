@@ -18,6 +18,8 @@ Exit codes (the same for every subcommand):
 4
     solver failure: a solver (HiGHS, an OR-Tools worker) failed in a way that left no usable
     result; one line on standard error says which and how.  Not a problem with the input.
+    Also running out of memory (``MemoryError``: the run needed more than the machine or its
+    address-space limit gives; one line says what could not be allocated).
 
 Every command takes ``--json``: standard output is then one JSON document and nothing else
 (logs, progress and solver output go to standard error); human-readable text otherwise.
@@ -46,7 +48,8 @@ EXIT_CODES_HELP = """exit codes:
      did not check, or (bench, report, demo) a task failed or rows are inconsistent
   2  bad usage or bad input: one line on stderr names the file, line, field or flag
   3  internal error (a bug): the traceback is printed
-  4  solver failure: a solver failed without a usable result (not the input's fault)
+  4  solver failure: a solver failed without a usable result (not the input's fault),
+     or the run ran out of memory
 
 --json: stdout is one JSON document and nothing else; logs and progress go to stderr."""
 
@@ -1143,6 +1146,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         # the solver, not the input, failed: its own exit code, so that scripts can retry
         # or switch backends rather than "fix" a valid input
         print(f"coflowopt {args.command}: solver failure: {_one_line(e)}", file=sys.stderr)
+        return EXIT_SOLVER
+    except MemoryError as e:
+        # the machine's (or the address-space limit's) memory, not the input and not a bug
+        # in the sense of exit 3: one line, no traceback (numpy says what it could not
+        # allocate; a bare MemoryError says nothing more)
+        print(f"coflowopt {args.command}: out of memory: "
+              f"{_one_line(e) if str(e) else 'an allocation failed'} (this run needs more "
+              "memory than it was given; see the README's memory figures)", file=sys.stderr)
         return EXIT_SOLVER
     except (CoflowOptError, OSError) as e:
         # every bad input / usage error: exit 2 with the located message
