@@ -278,6 +278,12 @@ def check_params(func: Callable, params: dict[str, Any], flag: str, owner: str, 
                 v, int if want == "int" else (int, float))):
             raise UsageError(f"{flag} {k}: {owner} needs "
                              f"{'an integer' if want == 'int' else 'a number'}, got {v!r}")
+        if want in ("number or null", "int or null") and v is not None and (
+                isinstance(v, bool) or not isinstance(
+                    v, int if want == "int or null" else (int, float))):
+            raise UsageError(f"{flag} {k}: {owner} needs "
+                             f"{'an integer' if want == 'int or null' else 'a number'} "
+                             f"(or null), got {v!r}")
         if want == "str" and not isinstance(v, str):
             raise UsageError(f"{flag} {k}: {owner} needs a name, got {v!r}")
         if want == "mapping" and not (isinstance(v, dict) or v is None):
@@ -292,8 +298,9 @@ def check_params(func: Callable, params: dict[str, Any], flag: str, owner: str, 
 
 def _wanted_type(p) -> str | None:
     """What a parameter's signature says about its type: ``"bool"``, ``"int"``, ``"number"``,
-    ``"str"`` (a name), ``"mapping"`` (nested parameters: a JSON object) or None (anything
-    else -- lists, unions, None defaults -- is left to the function)."""
+    ``"number or null"`` / ``"int or null"`` (``float | None``: a time limit), ``"str"`` (a
+    name), ``"mapping"`` (nested parameters: a JSON object) or None (anything else -- lists,
+    other unions -- is left to the function)."""
     ann = str(p.annotation).strip("'\"")
     if isinstance(p.default, bool) or ann == "bool":
         return "bool"
@@ -306,6 +313,10 @@ def _wanted_type(p) -> str | None:
         return "int"
     if ann == "float" or (isinstance(p.default, (int, float)) and p.default is not None):
         return "number"
+    if ann in ("float | None", "Optional[float]"):
+        return "number or null"
+    if ann in ("int | None", "Optional[int]"):
+        return "int or null"
     return None
 
 
