@@ -271,19 +271,18 @@ def check_params(func: Callable, params: dict[str, Any], flag: str, owner: str, 
     for k, v in params.items():
         if k not in by_name:
             raise UsageError(f"{flag} {k}: {owner} has no parameter {k!r} (accepted: {shown})")
-        want = _wanted_type(by_name[k])
+        want = _wanted_type(by_name[k]) or ""
+        nullable = want.endswith(" or null")    # float | None: null is a value too
+        want = want.removesuffix(" or null")
+        if nullable and v is None:
+            continue
         if want == "bool" and not isinstance(v, bool):
             raise UsageError(f"{flag} {k}: {owner} needs true or false, got {v!r}")
         if want in ("int", "number") and (isinstance(v, bool) or not isinstance(
                 v, int if want == "int" else (int, float))):
             raise UsageError(f"{flag} {k}: {owner} needs "
-                             f"{'an integer' if want == 'int' else 'a number'}, got {v!r}")
-        if want in ("number or null", "int or null") and v is not None and (
-                isinstance(v, bool) or not isinstance(
-                    v, int if want == "int or null" else (int, float))):
-            raise UsageError(f"{flag} {k}: {owner} needs "
-                             f"{'an integer' if want == 'int or null' else 'a number'} "
-                             f"(or null), got {v!r}")
+                             f"{'an integer' if want == 'int' else 'a number'}"
+                             f"{' (or null)' if nullable else ''}, got {v!r}")
         if want == "str" and not isinstance(v, str):
             raise UsageError(f"{flag} {k}: {owner} needs a name, got {v!r}")
         if want == "mapping" and not (isinstance(v, dict) or v is None):
@@ -306,8 +305,7 @@ def _wanted_type(p) -> str | None:
         return "bool"
     if ann == "str":
         return "str"
-    if ann.startswith(("Mapping[", "dict[")) or ann in ("dict", "Mapping") or \
-            ann.startswith(("Mapping[str, Any] | None", "dict[str, Any] | None")):
+    if ann.startswith(("Mapping[", "dict[")) or ann in ("dict", "Mapping"):
         return "mapping"
     if ann == "int":
         return "int"
