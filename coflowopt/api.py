@@ -45,13 +45,14 @@ def run_schedule(instance: Instance, order: str | None = "fifo", rates: str | No
     keep_schedule : bool, default True
         With False, an algorithm that has a windowed form (:data:`POLICY_WINDOWS`: per-flow
         fairness ``fair`` / ``per-flow-maxmin`` and ``wss``, about 2e8 pieces, 6 GB, on the
-        Facebook trace, and ``varys``, ``varys-online``, ``varys-deadline``;
+        Facebook trace, ``varys``, ``varys-online``, ``varys-deadline``, and the fairness
+        policies ``hug``, ``hug-cooperative``, ``drf``, ``ps-p``, 6.5e7 pieces and more;
         :data:`RATES_WINDOWS`: ``madd`` after any ordering, 1e7
         pieces) hands its schedule over window by window to the float verifier and never
         holds it: ``result.schedule`` is None, the verdict and every number are the same
-        (MADD and Varys: a held rerun when the streamed schedule is rejected with a flow left
-        unsettled, :func:`coflowopt.rates.madd.run_madd_windows`).  ``engine="python"`` and
-        the other algorithms ignore it.
+        (MADD, Varys and the fairness policies: a held rerun when the streamed schedule is
+        rejected with a flow left unsettled, :class:`coflowopt.simulate.WindowSettler`).
+        ``engine="python"`` and the other algorithms ignore it.
     stream_to : str, optional
         With ``keep_schedule=False`` and a windowed form: also write the windows, as they
         come, to this ``.npz`` piece file (:class:`~coflowopt.formats.schedule_io.
@@ -124,7 +125,8 @@ RATES_WINDOWS = {"madd": ("coflowopt.rates.madd", "madd_windows", {}, True)}
 #: The policies with a windowed form, as :data:`RATES_WINDOWS` with
 #: ``windows(instance, on_window, **policy_params) -> stats``.  Per-flow fairness and WSS
 #: (:func:`~coflowopt.policies.flow_level.maxmin_windows` with their weights) take no
-#: parameter but ``engine``, which only selects this path.
+#: parameter but ``engine``, which only selects this path.  The fairness policies run the
+#: generic simulator in its sink mode (:func:`~coflowopt.fairness.simulation.fairness_windows`).
 POLICY_WINDOWS = {
     "fair": ("coflowopt.policies.flow_level", "maxmin_windows", {"weights": "unit"}, False),
     "per-flow-maxmin": ("coflowopt.policies.flow_level", "maxmin_windows",
@@ -132,7 +134,9 @@ POLICY_WINDOWS = {
     "wss": ("coflowopt.policies.flow_level", "maxmin_windows", {"weights": "size"}, False),
     "varys": ("coflowopt.policies.varys", "varys_windows", {}, True),
     "varys-online": ("coflowopt.policies.online_varys", "varys_online_windows", {}, True),
-    "varys-deadline": ("coflowopt.policies.online_varys", "varys_deadline_windows", {}, True)}
+    "varys-deadline": ("coflowopt.policies.online_varys", "varys_deadline_windows", {}, True),
+    **{name: ("coflowopt.fairness.simulation", "fairness_windows", {"method": name}, True)
+       for name in ("hug", "hug-cooperative", "drf", "ps-p")}}
 
 
 def _windows(table: dict, name: str, params) -> tuple:
@@ -188,12 +192,13 @@ def _streamed(instance: Instance, run, *, algorithm: str, params: dict, objectiv
     verdict as :func:`~coflowopt.verify.verify_schedule`) and, with ``stream_to``, to an
     ``.npz`` piece file as they come; the time spent verifying is reported apart.
 
-    A windowed form that cannot settle every flow (MADD / Varys: a flow off its size by more
-    than :data:`~coflowopt.simulate.SETTLE_RTOL` whose pieces span windows; ``unsettled`` in
-    its statistics) could be rejected where the held schedule is accepted: then ``held()``
-    (the held form) is run and verified instead, so that streaming never changes a verdict;
-    ``extra["streamed"]["held_rerun"]`` says so.  ``timings[time_key]`` is the time of the
-    kernel without the verifier's share (``"rates"`` after an ordering, as in the held path)."""
+    A windowed form that cannot settle every flow (MADD / Varys / the fairness policies: a
+    flow off its size by more than :data:`~coflowopt.simulate.SETTLE_RTOL` whose pieces span
+    windows; ``unsettled`` in its statistics) could be rejected where the held schedule is
+    accepted: then ``held()`` (the held form) is run and verified instead, so that streaming
+    never changes a verdict; ``extra["streamed"]["held_rerun"]`` says so.
+    ``timings[time_key]`` is the time of the kernel without the verifier's share (``"rates"``
+    after an ordering, as in the held path)."""
     from .verify import WindowedVerifier
 
     ver = WindowedVerifier(instance)

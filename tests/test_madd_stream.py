@@ -106,6 +106,22 @@ def unsettled_in(inst, parts):
     return int(settle_off(total, inst.flow_size.astype(float))[windows > 1].sum())
 
 
+def assert_glues_into(inst, parts, stats, held) -> int:
+    """The windows ``parts`` glued are ``held``'s pieces: the same flows, starts and ends; the
+    rates differ only for the flows the sink left unsettled (its ``stats``), which held settled
+    (size / sent, a relative change far below 1e-9).  Returns the number of glued pieces."""
+    f, s, e, v = glued(parts)
+    hf, hs, he, hv = held_pieces(held)
+    np.testing.assert_array_equal(f, hf)
+    np.testing.assert_array_equal(s, hs)
+    np.testing.assert_array_equal(e, he)
+    differ = np.unique(f[v != hv])
+    assert differ.size <= stats["unsettled"]
+    assert stats["unsettled"] == unsettled_in(inst, parts)
+    np.testing.assert_allclose(v, hv, rtol=1e-9, atol=0)
+    return f.size
+
+
 def held_pieces(sched):
     o = np.lexsort((sched.start, sched.flow))
     return sched.flow[o], sched.start[o], sched.end[o], sched.rate[o]
@@ -135,7 +151,6 @@ def test_windows_glue_into_the_held_schedule(kind):
                 def run(cb, w):
                     return varys_windows(inst, cb, backfill=backfill, window=w)
             want = verify_schedule(inst, held)
-            hf, hs, he, hv = held_pieces(held)
             for window in (1, 3, 10**6):
                 stats, rep, parts = streamed(inst, run, window)
                 assert_same_report(rep, want)
@@ -144,16 +159,7 @@ def test_windows_glue_into_the_held_schedule(kind):
                     assert stats["windows"] > 1
                 for k in totals:
                     totals[k] += stats[k]
-                f, s, e, v = glued(parts)
-                # the same pieces; the rates differ only for flows left unsettled, which held
-                # settled (size / sent, a relative change far below 1e-9)
-                np.testing.assert_array_equal(f, hf)
-                np.testing.assert_array_equal(s, hs)
-                np.testing.assert_array_equal(e, he)
-                differ = np.unique(f[v != hv])
-                assert differ.size <= stats["unsettled"]
-                assert stats["unsettled"] == unsettled_in(inst, parts)
-                np.testing.assert_allclose(v, hv, rtol=1e-9, atol=0)
+                assert_glues_into(inst, parts, stats, held)
     # the settling instances exercise both cases of the sink
     assert totals["settled"] > 0 and totals["unsettled"] > 0
 

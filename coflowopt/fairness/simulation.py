@@ -66,7 +66,7 @@ from ..instance import Instance
 from ..registry import register
 from ..schedule import Schedule
 from ..rates._jit import read_only
-from ..simulate import SimState, simulate
+from ..simulate import WINDOW_PIECES, SimState, simulate
 from ..slowdown import coflow_slowdown
 from ..verify import VerificationReport, verify_schedule
 from .allocations import allocate
@@ -77,7 +77,7 @@ from .._index_ranges import concat_ranges
 
 __all__ = ["FairnessPolicy", "FairnessRun", "simulate_fairness", "link_allocation_rates",
            "POLICY_METHODS", "hug_policy", "hug_cooperative_policy", "drf_policy", "ps_p_policy",
-           "per_flow_policy"]
+           "per_flow_policy", "fairness_windows"]
 
 #: Methods available as time policies.
 POLICY_METHODS = ("hug", "hug-cooperative", "drf", "ps-p", "per-flow")
@@ -449,10 +449,63 @@ def _run(instance: Instance, method: str, weighted: bool, at_flow_completions: b
     policy = FairnessPolicy(method, weighted=weighted, at_flow_completions=at_flow_completions)
     sim = simulate(instance, policy)
     sched = Schedule(sim.schedule.flow, sim.schedule.start, sim.schedule.end, sim.schedule.rate,
-                     meta={"algorithm": method, "policy": policy.name, "weighted": weighted,
-                           "rates": "MADD-style within each coflow" if method != "per-flow"
-                           else "per-flow max-min"})
+                     meta=_meta(method, policy, weighted))
     return policy, sim, sched
+
+
+def _meta(method: str, policy: FairnessPolicy, weighted: bool) -> dict:
+    return {"algorithm": method, "policy": policy.name, "weighted": weighted,
+            "rates": "MADD-style within each coflow" if method != "per-flow"
+            else "per-flow max-min"}
+
+
+def fairness_windows(instance: Instance, on_window, *, method: str, weighted: bool = False,
+                     window: int = WINDOW_PIECES) -> dict:
+    """The policy ``method`` (``hug``, ``hug-cooperative``, ``drf``, ``ps-p``) handed over
+    window by window (:func:`coflowopt.simulate.simulate` in sink mode), never held.
+
+    Why: these policies rescale every flow of every active coflow at each coflow event, so on
+    the Facebook trace they close 6.5e7 (``hug-cooperative``) to about 1e8 pieces, 2-3 GB
+    held and 5-8 GB at the peak of the held run (``experiments/results/bench_scale_fb.md``).
+    The windows glue into the held schedule: the same pieces (cut at window boundaries, the
+    same rate on both sides) with the same rates, but for the flows :class:`~coflowopt.
+    simulate.WindowSettler` leaves unsettled (``tests/test_fairness_stream.py``).
+
+    Parameters
+    ----------
+    instance : Instance
+    on_window : callable
+        ``on_window(schedule, start, end)`` for every window in time order.
+    method : str
+        One of :data:`POLICY_METHODS` but ``per-flow`` (whose windowed form is
+        :func:`coflowopt.policies.flow_level.maxmin_windows`).
+    weighted : bool
+    window : int
+        Pieces per window (at least).
+
+    Returns
+    -------
+    dict
+        ``events``, ``policy_calls``, ``coflow_completion`` (the simulator's, unverified) and
+        the sink's ``pieces``, ``windows``, ``callback_s``, ``settled``, ``unsettled``.
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> from coflowopt.verify import WindowedVerifier
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1.0)]), Coflow("B", [(0, 1, 2.0)])])
+    >>> v = WindowedVerifier(inst)
+    >>> st = fairness_windows(inst, lambda s, a, b: v.add(a, b, s), method="hug", window=1)
+    >>> v.report().coflow_completion.tolist(), st["windows"]
+    ([2.0, 3.0], 2)
+    """
+    if method == "per-flow":
+        raise InvalidParameterError("per-flow's windowed form is flow_level.maxmin_windows")
+    policy = FairnessPolicy(method, weighted=weighted)
+    sim = simulate(instance, policy, on_window=on_window, window=window,
+                   meta=_meta(method, policy, weighted))
+    return {"events": sim.events, "policy_calls": sim.policy_calls, **sim.stats,
+            "coflow_completion": sim.coflow_completion}
 
 
 def _schedule(instance: Instance, method: str, weighted: bool) -> Schedule:

@@ -514,53 +514,25 @@ def run_madd_windows(instance: Instance, rank, on_window, *, sebf: bool,
     >>> v.report().coflow_completion.tolist(), st["windows"] > 1
     ([2.0, 3.0], True)
     """
-    from ..simulate import settle_off, settle_rates
+    from ..simulate import WindowSettler
     from ._pieces import WindowSink
 
     window = int(window)
     if window < 1:
         raise InvalidParameterError(f"window must be a positive number of pieces, got {window}")
     F = instance.num_flows
-    size = instance.flow_size.astype(float)
     fc = np.full(F, np.nan)
-    carried = np.zeros(F)              # what flows with pieces in earlier windows sent there
-    earlier = np.zeros(F, dtype=bool)  # the flow had pieces in an earlier window
-    count = {"settled": 0, "unsettled": 0}
     # between two window checks an event closes at most two pieces per flow, a cut one more
     chunks = PieceChunks(buffer=window + 3 * F + 16)
-
-    sent = np.zeros(F)                 # this window's sums, zero outside its flows
-    seen = np.zeros(F, dtype=bool)
-    here_buf = np.zeros(F, dtype=np.int64)
-
-    def settle(f, s, e, v):
-        # the sums of settle_sizes, over this window's pieces in their order (the bits of a
-        # bincount); then only the flows of this window are looked at (passes over all F per
-        # window made the sink cost more than the verifier)
-        here = here_buf[:_k.window_sums(f, v * (e - s), sent, seen, here_buf)]
-        running = np.isnan(fc[here])     # no completion time yet: more pieces to come
-        rest, done = here[running], here[~running]  # done: its last piece is in this window
-        whole, split = done[~earlier[done]], done[earlier[done]]
-        fix = whole[settle_off(sent[whole], size[whole])]
-        if fix.size:
-            off = np.zeros(F, dtype=bool)
-            off[fix] = True
-            settle_rates(f, v, sent, size, off)
-            count["settled"] += int(fix.size)
-        count["unsettled"] += int(settle_off(carried[split] + sent[split], size[split]).sum())
-        carried[rest] += sent[rest]
-        earlier[here] = True
-        sent[here] = 0.0
-        seen[here] = False
-
+    settle = WindowSettler(instance, fc)
     sink = WindowSink(instance, on_window, meta or {}, prepare=settle)
     cc, _, events, calls = sink.run(
         lambda: _madd_call(instance, rank, sebf, backfill, tol_rel, chunks, window, fc,
                            online, max_events)[:4],
         "run_madd_windows")
     return {"events": int(events), "policy_calls": int(calls), "pieces": chunks.total,
-            "windows": sink.windows, "callback_s": sink.callback_s, **count,
-            "coflow_completion": cc}
+            "windows": sink.windows, "callback_s": sink.callback_s, "settled": settle.settled,
+            "unsettled": settle.unsettled, "coflow_completion": cc}
 
 
 def held_as_window(instance: Instance, on_window, schedule: Schedule) -> dict:
