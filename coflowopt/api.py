@@ -135,6 +135,8 @@ POLICY_WINDOWS = {
     "varys": ("coflowopt.policies.varys", "varys_windows", {}, True),
     "varys-online": ("coflowopt.policies.online_varys", "varys_online_windows", {}, True),
     "varys-deadline": ("coflowopt.policies.online_varys", "varys_deadline_windows", {}, True),
+    "mlfq": ("coflowopt.policies.mlfq", "mlfq_windows", {}, True),
+    "baraat": ("coflowopt.policies.mlfq", "baraat_windows", {}, True),
     **{name: ("coflowopt.fairness.simulation", "fairness_windows", {"method": name}, True)
        for name in ("hug", "hug-cooperative", "drf", "ps-p")}}
 

@@ -29,6 +29,14 @@ one the Python path does, in the same order --
 The Python engine (``MlfqPolicy`` / ``BaraatPolicy`` on :func:`coflowopt.simulate.simulate`)
 stays the reference: ``coflowopt.policies.mlfq._Slots.compiled = False`` selects it.
 
+*Sink mode* (``window > 0``: :func:`coflowopt.policies.mlfq.mlfq_windows` /
+``baraat_windows``).  Why: held, the pieces are the whole memory of a run (the Facebook
+trace: ``mlfq`` 1.4e8 pieces, 4.5 GB in the chunk lists and 5.8 GB peak while they are
+concatenated, the rest of the process ~0.1 GB).  The windows are cut at event times; beside
+them the kernel sums each flow's data exactly as :func:`coflowopt.simulate.settle_sizes` sums
+the held schedule (:func:`_held_sum`), so that a flow whose pieces lie in one window is
+settled with the held run's bits.
+
 numba's cache of :func:`slots_simulate` holds the ``serve_levels_from`` it was compiled with
 and is not invalidated by an edit of ``_class_kernel.py`` (numba checks the stamp of this
 file only): after changing the allocation, touch this file (or clear ``__pycache__``), as was
@@ -41,12 +49,13 @@ import numpy as np
 
 from ..rates._jit import njit
 from ..rates._pieces import close_pieces as _close
+from ..rates._pieces import flush_to_sink as _flush
 from ..rates._pieces import put as _put
 from ..rates._pieces import spill as _spill
 from ._class_kernel import BLOCK, serve_levels
 
 __all__ = ["slots_simulate", "MODE_MLFQ", "MODE_BARAAT", "OK", "TOO_MANY_EVENTS",
-           "NO_FUTURE_EVENT"]
+           "NO_FUTURE_EVENT", "SETTLE_SLICE"]
 
 #: ``mode`` of :func:`slots_simulate`: levels on attained service (slot ``level x K + FIFO
 #: position``), or Baraat's FIFO classes (slot = FIFO position, heavy coflows open a class).
@@ -59,6 +68,11 @@ MODE_BARAAT = 1
 OK = 0
 TOO_MANY_EVENTS = 1
 NO_FUTURE_EVENT = 2
+
+#: The slice of :func:`coflowopt.simulate.settle_sizes` (pieces per bincount), whose sums the
+#: sink mode reproduces (``tests/test_mlfq_stream.py`` checks the two agree).
+SETTLE_SLICE_BITS = 20
+SETTLE_SLICE = 1 << SETTLE_SLICE_BITS
 
 
 @njit(cache=True, borrowed=True)
@@ -75,11 +89,26 @@ def _move(slot_cof, blk, slot_of, c, s):
         blk[s // BLOCK] += 1
 
 
+@njit(cache=True, borrowed=True)
+def _held_sum(f, amount, hidx, hblk, hpart, htot):
+    """Add ``amount`` (``rate x (end - start)`` of a piece of flow ``f`` that has number
+    ``hidx`` in the held schedule) to the flow's sum as :func:`coflowopt.simulate.settle_sizes`
+    forms it: a bincount per slice of :data:`SETTLE_SLICE` pieces, the slices' sums added in
+    turn (``htot + hpart`` is the sum so far, the bits of ``settle_sizes``' ``sent``)."""
+    b = hidx >> SETTLE_SLICE_BITS
+    if hblk[f] != b:
+        htot[f] += hpart[f]
+        hpart[f] = 0.0
+        hblk[f] = b
+    hpart[f] += amount
+
+
 @njit(cache=True)
 def slots_simulate(mode, ptr, size, flow_cof, rel_order, fifo, hs, H, thr_s, thr,
                    fr_ptr, fr, cap, tol, full_rtol, path, path_ptr, path_flow, qres_ptr, qres,
                    rq_ptr, rq, num_slots, max_events, completion_rtol, level, heavy, stats,
-                   times, lf, ls, le, lv, cf, cs, ce, cv, state):
+                   times, lf, ls, le, lv, cf, cs, ce, cv, state, window, sent, first_win,
+                   wdone, wstat):
     """Simulate ``mlfq`` (``mode = MODE_MLFQ``) or ``baraat`` (``MODE_BARAAT``) from the first
     release until every coflow finishes (module docstring).
 
@@ -113,6 +142,25 @@ def slots_simulate(mode, ptr, size, flow_cof, rel_order, fifo, hs, H, thr_s, thr
         when ``stats[0]`` is not :data:`OK`).
     lf ... state : :meth:`coflowopt.rates._pieces.PieceChunks.args`
         The pieces ``(flow, start, end, rate)`` in the simulator's order.
+    window : int
+        0: every piece goes to the chunk lists (the held schedule).  ``window > 0``: the *sink
+        mode* (as :func:`coflowopt.rates._madd_kernel.madd_simulate`'s): once the write buffer
+        holds ``window`` pieces after the allocation of an event at time ``t``, every open
+        piece is cut at ``t`` (closed there and reopened with the same rate: the simulation is
+        unchanged) and the buffer goes to :data:`coflowopt.rates._pieces.SINK` with
+        ``window_end = t``; the last window at the end.  The buffers must hold ``window + 3 F``
+        pieces (between two checks an event closes at most two pieces per flow, at its
+        allocation and when the flow finishes, and a cut one more), so they never spill.
+    sent : float64 (F,)
+        Sink mode, output: a flow's data sent, set when it finishes, summed as
+        :func:`coflowopt.simulate.settle_sizes` sums the held schedule (its uncut pieces in the
+        held order, by slices of :data:`SETTLE_SLICE`: :func:`_held_sum`), so that the sink
+        settles a flow with the held run's bits.
+    first_win : int64 (F,)
+        Sink mode, output (-1 on entry): the window of each flow's first piece.
+    wdone : int64 (F,)
+        Sink mode: the flows that finished in the window being handed over, ``wstat[0]`` of
+        them; ``wstat[1]`` is that window's number (read by the sink during the hand-over).
     """
     F = size.shape[0]
     K = ptr.shape[0] - 1
@@ -155,6 +203,14 @@ def slots_simulate(mode, ptr, size, flow_cof, rel_order, fifo, hs, H, thr_s, thr
     demotions = 0
     walked = 0
     found = 0
+    # sink mode: each flow's held piece starts where a cut does not count, its sums
+    ostart = np.full(F if window > 0 else 0, np.nan)
+    hblk = np.full(F if window > 0 else 0, -1, dtype=np.int64)
+    hpart = np.zeros(F if window > 0 else 0)
+    htot = np.zeros(F if window > 0 else 0)
+    hidx = 0
+    nw = 0
+    wins = 0
     t = rel_t[rel_order[0]]
     while True:
         while next_rel < K and rel_t[rel_order[next_rel]] <= t:
@@ -264,10 +320,17 @@ def slots_simulate(mode, ptr, size, flow_cof, rel_order, fifo, hs, H, thr_s, thr
                     nc = 0
                 nc = _put(cf, cs, ce, cv, nc, f, pstart[f], t, frate[f])
                 npieces += 1
+                if window > 0:
+                    _held_sum(f, frate[f] * (t - ostart[f]), hidx, hblk, hpart, htot)
+                    hidx += 1
+                    if first_win[f] < 0:
+                        first_win[f] = wins
         for i in range(nnew):
             f = srt[i]
             if frate[f] != nrate[f]:
                 pstart[f] = t
+                if window > 0:
+                    ostart[f] = t
         for i in range(ncur):
             frate[cur[i]] = 0.0
         for i in range(nnew):
@@ -276,6 +339,23 @@ def slots_simulate(mode, ptr, size, flow_cof, rel_order, fifo, hs, H, thr_s, thr
             nrate[f] = 0.0
             cur[i] = f
         ncur = nnew
+        # sink mode: cut a window at t once the buffer is full enough (docstring); a piece
+        # opened at t by this allocation has nothing before t to hand over
+        if window > 0 and nc >= window:
+            for i in range(ncur):
+                f = cur[i]
+                if pstart[f] < t:
+                    nc = _put(cf, cs, ce, cv, nc, f, pstart[f], t, frate[f])
+                    npieces += 1
+                    pstart[f] = t
+                    if first_win[f] < 0:
+                        first_win[f] = wins
+            wstat[0] = nw
+            wstat[1] = wins
+            _flush(cf, cs, ce, cv, nc, t)
+            nc = 0
+            nw = 0
+            wins += 1
         if timer <= t:
             stats[0] = NO_FUTURE_EVENT     # a timer not after t cannot happen here
             break
@@ -305,8 +385,17 @@ def slots_simulate(mode, ptr, size, flow_cof, rel_order, fifo, hs, H, thr_s, thr
                 if nc == cf.shape[0]:
                     _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
                     nc = 0
-                nc = _put(cf, cs, ce, cv, nc, f, pstart[f], v if v <= t_next else t_next, r)
+                end = v if v <= t_next else t_next
+                nc = _put(cf, cs, ce, cv, nc, f, pstart[f], end, r)
                 npieces += 1
+                if window > 0:
+                    _held_sum(f, r * (end - ostart[f]), hidx, hblk, hpart, htot)
+                    hidx += 1
+                    sent[f] = htot[f] + hpart[f]
+                    if first_win[f] < 0:
+                        first_win[f] = wins
+                    wdone[nw] = f
+                    nw += 1
                 rem[f] = 0.0
                 done[f] = True
                 frate[f] = 0.0
@@ -320,7 +409,9 @@ def slots_simulate(mode, ptr, size, flow_cof, rel_order, fifo, hs, H, thr_s, thr
                 k += 1
         ncur = k
         t = t_next
-    _close(lf, ls, le, lv, cf, cs, ce, cv, nc, 0, t)
+    wstat[0] = nw
+    wstat[1] = wins
+    _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t)
     state[0] = npieces
     stats[1] = events
     stats[2] = events
