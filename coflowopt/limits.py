@@ -69,7 +69,8 @@ import numpy as np
 __all__ = ["SIZE_MIN", "SIZE_MAX", "CAPACITY_MIN", "CAPACITY_MAX", "WEIGHT_MIN", "WEIGHT_MAX",
            "TIME_MIN", "TIME_MAX", "RATE_MIN", "RATE_MAX", "DYNAMIC_RANGE_MAX", "MAX_PORTS",
            "MAX_COFLOWS", "MAX_FLOWS", "MAX_RESOURCES", "MAX_PATH_LENGTH", "MAX_PIECES", "MAX_NUMBER_DIGITS", "Range", "RANGES",
-           "first_out_of_range", "value_rule", "digits_rule", "dynamic_range", "count_rule"]
+           "first_out_of_range", "value_rule", "digits_rule", "dynamic_range", "count_rule",
+           "TOL_REL_MAX", "TIE_RTOL_MIN", "check_tolerance"]
 
 #: flow sizes (data units)
 SIZE_MIN, SIZE_MAX = 1e-9, 1e12
@@ -96,6 +97,17 @@ MAX_PATH_LENGTH = 64
 MAX_PIECES = 1 << 30
 #: digits of an integer literal, or of the numerator or denominator of a "p/q" fraction
 MAX_NUMBER_DIGITS = 1000
+#: largest ``tol_rel`` of the event-driven allocations (greedy, MADD, Varys, the MLFQ family,
+#: Aalo, CLAS): a resource's residual capacity below ``tol_rel`` times its capacity counts as
+#: 0.  It absorbs round-off in residuals (float64 resolves 2.2e-16 of a value), it is not a
+#: knob of the algorithm: a larger value leaves capacity idle that the algorithm means to hand
+#: out (CLAS at 0.5 stalls with coflows unfinished), and at 1 or more no flow gets a rate.
+TOL_REL_MAX = 1e-6
+#: smallest ``tie_rtol`` of CLAS (attained service values within this relative distance tie):
+#: a tie is where a less-served coflow catches up with a more-served one, at a time computed in
+#: float64; closer than about 1e-12 (a few thousand units in the last place) the two may never
+#: tie, and the event loop alternates between them until its event limit (``tie_rtol=0`` did).
+TIE_RTOL_MIN = 1e-12
 
 
 @dataclass(frozen=True)
@@ -134,6 +146,39 @@ RANGES: dict[str, Range] = {
     "schedule_time": Range("TIME_MIN..TIME_MAX", TIME_MIN, TIME_MAX, zero=True, negative=True),
     "rate": Range("RATE_MIN..RATE_MAX", RATE_MIN, RATE_MAX, zero=True, negative=True),
 }
+
+
+def check_tolerance(value: Any, name: str, lo: float, hi: float = math.inf) -> float:
+    """``value`` as a float when it is a number in ``[lo, hi]``, else
+    :class:`~coflowopt.exceptions.InvalidParameterError` naming ``name`` and the range.
+
+    The one check of the algorithms' numerical tolerances (``tol_rel`` in ``[0,``
+    :data:`TOL_REL_MAX` ``]``, CLAS' ``tie_rtol`` at least :data:`TIE_RTOL_MIN`), made where a
+    policy is built and where a compiled loop is entered, so that a value outside it is a clean
+    error naming the parameter, not a stalled kernel or an event limit.
+
+    Examples
+    --------
+    >>> check_tolerance(1e-12, "tol_rel", 0.0, TOL_REL_MAX)
+    1e-12
+    >>> check_tolerance(-1, "tol_rel", 0.0, TOL_REL_MAX)
+    Traceback (most recent call last):
+    ...
+    coflowopt.exceptions.InvalidParameterError: tol_rel must be a number in [0, 1e-06], got -1
+    """
+    from .exceptions import InvalidParameterError
+
+    v = math.nan
+    if (isinstance(value, (int, float, np.integer, np.floating))
+            and not isinstance(value, (bool, np.bool_))):
+        try:
+            v = float(value)
+        except OverflowError:             # an int beyond float64
+            pass
+    if not (math.isfinite(v) and lo <= v <= hi):   # NaN fails the comparisons
+        rule = f"in [{lo:g}, {hi:g}]" if math.isfinite(hi) else f">= {lo:g} and finite"
+        raise InvalidParameterError(f"{name} must be a number {rule}, got {value!r}")
+    return v
 
 
 def first_out_of_range(values: np.ndarray, kind: str) -> int | None:

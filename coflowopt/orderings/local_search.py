@@ -384,11 +384,18 @@ def local_search(instance: Instance, *, start: str | Sequence[int] = "bssi",
     if isinstance(start, str):
         if start == "local-search":
             raise InvalidParameterError("start must be another ordering than local-search")
-        first = get_algorithm("ordering", start).func(instance, **dict(start_params or {}))
+        try:
+            alg = get_algorithm("ordering", start)
+        except InvalidParameterError as e:   # "unknown ordering 'x'; valid: ...": say where
+            raise InvalidParameterError(f"start: {e}") from None
+        first = alg.func(instance, **dict(start_params or {}))
     else:
         if start_params:
             raise InvalidParameterError("start_params apply to a named start ordering only")
-        first = start
+        try:
+            first = validate_order(instance, start)
+        except InvalidParameterError as e:   # "order has 2 entries but ...": it is start's
+            raise InvalidParameterError(f"start (an explicit order): {e}") from None
     for name, v in (("kicks", kicks), ("seed", seed)):   # named as the caller wrote them
         _check_int(name, v, 0)
     if kicks:

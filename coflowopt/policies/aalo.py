@@ -113,6 +113,7 @@ import scipy.sparse as sp
 
 from ..exceptions import InvalidParameterError, SolverError
 from ..instance import Instance
+from ..limits import TIE_RTOL_MIN, TOL_REL_MAX, check_tolerance
 from ..rates._fill_kernel import fill_scratch, weighted_fill
 from ..rates._madd_kernel import _attained, _path_blocked, weighted_fill_paths
 from ..rates._pieces import close_pieces, put, spill
@@ -1110,7 +1111,10 @@ class AaloPolicy:
         if weights is None:
             w = np.arange(self.num_queues, 0, -1, dtype=float)
         else:
-            w = np.asarray(weights, dtype=float)
+            try:                          # a name, a mapping: not numbers ("x" raised here)
+                w = np.asarray(weights, dtype=float)
+            except (TypeError, ValueError):
+                w = np.full(0, np.nan)
             if w.shape != (self.num_queues,) or not np.all(np.isfinite(w)) or np.any(w <= 0):
                 raise InvalidParameterError(f"weights must be {self.num_queues} finite numbers "
                                             f"> 0 (one per queue), got {weights!r}")
@@ -1123,7 +1127,7 @@ class AaloPolicy:
             raise InvalidParameterError(f"max_rounds must be an integer >= 0, got "
                                         f"{max_rounds!r}")
         self.max_rounds = int(max_rounds) if sharing == "weighted" else 0
-        self.tol_rel = float(tol_rel)
+        self.tol_rel = check_tolerance(tol_rel, "tol_rel", 0.0, TOL_REL_MAX)
 
     def reset(self, instance: Instance) -> None:
         self.inst = instance
@@ -1647,8 +1651,8 @@ class ClasPolicy:
     reschedule_on = frozenset({"release", "coflow_completion", "flow_completion", "timer"})
 
     def __init__(self, tie_rtol: float = 1e-9, tol_rel: float = 1e-12):
-        self.tie_rtol = float(tie_rtol)
-        self.tol_rel = float(tol_rel)
+        self.tie_rtol = check_tolerance(tie_rtol, "tie_rtol", TIE_RTOL_MIN)
+        self.tol_rel = check_tolerance(tol_rel, "tol_rel", 0.0, TOL_REL_MAX)
 
     def reset(self, instance: Instance) -> None:
         self.inst = instance

@@ -69,6 +69,7 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError, NotSupportedError
 from ..instance import Instance
+from ..limits import TOL_REL_MAX, check_tolerance
 from ..maxmin import progressive_filling
 from ..orderings.basic import validate_order
 from ..rates.greedy import fill_in_order
@@ -527,7 +528,7 @@ class PriorityPolicy:
     def __init__(self, deadline_first: bool = False, tie_order=None, tol_rel: float = 1e-12):
         self.deadline_first = deadline_first
         self.tie_order = tie_order
-        self.tol_rel = tol_rel
+        self.tol_rel = check_tolerance(tol_rel, "tol_rel", 0.0, TOL_REL_MAX)
 
     def reset(self, instance: Instance) -> None:
         self.inst = instance

@@ -94,6 +94,7 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError
 from ..instance import Instance
+from ..limits import TOL_REL_MAX, check_tolerance
 from ..maxmin import FULL_RTOL
 from ..registry import register
 from ..schedule import Schedule
@@ -190,7 +191,7 @@ class _ClassPolicy:
     def __init__(self, within: str = "fifo", tol_rel: float = 1e-12):
         _check_choice("within", within, WITHIN)
         self.within = within
-        self.tol_rel = float(tol_rel)
+        self.tol_rel = check_tolerance(tol_rel, "tol_rel", 0.0, TOL_REL_MAX)
 
     # ------------------------------------------------------------------ state
     def reset(self, instance: Instance) -> None:

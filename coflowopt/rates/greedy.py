@@ -42,6 +42,7 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError
 from ..instance import Instance
+from ..limits import TOL_REL_MAX, check_tolerance
 from ..orderings.basic import validate_order
 from ..registry import register
 from ..schedule import Schedule
@@ -68,7 +69,7 @@ class GreedyPolicy:
 
     def __init__(self, order, tol_rel: float = 1e-12):
         self.order = np.asarray(order, dtype=np.int64)
-        self.tol_rel = tol_rel
+        self.tol_rel = check_tolerance(tol_rel, "tol_rel", 0.0, TOL_REL_MAX)
         self.name = "greedy(python)"
 
     def reset(self, instance: Instance) -> None:

@@ -74,6 +74,7 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError
 from ..instance import Instance
+from ..limits import TOL_REL_MAX, check_tolerance
 from ..orderings.basic import validate_order
 from ..registry import register
 from ..schedule import Schedule
@@ -159,7 +160,7 @@ class MaddPolicy:
     def __init__(self, order=None, backfill="varys", tol_rel: float = 1e-12):
         self.order = None if order is None else np.asarray(order, dtype=np.int64)
         self.backfill = backfill_rule(backfill)
-        self.tol_rel = float(tol_rel)
+        self.tol_rel = check_tolerance(tol_rel, "tol_rel", 0.0, TOL_REL_MAX)
         self.last_order = np.zeros(0, dtype=np.int64)
         self._gamma = np.zeros(0)
         self._last_n = 0
@@ -433,6 +434,9 @@ def run_madd_kernel(instance: Instance, rank, *, sebf: bool, backfill: str | Non
     --------
     run_madd_windows : the same schedule handed over window by window, never held.
     """
+    # the compiled loop's entries check what MaddPolicy's constructor checks (the compiled
+    # paths of madd / varys / varys-online / varys-deadline build no policy)
+    tol_rel = check_tolerance(tol_rel, "tol_rel", 0.0, TOL_REL_MAX)
     # small chunks: the write buffers live next to the whole schedule at the end of the run,
     # and 2**18 pieces (8 MB) per spill cost nothing at ~1e4 pieces per event
     chunks = PieceChunks(buffer=1 << 18)
@@ -520,6 +524,7 @@ def run_madd_windows(instance: Instance, rank, on_window, *, sebf: bool,
     window = int(window)
     if window < 1:
         raise InvalidParameterError(f"window must be a positive number of pieces, got {window}")
+    tol_rel = check_tolerance(tol_rel, "tol_rel", 0.0, TOL_REL_MAX)
     F = instance.num_flows
     fc = np.full(F, np.nan)
     # between two window checks an event closes at most two pieces per flow, a cut one more
