@@ -37,7 +37,7 @@ from ._fill_kernel import fill_scratch, take_at, take_filled, weighted_fill
 from ._jit import njit
 from ._pieces import close_pieces as _close
 from ._greedy_kernel import _plist_index
-from ._pieces import flush_to_sink, put, spill
+from ._pieces import cut_window, put, spill
 from ._sorted import insert_at, remove_at
 
 BACKFILL_NONE = 0
@@ -1853,16 +1853,9 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
             ncur = n
             realloc = False
 
-        # sink mode: cut a window at t once the buffer is full enough (docstring); a piece
-        # opened at t by this allocation has nothing before t to hand over
+        # sink mode: cut a window at t once the buffer is full enough (docstring)
         if window > 0 and nc >= window:
-            for u in range(ncur):
-                f = cur[u]
-                if pstart[f] < t:
-                    nc = put(cf, cs, ce, cv, nc, f, pstart[f], t, rate[f])
-                    npieces += 1
-                    pstart[f] = t
-            flush_to_sink(cf, cs, ce, cv, nc, t)
+            npieces += cut_window(cur, ncur, pstart, rate, t, cf, cs, ce, cv, nc)
             nc = 0
 
         # next event: a release, or a coflow whose every unfinished flow runs completes

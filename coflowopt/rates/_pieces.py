@@ -36,7 +36,7 @@ def _bind_numba() -> None:
 on_load(_bind_numba)
 
 __all__ = ["CHUNK", "PieceChunks", "put", "emit", "spill", "chunks_to_arrays", "SINK",
-           "flush_to_sink", "close_pieces", "WindowSink"]
+           "flush_to_sink", "cut_window", "close_pieces", "WindowSink"]
 
 #: pieces per chunk of the output buffers
 CHUNK = 1 << 21
@@ -164,6 +164,25 @@ def flush_to_sink(cf, cs, ce, cv, nc, window_end):
     call, so the callable must copy what it keeps."""
     with objmode():
         _call_sink(cf, cs, ce, cv, nc, window_end)
+
+
+@njit(cache=True)
+def cut_window(cur, ncur, pstart, rate, t, cf, cs, ce, cv, nc):
+    """A sink mode's window cut at ``t`` (``madd_simulate``, ``dclas_simulate``): the open
+    piece of every running flow ``cur[:ncur]`` (``pstart[f]``, rate ``rate[f]``) is closed at
+    ``t`` and reopened there with the same rate, so the rates as functions of time are
+    unchanged; a piece opened at ``t`` has nothing before ``t`` to hand over.  Then the first
+    ``nc`` pieces of the write buffers, those just closed included, go to :data:`SINK` as the
+    window that ends at ``t`` (:func:`flush_to_sink`).  Returns the number of pieces cut (the
+    caller's write position is 0 after it)."""
+    n = nc
+    for u in range(ncur):
+        f = cur[u]
+        if pstart[f] < t:
+            n = put(cf, cs, ce, cv, n, f, pstart[f], t, rate[f])
+            pstart[f] = t
+    flush_to_sink(cf, cs, ce, cv, n, t)
+    return n - nc
 
 
 @njit(cache=True)
