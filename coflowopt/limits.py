@@ -70,7 +70,7 @@ __all__ = ["SIZE_MIN", "SIZE_MAX", "CAPACITY_MIN", "CAPACITY_MAX", "WEIGHT_MIN",
            "TIME_MIN", "TIME_MAX", "RATE_MIN", "RATE_MAX", "DYNAMIC_RANGE_MAX", "MAX_PORTS",
            "MAX_COFLOWS", "MAX_FLOWS", "MAX_RESOURCES", "MAX_PATH_LENGTH", "MAX_PIECES", "MAX_NUMBER_DIGITS", "Range", "RANGES",
            "first_out_of_range", "value_rule", "digits_rule", "dynamic_range", "count_rule",
-           "TOL_REL_MAX", "TIE_RTOL_MIN", "check_tolerance"]
+           "TOL_REL_MAX", "TIE_RTOL_MIN", "check_tolerance", "check_integer"]
 
 #: flow sizes (data units)
 SIZE_MIN, SIZE_MAX = 1e-9, 1e12
@@ -179,6 +179,31 @@ def check_tolerance(value: Any, name: str, lo: float, hi: float = math.inf) -> f
         rule = f"in [{lo:g}, {hi:g}]" if math.isfinite(hi) else f">= {lo:g} and finite"
         raise InvalidParameterError(f"{name} must be a number {rule}, got {value!r}")
     return v
+
+
+def check_integer(value: Any, name: str, lo: int, *, nullable: bool = False) -> int | None:
+    """``value`` as an int when it is an integer ``>= lo`` (or None, with ``nullable``), else
+    :class:`~coflowopt.exceptions.InvalidParameterError` naming ``name`` and the rule: counts,
+    seeds, budgets (a bool is not an integer here, nor is ``2.0``).
+
+    Examples
+    --------
+    >>> check_integer(3, "seed", 0), check_integer(None, "seed", 0, nullable=True)
+    (3, None)
+    >>> check_integer(-1, "seed", 0, nullable=True)
+    Traceback (most recent call last):
+    ...
+    coflowopt.exceptions.InvalidParameterError: seed must be None or an integer >= 0, got -1
+    """
+    from .exceptions import InvalidParameterError
+
+    if nullable and value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or value < lo:
+        rule = f"{'None or ' if nullable else ''}an integer >= {lo}"
+        raise InvalidParameterError(f"{name} must be {rule}, got {value!r}")
+    return int(value)
 
 
 def first_out_of_range(values: np.ndarray, kind: str) -> int | None:

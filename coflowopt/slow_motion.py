@@ -63,6 +63,7 @@ import numpy as np
 
 from .exceptions import InvalidParameterError, NotSupportedError, SolverError
 from .instance import Instance
+from .limits import check_integer
 from .registry import register
 from .schedule import Schedule
 from ._index_ranges import concat_ranges
@@ -485,6 +486,7 @@ def slow_motion(instance: Instance, *, lam: float | None = None, seed: int | Non
     """
     if lam is not None and seed is not None:
         raise InvalidParameterError("give lam= or seed=, not both")
+    check_integer(seed, "seed", 0, nullable=True)    # numpy's default_rng refuses -1 itself
     if lam is not None and not (isinstance(lam, (int, float)) and 0.0 < float(lam) <= 1.0):
         raise InvalidParameterError(f"lam must be in (0, 1], got {lam!r}")
     pieces = slow_motion_pieces(instance, slot=slot, target_slots=target_slots,

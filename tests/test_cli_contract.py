@@ -516,6 +516,18 @@ BAD = [
     ("schedule-local-search-start-order", ["schedule", FIG51, "--order", "local-search",
                                            "--rates", "greedy", "--order-param", "start=[0]"],
      ["--order-param", "start (an explicit order)", "entries"], ()),
+    # bound --param values were not type-checked (interval-lp epsilon=x: exit 3 in a
+    # comparison); slow-motion seed=-1 / target_slots=-1 were exit 3 (numpy, math.log2)
+    ("bound-param-type", ["bound", FIG51, "--method", "interval-lp", "--param", "epsilon=x"],
+     ["--param epsilon", "interval-lp", "a number"], ()),
+    ("bound-param-type-all", ["bound", FIG51, "--param", "first=[1]"],
+     ["--param first", "a number (or null)"], ()),
+    ("schedule-slow-motion-seed", ["schedule", FIG51, "--policy", "slow-motion",
+                                   "--policy-param", "seed=-1"],
+     ["--policy-param seed", "integer >= 0"], ()),
+    ("schedule-slow-motion-target-slots", ["schedule", FIG51, "--policy", "slow-motion",
+                                           "--policy-param", "target_slots=-1"],
+     ["--policy-param target_slots", "integer >= 1"], ()),
     ("schedule-optional-number-param-type", ["schedule", FIG51, "--order", "ordering-lp",
                                              "--rates", "greedy", "--order-param",
                                              "time_limit=abc"],

@@ -39,6 +39,7 @@ import numpy as np
 from ..exceptions import InvalidParameterError, NotSupportedError
 from ..generators import sincronia_fig4
 from ..instance import Coflow, Instance
+from ..limits import check_integer
 from ..schedule import Schedule
 from ..verify import verify_schedule
 
@@ -53,9 +54,7 @@ __all__ = ["sincronia_fig4", "fig4_closed_forms", "check_sincronia_fig4",
 
 
 def _int(name: str, v, minimum: int) -> int:
-    if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < minimum:
-        raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {v!r}")
-    return int(v)
+    return check_integer(v, name, minimum)
 
 
 def _verified(instance: Instance, schedule: Schedule, mode: str = "exact"):

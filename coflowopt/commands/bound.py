@@ -195,6 +195,11 @@ def run_bound(args, common) -> int:
         if not any(_accepts(func_of(a), k) for a in algs):
             raise common.UsageError(f"{flag} {k}: no bound method "
                                     f"{'here ' if many else args.method + ' '}takes it")
+    for a in algs:  # the types of what each method is given, as for every other command
+        mine = {k: v for k, v in params.items() if _accepts(func_of(a), k)}
+        if mine:
+            common.check_params(func_of(a), mine, flag,
+                                f"bound method {a if isinstance(a, str) else a.name}")
     inst = common.load_instance(args)
     lattice = None
     if integral:

@@ -56,6 +56,7 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError
 from ..instance import Instance
+from ..limits import check_integer
 from ..schedule import Schedule
 from .certificates import register_rebuilder
 from .linear_program import LinearProgram, MatrixAssembler, exact_group_sums, float_down
@@ -221,6 +222,7 @@ def default_grid(instance: Instance, *, slot: float | None = None,
     if not (horizon > 0 and math.isfinite(horizon)):
         raise InvalidParameterError(f"horizon must be a finite time > 0, got {horizon!r}")
     if slot is None:
+        check_integer(target_slots, "target_slots", 1)   # log2 of a negative ratio raised
         slot = 2.0 ** round(math.log2(horizon / target_slots))
     if not (slot > 0 and math.isfinite(slot)):
         raise InvalidParameterError(f"slot must be a finite length > 0, got {slot!r}")

@@ -52,6 +52,7 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError, NotSupportedError
 from ..instance import Instance
+from ..limits import check_integer
 from ..registry import get_algorithm, register
 from .basic import validate_order
 from .bssi import processing_times
@@ -148,8 +149,7 @@ def improve_order(instance: Instance, order, *, max_passes: int = 50,
 
 
 def _check_int(name: str, v, lo: int) -> None:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-        raise InvalidParameterError(f"{name} must be an integer >= {lo}, got {v!r}")
+    check_integer(v, name, lo)
 
 
 def _begin(instance: Instance, order, time_limit):

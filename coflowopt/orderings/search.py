@@ -19,6 +19,7 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError, NotSupportedError
 from ..instance import Instance
+from ..limits import check_integer
 from ..registry import get_algorithm, register
 from ..verify import verify_schedule
 
@@ -60,9 +61,7 @@ def random_order(instance: Instance, *, seed: int | None = None) -> np.ndarray:
     -----
     No guarantee.  Time O(K).
     """
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
-                             or seed < 0):
-        raise InvalidParameterError(f"seed must be None or an integer >= 0, got {seed!r}")
+    check_integer(seed, "seed", 0, nullable=True)
     return np.random.default_rng(seed).permutation(instance.num_coflows).astype(np.int64)
 
 
