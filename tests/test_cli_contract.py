@@ -522,6 +522,8 @@ BAD = [
      ["--param epsilon", "interval-lp", "a number"], ()),
     ("bound-param-type-all", ["bound", FIG51, "--param", "first=[1]"],
      ["--param first", "a number (or null)"], ()),
+    ("bound-horizon-name", ["bound", FIG51, "--method", "time-indexed-lp", "--param",
+                            "horizon=soon"], ["--param horizon", "'safe'"], ()),
     ("schedule-slow-motion-seed", ["schedule", FIG51, "--policy", "slow-motion",
                                    "--policy-param", "seed=-1"],
      ["--policy-param seed", "integer >= 0"], ()),

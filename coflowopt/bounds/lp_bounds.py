@@ -296,6 +296,9 @@ def time_indexed_lp_bound(instance: Instance, *, objective: str = "weighted_comp
                 f"time-indexed LP too large: at least {est} non-zeros ({G} flow groups x 34 "
                 f"or more slots) > max_nonzeros={max_nonzeros}; use a larger slot, or the "
                 "interval-lp / ordering-lp bounds")
+    if not (horizon is None or horizon == "safe" or (isinstance(horizon, (int, float))
+                                                      and not isinstance(horizon, bool))):
+        raise InvalidParameterError(f"horizon must be a time > 0 or 'safe', got {horizon!r}")
     if horizon == "safe":
         horizon = safe_horizon(inst_u)
     elif horizon is not None:
