@@ -47,7 +47,7 @@ def run_schedule(instance: Instance, order: str | None = "fifo", rates: str | No
         fairness ``fair`` / ``per-flow-maxmin`` and ``wss``, about 2e8 pieces, 6 GB, on the
         Facebook trace, ``varys``, ``varys-online``, ``varys-deadline``, and the fairness
         policies ``hug``, ``hug-cooperative``, ``drf``, ``ps-p``, 6.5e7 pieces and more,
-        and ``aalo``, 2.8e7 pieces;
+        ``aalo``, 2.8e7 pieces, and ``decentralized-las``, more than 7.7e7;
         :data:`RATES_WINDOWS`: ``madd`` after any ordering, 1e7
         pieces) hands its schedule over window by window to the float verifier and never
         holds it: ``result.schedule`` is None, the verdict and every number are the same
@@ -139,6 +139,7 @@ POLICY_WINDOWS = {
     "mlfq": ("coflowopt.policies.mlfq", "mlfq_windows", {}, True),
     "baraat": ("coflowopt.policies.mlfq", "baraat_windows", {}, True),
     "aalo": ("coflowopt.policies.aalo", "aalo_windows", {}, True),
+    "decentralized-las": ("coflowopt.policies.mlfq", "decentralized_las_windows", {}, True),
     **{name: ("coflowopt.fairness.simulation", "fairness_windows", {"method": name}, True)
        for name in ("hug", "hug-cooperative", "drf", "ps-p")}}
 

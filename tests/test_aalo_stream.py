@@ -10,6 +10,8 @@ are cut; the settling instances (tiny flows released over a long horizon, from
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -24,15 +26,13 @@ from test_madd_stream import (assert_same_report, glued, held_pieces, settling_i
                               small_instances, streamed, unsettled_in)
 
 
-def _glues_into_held(inst, window, **params):
-    """Stream ``aalo(inst, **params)`` in windows of ``window`` pieces and hold the result
-    to the held schedule; returns the stream's statistics and the number of cut pieces."""
-    held = aalo(inst, **params)
-    assert held.meta["engine"] == "kernel"
+def glues_into_held(inst, held, windows, window):
+    """Stream ``windows(inst, on_window, window=window)`` and hold the result to the held
+    schedule ``held``: the same verdict and numbers, the same pieces once glued (rates but for
+    unsettled flows); returns the stream's statistics and the number of cut pieces."""
     want = verify_schedule(inst, held)
     assert want.ok, want.summary()
-    stats, rep, parts = streamed(
-        inst, lambda cb, w: aalo_windows(inst, cb, window=w, **params), window)
+    stats, rep, parts = streamed(inst, lambda cb, w: windows(inst, cb, window=w), window)
     assert_same_report(rep, want)
     raw = sum(p.num_pieces for p in parts)
     assert raw == stats["pieces"]
@@ -46,7 +46,15 @@ def _glues_into_held(inst, window, **params):
     assert np.unique(f[v != hv]).size <= stats["unsettled"]
     assert stats["unsettled"] == unsettled_in(inst, parts)
     np.testing.assert_allclose(v, hv, rtol=1e-9, atol=0)
+    if window > held.num_pieces:
+        assert stats["windows"] == 1
     return stats, raw - f.size
+
+
+def _glues_into_held(inst, window, **params):
+    held = aalo(inst, **params)
+    assert held.meta["engine"] == "kernel"
+    return glues_into_held(inst, held, functools.partial(aalo_windows, **params), window)
 
 
 def test_windows_glue_into_the_held_schedule():
@@ -56,7 +64,7 @@ def test_windows_glue_into_the_held_schedule():
             for window in (1, 3, 10**6):
                 stats, cut = _glues_into_held(inst, window, **params)
                 if window == 10**6:
-                    assert stats["windows"] == 1 and cut == 0
+                    assert cut == 0
                 totals["cut"] += cut
                 totals["windows"] += stats["windows"]
                 for k in ("settled", "unsettled"):
@@ -88,14 +96,20 @@ def test_a_boundary_splits_pieces_of_a_larger_run():
     assert stats["windows"] > 10 and cut > 10
 
 
-def test_run_schedule_streamed_gives_the_held_result():
-    assert "aalo" in POLICY_WINDOWS
-    for inst in small_instances()[:4] + settling_instances():
-        held = run_schedule(inst, policy="aalo")
-        res = run_schedule(inst, policy="aalo", keep_schedule=False)
+def streamed_run_is_held(policy, instances):
+    """``run_schedule(..., keep_schedule=False)`` of ``policy`` (a windowed form) gives the held
+    run's kind, value, parameters and report on every instance."""
+    assert policy in POLICY_WINDOWS
+    for inst in instances:
+        held = run_schedule(inst, policy=policy)
+        res = run_schedule(inst, policy=policy, keep_schedule=False)
         assert res.schedule is None and res.extra["streamed"]["windows"] >= 1
         assert (res.kind, res.value, res.params) == (held.kind, held.value, held.params)
         assert_same_report(res.report, held.report)
+
+
+def test_run_schedule_streamed_gives_the_held_result():
+    streamed_run_is_held("aalo", small_instances()[:4] + settling_instances())
 
 
 def test_where_the_compiled_loop_does_not_apply():
