@@ -59,6 +59,7 @@ from typing import Any
 import numpy as np
 
 from .exceptions import InvalidParameterError
+from .limits import check_integer
 from .instance import Instance
 from .registry import register
 from .slotted import SlottedSchedule, integral_capacities
@@ -374,6 +375,7 @@ def interval_groups(instance: Instance, *, slot: float = 1.0, lp: str = "a",
     """
     if offset is not None and seed is not None:
         raise InvalidParameterError("give offset= or seed=, not both")
+    check_integer(seed, "seed", 0, nullable=True)    # numpy's default_rng refuses -1 itself
     if offset is not None and (isinstance(offset, bool) or not isinstance(offset, (int, float))
                                or not (0.0 <= float(offset) < 1.0)):
         raise InvalidParameterError(f"offset must be in [0, 1), got {offset!r}")

@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from .exceptions import InvalidParameterError, SolverError
+from .limits import check_integer
 from .instance import Instance
 from .registry import register
 from .slotted import SlottedSchedule, integral_capacities
@@ -341,6 +342,7 @@ def lp_deadline_greedy(instance: Instance, *, slot: float = 1.0, lp: str = "a",
     """
     if tau is not None and seed is not None:
         raise InvalidParameterError("give tau= or seed=, not both")
+    check_integer(seed, "seed", 0, nullable=True)    # numpy's default_rng refuses -1 itself
     if seed is not None:
         u = float(np.random.default_rng(seed).random())
         tau = float(np.sqrt(1.0 - u))          # in (0, 1]: 1 - u is in (0, 1]

@@ -62,6 +62,7 @@ from typing import Any
 import numpy as np
 
 from .exceptions import InvalidParameterError, SolverError
+from .limits import check_integer
 from .instance import Instance
 from .registry import register
 from .slotted import SlottedSchedule, integral_capacities
@@ -486,6 +487,7 @@ def lp_deadline_iterated(instance: Instance, *, slot: float = 1.0, lp: str = "b"
     from .lp_deadline import tau_deadlines
     if tau is not None and seed is not None:
         raise InvalidParameterError("give tau= or seed=, not both")
+    check_integer(seed, "seed", 0, nullable=True)    # numpy's default_rng refuses -1 itself
     if seed is not None:
         tau = float(np.sqrt(1.0 - float(np.random.default_rng(seed).random())))
     if tau is not None and (isinstance(tau, bool) or not isinstance(tau, (int, float))

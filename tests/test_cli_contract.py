@@ -524,6 +524,8 @@ BAD = [
      ["--param first", "a number (or null)"], ()),
     ("bound-horizon-name", ["bound", FIG51, "--method", "time-indexed-lp", "--param",
                             "horizon=soon"], ["--param horizon", "'safe'"], ()),
+    ("slotted-seed-negative", ["slotted", FIG51, "--policy", "lp-deadline-greedy", "--param",
+                               "seed=-1"], ["--param seed", "integer >= 0"], ()),
     ("schedule-slow-motion-seed", ["schedule", FIG51, "--policy", "slow-motion",
                                    "--policy-param", "seed=-1"],
      ["--policy-param seed", "integer >= 0"], ()),
