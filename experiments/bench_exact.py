@@ -5,6 +5,7 @@ Run:  python experiments/bench_exact.py [--seeds 20] [--coflows 8] [--time-limit
                                         [--naive-max 8] [--quick]
                                         [--reach "4x4:22,23,24;8x8:12,14,16"]
                                         [--reach-seeds 5] [--only-reach] [--variants new]
+                                        [--every-k]
                                         [--clock cpu]
                                         [--out experiments/results/bench_exact.json]
 
@@ -32,11 +33,13 @@ What it measures (wall-clock seconds on this machine, all in this process):
    the largest K at which every seed is proved optimal within the limit, for each search, on
    the 4x4 family above and on an 8x8 family (1-8 flows per coflow, integer sizes 1-10,
    integer weights 1-5, integer releases 0-5: CoflowLib's ``bs8`` weights+releases draw with
-   K coflows).  ``--variants`` adds ``lns`` (:data:`LNS_SEARCH`) and ``sub``
-   (:data:`SUB_SEARCH`: the current search with the sub-instance bound and the LNS).  Seed
+   K coflows).  ``--variants`` adds ``lns`` (:data:`LNS_SEARCH`), ``sub``
+   (:data:`SUB_SEARCH`: the current search with the sub-instance bound and the LNS) and
+   ``prev`` (:data:`PREV_SEARCH`: the defaults without the dive back-off).  Seed
    by seed the variants alternate, in one process; they must agree on every optimum two of
    them prove.  ``--clock cpu``: the limit counts the process's CPU seconds (a loaded
-   host).  ``--only-reach`` stops there (the JSON then holds only this part).
+   host).  ``--every-k``: every K for every variant (else a variant stops at its first
+   failing K).  ``--only-reach`` stops there (the JSON then holds only this part).
 
 Figures are printed and written as JSON (with the machine and library versions).
 """
@@ -69,16 +72,20 @@ FAMILIES = {
 #: all subsets (not only the chain-prefix sets of the dominance chains).
 OLD_SEARCH = {"dp_table_max": 22, "dp_kernel": False, "seed_after": False, "dominance": True,
               "block_charge": False, "dive_period": 0, "tie_digits": 0, "dp_chains": False,
-              "lns": False}
+              "lns": False, "dive_backoff": False}
 #: The current defaults.
 NEW_SEARCH: dict = {}
+#: The defaults before the dive back-off (``bnb(dive_backoff=False)``: a dive every
+#: ``DIVE_PERIOD`` expanded nodes), measured against them
+#: (experiments/results/bench_exact_dive_backoff_2026-11-28.md).
+PREV_SEARCH: dict = {"dive_backoff": False}
 #: The current search with the sub-instance bound (``bnb(sub_max=SUB_MAX)``,
 #: proofs/bnb-sub-bound.md) and the LNS (which finds the optimum it needs as incumbent),
 #: measured against the defaults before it becomes one.
 SUB_SEARCH: dict = {"sub_max": 12, "lns": True}
 #: The current search with the incumbent's large-neighbourhood search (``bnb(lns=True)``).
 LNS_SEARCH: dict = {"lns": True}
-VARIANTS = {"old": OLD_SEARCH, "new": NEW_SEARCH, "lns": LNS_SEARCH, "sub": SUB_SEARCH}
+VARIANTS = {"old": OLD_SEARCH, "prev": PREV_SEARCH, "new": NEW_SEARCH, "lns": LNS_SEARCH, "sub": SUB_SEARCH}
 
 
 def family(K: int, seed: int, name: str = "4x4"):
@@ -176,12 +183,14 @@ def bench_target(K, seeds, time_limit) -> dict:
     return out
 
 
-def bench_reach(name, ladder, seeds, time_limit, which=("old", "new")) -> dict:
+def bench_reach(name, ladder, seeds, time_limit, which=("old", "new"),
+                every_k: bool = False) -> dict:
     """Old and new search (and ``lns``, ``sub``) on the same instances, K by K: the largest K
     at which every seed is proved optimal within the limit, for each.  A variant stops at its
     first failing K; the ladder stops when all have.  ``which``: the variants to run
     (``("new",)`` with ``PYTHONPATH`` at a worktree of another revision measures that
-    revision's search with the same script)."""
+    revision's search with the same script).  ``every_k``: run every K of the ladder, every
+    variant (``--every-k``), not only up to each variant's first failing K."""
     out = {"family": FAMILIES[name], "time_limit": time_limit, "seeds": seeds, "rows": {}}
     variants = {v: kw for v, kw in VARIANTS.items() if v in which}
     largest = {v: None for v in variants}
@@ -189,7 +198,7 @@ def bench_reach(name, ladder, seeds, time_limit, which=("old", "new")) -> dict:
     for K in ladder:
         row = {}
         # seed by seed, the variants alternating (the host's speed drifts during a ladder)
-        runs: dict = {v: [] for v in variants if v in alive}
+        runs: dict = {v: [] for v in variants if v in alive or every_k}
         for s in range(seeds):
             for v in runs:
                 r = run_bnb(family(K, s, name), time_limit, **variants[v])
@@ -206,7 +215,7 @@ def bench_reach(name, ladder, seeds, time_limit, which=("old", "new")) -> dict:
             print(f"  {name} K={K} {v}: {sm['optimal']}/{sm['n']} proved optimal within "
                   f"{time_limit:g} s, median {sm['median_seconds']:.2f} s, max "
                   f"{sm['max_seconds']:.2f} s", flush=True)
-            if sm["optimal"] == sm["n"]:
+            if sm["optimal"] == sm["n"] and v in alive:
                 largest[v] = K
             else:
                 alive.discard(v)
@@ -217,7 +226,7 @@ def bench_reach(name, ladder, seeds, time_limit, which=("old", "new")) -> dict:
                 raise SystemExit(f"variants disagree on {name} K={K} seed "
                                  f"{a_rows[0]['seed']}: {sorted(vals)}")
         out["rows"][K] = row
-        if not alive:
+        if not alive and not every_k:
             break
     out["largest_K_all_proved"] = largest
     return out
@@ -304,12 +313,16 @@ def main(argv=None) -> int:
                          "(families 4x4 and 8x8; empty: skip)")
     ap.add_argument("--reach-seeds", type=int, default=5)
     ap.add_argument("--variants", default="old,new",
-                    help="reach variants to run, comma-separated: old (OLD_SEARCH), new (the "
+                    help="reach variants to run, comma-separated: old (OLD_SEARCH), prev (PREV_SEARCH: the "
+                         "defaults without the dive back-off), new (the "
                          "defaults), lns (LNS_SEARCH: with the incumbent's LNS), sub "
                          "(SUB_SEARCH: with sub_max and the LNS)")
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                     help="what the reach ladders' limit counts: wall seconds (default) or the "
                          "process's CPU seconds (a loaded host)")
+    ap.add_argument("--every-k", action="store_true",
+                    help="run every K of the reach ladders for every variant, not only up to "
+                         "its first failing K")
     ap.add_argument("--only-reach", action="store_true",
                     help="run only the old-versus-new reach ladders")
     ap.add_argument("--out", default=str(HERE / "results" / "bench_exact.json"))
@@ -331,7 +344,8 @@ def main(argv=None) -> int:
         print(f"reach ({name}): old and new search, {args.reach_seeds} seeds, "
               f"{args.time_limit:g} s each", flush=True)
         reach[name] = bench_reach(name, [int(k) for k in ks.split(",")], args.reach_seeds,
-                                  args.time_limit, tuple(args.variants.split(",")))
+                                  args.time_limit, tuple(args.variants.split(",")),
+                                  every_k=args.every_k)
         print(f"  {name}: largest K with every seed proved: "
               f"{reach[name]['largest_K_all_proved']}", flush=True)
     if args.only_reach:
