@@ -251,71 +251,22 @@ def check_params(func: Callable, params: dict[str, Any], flag: str, owner: str, 
     """Refuse keys that ``func`` does not take (naming the key as ``FLAG KEY`` and the
     accepted ones), and values of the wrong type where the signature says the type (a numeric
     default or an ``int`` annotation needs a number, a ``bool`` default needs true/false);
-    with ``required``, also refuse missing required keyword arguments.
+    with ``required``, also refuse missing required keyword arguments.  The rules are
+    :func:`coflowopt.introspect.parameter_problem`'s (experiment specs use them too).
 
     ``skip`` positional parameters (the instance, the order) are not user parameters, and
     ``reserved`` ones are set by other flags (``seed`` by ``--seed``).  A function that takes
     ``**kwargs`` accepts any key (it forwards them).
     """
-    import inspect
-    try:
-        sig = inspect.signature(func)
-    except (TypeError, ValueError):  # pragma: no cover - builtins: nothing to check
-        return
-    ps = [p for p in list(sig.parameters.values())[skip:] if p.name not in reserved]
-    if any(p.kind == p.VAR_KEYWORD for p in ps):
-        return
-    ps = [p for p in ps if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    shown = ", ".join(p.name for p in ps) or "none"
-    by_name = {p.name: p for p in ps}
-    for k, v in params.items():
-        if k not in by_name:
-            raise UsageError(f"{flag} {k}: {owner} has no parameter {k!r} (accepted: {shown})")
-        want = _wanted_type(by_name[k]) or ""
-        nullable = want.endswith(" or null")    # float | None: null is a value too
-        want = want.removesuffix(" or null")
-        if nullable and v is None:
-            continue
-        if want == "bool" and not isinstance(v, bool):
-            raise UsageError(f"{flag} {k}: {owner} needs true or false, got {v!r}")
-        if want in ("int", "number") and (isinstance(v, bool) or not isinstance(
-                v, int if want == "int" else (int, float))):
-            raise UsageError(f"{flag} {k}: {owner} needs "
-                             f"{'an integer' if want == 'int' else 'a number'}"
-                             f"{' (or null)' if nullable else ''}, got {v!r}")
-        if want == "str" and not isinstance(v, str):
-            raise UsageError(f"{flag} {k}: {owner} needs a name, got {v!r}")
-        if want == "mapping" and not (isinstance(v, dict) or v is None):
-            raise UsageError(f"{flag} {k}: {owner} needs a JSON object of parameters, e.g. "
-                             f"{k}='{{\"key\": 1}}', got {v!r}")
-    if required:
-        for p in ps:
-            if p.default is p.empty and p.name not in params:
-                raise UsageError(f"{flag} {p.name}: required by {owner} (give {flag} "
-                                 f"{p.name}=VALUE; accepted: {shown})")
+    from .introspect import parameter_problem
 
-
-def _wanted_type(p) -> str | None:
-    """What a parameter's signature says about its type: ``"bool"``, ``"int"``, ``"number"``,
-    ``"number or null"`` / ``"int or null"`` (``float | None``: a time limit), ``"str"`` (a
-    name), ``"mapping"`` (nested parameters: a JSON object) or None (anything else -- lists,
-    other unions -- is left to the function)."""
-    ann = str(p.annotation).strip("'\"")
-    if isinstance(p.default, bool) or ann == "bool":
-        return "bool"
-    if ann == "str":
-        return "str"
-    if ann.startswith(("Mapping[", "dict[")) or ann in ("dict", "Mapping"):
-        return "mapping"
-    if ann == "int":
-        return "int"
-    if ann == "float" or (isinstance(p.default, (int, float)) and p.default is not None):
-        return "number"
-    if ann in ("float | None", "Optional[float]"):
-        return "number or null"
-    if ann in ("int | None", "Optional[int]"):
-        return "int or null"
-    return None
+    p = parameter_problem(func, params, skip=skip, required=required, reserved=reserved)
+    if p is None:
+        return
+    if p.kind == "required":
+        raise UsageError(f"{flag} {p.key}: required by {owner} (give {flag} {p.key}=VALUE; "
+                         f"accepted: {p.accepted})")
+    raise UsageError(f"{flag} {p.key}: {owner} {p.rule}")
 
 
 def blame(flag: str, params: dict[str, Any], owner: str, e: BaseException, *,

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import inspect
 import re
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple, Sequence
 
-__all__ = ["parameters", "docstring_parameters", "describe_algorithm"]
+__all__ = ["parameters", "docstring_parameters", "describe_algorithm", "parameter_problem",
+           "ParameterProblem"]
 
 #: Leading positional parameters that are data, not settings: the instance, the coflow order.
 DATA_PARAMETERS = ("instance", "order", "inst")
@@ -108,6 +109,103 @@ def parameters(func: Callable, *, skip: tuple[str, ...] = DATA_PARAMETERS
                     "default": None if required else repr(p.default),
                     "required": required, "meaning": d.get("meaning", "")})
     return out
+
+
+class ParameterProblem(NamedTuple):
+    """What :func:`parameter_problem` found: the ``key``, its ``kind`` (``"unknown"``,
+    ``"type"`` or ``"required"``), the ``rule`` in words (to follow the owner's name: "has no
+    parameter 'x' (accepted: ...)", "needs a number, got 'x'") and the ``accepted`` names."""
+
+    key: str
+    kind: str
+    rule: str
+    accepted: str
+
+
+def parameter_problem(func: Callable, params: dict[str, Any], *, skip: int = 1,
+                      required: bool = False, reserved: Sequence[str] = ()
+                      ) -> ParameterProblem | None:
+    """The first key of ``params`` that ``func`` does not take, or whose value has the wrong
+    type where the signature says the type (:func:`_wanted_type`), or (with ``required``) the
+    first required keyword argument missing; None when there is none.
+
+    The one set of rules behind the command line's ``--param KEY=VALUE`` flags
+    (:func:`coflowopt.cli.check_params`) and experiment specs' parameter tables
+    (:mod:`coflowopt.experiments.spec`).  ``skip`` leading positional parameters (the instance,
+    the order) are data, not settings, and ``reserved`` ones are set elsewhere; a function that
+    takes ``**kwargs`` accepts any key.
+
+    Examples
+    --------
+    >>> def f(instance, *, slot: float | None = None, rounds: int = 3): ...
+    >>> parameter_problem(f, {"slot": None, "rounds": 2}) is None
+    True
+    >>> parameter_problem(f, {"rounds": 2.5}).rule
+    'needs an integer, got 2.5'
+    >>> parameter_problem(f, {"instance": 1}).kind
+    'unknown'
+    """
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):  # pragma: no cover - builtins: nothing to check
+        return None
+    ps = [p for p in list(sig.parameters.values())[skip:] if p.name not in reserved]
+    if any(p.kind == p.VAR_KEYWORD for p in ps):
+        return None
+    ps = [p for p in ps if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    shown = ", ".join(p.name for p in ps) or "none"
+    by_name = {p.name: p for p in ps}
+    for k, v in params.items():
+        if k not in by_name:
+            return ParameterProblem(k, "unknown", f"has no parameter {k!r} (accepted: {shown})",
+                                    shown)
+        want = _wanted_type(by_name[k]) or ""
+        nullable = want.endswith(" or null")    # float | None: null is a value too
+        want = want.removesuffix(" or null")
+        if nullable and v is None:
+            continue
+        rule = None
+        if want == "bool" and not isinstance(v, bool):
+            rule = f"needs true or false, got {v!r}"
+        elif want in ("int", "number") and (isinstance(v, bool) or not isinstance(
+                v, int if want == "int" else (int, float))):
+            rule = (f"needs {'an integer' if want == 'int' else 'a number'}"
+                    f"{' (or null)' if nullable else ''}, got {v!r}")
+        elif want == "str" and not isinstance(v, str):
+            rule = f"needs a name, got {v!r}"
+        elif want == "mapping" and not (isinstance(v, dict) or v is None):
+            rule = f"needs a JSON object of parameters, e.g. {k}='{{\"key\": 1}}', got {v!r}"
+        if rule is not None:
+            return ParameterProblem(k, "type", rule, shown)
+    if required:
+        for p in ps:
+            if p.default is p.empty and p.name not in params:
+                return ParameterProblem(p.name, "required", f"is required (accepted: {shown})",
+                                        shown)
+    return None
+
+
+def _wanted_type(p) -> str | None:
+    """What a parameter's signature says about its type: ``"bool"``, ``"int"``, ``"number"``,
+    ``"number or null"`` / ``"int or null"`` (``float | None``: a time limit), ``"str"`` (a
+    name), ``"mapping"`` (nested parameters: a JSON object) or None (anything else -- lists,
+    other unions -- is left to the function)."""
+    ann = str(p.annotation).strip("'\"")
+    if isinstance(p.default, bool) or ann == "bool":
+        return "bool"
+    if ann == "str":
+        return "str"
+    if ann.startswith(("Mapping[", "dict[")) or ann in ("dict", "Mapping"):
+        return "mapping"
+    if ann == "int":
+        return "int"
+    if ann == "float" or (isinstance(p.default, (int, float)) and p.default is not None):
+        return "number"
+    if ann in ("float | None", "Optional[float]"):
+        return "number or null"
+    if ann in ("int | None", "Optional[int]"):
+        return "int or null"
+    return None
 
 
 def describe_algorithm(alg) -> dict[str, Any]:

@@ -129,6 +129,21 @@ def _with(**changes):
     (_with(instances=[gen_source() | {"topology": {"kind": "fat-tree", "k": 4,
                                                    "placement_seed": -1}}]),
      "instances[0].topology.placement_seed", ">= 0"),
+    # the command line's parameter rules (introspect.parameter_problem): a generator's
+    # required parameters (params = {} was an internal error when the instance was built) and
+    # the types a signature states (a str compared with 0 inside the algorithm before)
+    (_with(instances=[{"name": "g", "generator": "uniform_random", "params": {}}]),
+     "instances[0].params.num_ports", "required by generator uniform_random"),
+    (_with(instances=[{"name": "g", "generator": "uniform_random",
+                       "params": {"num_ports": 2, "num_coflows": "x"}}]),
+     "instances[0].params.num_coflows", "needs an integer, got 'x'"),
+    (_with(algorithms={"schedules": [{"policy": "varys", "params": {"tol_rel": "x"}}]}),
+     "algorithms.schedules[0].params.tol_rel", "policy varys needs a number"),
+    (_with(algorithms={"schedules": [{"order": "sebf", "rates": "madd",
+                                      "rate_params": {"order": [0, 1]}}]}),
+     "algorithms.schedules[0].rate_params.order", "has no parameter 'order'"),
+    (_with(algorithms={"bounds": [{"name": "interval-lp", "params": {"epsilon": "x"}}]}),
+     "algorithms.bounds[0].params.epsilon", "bound interval-lp needs a number"),
 ])
 def test_spec_errors_name_key_and_rule(raw, key, rule):
     with pytest.raises(SpecError) as ei:

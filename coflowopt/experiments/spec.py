@@ -496,10 +496,18 @@ def _default(func: Callable, name: str):
     return None if p is None or p.default is inspect.Parameter.empty else p.default
 
 
-def _check_params(ck: _Checker, func: Callable, params: dict, key: str, what: str) -> None:
-    for name in params:
-        if not _accepts(func, name):
-            raise ck.fail(f"{key}.{name}", f"{what} has no parameter {name!r}")
+def _check_params(ck: _Checker, func: Callable, params: dict, key: str, what: str, *,
+                  skip: int = 1, required: bool = False) -> None:
+    """The command line's parameter rules (:func:`coflowopt.introspect.parameter_problem`:
+    known keys, the types the signature states, with ``required`` the required ones) on a
+    spec's parameter table, naming ``KEY.NAME``; ``skip`` leading positional parameters are
+    data (the instance; the order of a rate allocation), not settings."""
+    from ..introspect import parameter_problem
+
+    p = parameter_problem(func, params, skip=skip, required=required)
+    if p is not None:
+        rule = f"required by {what}" if p.kind == "required" else f"{what} {p.rule}"
+        raise ck.fail(f"{key}.{p.key}", rule)
 
 
 def _import_callable(ck: _Checker, ref: str, key: str) -> Callable:
@@ -561,7 +569,7 @@ def _topology(ck: _Checker, t, key: str) -> dict:
         if k in t:
             ck.value(t[k], f"{key}.{k}", rule)
     params = {k: v for k, v in t.items() if k != "kind" and k not in _PLACEMENT_KEYS}
-    _check_params(ck, BUILDERS[kind], params, key, f"topology {kind}")
+    _check_params(ck, BUILDERS[kind], params, key, f"topology {kind}", skip=0)
     try:
         build(kind, **params)
     except (CoflowOptError, TypeError, ValueError) as e:
@@ -597,7 +605,8 @@ def _parse_sources(ck: _Checker, items, subs, spec_dir: Path | None) -> list[dic
             params = s.get("params", {})
             if "seed" in params:
                 raise ck.fail(f"{key}.params.seed", "give seeds with the 'seeds' key")
-            _check_params(ck, func, params, f"{key}.params", f"generator {gen}")
+            _check_params(ck, func, params, f"{key}.params", f"generator {gen}", skip=0,
+                          required=True)
             name = s.get("name", gen)
             if _accepts(func, "seed"):
                 seeds = _seeds(ck, s.get("seeds", 1), f"{key}.seeds")
@@ -866,7 +875,7 @@ class _AlgorithmParser:
         op = it.get("order_params", {})
         rp = it.get("rate_params", {})
         _check_params(ck, o.func, op, f"{key}.order_params", f"ordering {o.name}")
-        _check_params(ck, r.func, rp, f"{key}.rate_params", f"rates {r.name}")
+        _check_params(ck, r.func, rp, f"{key}.rate_params", f"rates {r.name}", skip=2)
         return self.make("schedule", o.tags | r.tags, [o.func, r.func], it,
                          label=label or f"{o.name}+{r.name}", order=o.name, rates=r.name,
                          order_params=op, rate_params=rp)
