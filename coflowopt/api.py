@@ -144,11 +144,23 @@ POLICY_WINDOWS = {
        for name in ("hug", "hug-cooperative", "drf", "ps-p")}}
 
 
+def _registered_name(table: dict, name: str) -> str:
+    """``name`` as registered (an alias, ``dclas`` or ``dlas``, is its algorithm's name), so
+    that an alias runs the same path as its name; an unknown name is left as it is (the
+    registry's lookup refuses it where the algorithm is run)."""
+    from .exceptions import InvalidParameterError
+
+    try:
+        return get_algorithm("rates" if table is RATES_WINDOWS else "policy", name).name
+    except InvalidParameterError:
+        return name
+
+
 def _windows(table: dict, name: str, params) -> tuple:
     """``(windows function, the parameters it is called with)`` for ``name`` in ``table``."""
     import importlib
 
-    module, function, bound, takes_params = table[name]
+    module, function, bound, takes_params = table[_registered_name(table, name)]
     func = functools.partial(getattr(importlib.import_module(module), function), **bound)
     return func, (dict(params or {}) if takes_params else {})
 
@@ -164,8 +176,11 @@ def has_windows(name: str, params, table) -> bool:
     (True, False)
     >>> has_windows("varys", {"engine": "python"}, POLICY_WINDOWS)
     False
+    >>> has_windows("dclas", {}, POLICY_WINDOWS)    # an alias of aalo
+    True
     """
-    return name in table and (params or {}).get("engine", "auto") != "python"
+    return (_registered_name(table, name) in table
+            and (params or {}).get("engine", "auto") != "python")
 
 
 def _streamed_policy(instance: Instance, policy: str, policy_params: dict, objective: str,

@@ -131,3 +131,14 @@ def test_where_the_compiled_loop_does_not_apply():
     res = run_schedule(inst, policy="aalo", policy_params={"engine": "python"},
                        keep_schedule=False)
     assert res.schedule is not None and "streamed" not in res.extra
+
+
+@pytest.mark.parametrize("alias,name", [("dclas", "aalo"), ("dlas", "decentralized-las")])
+def test_an_alias_runs_windowed_like_its_name(alias, name):
+    """``--policy dclas`` (an alias) takes the windowed path of ``aalo``: it held the whole
+    schedule before (``has_windows`` looked the raw name up)."""
+    inst = small_instances()[0]
+    res = run_schedule(inst, policy=alias, keep_schedule=False)
+    ref = run_schedule(inst, policy=name, keep_schedule=False)
+    assert res.schedule is None and res.extra["streamed"]["windows"] >= 1
+    assert (res.kind, res.value) == (ref.kind, ref.value)
