@@ -82,11 +82,16 @@ def interval_grid(instance: Instance, *, epsilon: float = 0.25, first: float | N
     return IntervalGrid(tau=np.asarray(tau, dtype=float), epsilon=float(epsilon))
 
 
-def build_interval_lp(instance: Instance, grid: IntervalGrid) -> LinearProgram:
+def build_interval_lp(instance: Instance, grid: IntervalGrid, *, exact: bool = True
+                      ) -> LinearProgram:
     """The interval-indexed LP (module docstring) with exact data.
 
     Columns ``y_kl`` for ``l = 1..L`` (block ``"y"``, shape (K, L)); ``y_k,L+1 = 1`` is folded
     into the objective offset.
+
+    ``exact=False`` builds the same float LP (``c``, ``A``, bounds and offset equal to the last
+    bit, ``tests/test_interval_lp_float.py``) without the exact data a certificate needs: no
+    ``K x L`` Fractions, so it is what a caller that only solves the LP uses (``qsz``).
     """
     tau = np.asarray(grid.tau, dtype=float)
     if tau.ndim != 1 or tau.size == 0 or np.any(np.diff(tau) <= 0) or tau[0] <= 0:
@@ -96,23 +101,22 @@ def build_interval_lp(instance: Instance, grid: IntervalGrid) -> LinearProgram:
     iso_f, iso_ex = isolation_lower_bounds(instance, loads)
     w = np.asarray(instance.weight, dtype=float)
     taus_ex = [Fraction(0)] + [Fraction(float(t)) for t in tau]
-    # a_kl = max(tau_{l-1}, r_k + rho_k), l = 1..L+1
-    a = [[max(taus_ex[l - 1], iso_ex[k]) for l in range(1, L + 2)] for k in range(K)]
     n = K * L
-    c_ex = np.empty(n, dtype=object)
-    offset_ex = Fraction(0)
-    for k in range(K):
-        wk = Fraction(float(w[k]))
-        for l in range(L):
-            c_ex[k * L + l] = wk * (a[k][l] - a[k][l + 1])
-        offset_ex += wk * a[k][L]
-    c = np.asarray([float(v) for v in c_ex])
-    # y_kl fixed to 0 where tau_l < r_k + rho_k
-    col_hi = np.ones(n)
-    for k in range(K):
-        for l in range(L):
-            if taus_ex[l + 1] < iso_ex[k]:
-                col_hi[k * L + l] = 0.0
+    # y_kl fixed to 0 where tau_l < r_k + rho_k (tau_l >= iso_ex exactly: _tau_at_least)
+    col_hi = _tau_at_least(tau, iso_f, iso_ex).astype(float).ravel()
+    if exact:
+        # a_kl = max(tau_{l-1}, r_k + rho_k), l = 1..L+1
+        a = [[max(taus_ex[l - 1], iso_ex[k]) for l in range(1, L + 2)] for k in range(K)]
+        c_ex = np.empty(n, dtype=object)
+        offset_ex = Fraction(0)
+        for k in range(K):
+            wk = Fraction(float(w[k]))
+            for l in range(L):
+                c_ex[k * L + l] = wk * (a[k][l] - a[k][l + 1])
+            offset_ex += wk * a[k][L]
+        c = np.asarray([float(v) for v in c_ex])
+    else:
+        c, offset_ex = _float_costs(tau, taus_ex, w, iso_f, iso_ex)
     asm = MatrixAssembler()
     # monotone rows: y_kl - y_k,l-1 >= 0, l = 2..L
     kk, ll = np.meshgrid(np.arange(K), np.arange(1, L), indexing="ij")
@@ -128,7 +132,7 @@ def build_interval_lp(instance: Instance, grid: IntervalGrid) -> LinearProgram:
     lcol = np.tile(np.arange(L), E)
     rows = r0 + loads.port[ent] * L + lcol
     cols = loads.coflow[ent] * L + lcol
-    if loads.exact_is_float:
+    if loads.exact_is_float or not exact:
         asm.add(rows, cols, loads.load[ent])
     else:
         ex = [loads.exact_load(i) for i in range(E)]
@@ -141,18 +145,64 @@ def build_interval_lp(instance: Instance, grid: IntervalGrid) -> LinearProgram:
     A, a_exact = asm.csr(m, n)
     row_lo = np.r_[np.zeros(nmono), np.full(P * L, -np.inf)]
     row_hi = np.r_[np.full(nmono, np.inf), np.asarray([float_down(v) for v in cap_ex])]
-    rh_ex = np.empty(m, dtype=object)
-    rh_ex[:] = None
-    rh_ex[nmono:] = cap_ex
-    exact: dict[str, Any] = {"c": c_ex, "offset": offset_ex, "row_hi": rh_ex}
-    if a_exact is not None:
-        exact["A_data"] = a_exact
+    ex_data: dict[str, Any] = {}
+    if exact:
+        rh_ex = np.empty(m, dtype=object)
+        rh_ex[:] = None
+        rh_ex[nmono:] = cap_ex
+        ex_data = {"c": c_ex, "offset": offset_ex, "row_hi": rh_ex}
+        if a_exact is not None:
+            ex_data["A_data"] = a_exact
     return LinearProgram(
         name="interval-lp", c=c, A=A, row_lo=row_lo, row_hi=row_hi, col_lo=np.zeros(n),
-        col_hi=col_hi, offset=float(offset_ex), exact=exact,
+        col_hi=col_hi, offset=float(offset_ex), exact=ex_data,
         col_blocks={"y": (0, n, (K, L))},
         row_blocks={"monotone": (0, nmono, (K, L - 1)), "capacity": (nmono, m, (P, L))},
         meta={"intervals": L, "epsilon": grid.epsilon, "tau": tau.tolist()})
+
+
+def _tau_at_least(tau: np.ndarray, iso_f: np.ndarray, iso_ex: list[Fraction]) -> np.ndarray:
+    """``tau_l >= iso_ex[k]`` exactly, shape (K, L), from floats.
+
+    ``iso_f[k]`` is the largest float ``<= iso_ex[k]``; for a float ``tau``, ``tau >= iso_ex``
+    iff ``tau >= iso_f`` when ``iso_ex`` is that float, else iff ``tau > iso_f``.
+    """
+    on_float = np.fromiter((Fraction(float(f)) == e for f, e in zip(iso_f, iso_ex)),
+                           dtype=bool, count=len(iso_ex))
+    t, f = tau[None, :], iso_f[:, None]
+    return np.where(on_float[:, None], t >= f, t > f)
+
+
+def _float_costs(tau: np.ndarray, taus_ex: list[Fraction], w: np.ndarray, iso_f: np.ndarray,
+                 iso_ex: list[Fraction]) -> tuple[np.ndarray, Fraction]:
+    """``c`` of the interval LP as floats, each the exact value rounded once (as the exact
+    build's ``float(c_ex)``), and the exact offset.
+
+    ``c_kl = w_k (a_kl - a_k,l+1)`` with ``a_kl = max(tau_{l-1}, iso_k)`` is ``0`` when
+    ``tau_l <= iso_k``, ``w_k (tau_{l-1} - tau_l)`` when ``tau_{l-1} >= iso_k`` (a float
+    product correctly rounded, when the difference of the two floats is itself a float: always
+    when ``tau_l <= 2 tau_{l-1}``, Sterbenz), else (one ``l`` per coflow) ``w_k (iso_k -
+    tau_l)`` in Fractions.
+    """
+    K, L = len(iso_ex), tau.size
+    taus = np.r_[0.0, tau]
+    ge_hi = _tau_at_least(taus, iso_f, iso_ex)           # tau_j >= iso_k, j = 0..L
+    # tau_j <= iso_k  iff  tau_j <= iso_f[k] (iso_f is the largest float <= iso_k)
+    le_hi = taus[None, :] <= iso_f[:, None]
+    d = taus[:-1] - taus[1:]
+    d_exact = np.fromiter((Fraction(float(d[j])) == taus_ex[j] - taus_ex[j + 1]
+                           for j in range(L)), dtype=bool, count=L)
+    with np.errstate(all="ignore"):
+        c = (w[:, None] * d[None, :]) + 0.0               # + 0.0: -0.0 becomes 0.0, as float(0)
+    c[le_hi[:, 1:]] = 0.0
+    mid = ~le_hi[:, 1:] & ~ge_hi[:, :-1]                 # tau_{l-1} < iso_k < tau_l
+    slow = mid | (~le_hi[:, 1:] & ~d_exact[None, :])
+    for k, l in zip(*np.nonzero(slow)):
+        ak = max(taus_ex[l], iso_ex[k])
+        c[k, l] = float(Fraction(float(w[k])) * (ak - max(taus_ex[l + 1], iso_ex[k])))
+    offset = sum((Fraction(float(w[k])) * max(taus_ex[L], iso_ex[k]) for k in range(K)),
+                 Fraction(0))
+    return c.ravel(), offset
 
 
 @register_rebuilder("interval-lp")
