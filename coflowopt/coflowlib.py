@@ -195,14 +195,15 @@ def _order_of(instance, doc: dict[str, Any], where: str):
     except Exception:  # noqa: BLE001 - an unknown name is bad input
         raise InvalidParameterError(f"{where}: 'rates' {doc['rates']!r} is not a registered "
                                     "rate allocation (coflowopt algorithms --kind rates)") from None
-    import inspect
+    from .introspect import parameter_problem
     params = doc.get("rate_params", {})
-    try:
-        inspect.signature(func).bind(instance, order, **params)
-    except TypeError:
-        raise InvalidParameterError(f"{where}: 'rate_params' must be an object of "
-                                    f"parameters of {doc['rates']!r} (coflowopt algorithms "
-                                    f"{doc['rates']})") from None
+    if not isinstance(params, dict):
+        raise InvalidParameterError(f"{where}: 'rate_params' must be an object of parameters "
+                                    f"of {doc['rates']!r}, got {params!r}")
+    bad = parameter_problem(func, params, skip=2)   # the command line's rules
+    if bad is not None:
+        raise InvalidParameterError(f"{where}: 'rate_params.{bad.key}': {doc['rates']} "
+                                    f"{bad.rule}")
     return order, functools.partial(func, **params)
 
 
@@ -365,8 +366,10 @@ def submit(m: dict[str, Any], iid: str, schedule_path: str | Path, algorithm: st
     _check_submission_kind(schedule_path, iid, integral)
     try:
         rep = _verify_best(inst, Path(schedule_path), integral=integral)
-    except CoflowOptError as ex:
-        raise InvalidParameterError(f"{schedule_path}: {ex}") from None
+    except CoflowOptError as ex:   # named once: the readers' messages start with the path
+        msg = str(ex)
+        raise InvalidParameterError(msg if msg.startswith(str(schedule_path))
+                                    else f"{schedule_path}: {msg}") from None
     if integral and rep.slot != float(Fraction(e.get("slot", 1))):
         raise InvalidParameterError(f"{schedule_path}: slot {rep.slot:g}, but {iid} is of the "
                                     f"integral model with slot {e.get('slot', 1)}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -174,6 +175,14 @@ def test_submit_worse_invalid_better(copy, tmp_path):
     # bad input: one line, exit 2
     code, out, err = cli("lib", "submit", "nope/x", optimal, "--library", d)
     assert code == 2 and len(err.strip().splitlines()) == 1
+    # a missing file is "no such file" (was the OS's "[Errno 2] ..."), a malformed one is
+    # named once (the path was printed twice)
+    code, out, err = cli("lib", "submit", iid, tmp_path / "none.json", "--library", d)
+    assert code == 2 and err.strip().endswith("none.json: no such file"), err
+    broken = tmp_path / "broken.schedule.json"
+    broken.write_text('{"format": "coflowopt-schedule", "version": 1, "segments": [3]}')
+    code, out, err = cli("lib", "submit", iid, broken, "--library", d)
+    assert code == 2 and err.count(str(broken)) == 1 and "segments[0]" in err, err
 
 
 def test_check_rejects_a_tampered_certificate(copy):
@@ -301,10 +310,14 @@ def test_order_document_round_trip_and_bad_input():
     direct = verify_schedule(inst, get_algorithm("rates", "greedy").func(inst, order))
     rebuilt = verify_schedule(inst, best_schedule(inst, json.loads(json.dumps(doc))))
     assert rebuilt.weighted_completion_time == direct.weighted_completion_time
-    for bad in ({**doc, "order": doc["order"][:-1]}, {**doc, "order": doc["order"] + ["zz"]},
-                {**doc, "rates": "nope"}, {**doc, "rate_params": {"nope": 1}},
-                {**doc, "version": 2}):
-        with pytest.raises(InvalidParameterError):
+    for bad, rule in (({**doc, "order": doc["order"][:-1]}, "every coflow id"),
+                      ({**doc, "order": doc["order"] + ["zz"]}, "every coflow id"),
+                      ({**doc, "rates": "nope"}, "not a registered rate allocation"),
+                      ({**doc, "rate_params": {"nope": 1}},
+                       "'rate_params.nope': greedy has no parameter 'nope'"),
+                      ({**doc, "rate_params": [1]}, "'rate_params' must be an object"),
+                      ({**doc, "version": 2}, "needs version 1")):
+        with pytest.raises(InvalidParameterError, match=re.escape(rule)):
             best_schedule(inst, bad)
 
 

@@ -93,6 +93,7 @@ def run(args, common) -> int:
                     "\n".join(text))
         return common.EXIT_REJECTED if bad else common.EXIT_OK
     iid, path = args.instance, args.schedule
+    common.require_regular_file(path)   # "no such file", not the OS's "[Errno 2] ..."
     try:
         out = submit(m, iid, path, args.algorithm)
     except InvalidParameterError as e:
