@@ -744,6 +744,8 @@ def facebook_like(trace_path, num_coflows: int, *, load: float = 0.9, num_ports:
                     ("time_unit_ms", time_unit_ms)):
         if not (_is_real(v) and v > 0):
             raise _bad(f, name, "a finite number > 0", v)
+    if not isinstance(trace_path, (str, Path)):   # Path(True) raised a TypeError
+        raise _bad(f, "trace_path", "the path of a coflow-benchmark trace file", trace_path)
     path = Path(trace_path)
     if not path.is_file():
         raise _bad(f, "trace_path", "an existing coflow-benchmark trace file", str(trace_path))
