@@ -40,6 +40,8 @@ from .exceptions import (CoflowOptError, InfeasibleScheduleError, InputError,
                          InvalidParameterError, SolverError)
 
 EXIT_OK, EXIT_REJECTED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_SOLVER = 0, 1, 2, 3, 4
+#: interrupted (Ctrl-C, SIGINT): 128 + 2, as a shell reports it
+EXIT_INTERRUPTED = 130
 
 #: The exit codes, as ``coflowopt --help`` prints them (the module docstring says more).
 EXIT_CODES_HELP = """exit codes:
@@ -50,6 +52,7 @@ EXIT_CODES_HELP = """exit codes:
   3  internal error (a bug): the traceback is printed
   4  solver failure: a solver failed without a usable result (not the input's fault),
      or the run ran out of memory
+  130  interrupted (Ctrl-C): one line on stderr
 
 --json: stdout is one JSON document and nothing else; logs and progress go to stderr."""
 
@@ -1126,13 +1129,30 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{e.name or e}, which is not installed (pip install 'coflowopt[all]')",
               file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:  # pragma: no cover
-        return 130
-    except Exception:  # pragma: no cover - a bug, not bad input: say so, with the traceback
+    except KeyboardInterrupt:
+        print(f"coflowopt {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as e:  # a bug, not bad input: say so, with the traceback
+        if _interrupted(e):
+            # Ctrl-C inside a compiled kernel reaches Python as the SystemError of numba's
+            # dispatcher ("returned a result with an exception set") around the interrupt
+            print(f"coflowopt {args.command}: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
         import traceback
         traceback.print_exc()
         print(f"coflowopt {args.command}: internal error (please report it)", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _interrupted(e: BaseException) -> bool:
+    """Whether a KeyboardInterrupt is in ``e``'s chain of causes and contexts."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        if isinstance(e, KeyboardInterrupt):
+            return True
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return False
 
 
 def _one_line(e: BaseException) -> str:

@@ -209,3 +209,20 @@ def test_float_sizes_give_a_float_schedule():
     assert not s.exact
     rep = verify_schedule(inst, s)
     assert rep.ok and rep.coflow_completion[0] == pytest.approx(1.0, rel=1e-12)
+
+
+def test_a_term_shorter_than_one_ulp_of_its_start_gives_no_piece():
+    """qsz on the FB trace (bvn engine) was rejected: a decomposition term of ~1e-12 at
+    t = 131334.376 made a piece whose end rounded to its start.  In float such a term sends
+    nothing (the flow keeps the data for a later term or settle_sizes); exact mode is as
+    before."""
+    from coflowopt.rates.bvn import _Builder
+    inst = Instance.from_coflows([Coflow("A", [(0, 0, 4.0)])])
+    t = 131334.376
+    b = _Builder(inst, exact=False)
+    assert b.send(0, t, 1e-12) == 0.0 and b.pieces == [] and b.rem[0] == 4.0
+    assert b.send(0, t, 1.0) == 1.0 and b.pieces == [(0, t, t + 1.0, 1.0)]
+    e = _Builder(inst, exact=True)
+    assert e.send(0, Fraction(t), Fraction(1, 10 ** 12)) == Fraction(1, 10 ** 12)
+    assert len(e.pieces) == 1
+

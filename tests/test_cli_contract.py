@@ -374,6 +374,25 @@ def test_solver_failure_exits_4(work):
     assert "Traceback" not in p.stderr
 
 
+@pytest.mark.parametrize("body", [
+    "raise KeyboardInterrupt()",
+    # Ctrl-C inside a numba kernel: the dispatcher's SystemError raised while the interrupt is
+    # handled (was exit 3 with a traceback, found by interrupting `schedule FB --policy fair`)
+    "try:\n        raise KeyboardInterrupt()\n    except KeyboardInterrupt:\n"
+    "        raise SystemError('CPUDispatcher(<function k>) returned a result with an "
+    "exception set')"])
+def test_interrupt_exits_130_with_one_line(work, body):
+    prog = ("import sys; from coflowopt import cli\n"
+            "def boom(a):\n"
+            f"    {body}\n"
+            "cli._COMMANDS['algorithms'] = boom\n"
+            "sys.argv = ['coflowopt', 'algorithms']; sys.exit(cli.main())")
+    p = subprocess.run([sys.executable, "-c", prog], cwd=work, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 130, p.stderr
+    assert p.stderr == "coflowopt algorithms: interrupted\n", p.stderr
+
+
 def test_out_of_memory_exits_4_with_one_line(work):
     """A real MemoryError (an address-space limit a little above what the process holds, then
     a generator asked for 2e7 coflows) is exit 4 with one line saying what could not be
