@@ -20,6 +20,8 @@ Exit codes (the same for every subcommand):
     result; one line on standard error says which and how.  Not a problem with the input.
     Also running out of memory (``MemoryError``: the run needed more than the machine or its
     address-space limit gives; one line says what could not be allocated).
+130
+    interrupted (Ctrl-C): one line, also when the interrupt lands inside a compiled kernel.
 
 Every command takes ``--json``: standard output is then one JSON document and nothing else
 (logs, progress and solver output go to standard error); human-readable text otherwise.
