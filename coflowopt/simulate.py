@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 import time as _time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Protocol
+from typing import Callable, Protocol
 
 import numpy as np
 

@@ -30,7 +30,6 @@ Oper. Res. Lett. 38(5), 2010 (LP relaxations of concurrent open shop have integr
 from __future__ import annotations
 
 import itertools
-import math
 from fractions import Fraction
 from typing import Any
 
