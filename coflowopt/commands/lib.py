@@ -47,7 +47,8 @@ def add_parser(subparsers, common) -> None:
 
 
 def run(args, common) -> int:
-    from ..coflowlib import (Refused, check_library, load_manifest, status_rows, submit)
+    from ..coflowlib import (Refused, check_library, instance_path, load_manifest, status_rows,
+                             submit)
     from ..exceptions import InvalidParameterError
     try:
         m = load_manifest(args.library)
@@ -93,6 +94,10 @@ def run(args, common) -> int:
                     "\n".join(text))
         return common.EXIT_REJECTED if bad else common.EXIT_OK
     iid, path = args.instance, args.schedule
+    try:
+        instance_path(m, iid)           # the instance first (as the arguments' order)
+    except InvalidParameterError as e:
+        raise common.UsageError(str(e)) from None
     common.require_regular_file(path)   # "no such file", not the OS's "[Errno 2] ..."
     try:
         out = submit(m, iid, path, args.algorithm)
