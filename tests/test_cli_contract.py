@@ -360,6 +360,13 @@ def test_exit_codes_of_exact_results():
     assert code(None, "highs:kSolveError") == 4
 
 
+def run_python(prog: str, cwd) -> subprocess.CompletedProcess:
+    """``python -c PROG`` in a fresh interpreter (exit code and file descriptors as a user's
+    process sees them)."""
+    return subprocess.run([sys.executable, "-c", prog], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+
+
 def test_solver_failure_exits_4(work):
     """A SolverError that reaches the command line (a solver failed, the input is fine) is
     exit 4 with one line and no traceback; simulated by a handler that raises it."""
@@ -367,8 +374,7 @@ def test_solver_failure_exits_4(work):
             " cli._COMMANDS['algorithms'] = lambda a: (_ for _ in ()).throw("
             "SolverError('HiGHS returned kError'));"
             " sys.argv = ['coflowopt', 'algorithms']; sys.exit(cli.main())")
-    p = subprocess.run([sys.executable, "-c", prog], cwd=work, capture_output=True, text=True,
-                       timeout=120)
+    p = run_python(prog, work)
     assert p.returncode == 4, p.stderr
     assert p.stderr.count("\n") == 1 and "solver failure" in p.stderr
     assert "Traceback" not in p.stderr
@@ -387,8 +393,7 @@ def test_interrupt_exits_130_with_one_line(work, body):
             f"    {body}\n"
             "cli._COMMANDS['algorithms'] = boom\n"
             "sys.argv = ['coflowopt', 'algorithms']; sys.exit(cli.main())")
-    p = subprocess.run([sys.executable, "-c", prog], cwd=work, capture_output=True, text=True,
-                       timeout=120)
+    p = run_python(prog, work)
     assert p.returncode == 130, p.stderr
     assert p.stderr == "coflowopt algorithms: interrupted\n", p.stderr
 
@@ -404,8 +409,7 @@ def test_out_of_memory_exits_4_with_one_line(work):
             " resource.setrlimit(resource.RLIMIT_AS, (vm + 400 * 2**20, resource.RLIM_INFINITY));"
             " sys.exit(cli.main(['generate', 'uniform_random', '-p', 'num_ports=150', '-p',"
             " 'num_coflows=20000000', '--seed', '0', '-o', 'oom.json']))")
-    p = subprocess.run([sys.executable, "-c", prog], cwd=work, capture_output=True, text=True,
-                       timeout=120)
+    p = run_python(prog, work)
     assert p.returncode == 4, p.stderr
     assert p.stderr.count("\n") == 1 and "out of memory" in p.stderr
     assert "allocate" in p.stderr and "Traceback" not in p.stderr
