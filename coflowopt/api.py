@@ -148,8 +148,6 @@ def _registered_name(table: dict, name: str) -> str:
     """``name`` as registered (an alias, ``dclas`` or ``dlas``, is its algorithm's name), so
     that an alias runs the same path as its name; an unknown name is left as it is (the
     registry's lookup refuses it where the algorithm is run)."""
-    from .exceptions import InvalidParameterError
-
     try:
         return get_algorithm("rates" if table is RATES_WINDOWS else "policy", name).name
     except InvalidParameterError:
