@@ -140,6 +140,7 @@ POLICY_WINDOWS = {
     "baraat": ("coflowopt.policies.mlfq", "baraat_windows", {}, True),
     "aalo": ("coflowopt.policies.aalo", "aalo_windows", {}, True),
     "decentralized-las": ("coflowopt.policies.mlfq", "decentralized_las_windows", {}, True),
+    "creek": ("coflowopt.policies.mlfq", "creek_windows", {}, True),
     **{name: ("coflowopt.fairness.simulation", "fairness_windows", {"method": name}, True)
        for name in ("hug", "hug-cooperative", "drf", "ps-p")}}
 
