@@ -50,6 +50,23 @@ def test_unproved_optimum_is_skipped():
     assert ev.status == "opt_unproved" and ev.ratio is None
 
 
+def test_bounds_are_checked_only_after_a_proof(monkeypatch):
+    # an unproved candidate is skipped: its bounds would cost time for nothing (on a large
+    # candidate, unbounded time: the LPs run before bnb's time limit applies)
+    import coflowopt.adversarial.objective as objective
+    calls = []
+    real = objective._bounds
+    monkeypatch.setattr(objective, "_bounds", lambda inst, names: calls.append(1) or
+                        real(inst, names))
+    unproved = evaluate(uniform_random(4, 7, seed=0), "fifo+greedy", opt_nodes=1,
+                        check_bounds=True)
+    assert unproved.status == "opt_unproved" and unproved.bounds == {} and calls == []
+    proved = evaluate(uniform_random(3, 4, seed=3), "fifo+greedy", check_bounds=True)
+    assert proved.ok and calls == [1] and set(proved.bounds) == set(fast_bounds())
+    assert all(float(v) <= float(proved.reference.value) + 1e-9
+               for v in proved.bounds.values())
+
+
 def test_against_lb_uses_the_best_fast_certified_bound():
     inst = uniform_random(3, 4, seed=5)
     ev = evaluate(inst, "bssi+greedy", against="lb")

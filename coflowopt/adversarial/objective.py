@@ -312,15 +312,18 @@ def evaluate(instance: Instance, algorithm: AlgorithmSpec | str, *, against: str
 
     if alg.kind != "feasible":
         return done("alg_rejected")
-    if against == "lb" or check_bounds:
-        bounds = _bounds(instance, fast_bounds())
     if against == "opt":
         from ..exact import bnb
         ref = bnb(instance, time_limit=opt_time_limit, max_nodes=opt_nodes,
                   verify_mode="exact")
         if ref.kind != "optimal":
             return done("opt_unproved", ref)
+        # After the proof, not before: an unproved candidate is skipped, so its bounds
+        # would be computed for nothing (and on a large candidate they are not cheap).
+        if check_bounds:
+            bounds = _bounds(instance, fast_bounds())
     else:
+        bounds = _bounds(instance, fast_bounds())
         if not bounds:
             return done("no_bound")
         ref = max(bounds.values(), key=lambda r: float(r.value))
