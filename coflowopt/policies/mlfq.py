@@ -1467,9 +1467,17 @@ def decentralized_las_windows(instance: Instance, on_window, *, thresholds=None,
     """
     pol = DecentralizedLasPolicy(thresholds, num_queues, first_threshold, multiplier, within,
                                  aging, tol_rel)
+    return _simulate_windows(instance, pol, on_window, window,
+                             {"algorithm": "decentralized-las", "within": within,
+                              "aging": pol.aging})
+
+
+def _simulate_windows(instance: Instance, pol, on_window, window: int, meta: dict) -> dict:
+    """``pol`` on the generic simulator in its sink mode (windows of ``window`` pieces, each
+    schedule's ``meta``): the statistics of :func:`decentralized_las_windows` /
+    :func:`creek_windows`."""
     sim = simulate(instance, pol, max_events=_max_events(instance, pol), on_window=on_window,
-                   window=window, meta={"algorithm": "decentralized-las", "within": within,
-                                        "aging": pol.aging})
+                   window=window, meta=meta)
     return {"events": sim.events, "policy_calls": sim.policy_calls,
             "class_changes": pol.changes, **sim.stats}
 
@@ -1503,8 +1511,7 @@ def creek_windows(instance: Instance, on_window, *, thresholds=None, num_queues:
     Returns
     -------
     dict
-        ``events``, ``policy_calls``, ``class_changes`` and the sink's ``pieces``,
-        ``windows``, ``callback_s``, ``settled``, ``unsettled``.
+        As :func:`decentralized_las_windows`.
 
     Examples
     --------
@@ -1519,12 +1526,9 @@ def creek_windows(instance: Instance, on_window, *, thresholds=None, num_queues:
     """
     pol = CreekPolicy(thresholds, num_queues, first_threshold, multiplier, within, aging,
                       tol_rel, subcoflow_estimate=subcoflow_estimate)
-    sim = simulate(instance, pol, max_events=_max_events(instance, pol), on_window=on_window,
-                   window=window, meta={"algorithm": "creek", "within": within,
-                                        "aging": pol.aging,
-                                        "subcoflow_estimate": pol.subcoflow_estimate})
-    return {"events": sim.events, "policy_calls": sim.policy_calls,
-            "class_changes": pol.changes, **sim.stats}
+    return _simulate_windows(instance, pol, on_window, window,
+                             {"algorithm": "creek", "within": within, "aging": pol.aging,
+                              "subcoflow_estimate": pol.subcoflow_estimate})
 
 
 for _f in (mlfq, creek, creek_windows, decentralized_las, decentralized_las_windows):
