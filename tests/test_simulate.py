@@ -206,3 +206,28 @@ def test_done_flows_log_lists_finished_flows_in_completion_order():
     res = simulate(inst, Logging())
     assert seen == [(0.0, []), (3.0, [0, 1])]
     assert res.flow_completion.tolist() == [3.0, 3.0, 4.0]
+
+
+def test_schedule_length_bounds_on_a_big_switch_needs_no_paths():
+    """The big-switch sums (ingress and egress bincounts, issue 17) are the paths' sums bit
+    for bit (each port adds its flows' sizes in flow order either way: the same instance
+    written as paths takes the general form), and the instance is not left holding the
+    paths' CSR (23 MB on the Facebook trace)."""
+    from coflowopt.simulate import schedule_length_bounds
+    from coflowopt.testing import big_switch_as_paths
+
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        coflows = [Coflow(str(k), [(int(rng.integers(3)), int(rng.integers(4)),
+                                    float(rng.random() * 10 + 1e-3))
+                                   for _ in range(int(rng.integers(1, 30)))],
+                          release=float(rng.random() * 5))
+                   for k in range(int(rng.integers(1, 8)))]
+        inst = Instance.from_coflows(coflows, num_ingress=3, num_egress=5,
+                                     ingress_capacity=rng.random(3) + 0.5,
+                                     egress_capacity=rng.random(5) + 0.5)
+        got = schedule_length_bounds(inst)
+        assert "flow_resource" not in vars(inst) and "path_length" not in vars(inst)
+        paths = big_switch_as_paths(inst)
+        assert not paths.is_big_switch
+        assert got == schedule_length_bounds(paths)

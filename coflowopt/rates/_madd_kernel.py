@@ -60,6 +60,29 @@ def madd_scratch(num_flows: int, num_ports: int, num_groups: int):
             + fill_scratch(num_ports, num_groups))
 
 
+def madd_simulate_scratch(num_flows: int, num_groups: int, adj_size: int, big_switch: bool):
+    """The scratch of :func:`madd_simulate` that an event touches only as far as it goes
+    (``zs``): ``buf_f`` (F, 2), ``buf_g`` (G, 2), ``ibuf_g`` (G, 3), ``done`` (G),
+    ``adj`` (``adj_size``), ``out_fl``, ``out_rt``, ``cur`` (F) and, on a big switch,
+    ``cand_q``, ``cand_g`` (G).
+
+    Why numpy's zeros and not the kernel's own: numpy takes zeroed memory from ``calloc``, whose
+    pages are not resident until written, where a kernel's ``np.zeros`` writes every page.  The
+    candidates, the flows with a rate and the running flows fill a prefix of these arrays, so
+    on the Facebook trace (706,397 flows, as many groups) 85 MB of them shrank to what the
+    largest events reach (issue 17, ``experiments/results/madd_varys_memory_profile.md``).
+    Same values (zeros), same layouts (Fortran for the two-column buffers; at least two rows,
+    see :func:`madd_scratch`), so the same bits.
+    """
+    F, G = max(2, num_flows), max(2, num_groups)
+    cand = G if big_switch else 0
+    return (np.zeros((F, 2), order="F"), np.zeros((G, 2), order="F"),
+            np.zeros((G, 3), dtype=np.int64, order="F"), np.zeros(G, dtype=np.int64),
+            np.zeros(max(2, adj_size), dtype=np.int64), np.zeros(F, dtype=np.int64),
+            np.zeros(F), np.zeros(F, dtype=np.int64), np.zeros(cand, dtype=np.int64),
+            np.zeros(cand, dtype=np.int64))
+
+
 @njit(cache=True, borrowed=True)
 def _coflow_loads(k, flow_ptr, src, dstu, rem, load, touched):
     """Add coflow ``k``'s remaining demand per port to ``load`` (all zero on entry); list the
@@ -1427,7 +1450,7 @@ def _online_T_start(t, online_T, t_starts, nts, snap, flow_ptr, size, rem):
 def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, cap, tol,
                   completion_rtol, grp_ptr, grp_lo, grp_hi, grp_src, grp_dst, gflows,
                   max_events, snap_rtol, lf, ls, le, lv, cf, cs, ce, cv, state, general,
-                  m_in, bk, nb, stride, window, fc, online_T, online_delta):
+                  m_in, bk, nb, stride, window, fc, zs, online_T, online_delta):
     """The whole MADD (``order_mode`` 0: static ``rank``) or Varys (1: SEBF on the remaining
     demand, ties by ``rank``) simulation, reallocating only at coflow releases and
     completions.
@@ -1475,7 +1498,8 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     hold ``window + 3 F`` pieces (between two checks an event closes at most two pieces per
     flow, at its allocation and when the flow finishes, and a cut one more), so they never
     spill.  ``fc`` (F, NaN on entry) receives the flow completion times as they happen, so
-    that the sink can tell which flows finished in a window.
+    that the sink can tell which flows finished in a window.  ``zs`` is the scratch of
+    :func:`madd_simulate_scratch` (zeros, allocated by the caller).
 
     The active coflows are kept sorted in ``sorder`` for both orders (static: by rank, the
     released coflows merged in at the next allocation instead of inserted one by one, and
@@ -1509,25 +1533,20 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     served = np.zeros(K, dtype=np.int64)
     last = np.zeros(K)
 
-    buf_f = np.asfortranarray(np.zeros((F, 2)))
     buf_p = np.asfortranarray(np.zeros((P, 1)))
     ibuf_p = np.asfortranarray(np.zeros((P, 2), dtype=np.int64))
-    buf_g = np.asfortranarray(np.zeros((G, 2)))
-    ibuf_g = np.asfortranarray(np.zeros((G, 3), dtype=np.int64))
     fbuf = np.asfortranarray(np.zeros((P, 2)))
     ibuf = np.asfortranarray(np.zeros((P, 6), dtype=np.int64))
-    done = np.zeros(max(1, G), dtype=np.int64)
-    adj = np.zeros(max(2, grp_dst.shape[0] if general else 2 * G), dtype=np.int64)
     counter = np.zeros(1, dtype=np.int64)
-    out_fl = np.zeros(F, dtype=np.int64)
-    out_rt = np.zeros(F)
     gamma = np.zeros(K)
     res = np.zeros(P)
     key = np.zeros(K)
     load = np.zeros(P)
     touched = np.zeros(P, dtype=np.int64)
 
-    cur = np.zeros(F, dtype=np.int64)   # flows with a positive rate
+    # the scratch that an event uses only as far as it goes (zeros from the caller's numpy,
+    # whose pages are not resident until written: madd_simulate_scratch)
+    buf_f, buf_g, ibuf_g, done, adj, out_fl, out_rt, cur, cand_q, cand_g = zs
     ncur = 0
     nact = 0
 
@@ -1544,8 +1563,6 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
     posq = np.full(K, -1, dtype=np.int64)
     none = np.zeros(0, dtype=np.int64)
     grp_coflow = none
-    cand_q = none
-    cand_g = none
     bk_k = none
     active_groups = 0
     if not general:
@@ -1553,8 +1570,6 @@ def madd_simulate(order_mode, rank, mode, release, flow_ptr, src, dstu, size, ca
         for k in range(K):
             for g in range(grp_ptr[k], grp_ptr[k + 1]):
                 grp_coflow[g] = k
-        cand_q = np.zeros(G, dtype=np.int64)
-        cand_g = np.zeros(G, dtype=np.int64)
         if bk[2].shape[0] > 0:
             bk_k = grp_coflow[bk[2]]   # the buckets' coflows (_backfill_candidates)
     # the active coflows sorted by (remaining Gamma, rank) for SEBF, by (0, rank) for a static

@@ -80,7 +80,7 @@ from ..registry import register
 from ..schedule import Schedule
 from ..simulate import FinishedFlows, SimState, settle_sizes, simulate
 from . import _madd_kernel as _k
-from ._jit import njit  # lazy numba, compile announced (see rates/_jit)
+from ._jit import njit, read_only  # lazy numba, compile announced (see rates/_jit)
 from ._pieces import PieceChunks, chunks_to_arrays
 
 #: A recomputed rate within this relative distance of a flow's current rate is the same rate
@@ -394,10 +394,14 @@ def _madd_call(instance: Instance, rank, sebf: bool, backfill: str | None, tol_r
         _k.ORDER_SEBF if sebf else _k.ORDER_STATIC, np.asarray(rank, dtype=np.int64),
         BACKFILL_RULES[backfill], instance.release.astype(float),
         np.ascontiguousarray(instance.flow_ptr, dtype=np.int64), src, dstu,
-        instance.flow_size.astype(float), cap, tol_rel * cap, COMPLETION_RTOL,
+        read_only(instance.flow_size, float), cap, tol_rel * cap, COMPLETION_RTOL,
         *groups, 50 * (F + K) + 1000 if max_events is None else int(max_events),
         0.0 if sebf else SNAP_RTOL, *chunks.args(), general, m_in, buckets, nb, stride,
-        int(window), fc, *((0.0, 0.0) if online is None else map(float, online)))
+        int(window), fc,
+        _k.madd_simulate_scratch(F, groups[1].shape[0],
+                                 groups[4].shape[0] if general else 2 * groups[1].shape[0],
+                                 not general),
+        *((0.0, 0.0) if online is None else map(float, online)))
     if out[2] < 0:  # pragma: no cover - the first coflow of the order always gets capacity
         raise SimulationError(f"MADD kernel stalled after {-out[2]} events")
     return out if online is not None else out[:4]
