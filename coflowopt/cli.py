@@ -463,7 +463,12 @@ def load_instance(args, path: str | None = None):
         if args.capacity is not None:
             opts["capacity"] = args.capacity
     elif args.time_unit_ms is not None or args.capacity is not None:
-        raise UsageError("--time-unit-ms and --capacity apply to trace formats, not JSON")
+        given = " and ".join(f for f, v in (("--time-unit-ms", args.time_unit_ms),
+                                             ("--capacity", args.capacity)) if v is not None)
+        raise UsageError(f"{given}: {path} is JSON, which states its own capacities and has no "
+                         "time unit; --time-unit-ms and --capacity apply to reading a trace "
+                         "(coflow-benchmark, sincronia), and --time-unit-ms also to the trace "
+                         "that convert --to writes")
     inst = read_instance(path, format=fmt, **opts)
     if args.zero_release:
         # inst.with_releases(0.0).without_deadlines() in one copy: each copy validates the
@@ -587,7 +592,13 @@ def cmd_convert(args) -> int:
         raise UsageError(f"--to {args.to}: the {args.to} format holds a big switch only (ports, "
                          "no paths), and --topology places the instance on a topology; write "
                          "--to json (version 2)")
-    inst = load_instance(args)
+    read_args = args
+    if args.to not in ("auto", "json") and args.time_unit_ms is not None:
+        require_regular_file(args.instance)
+        if (args.format if args.format != "auto" else _detect_format(args.instance)) == "json":
+            # JSON has no time unit to read: --time-unit-ms is then the written trace's only
+            read_args = argparse.Namespace(**{**vars(args), "time_unit_ms": None})
+    inst = load_instance(read_args)
     if args.to in BIG_SWITCH_FORMATS and not inst.is_big_switch:
         raise UsageError(f"--to {args.to}: the {args.to} format holds a big switch only (ports, "
                          f"no paths), and {args.instance} runs its flows over "

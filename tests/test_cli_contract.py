@@ -459,6 +459,8 @@ BAD = [
     ("convert-to", ["convert", FIG51, "out.xyz", "--to", "bogus"], ["--to", "bogus"], ()),
     ("convert-format", ["convert", FIG51, "out.json", "--format", "nope"], ["--format"], ()),
     ("convert-unknown-suffix", ["convert", FIG51, "out.xyz"], ["--to", "out.xyz"], ()),
+    ("convert-capacity-on-json", ["convert", FIG51, "out.txt", "--to", "coflow-benchmark",
+                                  "--capacity", "2"], ["--capacity", "JSON"], ()),
     # generate
     ("generate-unknown", ["generate", "nope", "-o", "g.json"], ["nope", "uniform_random"], ()),
     ("generate-missing-param", ["generate", "uniform_random", "-p", "num_ports=3",

@@ -240,11 +240,12 @@ def _grid_instance(**changes):
 WRITE_REFUSALS = {
     "port counts differ": (dict(egress_capacity=np.ones(4)), "one port count for both sides"),
     "capacities differ": (dict(ingress_capacity=[1.0, 2.0, 1.0]), "same capacity"),
-    "weight": (dict(weight=[2.0]), "no weights"),
+    "weight": (dict(weight=[2.0]), "no weights, but coflow '1' has weight 2.0 ("),
     "deadline": (dict(deadline=[5.0]), "no deadlines"),
     "id not integer": (dict(coflow_ids=["x1"]), "coflow id 'x1'"),
     "id negative": (dict(coflow_ids=["-1"]), "coflow id '-1'"),
-    "release not integer ms": (dict(release=[0.1]), "not an integer number of ms"),
+    "release not integer ms": (dict(release=[0.1]),
+                               "the release 0.1 of coflow '1' is not an integer number of ms"),
     "not a grid": (dict(flow_coflow=[0, 0, 0], flow_src=[0, 1, 0], flow_dst=[2, 2, 1],
                         flow_size=[1.0, 1.0, 1.0]), "not a mappers x reducers grid"),
     "mapper order differs": (dict(flow_coflow=[0] * 4, flow_src=[0, 1, 1, 0],
@@ -262,6 +263,7 @@ def test_writer_refusals(tmp_path, changes, rule):
     with pytest.raises(NotSupportedError, match="coflow-benchmark") as ei:
         write_coflow_benchmark(inst, tmp_path / "out.txt")
     assert rule in str(ei.value)
+    assert "np." not in str(ei.value)     # numbers as the user wrote them, not numpy reprs
     assert not (tmp_path / "out.txt").exists()
 
 
@@ -403,3 +405,24 @@ def test_fb_through_json_byte_identical(fb, fb_trace_path, tmp_path):
     assert back == fb
     write_coflow_benchmark(back, tmp_path / "fb.txt")
     assert (tmp_path / "fb.txt").read_bytes() == fb_trace_path.read_bytes()
+
+
+def test_cli_json_to_trace_takes_the_written_time_unit(tmp_path):
+    """``convert x.json y.txt --to coflow-benchmark --time-unit-ms U`` writes arrivals in ms of
+    that unit (JSON has no time unit to read, so the flag is the written trace's); reading the
+    trace back with the same unit gives the instance again. ``--capacity`` stays refused for a
+    JSON input: the document states its own capacities."""
+    from coflowopt.cli import main
+    inst = Instance.from_coflows([Coflow("0", [(0, 1, 3.0)], release=0.5),
+                                  Coflow("1", [(1, 0, 2.0), (0, 0, 2.0)], release=2.0)],
+                                 num_ingress=2, num_egress=2)
+    src, out = tmp_path / "i.json", tmp_path / "t.txt"
+    write_instance(inst, src)
+    assert main(["convert", str(src), str(out), "--to", "coflow-benchmark",
+                 "--time-unit-ms", "1000"]) == 0
+    assert out.read_text().splitlines()[1:] == ["0 500 1 0 1 1:3.0", "1 2000 2 1 0 1 0:4.0"]
+    back = read_instance(out, time_unit_ms=1000)
+    assert back.release.tolist() == [0.5, 2.0] and back.num_flows == 3
+    assert main(["convert", str(src), str(tmp_path / "c.txt"), "--to", "coflow-benchmark",
+                 "--capacity", "2"]) == 2
+    assert not (tmp_path / "c.txt").exists()

@@ -311,7 +311,7 @@ def _check_writable(instance: Instance, fmt: str, *, time_unit_ms: float) -> lis
     if np.any(instance.weight != 1):
         k = int(np.flatnonzero(instance.weight != 1)[0])
         refuse(f"the format has no weights, but coflow {instance.coflow_ids[k]!r} has weight "
-               f"{instance.weight[k]!r} (use instance.with_weights(1) to drop them explicitly)")
+               f"{float(instance.weight[k])!r} (use instance.with_weights(1) to drop them explicitly)")
     if instance.has_deadlines:
         k = int(np.flatnonzero(~np.isnan(instance.deadline))[0])
         refuse(f"the format has no deadlines, but coflow {instance.coflow_ids[k]!r} has one "
@@ -345,7 +345,7 @@ def _arrival_tokens(instance: Instance, fmt: str, time_unit_ms: float) -> list[s
     if missing.size:
         k = int(missing[0])
         raise NotSupportedError(
-            f"cannot write this instance as {fmt}: the release {rel[k]!r} of coflow "
+            f"cannot write this instance as {fmt}: the release {float(rel[k])!r} of coflow "
             f"{instance.coflow_ids[k]!r} is not an integer number of ms divided by "
             f"time_unit_ms={time_unit_ms!r} (arrivals are integer ms)")
     return [str(a) for a in out.tolist()]
@@ -538,7 +538,7 @@ def read_coflow_benchmark(path: str | Path, *, capacity: float = 1.0,
                 where.bad(str(e), "reducers")
         under = np.flatnonzero(per_flow <= 0)
         if under.size:
-            where.bad(f"MB {mb[under[0]]!r} / {m} mappers underflows to a zero-size flow",
+            where.bad(f"MB {float(mb[under[0]])!r} / {m} mappers underflows to a zero-size flow",
                       f"reducers[{under[0]}].MB")
         where.in_range(per_flow, "size", f"MB / {m} mappers = flow size", "reducers[{}].MB")
         read.reserve(where, m * r)

@@ -198,9 +198,9 @@ def write_sincronia(instance: Instance, path: str | Path, *,
             k = int(instance.flow_coflow[i])
             raise NotSupportedError(
                 f"cannot write this instance as {FORMAT_NAME}: flow {instance.flow_position[i]} "
-                f"of coflow {instance.coflow_ids[k]!r} has size {z[i]!r}, but the C++ simulator "
-                f"reads sizes with %d (integers up to {_INT_MAX}); pass allow_fractional=True "
-                "to write it anyway")
+                f"of coflow {instance.coflow_ids[k]!r} has size {float(z[i])!r}, but the C++ simulator "
+                f"reads sizes with %d (integers up to {_INT_MAX}); write_sincronia(..., "
+                "allow_fractional=True) in Python writes it anyway")
     src, dst = instance.flow_src.tolist(), instance.flow_dst.tolist()
     if np.all((z == np.round(z)) & (z < 2 ** 53)):
         sizes = list(map(str, z.astype(np.int64).tolist()))
