@@ -49,9 +49,9 @@ def run_schedule(instance: Instance, order: str | None = "fifo", rates: str | No
         policies ``hug``, ``hug-cooperative``, ``drf``, ``ps-p``, 6.5e7 pieces and more,
         ``aalo``, 2.8e7 pieces, and ``decentralized-las``, more than 7.7e7;
         :data:`RATES_WINDOWS`: ``madd`` after any ordering, 1e7
-        pieces) hands its schedule over window by window to the float verifier and never
-        holds it: ``result.schedule`` is None, the verdict and every number are the same
-        (MADD, Varys and the fairness policies: a held rerun when the streamed schedule is
+        pieces, and ``bvn``, 1.3e7; ``qsz`` with its BvN engine, 6.3e6) hands its schedule
+        over window by window to the float verifier and never holds it: ``result.schedule``
+        is None, the verdict and every number are the same (MADD, Varys and the fairness policies: a held rerun when the streamed schedule is
         rejected with a flow left unsettled, :class:`coflowopt.simulate.WindowSettler`).
         ``engine="python"`` and the other algorithms ignore it.
     stream_to : str, optional
@@ -121,7 +121,8 @@ def run_schedule(instance: Instance, order: str | None = "fifo", rates: str | No
 #: The rate allocations with a windowed form: name -> (module, function, keyword arguments
 #: bound to it, whether it takes the rate parameters); the function is
 #: ``windows(instance, order, on_window, **rate_params) -> stats`` (see :func:`_streamed`).
-RATES_WINDOWS = {"madd": ("coflowopt.rates.madd", "madd_windows", {}, True)}
+RATES_WINDOWS = {"madd": ("coflowopt.rates.madd", "madd_windows", {}, True),
+                 "bvn": ("coflowopt.rates.bvn", "bvn_windows", {}, True)}
 
 #: The policies with a windowed form, as :data:`RATES_WINDOWS` with
 #: ``windows(instance, on_window, **policy_params) -> stats``.  Per-flow fairness and WSS
@@ -141,6 +142,7 @@ POLICY_WINDOWS = {
     "aalo": ("coflowopt.policies.aalo", "aalo_windows", {}, True),
     "decentralized-las": ("coflowopt.policies.mlfq", "decentralized_las_windows", {}, True),
     "creek": ("coflowopt.policies.mlfq", "creek_windows", {}, True),
+    "qsz": ("coflowopt.formulations.lp_orderings", "qsz_windows", {}, True),
     **{name: ("coflowopt.fairness.simulation", "fairness_windows", {"method": name}, True)
        for name in ("hug", "hug-cooperative", "drf", "ps-p")}}
 

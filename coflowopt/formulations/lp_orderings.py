@@ -46,7 +46,8 @@ from .interval_lp import build_interval_lp, interval_grid, lp_completion_times
 from .lp_ov import build_lp_ov
 from .ordering_lp import isolation_lower_bounds, solve_ordering_lp
 
-__all__ = ["ordering_lp_order", "lp_ov_order", "qsz", "group_schedule", "qsz_groups"]
+__all__ = ["ordering_lp_order", "lp_ov_order", "qsz", "qsz_windows", "group_schedule",
+           "qsz_groups"]
 
 
 def _order_by(instance: Instance, C: np.ndarray) -> np.ndarray:
@@ -205,6 +206,44 @@ def qsz(instance: Instance, *, epsilon: float = 0.25, group_ratio: float = 2.0,
     Schedule
         ``meta`` records the groups and the engine.
     """
+    groups, bvn, meta = _qsz_plan(instance, epsilon, group_ratio, engine, time_limit)
+    sched = bvn(instance, groups) if bvn is not None else group_schedule(instance, groups)
+    return Schedule(sched.flow, sched.start, sched.end, sched.rate,
+                    meta={**sched.meta, **meta})
+
+
+def qsz_windows(instance: Instance, on_window, *, epsilon: float = 0.25,
+                group_ratio: float = 2.0, engine: str = "auto",
+                time_limit: float | None = None) -> dict:
+    """:func:`qsz` handed over window by window, never held (``api.POLICY_WINDOWS``): the
+    same LP and groups, then with the ``bvn`` engine
+    :func:`coflowopt.rates.bvn.bvn_group_windows` (windows of the compiled engine's pieces);
+    with ``madd`` the held schedule as one window.
+
+    Parameters
+    ----------
+    instance, epsilon, group_ratio, engine, time_limit
+        As for :func:`qsz`.
+    on_window : callable
+        ``on_window(schedule, start, end)``.
+
+    Returns
+    -------
+    dict
+        The statistics of :func:`coflowopt.rates.bvn.bvn_group_windows`.
+    """
+    groups, bvn, _ = _qsz_plan(instance, epsilon, group_ratio, engine, time_limit)
+    if bvn is not None:
+        from ..rates.bvn import bvn_group_windows
+        return bvn_group_windows(instance, groups, on_window)
+    from ..rates.bvn import _one_window
+    return _one_window(group_schedule(instance, groups), on_window)
+
+
+def _qsz_plan(instance: Instance, epsilon: float, group_ratio: float, engine: str,
+              time_limit: float | None):
+    """The LP, its groups and the engine of :func:`qsz`: ``(groups, bvn_group_schedule or
+    None for madd, meta)``."""
     if engine not in ("auto", "madd", "bvn"):
         raise InvalidParameterError(f"engine must be 'auto', 'madd' or 'bvn', got {engine!r}")
     if engine == "bvn" and not instance.is_big_switch:
@@ -229,8 +268,6 @@ def qsz(instance: Instance, *, epsilon: float = 0.25, group_ratio: float = 2.0,
                 raise InvalidParameterError("engine='bvn' needs coflowopt.rates.bvn."
                                             "bvn_group_schedule, which is not installed")
     used = "bvn" if bvn is not None else "madd"
-    sched = bvn(instance, groups) if bvn is not None else group_schedule(instance, groups)
-    return Schedule(sched.flow, sched.start, sched.end, sched.rate,
-                    meta={**sched.meta, "algorithm": "qsz", "engine": used,
-                          "groups": [g.tolist() for g in groups], "epsilon": epsilon,
-                          "group_ratio": group_ratio, "lp_status": sol.status})
+    return groups, bvn, {"algorithm": "qsz", "engine": used,
+                         "groups": [g.tolist() for g in groups], "epsilon": epsilon,
+                         "group_ratio": group_ratio, "lp_status": sol.status}

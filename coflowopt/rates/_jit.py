@@ -261,7 +261,8 @@ KERNEL_SOURCES = (
     "fairness/_pairs_kernel.py", "formats/_json_scan.py", "formats/schedule_io.py",
     "formulations/_certificate_kernel.py", "policies/_class_kernel.py",
     "policies/_flow_kernel.py", "policies/_keyed_order.py", "policies/_mlfq_kernel.py",
-    "policies/aalo.py", "policies/sincronia_online.py", "rates/_fill_kernel.py",
+    "policies/aalo.py", "policies/sincronia_online.py", "rates/_bvn_kernel.py",
+    "rates/_fill_kernel.py",
     "rates/_greedy_kernel.py", "rates/_jit.py", "rates/_madd_kernel.py", "rates/_pieces.py",
     "rates/_sorted.py", "rates/madd.py",
 )

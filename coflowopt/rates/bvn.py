@@ -23,6 +23,17 @@ Functions
     backfilling of idle ports by later coflows (never on a port the running coflow uses).
     Not order-preserving in Sincronia's sense (Definition 1): a later coflow can wait while a
     port it needs idles.
+:func:`bvn_windows`, :func:`bvn_group_windows`
+    The same schedules handed over window by window, never held (``coflowopt schedule``
+    without ``--out``; ``qsz`` through ``qsz_windows``).
+
+Engines: in float (and for the matchings in exact mode too) the work is done by the compiled
+kernels of ``coflowopt.rates._bvn_kernel``: networkx's Hopcroft--Karp step for step, the
+decomposition's float loop and the pieces of a group, with the same operations in the same
+order, so the schedules are the networkx-based Python engine's (``engine="python"``, the
+reference) to the last bit (``tests/test_bvn_engine.py``).  On the Facebook trace SEBF + BvN
+(13 million pieces) went from not finishing in 1,500 s to well under a minute, and ``qsz``
+from 6:39 to under a minute (``experiments/results/bvn_profile.md``).
 
 Capacities: a matching moves ``c`` per time unit on each of its edges only when every port has
 the same capacity ``c``; then a group takes ``rho / c``.  With unequal capacities a permutation
@@ -41,11 +52,12 @@ assignment problem", 1953; M. Marcus, R. Ree, "Diagonals of doubly stochastic ma
 J. Math. 10 (1959) 296--302 (the bound (n-1)^2 + 1); Z. Qiu, C. Stein, Y. Zhong, "Minimizing the
 total weighted completion time of coflows in datacenter networks", SPAA 2015 (groups scheduled
 by BvN); anchors-algorithms.md Sec. 3.8.  Matchings: J. Hopcroft, R. Karp, SIAM J. Comput. 2
-(1973), via ``networkx.algorithms.bipartite.hopcroft_karp_matching``.
+(1973), as ``networkx.algorithms.bipartite.hopcroft_karp_matching`` (the reference engine).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
@@ -60,7 +72,7 @@ from ..schedule import Schedule
 from ..simulate import settle_sizes
 
 __all__ = ["BvNDecomposition", "bvn_decomposition", "check_decomposition", "bvn",
-           "bvn_group_schedule", "max_permutations"]
+           "bvn_windows", "bvn_group_schedule", "bvn_group_windows", "max_permutations"]
 
 
 def max_permutations(n: int) -> int:
@@ -123,7 +135,7 @@ def _as_matrix(D):
     return np.asarray(arr, dtype=float), False
 
 
-def bvn_decomposition(D, *, tol: float = 1e-12) -> BvNDecomposition:
+def bvn_decomposition(D, *, tol: float = 1e-12, engine: str = "compiled") -> BvNDecomposition:
     """Birkhoff--von Neumann decomposition of a nonnegative demand matrix.
 
     Parameters
@@ -133,6 +145,12 @@ def bvn_decomposition(D, *, tol: float = 1e-12) -> BvNDecomposition:
         floats in float64 with tolerance ``tol``.
     tol : float
         Float mode only: entries below ``tol * rho`` count as zero.
+    engine : {"compiled", "python"}
+        ``"compiled"``: the matchings by ``coflowopt.rates._bvn_kernel.hopcroft_karp`` (in
+        float mode the whole loop compiled, :func:`~coflowopt.rates._bvn_kernel.decompose`);
+        ``"python"``: networkx's ``hopcroft_karp_matching``, the reference.  The same
+        algorithm step for step, hence the same terms to the last bit
+        (``tests/test_bvn.py``).
 
     Returns
     -------
@@ -162,18 +180,19 @@ def bvn_decomposition(D, *, tol: float = 1e-12) -> BvNDecomposition:
     lowers ``e - 2n + c`` (support edges, components of the support graph) unless it is the
     last; hence at most ``n^2 - 2n + 2`` steps (``proofs/bvn-single-coflow.md``).
 
-    *Running time.*  At most ``n^2`` matchings, each Hopcroft--Karp on the support:
-    O(n^4.5) worst case; meant for small and medium matrices (not the 150-port trace's
-    coflows in bulk).
+    *Running time.*  At most ``n^2`` matchings, each Hopcroft--Karp on the support from
+    scratch: O(n^4.5) worst case.  Compiled, a dense 150 x 150 float matrix (about 22,000
+    terms) takes about a second; the networkx reference, minutes.
 
     References
     ----------
     Birkhoff (1946); von Neumann (1953); Marcus & Ree (1959); Hopcroft & Karp (1973).
     """
-    from networkx.algorithms.bipartite import hopcroft_karp_matching
-    import networkx as nx
-
+    if engine not in ("compiled", "python"):
+        raise InvalidParameterError(f"engine must be 'compiled' or 'python', got {engine!r}")
     M, exact = _as_matrix(D)
+    if not exact and engine == "compiled":
+        return _float_decomposition(M, tol)
     m_in, m_out = M.shape
     n = max(m_in, m_out, 1)
     zero = Fraction(0) if exact else 0.0
@@ -203,6 +222,11 @@ def bvn_decomposition(D, *, tol: float = 1e-12) -> BvNDecomposition:
         rs[i] -= a
         cs[j] -= a
     padded = A.copy()
+    if engine == "compiled":
+        return _exact_terms(A, padded, rho, (m_in, m_out))
+    from networkx.algorithms.bipartite import hopcroft_karp_matching
+    import networkx as nx
+
     # repeated perfect matchings on the support
     G = nx.Graph()
     G.add_nodes_from(range(n), bipartite=0)
@@ -233,6 +257,75 @@ def bvn_decomposition(D, *, tol: float = 1e-12) -> BvNDecomposition:
         perms.append(perm)
         remaining -= th
     return BvNDecomposition(theta, perms, rho, padded, (m_in, m_out), exact,
+                            meta={"n": n, "bound": max_permutations(n)})
+
+
+def _float_terms(M: np.ndarray, tol: float):
+    """``(rho, padded, theta, perms, terms)`` of the float decomposition of ``M`` by the
+    compiled kernels (``theta[:terms]``, ``perms[:terms]``), ``terms = -1`` when float rounding
+    broke Hall's condition (see :func:`bvn_decomposition`)."""
+    from . import _bvn_kernel as K
+
+    m_in, m_out = M.shape
+    n = max(m_in, m_out, 1)
+    A = np.zeros((n, n))
+    A[:m_in, :m_out] = M
+    rho, eps = K.pad(A, float(tol))
+    padded = A.copy()
+    if rho == 0:
+        return rho, padded, np.zeros(0), np.zeros((0, n), np.int32), 0
+    # every term takes at least one entry out of the support
+    bound = int(np.count_nonzero(A > eps))
+    theta = np.empty(bound)
+    perms = np.empty((bound, n), np.int32)
+    terms = K.decompose(A, eps, rho, theta, perms)
+    return rho, padded, theta, perms, terms
+
+
+def _float_decomposition(M: np.ndarray, tol: float) -> BvNDecomposition:
+    """:func:`bvn_decomposition` of a float matrix by the compiled kernels."""
+    rho, padded, theta, perms, terms = _float_terms(M, tol)
+    if terms < 0:
+        return _float_from_exact(M)
+    n = padded.shape[0]
+    return BvNDecomposition(theta[:terms].tolist(), list(perms[:terms].astype(np.int64)),
+                            float(rho), padded, M.shape, False,
+                            meta={"n": n, "bound": max_permutations(n)} if rho else {})
+
+
+def _exact_terms(A: np.ndarray, padded: np.ndarray, rho, shape: tuple) -> BvNDecomposition:
+    """The exact (Fractions) loop of :func:`bvn_decomposition` on the padded ``A`` with the
+    compiled matching (:func:`coflowopt.rates._bvn_kernel.hopcroft_karp`) on its support."""
+    from . import _bvn_kernel as K
+
+    n = A.shape[0]
+    zero = Fraction(0)
+    adj = np.zeros((n, n), np.int32)
+    deg = np.zeros(n, np.int64)
+    for r in range(n):
+        cs = [c for c in range(n) if A[r, c] > zero]
+        adj[r, :len(cs)] = cs
+        deg[r] = len(cs)
+    lm, rm, stk, pos = (np.empty(n, np.int64) for _ in range(4))
+    dist, queue = np.empty(n + 1, np.int64), np.empty(n + 1, np.int64)
+    theta, perms = [], []
+    while deg.any():
+        if K.hopcroft_karp(adj, deg, n, lm, rm, dist, queue, stk, pos) < n:  # pragma: no cover
+            raise RuntimeError("no perfect matching in the support: the padded matrix is not "
+                               "a multiple of a doubly stochastic matrix")   # (Hall)
+        perm = lm.copy()
+        th = min(A[r, perm[r]] for r in range(n))
+        for r in range(n):
+            A[r, perm[r]] -= th
+            if A[r, perm[r]] <= zero:
+                A[r, perm[r]] = zero
+                row = adj[r, :deg[r]]
+                k = int(np.flatnonzero(row == perm[r])[0])
+                row[k:-1] = row[k + 1:].copy()
+                deg[r] -= 1
+        theta.append(th)
+        perms.append(perm)
+    return BvNDecomposition(theta, perms, rho, padded, shape, True,
                             meta={"n": n, "bound": max_permutations(n)})
 
 
@@ -327,9 +420,10 @@ def _uniform_capacity(instance: Instance):
 class _Builder:
     """Pieces ``(flow, start, end, rate)`` and the remaining demand, in float or Fractions."""
 
-    def __init__(self, instance: Instance, exact: bool):
+    def __init__(self, instance: Instance, exact: bool, engine: str = "compiled"):
         self.inst = instance
         self.exact = exact
+        self.engine = engine
         num = Fraction if exact else float
         self.num = num
         self.cap = num(float(instance.capacity[0]))
@@ -395,7 +489,7 @@ def _serve_group(b: _Builder, coflows: Sequence[int], start, backfill_from: Sequ
         T[:] = b.zero
     for (i, j), fl in pair_flows.items():
         T[at_row[i], at_col[j]] = sum((b.rem[f] for f in fl), b.zero) / b.cap
-    dec = bvn_decomposition(T)
+    dec = bvn_decomposition(T, engine=b.engine)
     t = start
     for th, perm in zip(dec.theta, dec.perms):
         end = t + th
@@ -414,6 +508,180 @@ def _serve_group(b: _Builder, coflows: Sequence[int], start, backfill_from: Sequ
             _backfill_interval(b, t, end, busy_until, backfill_from)
         t = end
     return t
+
+
+#: Pieces per window of the streamed form (at least, cut at a term's end; 8 MB of pieces).
+WINDOW_PIECES = 1 << 18
+#: :func:`~coflowopt.simulate.settle_sizes` sums a held schedule's pieces in slices of this
+#: many (``tests/test_bvn.py`` holds the streamed rates to the held ones).
+_SETTLE_STEP = 1 << 20
+
+
+def _groups_compiled(instance: Instance, groups: list, meta: dict, on_window=None,
+                     window: int = 0):
+    """:func:`bvn_group_schedule` in float, equal capacities, no backfilling: each group's
+    matrix, decomposition and pieces by the compiled kernels (``_serve_group``'s pieces in
+    its order, to the last bit).  Held (``on_window`` None): the pieces in growing arrays, the
+    settled :class:`Schedule`.  Streamed: a window goes to ``on_window(schedule, start, end)``
+    once it holds ``window`` pieces (at a term's end), settled by :class:`_WindowSettle`;
+    returns the statistics."""
+    from . import _bvn_kernel as K
+    from .._index_ranges import concat_ranges
+
+    cap = float(instance.capacity[0])
+    size = np.asarray(instance.flow_size, dtype=float)
+    rem = size.copy()
+    release = instance.release.tolist()
+    ptr = instance.flow_ptr
+    out = [np.empty(window, np.int64), np.empty(window), np.empty(window)]
+    stop = window if on_window is not None else np.iinfo(np.int64).max
+    sink = _WindowSettle(instance, on_window, cap) if on_window is not None else None
+    at = 0
+    t = 0.0
+    for g in groups:
+        start = max([t] + [release[k] for k in g])
+        ks = np.asarray(g, dtype=np.int64)
+        flows = concat_ranges(ptr[ks], ptr[ks + 1] - ptr[ks])
+        flows = flows[rem[flows] > 0]
+        if not flows.size:
+            t = start
+            continue
+        src, dst = instance.flow_src[flows], instance.flow_dst[flows]
+        rows, ri = np.unique(src, return_inverse=True)
+        cols, cj = np.unique(dst, return_inverse=True)
+        nr, nc = rows.size, cols.size
+        key = ri.reshape(-1) * nc + cj.reshape(-1)
+        pair_flow = flows[np.argsort(key, kind="stable")]
+        pair_ptr = np.zeros(nr * nc + 1, np.int64)
+        np.cumsum(np.bincount(key, minlength=nr * nc), out=pair_ptr[1:])
+        T = np.empty(nr * nc)
+        K.pair_sums(pair_ptr, pair_flow, rem, cap, T)
+        T = T.reshape(nr, nc)
+        _, _, theta, perms, terms = _float_terms(T, 1e-12)
+        if terms < 0:
+            ex = _float_from_exact(T)
+            theta = np.asarray(ex.theta, dtype=float)
+            perms = np.asarray(ex.perms, dtype=np.int32).reshape(len(ex.theta), -1)
+            terms = len(ex.theta)
+        # a term gives at most one piece per matched pair plus one per flow that ends in it
+        per_term = min(nr, nc) + flows.size
+        need = min(at + flows.size + terms * min(nr, nc), stop + per_term)
+        if need > out[0].size:
+            grown = max(need, 2 * out[0].size) if sink is None else need
+            out = [np.concatenate([x[:at], np.empty(grown - at, x.dtype)]) for x in out]
+        k, split = 0, False
+        while True:
+            at, t, k = K.serve(theta, perms, k, terms, nr, nc, pair_ptr, pair_flow, rem, size,
+                               cap, start if k == 0 else t, out[0], out[1], out[2], at, stop)
+            if k == terms:
+                break
+            # a window inside a group: its flows with nothing left are done (no more pieces)
+            sink.closed(flows[rem[flows] == 0], False)
+            sink.flush(out, at, t)
+            at, split = 0, True
+        del theta, perms
+        if sink is not None:
+            sink.closed(flows, split)
+            if at >= window or split:
+                sink.flush(out, at, t)
+                at = 0
+    if sink is not None:
+        if at:
+            sink.flush(out, at, t)
+        return sink.stats()
+    if at == 0:
+        return Schedule.empty(exact=False)
+    flow, st, en = (x[:at].copy() for x in out)
+    del out
+    return settle_sizes(instance, Schedule(flow, st, en, np.full(at, cap), meta=meta),
+                        copy=False)
+
+
+class _WindowSettle:
+    """The windows of :func:`_groups_compiled`, settled as :func:`~coflowopt.simulate.
+    settle_sizes` settles the held schedule: a flow whose pieces all lie in one window gets
+    its rule on the same sum (:func:`~coflowopt.rates._bvn_kernel.sliced_sums`), so the same
+    rates to the last bit; a flow of a group that a window cut (its pieces in two windows or
+    more) cannot be rescaled after its first window went out, and is counted in
+    ``unsettled`` when it needed it (the verifier judges it with its tolerances;
+    :func:`coflowopt.api.run_schedule` reruns the held form when such a schedule is
+    rejected).  ``on_window`` gets views of the kernel's buffers when it has the attribute
+    ``borrows = True`` (it keeps nothing), copies otherwise."""
+
+    def __init__(self, instance: Instance, on_window, cap: float):
+        F = instance.num_flows
+        self.on_window = on_window
+        self.cap = cap
+        self.size = np.asarray(instance.flow_size, dtype=float)
+        self.sent = np.zeros(F)
+        self.part = np.zeros(F)
+        self.in_slice = np.zeros(F, dtype=bool)
+        self.slice_flows = np.zeros(F, dtype=np.int64)
+        self.seen = np.zeros(F, dtype=bool)
+        self.here = np.zeros(F, dtype=np.int64)
+        self.done = np.zeros(F, dtype=bool)      # the flow's group has ended
+        self.earlier = np.zeros(F, dtype=bool)   # it has pieces in a window already out
+        self.carried = np.zeros(F)
+        self.split_done: list = []               # cut groups ended since the last window
+        self.g0 = 0
+        # the first window starts at the earliest release, as rates._pieces.WindowSink's
+        self.last = float(np.min(instance.release)) if instance.num_coflows else 0.0
+        self.windows = self.pieces = self.settled = self.unsettled = 0
+        self.callback_s = 0.0
+
+    def closed(self, flows: np.ndarray, split: bool) -> None:
+        """Every piece of ``flows`` has been written (``split``: they are a group that a
+        window cut, checked at the next window)."""
+        self.done[flows] = True
+        if split:
+            self.split_done.append(flows)
+
+    def flush(self, out: list, at: int, t: float) -> None:
+        """Settle and hand over ``out[:][:at]``, the window ``[last, t]``."""
+        from . import _bvn_kernel as K
+        from ..simulate import settle_off, settle_rates
+
+        f, s, e = out[0][:at], out[1][:at], out[2][:at]
+        v = np.full(at, self.cap)
+        sent, size, earlier = self.sent, self.size, self.earlier
+        nh = K.sliced_sums(f, v * (e - s), self.g0, _SETTLE_STEP, sent, self.part,
+                           self.in_slice, self.slice_flows, self.seen, self.here)
+        here = self.here[:nh]
+        fin = self.done[here]
+        run, done = here[~fin], here[fin]
+        whole, split = done[~earlier[done]], done[earlier[done]]
+        fix = whole[settle_off(sent[whole], size[whole])]
+        if fix.size:
+            off = np.zeros(sent.size, dtype=bool)
+            off[fix] = True
+            settle_rates(f, v, sent, size, off)
+            self.settled += int(fix.size)
+        # a flow is judged once, when its last piece has gone out: here, or (its group ended
+        # with no piece of it in this window) at the end of its cut group
+        self.unsettled += int(settle_off(self.carried[split] + sent[split], size[split]).sum())
+        earlier[split] = False
+        for g in self.split_done:
+            sp = g[earlier[g]]
+            self.unsettled += int(settle_off(self.carried[sp], size[sp]).sum())
+            earlier[sp] = False
+        self.split_done = []
+        self.carried[run] += sent[run]
+        earlier[run] = True
+        sent[here] = 0.0
+        self.seen[here] = False
+        t0 = time.perf_counter()
+        if not getattr(self.on_window, "borrows", False):   # as rates._pieces.WindowSink
+            f, s, e = f.copy(), s.copy(), e.copy()
+        self.on_window(Schedule(f, s, e, v), self.last, t)
+        self.callback_s += time.perf_counter() - t0
+        self.last = t
+        self.g0 += at
+        self.pieces += at
+        self.windows += 1
+
+    def stats(self) -> dict:
+        return {"windows": self.windows, "pieces": self.pieces, "callback_s": self.callback_s,
+                "settled": self.settled, "unsettled": self.unsettled}
 
 
 def _serve_group_fluid(b: _Builder, coflows: Sequence[int], start):
@@ -481,9 +749,25 @@ def _backfill_interval(b: _Builder, t0, t1, busy_until: dict, candidates: Sequen
         t = nxt
 
 
+def _check_groups(instance: Instance, groups: list) -> None:
+    """Every group non-empty, every coflow in range and in one group at most."""
+    K = instance.num_coflows
+    seen: set[int] = set()
+    for gi, g in enumerate(groups):
+        if not g:
+            raise InvalidParameterError(f"groups[{gi}] is empty")
+        for k in g:
+            if not 0 <= k < K:
+                raise InvalidParameterError(f"groups[{gi}] names coflow {k}, not in 0..{K - 1}")
+            if k in seen:
+                raise InvalidParameterError(f"groups[{gi}] repeats coflow {k}")
+            seen.add(k)
+
+
 def bvn_group_schedule(instance: Instance, groups: Sequence[Sequence[int]], *,
                        exact: bool | None = None, backfill: bool = False,
-                       heterogeneous: str = "fluid", meta: dict | None = None) -> Schedule:
+                       heterogeneous: str = "fluid", meta: dict | None = None,
+                       engine: str = "compiled") -> Schedule:
     """Run groups of coflows one after another, each group as one BvN schedule.
 
     Group ``g`` starts when group ``g-1`` has ended and all of its own coflows are released;
@@ -511,6 +795,11 @@ def bvn_group_schedule(instance: Instance, groups: Sequence[Sequence[int]], *,
         With unequal port capacities: serve each group at constant rates ``remaining / L``
         (``"fluid"``; same group completion times, no matchings), or raise.
     meta : dict, optional
+    engine : {"compiled", "python"}
+        ``"compiled"``: in float without backfilling, each group's decomposition and pieces
+        by the compiled kernels (``coflowopt.rates._bvn_kernel``); otherwise the matchings
+        only (:func:`bvn_decomposition`).  ``"python"``: the reference (networkx matchings,
+        pieces in Python).  The same schedule to the last bit (``tests/test_bvn.py``).
 
     Returns
     -------
@@ -547,28 +836,24 @@ def bvn_group_schedule(instance: Instance, groups: Sequence[Sequence[int]], *,
     Qiu, Stein, Zhong, SPAA 2015 (interval groups scheduled by BvN); anchors-algorithms.md
     Sec. 3.3 and 3.8.
     """
+    if engine not in ("compiled", "python"):
+        raise InvalidParameterError(f"engine must be 'compiled' or 'python', got {engine!r}")
     if heterogeneous not in ("fluid", "refuse"):
         raise InvalidParameterError("heterogeneous must be 'fluid' or 'refuse', got "
                                     f"{heterogeneous!r}")
     uniform = instance.uniform_capacity
     if not uniform and (heterogeneous == "refuse" or backfill):
         _uniform_capacity(instance)
-    K = instance.num_coflows
-    seen: set[int] = set()
     groups = [[int(k) for k in g] for g in groups]
-    for gi, g in enumerate(groups):
-        if not g:
-            raise InvalidParameterError(f"groups[{gi}] is empty")
-        for k in g:
-            if not 0 <= k < K:
-                raise InvalidParameterError(f"groups[{gi}] names coflow {k}, not in 0..{K - 1}")
-            if k in seen:
-                raise InvalidParameterError(f"groups[{gi}] repeats coflow {k}")
-            seen.add(k)
+    _check_groups(instance, groups)
     if exact is None:
-        vals = np.concatenate([instance.flow_size, instance.release, instance.capacity[:1]])
-        exact = bool(np.all(vals == np.round(vals)))
-    b = _Builder(instance, bool(exact))
+        exact = _integral(instance)
+    meta = {**(meta or {}), "algorithm": (meta or {}).get("algorithm", "bvn_group_schedule"),
+            "groups": groups, "exact": bool(exact), "backfill": bool(backfill),
+            "served_by": "bvn" if uniform else "fluid"}
+    if uniform and not exact and not backfill and engine == "compiled":
+        return _groups_compiled(instance, groups, meta)
+    b = _Builder(instance, bool(exact), engine)
     t = b.zero
     for gi, g in enumerate(groups):
         start = max([t] + [b.release[k] for k in g])
@@ -577,10 +862,84 @@ def bvn_group_schedule(instance: Instance, groups: Sequence[Sequence[int]], *,
             t = _serve_group(b, g, start, later)
         else:
             t = _serve_group_fluid(b, g, start)
-    return b.schedule({**(meta or {}), "algorithm": (meta or {}).get("algorithm",
-                                                                     "bvn_group_schedule"),
-                       "groups": groups, "exact": bool(exact), "backfill": bool(backfill),
-                       "served_by": "bvn" if uniform else "fluid"})
+    return b.schedule(meta)
+
+
+def _integral(instance: Instance) -> bool:
+    """Exact mode's default: every size, release and the capacity are integers."""
+    vals = np.concatenate([instance.flow_size, instance.release, instance.capacity[:1]])
+    return bool(np.all(vals == np.round(vals)))
+
+
+def bvn_group_windows(instance: Instance, groups: Sequence[Sequence[int]], on_window, *,
+                      exact: bool | None = None, backfill: bool = False,
+                      heterogeneous: str = "fluid", meta: dict | None = None,
+                      engine: str = "compiled", window: int = WINDOW_PIECES) -> dict:
+    """:func:`bvn_group_schedule` handed over window by window, never held.
+
+    In float with equal capacities, no backfilling and the compiled engine, the kernels'
+    pieces go to ``on_window(schedule, start, end)`` in windows of at least ``window`` pieces
+    (cut at a term's end, so no piece is cut), settled as the held schedule is (a flow whose
+    pieces all lie in one window gets the held rates to the last bit; the others, of groups a
+    window cut, are counted in ``unsettled`` where they needed rescaling).  Otherwise the held
+    schedule (floats; an exact one converted to float, which is what the float verifier reads)
+    goes out as one window.
+
+    Parameters
+    ----------
+    instance, groups, exact, backfill, heterogeneous, meta, engine
+        As for :func:`bvn_group_schedule`.
+    on_window : callable
+        ``on_window(schedule, start, end)``; handed views of the reused buffers when it has
+        the attribute ``borrows = True`` (it keeps nothing), copies otherwise.
+    window : int
+        Pieces per window (at least 1).
+
+    Returns
+    -------
+    dict
+        ``windows``, ``pieces``, ``callback_s`` (time in ``on_window``), ``settled``,
+        ``unsettled``.
+
+    Raises
+    ------
+    InvalidParameterError
+        As :func:`bvn_group_schedule`, and for ``window < 1``.
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1.5), (0, 1, 1.5)]),
+    ...                               Coflow("B", [(1, 0, 1.0)])])
+    >>> ends = []
+    >>> st = bvn_group_windows(inst, [[0], [1]], lambda s, a, b: ends.append(b), window=1)
+    >>> ends, st["pieces"]
+    ([1.5, 3.0, 4.0], 3)
+    """
+    if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
+        raise InvalidParameterError(f"window must be an integer >= 1, got {window!r}")
+    if exact is None:
+        exact = _integral(instance)
+    if (instance.uniform_capacity and not exact and not backfill and engine == "compiled"
+            and heterogeneous in ("fluid", "refuse")):
+        groups = [[int(k) for k in g] for g in groups]
+        _check_groups(instance, groups)
+        return _groups_compiled(instance, groups, {}, on_window, int(window))
+    sched = bvn_group_schedule(instance, groups, exact=exact, backfill=backfill,
+                               heterogeneous=heterogeneous, meta=meta, engine=engine)
+    return _one_window(sched, on_window)
+
+
+def _one_window(sched: Schedule, on_window) -> dict:
+    """A held schedule handed over as one window (floats)."""
+    if sched.exact:
+        sched = Schedule(sched.flow, sched.start.astype(float), sched.end.astype(float),
+                         sched.rate.astype(float), meta=sched.meta)
+    t0 = time.perf_counter()
+    if sched.num_pieces:
+        on_window(sched, 0.0, float(sched.end.max()))
+    return {"windows": int(sched.num_pieces > 0), "pieces": int(sched.num_pieces),
+            "callback_s": time.perf_counter() - t0, "settled": 0, "unsettled": 0}
 
 
 @register("rates", "bvn", summary="coflows one after another in the given order, each served "
@@ -592,7 +951,7 @@ def bvn_group_schedule(instance: Instance, groups: Sequence[Sequence[int]], *,
           "with S_k = max(r_k, C_{k-1}) (without backfilling)",
           tags=("big_switch_only", "release_dates", "uniform_capacity_only", "exact_arithmetic", "slow"))
 def bvn(instance: Instance, order, *, backfill: bool = False,
-        exact: bool | None = None) -> Schedule:
+        exact: bool | None = None, engine: str = "compiled") -> Schedule:
     """Serve coflows one at a time in ``order``, each through its BvN decomposition.
 
     Parameters
@@ -607,6 +966,9 @@ def bvn(instance: Instance, order, *, backfill: bool = False,
         most ``rho_k / c`` after it starts (its remaining demand only shrank).
     exact : bool, optional
         Fractions (see :func:`bvn_group_schedule`).
+    engine : {"compiled", "python"}
+        The compiled kernels or the networkx-based reference; the same schedule to the last
+        bit (see :func:`bvn_group_schedule`).
 
     Returns
     -------
@@ -642,10 +1004,13 @@ def bvn(instance: Instance, order, *, backfill: bool = False,
     *Guarantee.*  Without backfilling ``C_k = max(r_k, C_{k-1}) + rho_k / c`` exactly.
     *Assumptions.*  Equal capacities.  *Running time.*  One decomposition per coflow, of its
     demand matrix over the ports it uses (a coflow of ``f`` flows: at most ``f x f``; ports
-    without demand are zero rows and columns, which change nothing but the padding); slow for
-    coflows with hundreds of ports (tag ``slow``) and in Fractions, which integral data
-    selects: 50,000 random coflows of 1-4 flows on 150 x 150 ports in about 25 s of CPU (the
-    whole 150 x 150 matrix per coflow took 35 s for 200 of them).  Decompositions are not
+    without demand are zero rows and columns, which change nothing but the padding); each
+    term a Hopcroft--Karp matching from scratch, compiled (``engine="compiled"``, the
+    default).  The Facebook trace in float (526 coflows of up to 147 x 145 ports, 243,649
+    terms, 13 million pieces, streamed by :func:`bvn_windows`) in well under a minute of CPU
+    (the networkx engine did not finish in 1,500 s); Fractions, which integral data selects,
+    stay slower: 50,000 random coflows of 1-4 flows on 150 x 150 ports in about 25 s of CPU
+    (the whole 150 x 150 matrix per coflow took 35 s for 200 of them).  Decompositions are not
     unique: with backfilling, which ports a term leaves idle, hence what later coflows send,
     depends on the one chosen.
 
@@ -655,5 +1020,44 @@ def bvn(instance: Instance, order, *, backfill: bool = False,
     """
     order = validate_order(instance, order)
     return bvn_group_schedule(instance, [[int(k)] for k in order], exact=exact,
-                              backfill=backfill, heterogeneous="refuse",
+                              backfill=backfill, heterogeneous="refuse", engine=engine,
                               meta={"algorithm": "bvn", "order": order.tolist()})
+
+
+def bvn_windows(instance: Instance, order, on_window, *, backfill: bool = False,
+                exact: bool | None = None, engine: str = "compiled",
+                window: int = WINDOW_PIECES) -> dict:
+    """:func:`bvn` handed over window by window (:func:`bvn_group_windows`), never held: the
+    form ``coflowopt schedule`` runs without ``--out`` (``api.RATES_WINDOWS``).
+
+    Parameters
+    ----------
+    instance, order, backfill, exact, engine
+        As for :func:`bvn` (the same checks).
+    on_window : callable
+        ``on_window(schedule, start, end)``, see :func:`bvn_group_windows`.
+    window : int
+        Pieces per window (at least).
+
+    Returns
+    -------
+    dict
+        The statistics of :func:`bvn_group_windows`.
+
+    Examples
+    --------
+    >>> from coflowopt import Instance, Coflow
+    >>> inst = Instance.from_coflows([Coflow("A", [(0, 0, 1.5)]), Coflow("B", [(0, 0, 2.5)])])
+    >>> ends = []
+    >>> st = bvn_windows(inst, [0, 1], lambda s, a, b: ends.append(b), window=1)
+    >>> ends, st["pieces"]
+    ([1.5, 4.0], 2)
+    """
+    if not instance.is_big_switch:
+        instance.require_big_switch("rates 'bvn'")
+    order = validate_order(instance, order)
+    _uniform_capacity(instance)
+    return bvn_group_windows(instance, [[int(k)] for k in order], on_window, exact=exact,
+                             backfill=backfill, heterogeneous="refuse", engine=engine,
+                             window=window,
+                             meta={"algorithm": "bvn", "order": order.tolist()})
