@@ -43,31 +43,43 @@ def hopcroft_karp(adj, deg, n, lm, rm, dist, queue, stk, pos):
         lm[v] = -1
         rm[v] = -1
     size = 0
+    first = True
     while True:
-        # breadth-first search: layers from the free rows
-        qt = 0
-        for v in range(n):
-            if lm[v] < 0:
+        if first:
+            # networkx's first search scans every edge to find what is known: every row and
+            # every column is free, so each row is at distance 0 and the shortest augmenting
+            # path has length 1 once any row has a column; the same distances without the scan
+            first = False
+            dist[n] = INF
+            for v in range(n):
                 dist[v] = 0
-                queue[qt] = v
-                qt += 1
-            else:
-                dist[v] = INF
-        dist[n] = INF
-        qh = 0
-        while qh < qt:
-            v = queue[qh]
-            qh += 1
-            if v == n or dist[v] >= dist[n]:
-                continue
-            for k in range(deg[v]):
-                w = rm[adj[v, k]]
-                if w < 0:
-                    w = n
-                if dist[w] == INF:
-                    dist[w] = dist[v] + 1
-                    queue[qt] = w
+                if deg[v] > 0:
+                    dist[n] = 1
+        else:
+            # breadth-first search: layers from the free rows
+            qt = 0
+            for v in range(n):
+                if lm[v] < 0:
+                    dist[v] = 0
+                    queue[qt] = v
                     qt += 1
+                else:
+                    dist[v] = INF
+            dist[n] = INF
+            qh = 0
+            while qh < qt:
+                v = queue[qh]
+                qh += 1
+                if v == n or dist[v] >= dist[n]:
+                    continue
+                for k in range(deg[v]):
+                    w = rm[adj[v, k]]
+                    if w < 0:
+                        w = n
+                    if dist[w] == INF:
+                        dist[w] = dist[v] + 1
+                        queue[qt] = w
+                        qt += 1
         if dist[n] == INF:
             return size
         # depth-first search from each free row, in row order
