@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -550,6 +551,9 @@ BAD = [
     ("generate-trace-path-type", ["generate", "facebook_like", "-p", "trace_path=true", "-p",
                                   "num_coflows=3", "-o", "fl.json"],
      ["-p trace_path", "the path of a coflow-benchmark trace file"], ()),
+    ("bound-horizon-below-safe", ["bound", FIG51, "--method", "time-indexed-lp", "--param",
+                                  "overflow=false", "--param", "horizon=2"],
+     ["--param overflow", "safe horizon", "(got 2.0)"], ()),
     ("bound-horizon-name", ["bound", FIG51, "--method", "time-indexed-lp", "--param",
                             "horizon=soon"], ["--param horizon", "'safe'"], ()),
     ("slotted-seed-negative", ["slotted", FIG51, "--policy", "lp-deadline-greedy", "--param",
@@ -907,6 +911,8 @@ def test_bad_usage_is_exit_2_with_one_line(bad_runs, name, argv, words, block):
     # command-line words, never the Python API's (format=, read_schedule(...), TypeError)
     for api in ("format=", "read_schedule(", "TypeError", "KeyError", "kwargs"):
         assert api not in lines[0], lines[0]
+    # numbers as a user writes them: "2.0", not numpy's repr "np.float64(2.0)"
+    assert not re.search(r"\bnp\.[a-z]+[0-9]*\(", lines[0]), lines[0]
     assert out == ""
 
 

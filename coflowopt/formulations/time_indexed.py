@@ -286,7 +286,7 @@ def build_time_indexed(instance: Instance, grid: TimeGrid, *, model: str = "flui
     if fluid and not overflow and b[T] < safe_horizon(instance):
         raise InvalidParameterError(
             f"overflow=False needs a horizon >= the safe horizon {safe_horizon(instance)!r} "
-            f"(got {b[T]!r}); otherwise the LP is not a valid lower bound")
+            f"(got {float(b[T])!r}); otherwise the LP is not a valid lower bound")
     over = fluid and overflow
     S = T + (1 if over else 0)               # slots carrying data
     K = instance.num_coflows
