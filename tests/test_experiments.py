@@ -505,6 +505,103 @@ def test_report_cli(local_run, capsys, tmp_path):
     assert main(["report", str(tmp_path)]) == 2  # not a run folder
 
 
+def _damage(run_dir, tmp_path, how):
+    import shutil
+    d = tmp_path / "damaged"
+    shutil.copytree(run_dir, d)
+    shard = sorted((d / "results").glob("part-*.jsonl"))[0]
+    lines = shard.read_text().splitlines(keepends=True)
+    how(d, shard, lines)
+    return d
+
+
+def _set(i, key, value):
+    def how(d, shard, lines):
+        row = json.loads(lines[i])
+        if value is KeyError:
+            del row[key]
+        else:
+            row[key] = value
+        lines[i] = json.dumps(row) + "\n"
+        shard.write_text("".join(lines))
+    return how
+
+
+#: (damage, words the one line must hold); the row and line numbers are 1-based in messages
+DAMAGED_RUNS = {
+    "manifest not JSON": (lambda d, s, ls: (d / "manifest.json").write_text("{oops"),
+                          ["manifest.json:1", "not valid JSON"]),
+    "manifest a list": (lambda d, s, ls: (d / "manifest.json").write_text("[]"),
+                        ["manifest.json", "JSON object"]),
+    "plan without tasks": (lambda d, s, ls: (d / "plan.json").write_text('{"recipes": {}}'),
+                           ["plan.json", "tasks"]),
+    "a line of garbage": (lambda d, s, ls: s.write_text("".join(ls[:2] + ["garbage\n"] + ls[2:])),
+                          [":3", "not a JSON line", "torn last line"]),
+    "a line that is a list": (lambda d, s, ls: s.write_text("".join(ls) + "[1, 2]\n"),
+                              ["JSON object (one row)"]),
+    "value a string": (_set(0, "value", "12"), [".jsonl:1", "value", "finite number"]),
+    "value negative": (_set(1, "value", -3.0), [".jsonl:2", "value", ">= 0"]),
+    "algorithm missing": (_set(0, "algorithm", KeyError), ["algorithm", "missing"]),
+    "unknown kind": (_set(0, "algorithm_kind", "heuristic"), ["algorithm_kind", "one of"]),
+    "error not an object": (_set(0, "error", "boom"), ["error", "object"]),
+    "cct of the wrong length": (_set(0, "cct", [1.0]), ["cct", "one entry per coflow"]),
+    "value_exact not a number": (_set(0, "value_exact", "1/0"), ["value_exact"]),
+    "shard a directory": (lambda d, s, ls: (d / "results" / "part-9999.jsonl").mkdir(),
+                          ["part-9999.jsonl", "not a file"]),
+}
+
+
+@pytest.mark.parametrize("name", list(DAMAGED_RUNS))
+def test_report_refuses_a_damaged_run_folder(local_run, tmp_path, capsys, name):
+    """A run folder edited or damaged by hand: exit 2, one line naming the file (and the line
+    and column of a bad row), for report and for --sql alike; never an internal error, a row
+    silently skipped or a table computed from a wrong column. Only a shard's torn last line
+    (no newline: the writer was killed mid-row) is skipped, as the store documents."""
+    from coflowopt.cli import main
+    how, words = DAMAGED_RUNS[name]
+    d = _damage(local_run[3], tmp_path, how)
+    for extra in ([], ["--sql", "select count(*) from results"]):
+        assert main(["report", str(d), "--json", *extra]) == 2
+        cap = capsys.readouterr()
+        lines = cap.err.strip().splitlines()
+        assert cap.out == "" and len(lines) == 1 and "Traceback" not in cap.err, cap.err
+        for w in words:
+            assert w in lines[0], (w, lines[0])
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["--baseline", "nope"], ["--baseline nope", "labels: "]),
+    (["--gantt", "fifo+greedy"], ["--gantt", "--plots"]),
+    (["--gantt-instance", "x"], ["--gantt-instance", "--plots"]),
+    (["--no-gantt"], ["--no-gantt", "--plots"]),
+    (["--bins"], ["--bins", "--factor"]),
+    (["--sql", "select 1", "--pairwise"], ["--pairwise", "--sql"]),
+    (["--sql", "select 1", "--factor", "a:b"], ["--factor", "--sql"]),
+    (["--plots", "PLOTS", "--plot-algorithms", ","], ["--plot-algorithms", "no algorithm"]),
+])
+def test_report_flags_that_would_do_nothing_are_refused(local_run, tmp_path, capsys, argv,
+                                                        words):
+    """A flag the report would ignore (an unknown baseline, a plot option without --plots, a
+    table option beside --sql) is a usage error naming it, not a silent no-op."""
+    from coflowopt.cli import main
+    argv = [str(tmp_path / "p") if a == "PLOTS" else a for a in argv]
+    assert main(["report", str(local_run[3]), *argv]) == 2
+    cap = capsys.readouterr()
+    lines = cap.err.strip().splitlines()
+    assert cap.out == "" and len(lines) == 1, cap.err
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+
+
+def test_report_skips_only_a_torn_last_line(local_run, tmp_path, capsys):
+    from coflowopt.cli import main
+    d = _damage(local_run[3], tmp_path,
+                lambda d, s, ls: s.write_text("".join(ls) + ls[0][: len(ls[0]) // 2]))
+    assert main(["report", str(d), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["store"]["unreadable"] == 1 and out["rows"] == local_run[1].planned
+
+
 # ------------------------------------------------------------------ report statistics
 def _row(inst, alg, kind, value, result_kind, **kw):
     return {"task_id": f"{inst}-{alg}", "instance_key": inst, "instance_hash": inst,

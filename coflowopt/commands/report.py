@@ -36,7 +36,7 @@ def add_parser(subparsers, common) -> None:
                     help="with --plots: figure sizes and fonts (paper: one column of a "
                          "two-column paper, 3.4 in wide, 8 pt; default screen)")
     sp.add_argument("--pairwise", action="store_true", help="print the pairwise win table")
-    sp.add_argument("--baseline", default="fifo+greedy",
+    sp.add_argument("--baseline", default=None,
                     help="algorithm the runtime ratios are against (default fifo+greedy)")
     sp.add_argument("--factor", action="append", metavar="TARGET:BASELINE",
                     help="factor of improvement of TARGET over BASELINE (repeatable)")
@@ -65,21 +65,39 @@ def add_parser(subparsers, common) -> None:
 
 
 def run_report(args, common) -> int:
-    import json
-    from pathlib import Path
-
     import math
 
     from ..experiments.report import (CLASSIFICATIONS, analyse, format_class_factors,
                                       format_factors, format_report, improvement_factors)
-    from ..experiments.store import load_rows, read_manifest
+    from ..experiments.store import load_rows, read_manifest, read_plan
 
     for flag, value in (("--plot-algorithms", args.plot_algorithms),
-                        ("--plot-style", args.plot_style)):
+                        ("--plot-style", args.plot_style), ("--gantt", args.gantt or None),
+                        ("--gantt-instance", args.gantt_instance),
+                        ("--no-gantt", args.no_gantt or None)):
         if value is not None and not args.plots:
             raise common.UsageError(f"{flag}: only with --plots DIR (it chooses what the plots "
                                     "show)")
+    if args.bins and not args.factor:
+        raise common.UsageError("--bins: only with --factor TARGET:BASELINE (it splits the "
+                                "factors by coflow bin)")
+    if args.plot_algorithms is not None and not args.plot_algorithms.replace(",", "").strip():
+        raise common.UsageError("--plot-algorithms: names no algorithm (give labels of the "
+                                "run, comma-separated)")
+    if args.sql:
+        # the query's result is all --sql prints: a table flag beside it would do nothing
+        given = [f for f, v in (("--plots", args.plots), ("--pairwise", args.pairwise),
+                                ("--baseline", args.baseline), ("--factor", args.factor),
+                                ("--by", args.by), ("--lb-from-exact", args.lb_from_exact))
+                 if v]
+        if given:
+            raise common.UsageError(f"{given[0]}: not with --sql (--sql prints the query's "
+                                    "result only)")
     manifest = read_manifest(args.run)
+    stats: dict = {}
+    # every line checked before any table or query: a damaged row is named, not half-read
+    rows = load_rows(args.run, stats=stats)
+    plan = read_plan(args.run)
     if args.sql:
         duckdb = _extra("duckdb", "--sql", common)
         from ..experiments.store import connect
@@ -94,14 +112,12 @@ def run_report(args, common) -> int:
         common.emit(args, {"columns": cols, "rows": [list(r) for r in data]},
                     format_table(cols, data, left=range(len(cols)), markdown=args.markdown))
         return common.EXIT_OK
-    stats: dict = {}
-    rows = load_rows(args.run, stats=stats)
-    planned_ids = None
-    plan_path = Path(args.run) / "plan.json"
-    if plan_path.is_file():
-        with open(plan_path, encoding="utf-8") as fh:
-            planned_ids = json.load(fh)["tasks"]
-    a = analyse(rows, baseline=args.baseline, planned_ids=planned_ids,
+    planned_ids = None if plan is None else plan["tasks"]
+    labels = sorted({r["algorithm"] for r in rows})
+    if args.baseline is not None and args.baseline not in labels:
+        raise common.UsageError(f"--baseline {args.baseline}: not an algorithm of this run "
+                                f"(labels: {', '.join(labels)})")
+    a = analyse(rows, baseline=args.baseline or "fifo+greedy", planned_ids=planned_ids,
                 lb_from_exact=args.lb_from_exact, store=stats)
     a["run_id"] = manifest.get("run_id")
     a["store"] = stats
@@ -129,8 +145,8 @@ def run_report(args, common) -> int:
             if not (math.isfinite(thr) and thr > 0):
                 raise common.UsageError(f"--by {name!r}: the threshold must be a positive "
                                         "number")
-    classes = _bins(args.run, rows) if args.bins and args.factor else None
-    by = _bins(args.run, rows, args.by) if args.by else None
+    classes = _bins(plan, rows) if args.bins and args.factor else None
+    by = _bins(plan, rows, args.by) if args.by else None
     factors = []
     for spec in args.factor or ():
         if ":" not in spec:
@@ -184,22 +200,17 @@ def _extra(module: str, flag: str, common):
                                 "installed (pip install 'coflowopt[experiments]')") from None
 
 
-def _bins(run_dir, rows, names=None) -> dict:
+def _bins(plan, rows, names=None) -> dict:
     """Per instance hash, the SN/LN/SW/LW bin of every coflow (instances rebuilt from the
     recipes in plan.json; those that cannot be rebuilt are left out).  With ``names`` (the
     ``--by`` classifications): ``{name: {instance hash: labels}}``, each instance rebuilt
     once."""
-    import json
-    from pathlib import Path
-
     from ..experiments.report import coflow_classes
     from ..experiments.spec import load_recipe
-    p = Path(run_dir) / "plan.json"
     out: dict = {} if names is None else {n: {} for n in names}
-    if not p.is_file():
+    if plan is None:
         return out
-    with open(p, encoding="utf-8") as fh:
-        recipes = json.load(fh).get("recipes", {})
+    recipes = plan.get("recipes", {})
     wanted = {r.get("instance_hash") for r in rows if r.get("cct")}
     for h in wanted & set(recipes):
         try:

@@ -77,13 +77,14 @@ import math
 import os
 import platform
 import subprocess
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from ..exceptions import InputError
 
-__all__ = ["SCHEMA", "RunStore", "load_rows", "read_manifest", "connect", "environment",
-           "git_commit", "clean"]
+__all__ = ["SCHEMA", "RunStore", "load_rows", "read_manifest", "read_plan", "row_problem",
+           "connect", "environment", "git_commit", "clean"]
 
 SCHEMA: dict[str, str] = {
     "run_id": "VARCHAR", "session": "INTEGER", "task_id": "VARCHAR",
@@ -184,37 +185,192 @@ def read_manifest(run_dir: str | Path) -> dict[str, Any]:
     p = Path(run_dir) / "manifest.json"
     if not p.is_file():
         raise InputError("not a run folder (no manifest.json)", file=str(run_dir))
-    with open(p, encoding="utf-8") as fh:
-        return json.load(fh)
+    return _json_object(p)
+
+
+def read_plan(run_dir: str | Path) -> dict[str, Any] | None:
+    """The plan of a run folder (``plan.json``), or None if it has none.
+
+    Raises
+    ------
+    InputError
+        If ``plan.json`` is not a JSON object with a list of task ids under ``tasks`` (and,
+        if present, an object of recipes under ``recipes``).
+    """
+    p = Path(run_dir) / "plan.json"
+    if not p.is_file():
+        return None
+    plan = _json_object(p)
+    tasks = plan.get("tasks")
+    if not (isinstance(tasks, list) and all(isinstance(t, str) for t in tasks)):
+        raise InputError("must be a list of task ids (strings)", file=str(p), field="tasks")
+    recipes = plan.get("recipes", {})
+    if not (isinstance(recipes, dict)
+            and all(isinstance(v, dict) and "recipe" in v for v in recipes.values())):
+        raise InputError("must map instance hashes to {\"key\": ..., \"recipe\": ...}",
+                         file=str(p), field="recipes")
+    return plan
+
+
+def _json_object(path: Path) -> dict[str, Any]:
+    """A JSON file of the run folder that must hold one object (manifest, plan)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", file=str(path)) from None
+    except ValueError as e:
+        line = getattr(e, "lineno", None)
+        raise InputError(f"not valid JSON ({getattr(e, 'msg', e)})", file=str(path),
+                         line=line) from None
+    if not isinstance(doc, dict):
+        raise InputError(f"must be a JSON object, got {type(doc).__name__}", file=str(path))
+    return doc
 
 
 def _shards(run_dir: Path) -> list[Path]:
-    return sorted((run_dir / "results").glob("part-*.jsonl"))
+    shards = sorted((run_dir / "results").glob("part-*.jsonl"))
+    for shard in shards:
+        if not shard.is_file():
+            raise InputError("not a file (a results shard is a file of JSON lines)",
+                             file=str(shard))
+    return shards
+
+
+#: The values a row's enumerated columns may take (None: the column may also be null).
+ROW_CHOICES: dict[str, tuple] = {
+    "algorithm_kind": ("schedule", "bound", "exact"),
+    "result_kind": ("lower_bound", "feasible", "optimal", None),
+    "objective": ("weighted_completion_time", "weighted_cct"),
+    "model": ("integral", None),
+}
+#: Columns every row has (the runner writes them for failed tasks too).
+ROW_REQUIRED = ("task_id", "instance_key", "instance_hash", "algorithm", "algorithm_kind",
+                "objective", "status")
+#: Numeric columns that cannot be negative.
+ROW_NONNEGATIVE = ("session", "coflows", "flows", "ingress_ports", "egress_ports",
+                   "max_port_load", "total_size", "repetition", "value", "bound", "gap",
+                   "seconds", "load_seconds")
+
+
+def _number_tree(x: Any) -> bool:
+    """A JSON number, null, or a list / object of them (nested): metrics and timings."""
+    if x is None or (isinstance(x, (int, float)) and not isinstance(x, bool)
+                     and math.isfinite(x)):
+        return True
+    if isinstance(x, list):
+        return all(_number_tree(v) for v in x)
+    if isinstance(x, dict):
+        return all(_number_tree(v) for v in x.values())
+    return False
+
+
+def row_problem(row: Any) -> tuple[str, str] | None:
+    """``(field, rule)`` for the first column of a results row that breaks the row schema
+    (:data:`SCHEMA`, :data:`ROW_CHOICES`, :data:`ROW_REQUIRED`), or None for a good row.
+
+    The report computes every table from these columns, so a run folder edited or damaged
+    by hand is refused here, naming the column, rather than failing (or counting a wrong
+    number) deep inside a table.
+    """
+    if not isinstance(row, dict):
+        return "", f"must be a JSON object (one row), got {type(row).__name__}"
+    for key in ROW_REQUIRED:
+        if row.get(key) is None:
+            return key, "is missing (every row has it)"
+    for key, v in row.items():
+        t = SCHEMA.get(key)
+        if t is None or v is None:
+            continue
+        if t == "VARCHAR":
+            ok, want = isinstance(v, str), "a string"
+        elif t in ("INTEGER", "BIGINT"):
+            ok, want = isinstance(v, int) and not isinstance(v, bool), "an integer"
+        elif t == "DOUBLE":
+            ok = (isinstance(v, (int, float)) and not isinstance(v, bool)
+                  and math.isfinite(v))
+            want = "a finite number"
+        elif t == "BOOLEAN":
+            ok, want = isinstance(v, bool), "true or false"
+        elif t == "DOUBLE[]":
+            ok, want = (isinstance(v, list) and _number_tree(v)
+                        and None not in v), "a list of finite numbers"
+        elif key in ("metrics", "timings"):
+            ok, want = isinstance(v, dict) and _number_tree(v), \
+                "an object of finite numbers (nested)"
+        elif key in ("params", "instance_params"):
+            ok, want = isinstance(v, dict), "an object"
+        elif key == "error":
+            ok = (isinstance(v, dict) and isinstance(v.get("type"), str)
+                  and isinstance(v.get("message"), str))
+            want = 'an object {"type": str, "message": str, ...}'
+        else:
+            ok, want = True, ""
+        if not ok:
+            return key, f"must be {want} or null, got {json.dumps(v)[:40]}"
+        if key in ROW_CHOICES and v not in ROW_CHOICES[key]:
+            return key, f"must be one of {', '.join(map(str, ROW_CHOICES[key]))}, got {v!r}"
+        if key in ROW_NONNEGATIVE and v < 0:
+            return key, f"must be >= 0, got {v!r}"
+    if isinstance(row.get("value_exact"), str):
+        try:
+            Fraction(row["value_exact"])
+        except (ValueError, ZeroDivisionError):
+            return "value_exact", ("must be an exact number such as '7/2' or '3.5', got "
+                                   f"{row['value_exact'][:40]!r}")
+    cct, k = row.get("cct"), row.get("coflows")
+    if cct is not None and k is not None and len(cct) != k:
+        return "cct", f"must have one entry per coflow ({k}), got {len(cct)}"
+    return None
 
 
 def iter_physical_rows(run_dir: str | Path) -> Iterator[tuple[str, int, dict | None]]:
-    """Every line of every shard: ``(shard name, line number, row or None if unreadable)``."""
+    """Every line of every shard: ``(shard name, line number, row)``, row None for a torn
+    last line.
+
+    The one writer appends whole lines (:class:`RunStore`), so the only line that may not
+    be a row is a shard's last one cut short by a kill (no newline); it is yielded as None.
+
+    Raises
+    ------
+    InputError
+        Naming the shard, the line and the column, for any other line that is not a row of
+        the schema (:func:`row_problem`).
+    """
     for shard in _shards(Path(run_dir)):
         with open(shard, "rb") as fh:
             for i, line in enumerate(fh, 1):
+                if not line.endswith(b"\n"):
+                    yield shard.name, i, None      # torn: the writer was killed mid-line
+                    continue
                 try:
-                    row = json.loads(line) if line.endswith(b"\n") else None
-                except ValueError:
-                    row = None
-                yield shard.name, i, row if isinstance(row, dict) else None
+                    row = json.loads(line)
+                except ValueError as e:
+                    raise InputError(f"not a JSON line ({getattr(e, 'msg', e)}); only a torn "
+                                     "last line (no newline, after a kill) is skipped",
+                                     file=str(shard), line=i) from None
+                bad = row_problem(row)
+                if bad is not None:
+                    raise InputError(bad[1], file=str(shard), line=i, field=bad[0] or None)
+                yield shard.name, i, row
 
 
 def load_rows(run_dir: str | Path, *, stats: dict | None = None) -> list[dict[str, Any]]:
     """The logical results table: the last row written for every task id.
 
-    Lines that do not parse (a torn last line after a kill) are skipped and counted in
+    A torn last line of a shard (after a kill) is skipped and counted in
     ``stats["unreadable"]``; ``stats["physical"]`` counts readable lines and
     ``stats["superseded"]`` the rows replaced by a later one of the same task.
+
+    Raises
+    ------
+    InputError
+        For any other line that is not a row (:func:`iter_physical_rows`).
     """
     by_id: dict[str, dict] = {}
     st = {"physical": 0, "unreadable": 0, "superseded": 0}
     for _, _, row in iter_physical_rows(run_dir):
-        if row is None or "task_id" not in row:
+        if row is None:
             st["unreadable"] += 1
             continue
         st["physical"] += 1
