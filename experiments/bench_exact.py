@@ -35,7 +35,8 @@ What it measures (wall-clock seconds on this machine, all in this process):
    integer weights 1-5, integer releases 0-5: CoflowLib's ``bs8`` weights+releases draw with
    K coflows).  ``--variants`` adds ``lns`` (:data:`LNS_SEARCH`), ``sub``
    (:data:`SUB_SEARCH`: the current search with the sub-instance bound and the LNS) and
-   ``prev`` (:data:`PREV_SEARCH`: the defaults without the dive back-off).  Seed
+   ``prev`` (:data:`PREV_SEARCH`: the defaults without the dive back-off), ``unlowered``
+   (:data:`UNLOWERED_SEARCH`: the defaults without the lowered DP tables).  Seed
    by seed the variants alternate, in one process; they must agree on every optimum two of
    them prove.  ``--clock cpu``: the limit counts the process's CPU seconds (a loaded
    host).  ``--every-k``: every K for every variant (else a variant stops at its first
@@ -85,7 +86,12 @@ PREV_SEARCH: dict = {"dive_backoff": False}
 SUB_SEARCH: dict = {"sub_max": 12, "lns": True}
 #: The current search with the incumbent's large-neighbourhood search (``bnb(lns=True)``).
 LNS_SEARCH: dict = {"lns": True}
-VARIANTS = {"old": OLD_SEARCH, "prev": PREV_SEARCH, "new": NEW_SEARCH, "lns": LNS_SEARCH, "sub": SUB_SEARCH}
+#: The defaults without the lowered DP tables (``bnb(dp_lowered_max=0)``: above the tables'
+#: limit the fallback bound, the search before proofs/bnb-dpb-lowered.md), measured against
+#: them (experiments/results/bench_exact_lowered_2026-11-28.md).
+UNLOWERED_SEARCH: dict = {"dp_lowered_max": 0}
+VARIANTS = {"old": OLD_SEARCH, "prev": PREV_SEARCH, "new": NEW_SEARCH, "lns": LNS_SEARCH,
+            "sub": SUB_SEARCH, "unlowered": UNLOWERED_SEARCH}
 
 
 def family(K: int, seed: int, name: str = "4x4"):
@@ -316,7 +322,8 @@ def main(argv=None) -> int:
                     help="reach variants to run, comma-separated: old (OLD_SEARCH), prev (PREV_SEARCH: the "
                          "defaults without the dive back-off), new (the "
                          "defaults), lns (LNS_SEARCH: with the incumbent's LNS), sub "
-                         "(SUB_SEARCH: with sub_max and the LNS)")
+                         "(SUB_SEARCH: with sub_max and the LNS), unlowered "
+                         "(UNLOWERED_SEARCH: without the lowered DP tables)")
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                     help="what the reach ladders' limit counts: wall seconds (default) or the "
                          "process's CPU seconds (a loaded host)")

@@ -22,8 +22,11 @@ Bounds at a node (all proven; proofs/completion-order-lp-exact.md, Lemmas 5-7)
       chain-prefix sets of the pairs' chains, where the recursion over each chain's last
       coflow is ``DPB`` itself: proofs/bnb-dpb-chains.md; 4x4, 26 coflows: 12-28 million sets
       instead of 2^26), at most ``2^``:data:`DP_TABLE_MAX` of them and when they fit in a
-      quarter of the limit; above, ``DPB`` falls back to a far weaker bound and the search
-      rarely closes);
+      quarter of the limit; above, the tables are those of a *lowered* instance over fewer,
+      merged chains, at most ``2^``:data:`DP_LOWERED_MAX` sets, a lower bound on ``DPB``
+      (proofs/bnb-dpb-lowered.md; 4x4, 28-30 coflows: 24-255 million chain-prefix sets); with
+      ``dp_lowered_max=0`` ``DPB`` falls back to a far weaker bound and the search rarely
+      closes);
     * LP: ``DPB(U)`` plus the event LP of ``[unplaced releases, block(U), suffix]`` in which
       ``U`` completes, uncharged, at one *block* event (it relaxes every order of ``U``),
       evaluated through its safe dual bound, so rounding never prunes the optimum.  The LP
@@ -183,6 +186,14 @@ EXACT_VERIFY_MAX_PIECES = 20_000
 #: The first search used 22 (the numpy build's limit); 24 until the kernel's DP visited only a
 #: subset's members (2026-11-27: 3-4x faster tables).
 DP_TABLE_MAX = 26
+#: When the chain-prefix sets exceed the tables' limit, ``DPB`` is tabulated for a *lowered*
+#: instance over merged chains (``bnb(dp_lowered_max=...)``, proofs/bnb-dpb-lowered.md): at
+#: most ``2^DP_LOWERED_MAX`` sets, and only as many as fit in a quarter of the limit at
+#: :data:`TABLE_SECONDS_PER_SUBSET` and in half the memory available; 0: the far weaker
+#: fallback bound (the search before).  A lower bound on ``DPB``, equal to it on the sets of
+#: unmerged chains; on the 4x4 family (30 coflows, 106-255 M chain-prefix sets) 2^25 sets
+#: take 3.4-6 s with the kernel.
+DP_LOWERED_MAX = 25
 #: Seconds per subset for building the tables with the kernel (measured on the 2 shared cores
 #: at load ~4: 145 ns at 24 coflows, 70 ns at 26; rounded up): above 22 coflows the tables are
 #: built only if they fit in a quarter of the limit (26 coflows: 13.4 s, a 54 s limit).
@@ -349,6 +360,7 @@ class BnBStats:
     resumed_seconds: float = 0.0  # search after the anytime seed bounds (bnb, RESUME_TAIL)
     root_bound: float = 0.0
     table_sets: int = 0         # sets in the DP tables (2^K, or the chain-prefix sets)
+    table_lowered: bool = False  # the tables are a lowered instance's (bnb-dpb-lowered.md)
     sub_searches: int = 0       # searches of sub-instances for SUB(U) (bnb-sub-bound.md)
     sub_nodes: int = 0          # nodes they expanded
     sub_closed: int = 0         # nodes closed by SUB(U) + their uncharged LP
@@ -377,7 +389,7 @@ class _Search:
                  local_search: bool, table_max: int = 22, table_kernel: bool = False,
                  insertion: bool = False, block_charge: bool = False, dive_period: int = 0,
                  tie_digits: int = 0, dp_chains: bool = False, sub_max: int = 0,
-                 dive_backoff: bool = False):
+                 dive_backoff: bool = False, lowered_max: int = 0):
         self.inst = instance
         self.dominance = dominance
         self.t_start = time.perf_counter()
@@ -458,10 +470,20 @@ class _Search:
             table_max = min(table_max, 22)   # the tables would take most of the limit
         if big and states <= 1 << table_max and states * 24 > 0.5 * _available_memory():
             table_max = min(table_max, 22)   # 24 bytes per subset: 1.6 GB at 2^26 sets
+        # above the tables' limit: tables of a lowered instance over merged chains, a lower
+        # bound on DPB (proofs/bnb-dpb-lowered.md), at most 2^lowered_max sets, within the
+        # same share of the limit and of the memory
+        low = 0
+        if lowered_max and chains is not None:
+            low = 1 << lowered_max
+            while low > 1 << 16 and (low * TABLE_SECONDS_PER_SUBSET > 0.25 * time_limit or
+                                     low * 24 > 0.5 * _available_memory()):
+                low >>= 1
         self.sb = SubsetBounds(instance, self.members, max_table=table_max,
-                               kernel=table_kernel, chains=chains)
+                               kernel=table_kernel, chains=chains, lowered_max=low)
         self.t_tables = time.perf_counter() - t0
         self.stats.table_sets = int(self.sb._dpb.size) if self.sb.tabulated else 0
+        self.stats.table_lowered = bool(self.sb.lowered)
         # release groups: positive members per group (as a mask)
         G = self.pd.num_groups
         self.group_mask = [0] * G
@@ -1328,7 +1350,8 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         dp_table_max: int = DP_TABLE_MAX, dp_kernel: bool = True, seed_after: bool = True,
         insertion: bool = False, block_charge: bool = True, dive_period: int = DIVE_PERIOD,
         tie_digits: int = TIE_DIGITS, dp_chains: bool = True, sub_max: int = 0,
-        lns: bool = False, dive_backoff: bool = True) -> Result:
+        lns: bool = False, dive_backoff: bool = True,
+        dp_lowered_max: int = DP_LOWERED_MAX) -> Result:
     """The optimal total weighted completion time, by branch and bound over event sequences.
 
     Parameters
@@ -1405,6 +1428,14 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         up to :data:`DIVE_BACKOFF_MAX` periods, and go back to ``dive_period`` after one that
         improves it (default); False: a dive every ``dive_period`` nodes (the search before).
         Only incumbents change, never a bound.
+    dp_lowered_max : int
+        When the chain-prefix sets exceed the tables' limit, tabulate instead ``DPB`` of a
+        lowered instance (chains of one release merged, loads lowered along each merged
+        chain, its weights to their least) over at most ``2^dp_lowered_max`` sets (fewer if
+        they would not fit in a quarter of the limit or half the memory): a lower bound on
+        ``DPB``, equal to it where no chain is merged (proofs/bnb-dpb-lowered.md;
+        :data:`DP_LOWERED_MAX`).  0: the fallback bound (the search before).  Only with
+        ``dp_chains``.
     dp_chains : bool
         Tabulate ``DPB`` only over the sets the search can meet: those that hold, with each
         coflow, every coflow the dominance pairs put before it (chains of the pairs, fewer
@@ -1504,7 +1535,8 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
                      table_max=dp_table_max, table_kernel=dp_kernel, insertion=insertion,
                      block_charge=block_charge, dive_period=dive_period,
                      tie_digits=tie_digits, dp_chains=dp_chains,
-                     sub_max=sub_max if dp_kernel else 0, dive_backoff=dive_backoff)
+                     sub_max=sub_max if dp_kernel else 0, dive_backoff=dive_backoff,
+                     lowered_max=dp_lowered_max if dp_chains else 0)
     if certificate_nodes:
         search.closures = []
     seed_rec = None

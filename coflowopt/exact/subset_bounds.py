@@ -47,7 +47,7 @@ import numpy as np
 
 from ..instance import Instance
 
-__all__ = ["SubsetBounds", "MAX_TABLE_COFLOWS", "dominance_chains"]
+__all__ = ["SubsetBounds", "MAX_TABLE_COFLOWS", "dominance_chains", "lowered_chains"]
 
 #: Largest number of (positive-weight) coflows for which all-subset tables are built
 #: (2^20 subsets: about 50 MB of float64 tables at most).
@@ -90,12 +90,17 @@ class SubsetBounds:
     """
 
     def __init__(self, instance: Instance, members, *, max_table: int | None = None,
-                 kernel: bool = True, chains=None):
+                 kernel: bool = True, chains=None, lowered_max: int = 0):
         self.instance = instance
         self.members = np.asarray(members, dtype=np.int64)
         n = self.members.size
         self.n = n
         self.chains = None
+        # lowered tables (lowered_chains, proofs/bnb-dpb-lowered.md): the chains merged into
+        # fewer, longer ones over lowered data; ``_merged[j]``: chain j was merged (its data
+        # lowered, its members counted rather than taken as a prefix)
+        self.lowered = False
+        self._merged: list[bool] = []
         inst = instance
         idx = self.members
         self.w = inst.weight[idx].astype(float)
@@ -113,8 +118,13 @@ class SubsetBounds:
             self.tabulated = self.num_states <= 1 << cap
             if self.tabulated:
                 self._build_chain_tables()
+            elif lowered_max > 0:
+                self._build_lowered_tables(chains, lowered_max)
             else:
                 self.chains = None
+        elif chains is not None and kernel and HAVE_NUMBA and n > cap and lowered_max > 0:
+            # no dominance chain of two: the lowered tables merge the singletons
+            self._build_lowered_tables(chains, lowered_max)
         else:
             self.chains = None
             self.tabulated = n <= cap
@@ -124,6 +134,7 @@ class SubsetBounds:
                 else:
                     self._build_tables()
         self._memo: dict[int, float] = {}
+        self._memo_mlb: dict[int, float] = {}
 
     def _set_chains(self, chains) -> None:
         """Check the chains (a partition of the members whose consecutive members have one
@@ -143,12 +154,17 @@ class SubsetBounds:
         for k in range(self.n):
             if self.e[k] > (self.r[k] + self.loads[k].max(initial=0.0)) * (1 + tol) + tol:
                 raise ValueError("chains need r + rho = r + the largest port load")
+        self._set_radix(chains)
+
+    def _set_radix(self, chains) -> None:
+        """The chains and the mixed radix of their chain-prefix sets: strides, and per chain
+        the masks of its first ``c`` members, ``c = 0..len``."""
         self.chains = chains
         self._index_memo: dict[int, tuple[int, int]] = {}
-        self._chain = np.asarray(flat, dtype=np.int64)
+        self._chain = np.asarray([i for c in chains for i in c], dtype=np.int64)
         self._ptr = np.cumsum([0] + [len(c) for c in chains]).astype(np.int64)
         self._stride = []
-        self._prefix = []       # per chain: the mask of its first c members, c = 0..len
+        self._prefix = []
         M = 1
         for c in chains:
             self._stride.append(M)
@@ -166,6 +182,34 @@ class SubsetBounds:
         chain_tables(*self._kernel_data(), self._chain, self._ptr, self._mlb, self._dpb,
                      np.empty(M))
 
+    def _build_lowered_tables(self, chains, max_states: int) -> None:
+        """Tables of ``DPB`` of a *lowered* instance over the chain-prefix sets of merged
+        chains (:func:`lowered_chains`), at most ``max_states`` sets: ``dpb(U)`` is then a
+        lower bound on ``DPB(U)`` (proofs/bnb-dpb-lowered.md), ``mlb`` is computed from the
+        instance's loads (never the lowered table's)."""
+        from ._subset_kernel import chain_tables
+        plan = lowered_chains(chains, self.loads, self.w, self.r, max_states)
+        if plan is None:
+            self.chains, self.tabulated = None, False
+            return
+        ch, merged, loads, w = plan
+        self._merged, self.lowered = merged, True
+        self._set_radix(ch)
+        M = self.num_states
+        # the lowered data: loads and weights at most the instance's, releases equal,
+        # e the least of r + rho and r + the largest lowered load
+        e = np.minimum(self.e, self.r + loads.max(axis=1, initial=0.0))
+        for c in (c for c, m in zip(ch, merged) if m):
+            # ordered along a merged chain, as its loads (a no-op where e = r + rho exactly)
+            for a, b in zip(c[-2::-1], c[:0:-1]):
+                e[a] = min(e[a], e[b])
+        self._tw, self._te = w, e
+        self._mlb, self._dpb = np.empty(M), np.empty(M)
+        chain_tables(*(np.ascontiguousarray(x, dtype=np.float64)
+                       for x in (loads, self.r, self.thresholds, w, e)),
+                     self._chain, self._ptr, self._mlb, self._dpb, np.empty(M))
+        self.tabulated = True
+
     def _kernel_data(self) -> tuple[np.ndarray, ...]:
         """``loads, r, thresholds, w, e`` as the kernels take them (contiguous float64)."""
         return tuple(np.ascontiguousarray(x, dtype=np.float64)
@@ -180,7 +224,14 @@ class SubsetBounds:
         if hit is not None:
             return hit
         idx, sub = 0, 0
-        for pre, stride in zip(self._prefix, self._stride):
+        for j, (pre, stride) in enumerate(zip(self._prefix, self._stride)):
+            if self.lowered and self._merged[j]:
+                # a merged chain: its members in mask, counted (the first c of the chain
+                # have lowered data at most theirs, proofs/bnb-dpb-lowered.md)
+                x = mask & pre[-1]
+                idx += bin(x).count("1") * stride
+                sub |= x
+                continue
             c = 0
             while c + 1 < len(pre) and mask & pre[c + 1] == pre[c + 1]:
                 c += 1
@@ -240,10 +291,14 @@ class SubsetBounds:
     # ------------------------------------------------------------------ queries
     def mlb(self, mask: int) -> float:
         """Makespan lower bound of the subset ``mask``."""
-        if self.tabulated:
+        if self.tabulated and not self.lowered:
             idx, sub = self._index(mask)
             if sub == mask:
                 return float(self._mlb[idx])
+        if self.lowered:
+            v = self._memo_mlb.get(mask)
+            if v is not None:
+                return v
         sel = self._sel(mask)
         if not np.any(sel):
             return 0.0
@@ -252,6 +307,8 @@ class SubsetBounds:
             s = sel & (self.r >= a)
             if np.any(s):
                 best = max(best, float(a + self.loads[s].sum(axis=0).max()))
+        if self.lowered and len(self._memo_mlb) < 1_000_000:
+            self._memo_mlb[mask] = best
         return best
 
     def dpb(self, mask: int) -> float:
@@ -308,6 +365,10 @@ class SubsetBounds:
             # set) goes first, in member order
             rest = [int(self.members[i]) for i in range(self.n)
                     if mask >> i & 1 and not sub >> i & 1]
+            # per chain, the members of sub in chain order (a prefix of the chain, or on a
+            # merged chain of lowered tables the members counted)
+            held = [[i for i in ch if sub >> i & 1] for ch in self.chains]
+            tw, te = (self._tw, self._te) if self.lowered else (self.w, self.e)
             c = [0] * len(self.chains)
             x = idx
             for j in range(len(self.chains) - 1, -1, -1):
@@ -317,11 +378,11 @@ class SubsetBounds:
                 for j, ch in enumerate(self.chains):
                     if c[j]:
                         i = ch[c[j] - 1]
-                        v = self.w[i] * max(self._mlb[idx], self.e[i]) + \
+                        v = tw[i] * max(self._mlb[idx], te[i]) + \
                             self._dpb[idx - self._stride[j]]
                         if v < best:
                             best, arg = v, j
-                rev.append(self.chains[arg][c[arg] - 1])
+                rev.append(held[arg][c[arg] - 1])
                 c[arg] -= 1
                 idx -= self._stride[arg]
             return rest + [int(self.members[i]) for i in reversed(rev)]
@@ -387,6 +448,91 @@ def dominance_chains(succ) -> list[list[int]]:
         for i in c:
             rem &= ~(1 << i)
     return chains
+
+
+def _lowered(chain: list[int], loads: np.ndarray, w: np.ndarray):
+    """A merged chain's order and lowered data: its members by total load (ties: as given),
+    each member's loads the componentwise minimum of its own and the next member's lowered
+    loads (so they are ordered along the chain and at most the member's own), every weight
+    the chain's least; and the loss ``sum_k w'_k (sum_p d_kp - d'_kp) + (w_k - w'_k)
+    sum_p d_kp`` the merge's greedy weighs."""
+    ch = sorted(chain, key=lambda i: float(loads[i].sum()))
+    L = loads[ch].copy()
+    for j in range(len(ch) - 2, -1, -1):
+        np.minimum(L[j], L[j + 1], out=L[j])
+    wm = float(w[ch].min())
+    tot = loads[ch].sum(axis=1)
+    loss = float(wm * (tot - L.sum(axis=1)).sum() + ((w[ch] - wm) * tot).sum())
+    return ch, L, wm, loss
+
+
+def lowered_chains(chains, loads, w, r, max_states: int):
+    """Merge chains until their chain-prefix sets number at most ``max_states``
+    (proofs/bnb-dpb-lowered.md): greedily the two chains of one release whose merge loses
+    least (:func:`_lowered`'s loss) per factor of sets saved, ``(a + 1)(b + 1) / (a + b + 1)``.
+
+    Returns ``(chains, merged, loads', w')``: the chains (merged ones in their new order),
+    whether each was merged, and the lowered loads and weights (the instance's on chains not
+    merged); None when chains of distinct releases alone exceed ``max_states``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> loads = np.array([[1.0, 2.0], [2.0, 1.0], [3.0, 0.5]])
+    >>> ch, merged, L, w = lowered_chains([[0], [1], [2]], loads, np.ones(3), np.zeros(3), 6)
+    >>> ch, merged
+    ([[0], [1, 2]], [False, True])
+    >>> L.tolist()          # coflow 1 lowered to (2, 0.5): at most coflow 2's loads
+    [[1.0, 2.0], [2.0, 0.5], [3.0, 0.5]]
+    """
+    import math
+    cur = [(list(c), False, 0.0) for c in chains]
+    states = math.prod(len(c) + 1 for c, _, _ in cur)
+    score: dict[tuple[int, int], tuple[float, list, float]] = {}
+    ids = list(range(len(cur)))
+    pool = dict(zip(ids, cur))
+    nxt = len(cur)
+
+    def pair(a: int, b: int):
+        A, _, la = pool[a]
+        B, _, lb = pool[b]
+        if r[A[0]] != r[B[0]]:
+            return None
+        ch, _, _, loss = _lowered(A + B, loads, w)
+        gain = math.log((len(A) + 1) * (len(B) + 1) / (len(A) + len(B) + 1))
+        return ((loss - la - lb) / gain, ch, loss)
+
+    for a in pool:
+        for b in pool:
+            if a < b:
+                v = pair(a, b)
+                if v is not None:
+                    score[a, b] = v
+    while states > max_states:
+        if not score:
+            return None
+        (a, b), (_, ch, loss) = min(score.items(), key=lambda kv: (kv[1][0], kv[0]))
+        la, lb = len(pool[a][0]), len(pool[b][0])
+        states = states // ((la + 1) * (lb + 1)) * (la + lb + 1)
+        del pool[a], pool[b]
+        score = {k: v for k, v in score.items() if a not in k and b not in k}
+        pool[nxt] = (ch, True, loss)
+        for c in pool:
+            if c != nxt:
+                v = pair(c, nxt)
+                if v is not None:
+                    score[c, nxt] = v
+        nxt += 1
+    L, wl = np.array(loads, dtype=float), np.array(w, dtype=float)
+    out, merged = [], []
+    for c, m, _ in pool.values():
+        if m:
+            ch, Lc, wm, _ = _lowered(c, loads, w)
+            L[ch], wl[ch] = Lc, wm
+            c = ch
+        out.append(c)
+        merged.append(m)
+    return out, merged, L, wl
 
 
 class ExactSubsetBounds:
