@@ -8,8 +8,6 @@ rate max-min leaves as it was (up to the policy's zero) keeps its piece."""
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 
@@ -21,7 +19,8 @@ from coflowopt.simulate import simulate
 from coflowopt.testing import random_instance
 from coflowopt.topology import fat_tree, on_topology
 from coflowopt.verify import verify_schedule
-from test_aalo_stream import glues_into_held, streamed_run_is_held
+from test_aalo_stream import streamed_run_is_held
+from test_dlas_stream import glue_sweep
 from test_madd_stream import settling_instances, small_instances
 
 PARAMS = ({}, {"thresholds": [0.5, 2.0]}, {"thresholds": [1.0], "within": "fifo"},
@@ -38,20 +37,7 @@ def instances():
 
 
 def test_windows_glue_into_the_held_schedule():
-    totals = {"settled": 0, "cut": 0, "windows": 0}
-    for inst in instances():
-        for params in PARAMS:
-            held = creek(inst, **params)
-            for window in (1, 3, 10**6):
-                stats, cut = glues_into_held(
-                    inst, held, functools.partial(creek_windows, **params), window)
-                assert stats["events"] == held.meta["events"]
-                assert stats["class_changes"] == held.meta["class_changes"]
-                totals["cut"] += cut
-                totals["windows"] += stats["windows"]
-                totals["settled"] += stats["settled"]
-    assert totals["cut"] > 0 and totals["windows"] > 3 * len(instances())
-    assert totals["settled"] > 0
+    glue_sweep(creek, creek_windows, instances(), PARAMS)
 
 
 def test_run_schedule_streamed_gives_the_held_result():

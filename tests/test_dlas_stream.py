@@ -28,20 +28,28 @@ def instances():
     return small_instances() + [on_topology(bs, fat_tree(4), seed=1)]
 
 
-def test_windows_glue_into_the_held_schedule():
+def glue_sweep(held_of, windows_of, insts, params_list):
+    """Every instance x parameter set x window of 1 / 3 / 10^6 pieces: the windows of
+    ``windows_of`` glue into the held schedule of ``held_of`` with the same events; some
+    pieces are cut, some flows settled."""
     totals = {"settled": 0, "cut": 0, "windows": 0}
-    for inst in instances():
-        for params in PARAMS:
-            held = decentralized_las(inst, **params)
+    for inst in insts:
+        for params in params_list:
+            held = held_of(inst, **params)
             for window in (1, 3, 10**6):
                 stats, cut = glues_into_held(
-                    inst, held, functools.partial(decentralized_las_windows, **params), window)
+                    inst, held, functools.partial(windows_of, **params), window)
                 assert stats["events"] == held.meta["events"]
+                assert stats["class_changes"] == held.meta["class_changes"]
                 totals["cut"] += cut
                 totals["windows"] += stats["windows"]
                 totals["settled"] += stats["settled"]
-    assert totals["cut"] > 0 and totals["windows"] > 3 * len(instances())
+    assert totals["cut"] > 0 and totals["windows"] > 3 * len(insts)
     assert totals["settled"] > 0
+
+
+def test_windows_glue_into_the_held_schedule():
+    glue_sweep(decentralized_las, decentralized_las_windows, instances(), PARAMS)
 
 
 def test_run_schedule_streamed_gives_the_held_result():
