@@ -211,6 +211,28 @@ def test_large_instance_honours_the_limit_and_never_claims_exactness():
     assert res.timings["total"] < 60    # generous: a correctness check, not a timing test
 
 
+def test_many_coflows_in_one_dominance_chain():
+    """300 coflows on one port, each dominated by the next: the chain tables' kernel takes at
+    most 255 coflows, so the search runs without them (it was an internal error). SPT's
+    value, verified, and a bound at most it."""
+    from coflowopt import Coflow, Instance
+    inst = Instance.from_coflows([Coflow(str(k), [(0, 0, 1 + k % 2)]) for k in range(300)])
+    res = bnb(inst, time_limit=5)
+    assert res.kind in ("feasible", "optimal") and res.value == 56475   # 11,325 + 45,150
+    assert res.bound is not None and res.bound <= res.value
+
+
+def test_hundreds_of_coflows_return_within_a_small_multiple_of_the_limit():
+    """600 coflows with a 2 s limit: the dominance pairs, the chains and the lowered tables'
+    merge were quadratic to cubic in the coflows and ran for minutes before the limit could
+    apply (3,000 coflows: over ten minutes). Now the answer comes back, labelled honestly."""
+    inst = uniform_random(3, 600, seed=0)
+    res = bnb(inst, time_limit=2)
+    assert res.kind == "feasible" and res.status == "time_limit"
+    assert res.bound is not None and res.bound <= res.value
+    assert res.timings["total"] < 60    # generous: a correctness check, not a timing test
+
+
 def test_a_zero_limit_stops_at_the_first_check():
     """0 seconds (allowed, as on the command line): the answer found by then, never optimal
     unless the seed alone closes the gap."""

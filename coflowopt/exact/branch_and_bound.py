@@ -311,11 +311,45 @@ def dominance_pairs(members, release, weight, data, rule: str = "subset"
     >>> dominance_pairs([0, 1, 2], {k: F(0) for k in d}, {k: F(1) for k in d}, d, "identical")
     []
     """
-    out = []
+    out: list[tuple[int, int]] = []
+    members = list(members)
+    n = len(members)
+    if n < 2:
+        return out
     total = {k: sum(data[k].values(), Fraction(0)) for k in members}
-    for a in members:
-        for b in members:
-            if a == b or release[a] != release[b] or weight[a] < weight[b]:
+    # A vectorised filter first, then the exact test on the pairs it keeps: each float test
+    # is implied by the exact rule (rounding to nearest is monotone; the loads per resource
+    # are float sums of the paths' data, so they get a relative allowance of 1e-9, far above
+    # their rounding for any number of paths a coflow can have), so no pair is lost; the
+    # exact test alone decides. The all-pairs loop in Fractions took minutes at 3,000
+    # coflows, before bnb's time limit could apply.
+    res_col: dict = {}
+    for k in members:
+        for path in data[k]:
+            for r in path:
+                res_col.setdefault(r, len(res_col))
+    loads = np.zeros((n, max(1, len(res_col))))
+    for i, k in enumerate(members):
+        for path, z in data[k].items():
+            for r in path:
+                loads[i, res_col[r]] += float(z)
+    rel = np.array([float(release[k]) for k in members])
+    w = np.array([float(weight[k]) for k in members])
+    if rule == "identical":
+        # identical data: equal path counts, and loads equal up to the sums' rounding (the
+        # paths may be summed in another order)
+        npaths = np.array([len(data[k]) for k in members])
+    for i, a in enumerate(members):
+        keep = (rel == rel[i]) & (w <= w[i])
+        if rule == "identical":
+            keep &= ((npaths == npaths[i]) & np.all(loads[i] <= loads * (1 + 1e-9), axis=1)
+                     & np.all(loads <= loads[i] * (1 + 1e-9), axis=1))
+        else:
+            keep &= np.all(loads[i] <= loads * (1 + 1e-9), axis=1)
+        keep[i] = False
+        for j in np.flatnonzero(keep).tolist():
+            b = members[j]
+            if release[a] != release[b] or weight[a] < weight[b]:
                 continue
             if rule == "identical":
                 if (-weight[a], a) > (-weight[b], b):
@@ -466,7 +500,9 @@ class _Search:
         chains = dominance_chains(self.succ) if dp_chains and table_kernel and n > 1 else None
         states = math.prod(len(c) + 1 for c in chains) if chains else 1 << n
         big = states > 1 << 22
-        if big and states * TABLE_SECONDS_PER_SUBSET > 0.25 * time_limit:
+        # (states may be far beyond a float: 2^3000 for 3,000 coflows in no pair; an int
+        # compares with a float exactly, a product would overflow)
+        if big and states > 0.25 * time_limit / TABLE_SECONDS_PER_SUBSET:
             table_max = min(table_max, 22)   # the tables would take most of the limit
         if big and states <= 1 << table_max and states * 24 > 0.5 * _available_memory():
             table_max = min(table_max, 22)   # 24 bytes per subset: 1.6 GB at 2^26 sets

@@ -111,6 +111,10 @@ class SubsetBounds:
         self.thresholds = np.unique(self.r) if n else np.zeros(0)
         cap = MAX_TABLE_COFLOWS if max_table is None else max_table
         from ..rates._jit import HAVE_NUMBA
+        if chains is not None and n > CHAIN_TABLE_MAX_COFLOWS:
+            # the kernel indexes a set's members by byte; such a search does not close anyway
+            # (300 coflows in one chain of identical ones were an internal error)
+            chains = None
         if chains is not None:
             self._set_chains(chains)
         if self.chains is not None and kernel and HAVE_NUMBA and n > 0 and \
@@ -412,19 +416,32 @@ def dominance_chains(succ) -> list[list[int]]:
     """
     n = len(succ)
     up = [int(x) for x in succ]
+    # members in no pair are chains of one whatever the rest does; leaving them out of the
+    # cubic loops below keeps a large instance with few pairs cheap (3,000 coflows without
+    # a pair took minutes, before bnb's time limit could apply)
+    has_pred = 0
+    for v in up:
+        has_pred |= v
+    alone = [i for i in range(n) if not up[i] and not has_pred >> i & 1]
     changed = True
     while changed:                       # transitive closure
         changed = False
         for i in range(n):
+            if not up[i]:
+                continue
             v = up[i]
-            for j in range(n):
-                if up[i] >> j & 1:
-                    v |= up[j]
+            x = up[i]
+            while x:
+                j = (x & -x).bit_length() - 1
+                x &= x - 1
+                v |= up[j]
             if v != up[i]:
                 up[i], changed = v, True
     if any(up[i] >> i & 1 for i in range(n)):
         raise ValueError("the precedence has a cycle")
     rem = (1 << n) - 1
+    for i in alone:
+        rem &= ~(1 << i)
     chains = []
     while rem:
         # the longest chain starting at each remaining member, members with fewer remaining
@@ -435,8 +452,11 @@ def dominance_chains(succ) -> list[list[int]]:
         nxt: dict[int, int | None] = {}
         for i in order:
             b, arg = 1, None
-            for j in range(n):
-                if rem >> j & 1 and up[i] >> j & 1 and best[j] + 1 > b:
+            x = up[i] & rem
+            while x:                     # the remaining successors, lowest index first
+                j = (x & -x).bit_length() - 1
+                x &= x - 1
+                if best[j] + 1 > b:
                     b, arg = best[j] + 1, j
             best[i], nxt[i] = b, arg
         i: int | None = max(order, key=lambda k: (best[k], -k))
@@ -447,7 +467,10 @@ def dominance_chains(succ) -> list[list[int]]:
         chains.append(c)
         for i in c:
             rem &= ~(1 << i)
-    return chains
+    # longest first, and the chains of one last in index order, as the loop picks them (the
+    # loop's own chains of one, members whose partners went to longer chains, come last)
+    k = next((i for i, c in enumerate(chains) if len(c) == 1), len(chains))
+    return chains[:k] + [[i] for i in sorted([c[0] for c in chains[k:]] + alone)]
 
 
 def _lowered(chain: list[int], loads: np.ndarray, w: np.ndarray):
@@ -466,6 +489,13 @@ def _lowered(chain: list[int], loads: np.ndarray, w: np.ndarray):
     return ch, L, wm, loss
 
 
+#: Most coflows the chain tables (exact or lowered) are built for (``chain_tables``' limit).
+CHAIN_TABLE_MAX_COFLOWS = 255
+#: Most chains :func:`lowered_chains` merges (the 4x4 family's 40-coflow target has at most
+#: 40; the greedy is cubic in the chains).
+LOWERED_MAX_CHAINS = 128
+
+
 def lowered_chains(chains, loads, w, r, max_states: int):
     """Merge chains until their chain-prefix sets number at most ``max_states``
     (proofs/bnb-dpb-lowered.md): greedily the two chains of one release whose merge loses
@@ -473,7 +503,10 @@ def lowered_chains(chains, loads, w, r, max_states: int):
 
     Returns ``(chains, merged, loads', w')``: the chains (merged ones in their new order),
     whether each was merged, and the lowered loads and weights (the instance's on chains not
-    merged); None when chains of distinct releases alone exceed ``max_states``.
+    merged); None when chains of distinct releases alone exceed ``max_states``, or when there
+    are more than :data:`LOWERED_MAX_CHAINS` chains (the greedy scores every pair and rescores
+    after each merge, cubic in the chains: minutes at 3,000, before bnb's time limit could
+    apply; a search over that many coflows does not close with or without the tables).
 
     Examples
     --------
@@ -486,6 +519,8 @@ def lowered_chains(chains, loads, w, r, max_states: int):
     [[1.0, 2.0], [2.0, 0.5], [3.0, 0.5]]
     """
     import math
+    if len(chains) > LOWERED_MAX_CHAINS:
+        return None
     cur = [(list(c), False, 0.0) for c in chains]
     states = math.prod(len(c) + 1 for c, _, _ in cur)
     score: dict[tuple[int, int], tuple[float, list, float]] = {}
