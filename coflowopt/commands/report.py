@@ -156,7 +156,7 @@ def run_report(args, common) -> int:
         if not f["instances"]:
             raise common.UsageError(f"--factor {spec}: no instance has per-coflow CCTs of both "
                                     "algorithms (labels: "
-                                    f"{', '.join(sorted({r['algorithm'] for r in rows}))})")
+                                    f"{', '.join(labels)})")
         factors.append(f)
         texts.append("")
         texts.append(format_factors(f, markdown=args.markdown))
