@@ -82,6 +82,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from ..exceptions import InputError
+from ..results import KINDS, SCHEDULE_OBJECTIVES
 
 __all__ = ["SCHEMA", "RunStore", "load_rows", "read_manifest", "read_plan", "row_problem",
            "connect", "environment", "git_commit", "clean"]
@@ -240,8 +241,8 @@ def _shards(run_dir: Path) -> list[Path]:
 #: The values a row's enumerated columns may take (None: the column may also be null).
 ROW_CHOICES: dict[str, tuple] = {
     "algorithm_kind": ("schedule", "bound", "exact"),
-    "result_kind": ("lower_bound", "feasible", "optimal", None),
-    "objective": ("weighted_completion_time", "weighted_cct"),
+    "result_kind": (*KINDS, None),
+    "objective": SCHEDULE_OBJECTIVES,
     "model": ("integral", None),
 }
 #: Columns every row has (the runner writes them for failed tasks too).
