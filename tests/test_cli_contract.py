@@ -693,6 +693,10 @@ BAD = [
     # adversarial
     ("adversarial-algo", ["adversarial", "--algo", "nope+greedy", "--evaluations", "1"],
      ["--algo", "nope"], ()),
+    ("adversarial-budget-zero", ["adversarial", "--algo", "sebf+madd", "--budget", "0"],
+     ["--budget", "> 0"], ()),
+    ("adversarial-seed-negative", ["adversarial", "--algo", "sebf+madd", "--seed", "-1"],
+     ["--seed", ">= 0"], ()),
     ("adversarial-budget", ["adversarial", "--algo", "sebf+madd", "--budget", "-1"],
      ["--budget"], ()),
     ("adversarial-opt-time-limit", ["adversarial", "--algo", "sebf+madd", "--opt-time-limit",

@@ -161,9 +161,14 @@ def run(args, common) -> int:
     for flag, v, low in (("--ports", args.ports, 1), ("--coflows", args.coflows, 1),
                          ("--evaluations", args.evaluations, 1), ("--size-max", args.size_max, 1),
                          ("--max-flows", args.max_flows, 1), ("--releases", args.releases, 0),
-                         ("--weights", args.weights, 1), ("--opt-nodes", args.opt_nodes, 1)):
+                         ("--weights", args.weights, 1), ("--opt-nodes", args.opt_nodes, 1),
+                         ("--seed", args.seed, 0)):
         if v is not None and v < low:
             raise common.UsageError(f"{flag} must be >= {low}, got {v}")
+    if args.budget is not None and not args.budget > 0:
+        # common.seconds allows 0 (a time limit of 0 stops at the first check); a search
+        # budget of 0 seconds would evaluate nothing
+        raise common.UsageError(f"--budget must be > 0 seconds, got {args.budget:g}")
     evaluations = args.evaluations
     if evaluations is None and args.budget is None:
         evaluations = 200
