@@ -194,6 +194,8 @@ DP_TABLE_MAX = 26
 #: unmerged chains; on the 4x4 family (30 coflows, 106-255 M chain-prefix sets) 2^25 sets
 #: take 3.4-6 s with the kernel.
 DP_LOWERED_MAX = 25
+#: Most positive-weight coflows whose dominance pairs bnb looks for (quadratic in them).
+DOMINANCE_MAX_COFLOWS = 5000
 #: Seconds per subset for building the tables with the kernel (measured on the 2 shared cores
 #: at load ~4: 145 ns at 24 coflows, 70 ns at 26; rounded up): above 22 coflows the tables are
 #: built only if they fit in a quarter of the limit (26 coflows: 13.4 s, a 54 s limit).
@@ -339,15 +341,15 @@ def dominance_pairs(members, release, weight, data, rule: str = "subset"
         # identical data: equal path counts, and loads equal up to the sums' rounding (the
         # paths may be summed in another order)
         npaths = np.array([len(data[k]) for k in members])
+    loads_hi = loads * (1 + 1e-9)
     for i, a in enumerate(members):
         keep = (rel == rel[i]) & (w <= w[i])
-        if rule == "identical":
-            keep &= ((npaths == npaths[i]) & np.all(loads[i] <= loads * (1 + 1e-9), axis=1)
-                     & np.all(loads <= loads[i] * (1 + 1e-9), axis=1))
-        else:
-            keep &= np.all(loads[i] <= loads * (1 + 1e-9), axis=1)
         keep[i] = False
-        for j in np.flatnonzero(keep).tolist():
+        cand = np.flatnonzero(keep)
+        ok_f = np.all(loads[i] <= loads_hi[cand], axis=1)
+        if rule == "identical":
+            ok_f &= (npaths[cand] == npaths[i]) & np.all(loads[cand] <= loads_hi[i], axis=1)
+        for j in cand[ok_f].tolist():
             b = members[j]
             if release[a] != release[b] or weight[a] < weight[b]:
                 continue
@@ -475,7 +477,10 @@ class _Search:
         # dominance (proofs/completion-order-dominance.md): succ[i] = members that must
         # complete after member i
         self.succ = [0] * n
-        if dominance and n > 1:
+        # above DOMINANCE_MAX_COFLOWS no pair is looked for: the filter below is quadratic in
+        # the coflows (seconds at 5,000), and a search over that many does not close anyway;
+        # fewer pairs only prune less (each pair holds on its own for one optimal schedule)
+        if dominance and 1 < n <= DOMINANCE_MAX_COFLOWS:
             pd = self.pd
             data: dict[int, dict[tuple, Fraction]] = {}
             for j in range(pd.coflow.size):
