@@ -50,7 +50,7 @@ from ._index_ranges import concat_ranges
 
 __all__ = ["COMPLETION_RTOL", "RatePolicy", "SimState", "SimulationResult", "simulate",
            "SimulationError", "RESCHEDULE_EVENTS", "SETTLE_RTOL", "settle_sizes",
-           "settle_off", "settle_rates", "WindowSettler", "WINDOW_PIECES",
+           "settle_off", "settle_rates", "settle_window", "WindowSettler", "WINDOW_PIECES",
            "exact_schedule", "schedule_length_bounds", "FinishedFlows"]
 
 #: A flow whose remaining size is <= COMPLETION_RTOL * size is complete.
@@ -726,6 +726,57 @@ def settle_rates(flow: np.ndarray, rate: np.ndarray, sent: np.ndarray, size: np.
     rate[sel] *= (size / np.where(off, sent, 1.0))[flow[sel]]
 
 
+def settle_window(flow, rate, here, done, sent, carried, size, earlier):
+    """The settle rule of one window of a streamed schedule (:class:`WindowSettler`, and
+    :mod:`coflowopt.rates.bvn`'s windows): :func:`settle_sizes`' rescaling for the flows of the
+    window whose every piece is in it, a count for those that needed it but had pieces in an
+    earlier window (they cannot be rescaled any more), and the sent amount carried on for the
+    flows still running.
+
+    Parameters
+    ----------
+    flow, rate : ndarray (n,)
+        The window's pieces; ``rate`` is rescaled in place.
+    here : ndarray of int
+        The flows with a piece in the window.
+    done : ndarray of bool, like ``here``
+        Whether each has sent its last piece (in this window or before).
+    sent : ndarray (F,)
+        This window's amounts per flow (at least over ``here``).
+    carried : ndarray (F,)
+        The amounts of earlier windows; updated for the running flows.
+    size : ndarray (F,)
+    earlier : ndarray of bool (F,)
+        Whether a flow has pieces in an earlier window (read only here).
+
+    Returns
+    -------
+    settled, unsettled : int
+    run, split : ndarray of int
+        The running flows of ``here``, and the done ones with pieces in an earlier window.
+
+    Examples
+    --------
+    >>> sent, carried = np.array([1.0 - 1e-10, 0.5]), np.zeros(2)
+    >>> v = np.ones(2)
+    >>> settle_window(np.array([0, 1]), v, np.array([0, 1]), np.array([True, False]), sent,
+    ...               carried, np.ones(2), np.zeros(2, dtype=bool))[:2]
+    (1, 0)
+    >>> bool(abs(v[0] * sent[0] - 1.0) < 1e-15), float(v[1]), carried.tolist()  # 0 sends 1
+    (True, 1.0, [0.0, 0.5])
+    """
+    run, fin = here[~done], here[done]
+    whole, split = fin[~earlier[fin]], fin[earlier[fin]]
+    fix = whole[settle_off(sent[whole], size[whole])]
+    if fix.size:
+        off = np.zeros(sent.size, dtype=bool)
+        off[fix] = True
+        settle_rates(flow, rate, sent, size, off)
+    unsettled = int(settle_off(carried[split] + sent[split], size[split]).sum())
+    carried[run] += sent[run]
+    return int(fix.size), unsettled, run, split
+
+
 class WindowSettler:
     """:func:`settle_sizes` for a schedule handed over in time windows: call it on each
     window's pieces (``settler(flow, start, end, rate)``, in time order, before they are handed
@@ -792,17 +843,11 @@ class WindowSettler:
         # window made the sink cost more than the verifier)
         sent, size, earlier = self.sent, self.size, self.earlier
         here = self.here_buf[:self._sums(f, v * (e - s), sent, self.seen, self.here_buf)]
-        running = np.isnan(self.fc[here])     # no completion time yet: more pieces to come
-        rest, done = here[running], here[~running]  # done: its last piece is in this window
-        whole, split = done[~earlier[done]], done[earlier[done]]
-        fix = whole[settle_off(sent[whole], size[whole])]
-        if fix.size:
-            off = np.zeros(sent.size, dtype=bool)
-            off[fix] = True
-            settle_rates(f, v, sent, size, off)
-            self.settled += int(fix.size)
-        self.unsettled += int(settle_off(self.carried[split] + sent[split], size[split]).sum())
-        self.carried[rest] += sent[rest]
+        # done: no completion time any more, its last piece is in this window
+        settled, unsettled, _, _ = settle_window(f, v, here, ~np.isnan(self.fc[here]), sent,
+                                                 self.carried, size, earlier)
+        self.settled += settled
+        self.unsettled += unsettled
         earlier[here] = True
         sent[here] = 0.0
         self.seen[here] = False

@@ -639,7 +639,7 @@ class _WindowSettle:
     def flush(self, out: list, at: int, t: float) -> None:
         """Settle and hand over ``out[:][:at]``, the window ``[last, t]``."""
         from . import _bvn_kernel as K
-        from ..simulate import settle_off, settle_rates
+        from ..simulate import settle_off, settle_window
 
         f, s, e = out[0][:at], out[1][:at], out[2][:at]
         v = np.full(at, self.cap)
@@ -647,25 +647,18 @@ class _WindowSettle:
         nh = K.sliced_sums(f, v * (e - s), self.g0, _SETTLE_STEP, sent, self.part,
                            self.in_slice, self.slice_flows, self.seen, self.here)
         here = self.here[:nh]
-        fin = self.done[here]
-        run, done = here[~fin], here[fin]
-        whole, split = done[~earlier[done]], done[earlier[done]]
-        fix = whole[settle_off(sent[whole], size[whole])]
-        if fix.size:
-            off = np.zeros(sent.size, dtype=bool)
-            off[fix] = True
-            settle_rates(f, v, sent, size, off)
-            self.settled += int(fix.size)
         # a flow is judged once, when its last piece has gone out: here, or (its group ended
         # with no piece of it in this window) at the end of its cut group
-        self.unsettled += int(settle_off(self.carried[split] + sent[split], size[split]).sum())
+        settled, unsettled, run, split = settle_window(f, v, here, self.done[here], sent,
+                                                       self.carried, size, earlier)
+        self.settled += settled
+        self.unsettled += unsettled
         earlier[split] = False
         for g in self.split_done:
             sp = g[earlier[g]]
             self.unsettled += int(settle_off(self.carried[sp], size[sp]).sum())
             earlier[sp] = False
         self.split_done = []
-        self.carried[run] += sent[run]
         earlier[run] = True
         sent[here] = 0.0
         self.seen[here] = False
