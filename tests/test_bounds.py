@@ -130,6 +130,23 @@ def test_ordering_lp_time_limit_status():
     assert res.certificate_status == "uncertified"
 
 
+def test_lp_ov_build_stops_at_the_time_limit():
+    import time
+    from coflowopt.formulations.linear_program import BuildDeadline
+    from coflowopt.formulations.lp_ov import build_lp_ov
+    from coflowopt.generators import uniform_random
+    inst = uniform_random(6, 30, seed=1)
+    with pytest.raises(BuildDeadline):
+        build_lp_ov(inst, deadline=time.perf_counter())
+    # 3,000 coflows took a minute to build whatever the limit: the build now checks the
+    # clock between its steps and the bound says why it has no value
+    res = lp_ov_bound(inst, time_limit=1e-9)
+    assert res.status == "time_limit" and res.kind is None and res.value is None
+    assert "while building the LP" in res.message
+    full = lp_ov_bound(inst)
+    assert full.status == "optimal" and full.kind == "lower_bound"
+
+
 @pytest.mark.parametrize("limit", [-1.0, -1e-9, float("nan"), "10"])
 @pytest.mark.parametrize("bound", [ordering_lp_bound, lp_ov_bound, interval_lp_bound,
                                    time_indexed_lp_bound])

@@ -37,6 +37,7 @@ sum of ``y`` over the list (:func:`covering_sums`).  The solvers get :meth:`Rang
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -48,7 +49,7 @@ from ..exceptions import InvalidParameterError
 
 __all__ = ["LinearProgram", "RangeRows", "row_ranges", "covering_sums", "range_min",
            "csr_from_rows", "exact_group_sums", "MatrixAssembler", "float_down",
-           "float_up"]
+           "float_up", "BuildDeadline", "check_deadline"]
 
 
 @dataclass
@@ -329,6 +330,18 @@ def _trailing_zeros(ints: np.ndarray) -> np.ndarray:
     return np.log2(low.astype(float)).astype(np.int64)
 
 
+class BuildDeadline(Exception):
+    """Raised by a builder given ``deadline=`` (a :func:`time.perf_counter` time) when it
+    passes it at one of its checkpoints: the caller reports ``status="time_limit"`` instead
+    of building an LP there is no time left to solve."""
+
+
+def check_deadline(deadline: float | None) -> None:
+    """Raise :class:`BuildDeadline` if ``deadline`` (perf_counter seconds) has passed."""
+    if deadline is not None and time.perf_counter() >= deadline:
+        raise BuildDeadline
+
+
 class MatrixAssembler:
     """Collect COO blocks (with optional exact values) and assemble one CSR matrix.
 
@@ -360,7 +373,11 @@ class MatrixAssembler:
         rows = np.concatenate(self.rows) if self.rows else np.zeros(0, np.int64)
         cols = np.concatenate(self.cols) if self.cols else np.zeros(0, np.int64)
         vals = np.concatenate(self.vals) if self.vals else np.zeros(0)
-        order = np.lexsort((cols, rows))
+        if num_rows * max(num_cols, 1) < 2 ** 62:
+            # one int64 key, stably sorted: lexsort's order, in half the time at 10^7 entries
+            order = np.argsort(rows * max(num_cols, 1) + cols, kind="stable")
+        else:
+            order = np.lexsort((cols, rows))
         rows, cols, vals = rows[order], cols[order], vals[order]
         if rows.size and np.any((rows[1:] == rows[:-1]) & (cols[1:] == cols[:-1])):
             raise InvalidParameterError("duplicate matrix entry in a builder")
