@@ -84,7 +84,10 @@ def best_certified_bound(instance: Instance, *, time_limit: float | None = None,
         alg = regs[name]
         kw: dict[str, Any] = {"objective": objective}
         if left is not None and "time_limit" in inspect.signature(alg.func).parameters:
-            kw["time_limit"] = left
+            # the first bound runs even when the time is gone (a call with no time left, or
+            # the clock passed the deadline since): with a limit of 0, not a negative one
+            # its own check refuses
+            kw["time_limit"] = max(left, 0.0)
         t0 = time.perf_counter()
         try:
             res = alg.func(instance, **kw)
