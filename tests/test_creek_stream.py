@@ -1,6 +1,7 @@
-"""``creek`` handed over window by window (``creek_windows``: the generic simulator's sink
-mode; ``run_schedule(..., keep_schedule=False)`` and the CLI without ``--out``) against the held
-schedule of :func:`creek`: the windows, glued at their cuts, are the held pieces (rates
+"""``creek`` handed over window by window (``creek_windows``: the compiled event loop's sink
+mode, the generic simulator's for ``within="fifo"`` and aging; ``run_schedule(...,
+keep_schedule=False)`` and the CLI without ``--out``) against the held schedule of
+:func:`creek`: the windows, glued at their cuts, are the held pieces (rates
 included, but for flows counted ``unsettled``), and the verifier gives both the same verdict,
 completion times and value, to the last bit.  Also the two changes of issue 17 to the policy
 itself: the attained service kept per unit is the bincount over every flow to the bit, and a

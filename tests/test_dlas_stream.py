@@ -1,8 +1,9 @@
 """``decentralized-las`` handed over window by window (``decentralized_las_windows``: the
-generic simulator's sink mode; ``run_schedule(..., keep_schedule=False)`` and the CLI without
-``--out``) against the held schedule of :func:`decentralized_las`: the windows, glued at their
-cuts, are the held pieces (rates included, but for flows counted ``unsettled``), and the
-verifier gives both the same verdict, completion times and value, to the last bit."""
+compiled event loop's sink mode, the generic simulator's for ``within="fifo"`` and aging;
+``run_schedule(..., keep_schedule=False)`` and the CLI without ``--out``) against the held
+schedule of :func:`decentralized_las`: the windows, glued at their cuts, are the held pieces
+(rates included, but for flows counted ``unsettled``), and the verifier gives both the same
+verdict, completion times and value, to the last bit."""
 
 from __future__ import annotations
 

@@ -2,7 +2,9 @@
 sub-coflow-aware demotion, Baraat's FIFO with limited multiplexing and decentralised LAS.
 
 All four are :class:`~coflowopt.simulate.RatePolicy` objects run by the generic simulator
-(:func:`coflowopt.simulate.simulate`), on the big switch and on resources (topologies) alike:
+(:func:`coflowopt.simulate.simulate`; their default settings in compiled event loops with the
+same bits, :mod:`._mlfq_kernel` and :mod:`._level_kernel`), on the big switch and on resources
+(topologies) alike:
 every allocation is *strict priority across classes*, and inside a class either
 
 * ``within="fifo"``: the class's coflows one after another (release time, then index), each
@@ -904,7 +906,12 @@ def _run_compiled(instance: Instance, pol: _Slots, max_events: int, window: int 
     inst = instance
     K, F = inst.num_coflows, inst.num_flows
     mlfq_mode = isinstance(pol, _LevelPolicy)
-    if mlfq_mode:
+    fair_levels = _fair_levels_compiled(pol)
+    if fair_levels:
+        hs = H = np.zeros(0)
+        thr_s = thr = 0.0
+        heavy = None
+    elif mlfq_mode:
         hs = pol.thresholds * (1 - CROSSING_RTOL)
         H = np.ascontiguousarray(pol.thresholds, dtype=float)
         thr_s = thr = 0.0
@@ -922,6 +929,12 @@ def _run_compiled(instance: Instance, pol: _Slots, max_events: int, window: int 
                    np.zeros(2, dtype=np.int64))
 
     def call():
+        if fair_levels:
+            from ._level_kernel import levels_simulate
+            levels_simulate(*_level_kernel_args(inst, pol), int(max_events), COMPLETION_RTOL,
+                            pol.level, stats, times, *chunks.args(), int(window),
+                            *settle_args)
+            return
         _mk.slots_simulate(_mk.MODE_MLFQ if mlfq_mode else _mk.MODE_BARAAT, pol._ptr,
                            read_only(inst.flow_size, float), pol._flow_cof,
                            read_only(pol._rel_order, np.int64), read_only(pol._fifo, np.int64),
@@ -942,7 +955,11 @@ def _run_compiled(instance: Instance, pol: _Slots, max_events: int, window: int 
     if status != _mk.OK:
         raise SimulationError(f"policy {pol.name!r}: no future event at time {times[0]} while "
                               "released coflows are unfinished: the policy gives them no rate")
-    pol.changes, pol.walked, pol.found_by_path = int(stats[3]), int(stats[5]), int(stats[6])
+    pol.changes = int(stats[3])
+    if fair_levels:
+        pol.gathered, pol.served = int(stats[5]), int(stats[6])
+    else:
+        pol.walked, pol.found_by_path = int(stats[5]), int(stats[6])
     if mlfq_mode:
         pol.demotions = int(stats[4])
     if window > 0:
@@ -953,9 +970,49 @@ def _run_compiled(instance: Instance, pol: _Slots, max_events: int, window: int 
     return sched, events, int(stats[2])
 
 
+def _fair_levels_compiled(pol) -> bool:
+    """Whether ``pol`` is ``creek`` / ``decentralized-las`` with per-flow sharing inside a
+    level and no aging, run in their compiled event loop (:mod:`._level_kernel`;
+    ``_Slots.incremental`` / ``_Slots.compiled`` False select the generic path, the
+    reference engine, as for ``mlfq``)."""
+    return (isinstance(pol, (CreekPolicy, DecentralizedLasPolicy)) and pol.within == "fair"
+            and pol.aging is None and _Slots.incremental and _Slots.compiled)
+
+
 def _compiled_applies(pol) -> bool:
-    """Whether ``pol`` (reset) runs in the compiled event loop (:func:`_run_compiled`)."""
-    return isinstance(pol, _Slots) and pol._fast and pol.compiled
+    """Whether ``pol`` (reset) runs in a compiled event loop (:func:`_run_compiled`)."""
+    return (isinstance(pol, _Slots) and pol._fast and pol.compiled) or \
+        _fair_levels_compiled(pol)
+
+
+def _level_kernel_args(instance: Instance, pol) -> tuple:
+    """The arguments of :func:`._level_kernel.levels_simulate` from ``pol`` (reset) up to
+    ``max_events``: the units (each one's flows and coflow, each coflow's units), the
+    thresholds, the paths, ``creek``'s held rates and sub-coflow projection."""
+    K = instance.num_coflows
+    unit_cof = instance.flow_coflow[pol._unit_flows[pol._unit_ptr[:-1]]].astype(np.int64)
+    cu_ptr = np.zeros(K + 1, dtype=np.int64)
+    np.cumsum(np.bincount(unit_cof, minlength=K), out=cu_ptr[1:])
+    creek = isinstance(pol, CreekPolicy)
+    hold = bool(pol.hold_rates)
+    proj = creek and pol.subcoflow_estimate
+    i0, f0 = np.zeros(1, dtype=np.int64), np.zeros(1)
+    if proj:
+        sub = (pol._sid, pol._sub_ptr, pol._sub_flows, pol._sub_coflow, pol._cof_sub_ptr,
+               pol._cof_subs, pol._nsub)
+    else:
+        sub = (np.zeros(instance.num_flows, dtype=np.int64), i0, i0[:0], i0[:0],
+               np.zeros(K + 1, dtype=np.int64), i0[:0], np.zeros(K))
+    sub = tuple(read_only(a, float if a.dtype.kind == "f" else np.int64) for a in sub)
+    return (read_only(instance.flow_ptr, np.int64), read_only(instance.flow_size, float),
+            read_only(instance.flow_coflow, np.int64),
+            read_only(np.lexsort((np.arange(K), instance.release)), np.int64),
+            read_only(pol._unit, np.int64), read_only(pol._unit_ptr, np.int64),
+            read_only(pol._unit_flows, np.int64), read_only(unit_cof, np.int64),
+            read_only(cu_ptr, np.int64),
+            read_only(pol.thresholds * (1 - CROSSING_RTOL), float),
+            read_only(pol.thresholds, float), *pol._paths, pol._cap, pol._tol, FULL_RTOL,
+            hold, read_only(pol._flow_tol if hold else f0, float), proj, *sub)
 
 
 def _run(instance: Instance, pol, algorithm: str, params: dict) -> Schedule:
@@ -1195,6 +1252,16 @@ def creek(instance: Instance, *, thresholds=None, num_queues: int = 8,
     *Assumptions.*  Non-clairvoyant: reads bytes sent, finished flows and the flow set (a
     completed sub-coflow's size is what its flows sent).  Thresholds are absolute.
 
+    *Running time.*  Per-flow sharing inside a level without aging (the default) runs in one
+    compiled event loop (:mod:`._level_kernel`, the same bits as the policy on
+    :func:`~coflowopt.simulate.simulate`, its reference engine): per event one pass over the
+    flows of the coflows in the levels served (gathering, attained service, held rates) and
+    a progressive filling per level that costs its flows plus rounds x resources.  About one
+    event per flow completion, and per-flow max-min re-rates most flows sharing a port with
+    the one that finished, so the pieces grow faster than the flows (the Facebook trace:
+    ``experiments/results/creek_profile.md``).  FIFO inside a level or aging: the generic
+    simulator, O(active flows) numpy work per event.
+
     References
     ----------
     Seed 001 (Creek), Sec. IV-B; digest ``seeds-000-002.md`` Sec. 2.3.
@@ -1412,6 +1479,10 @@ def decentralized_las(instance: Instance, *, thresholds=None, num_queues: int = 
     priority on a multi-hop path is our choice (the sender, which marks its packets, as in
     Creek's DSCP marking).
 
+    Per-flow sharing inside a level without aging (the default) runs in the compiled event
+    loop of :func:`creek` (:mod:`._level_kernel`, units = (coflow, source) pairs; the same
+    bits as the generic simulator).
+
     References
     ----------
     M. Chowdhury, PhD dissertation (2015), Sec. 6.2, Fig. 6.1.
@@ -1427,15 +1498,16 @@ def decentralized_las_windows(instance: Instance, on_window, *, thresholds=None,
                               multiplier: float = 10.0, within: str = "fair",
                               aging: float | None = None, tol_rel: float = 1e-12,
                               window: int = WINDOW_PIECES) -> dict:
-    """:func:`decentralized_las` handed over window by window (the generic simulator's sink
-    mode, :func:`coflowopt.simulate.simulate` with ``on_window``), never held.
+    """:func:`decentralized_las` handed over window by window (the compiled event loop's sink
+    mode, as :func:`mlfq_windows`; with ``within="fifo"`` or aging the generic simulator's,
+    :func:`coflowopt.simulate.simulate` with ``on_window``), never held.
 
     Why: the policy reallocates at every flow completion and per-flow max-min changes the
     rate of most active flows there, so each event closes 10^4 pieces on the Facebook trace:
     7.7e7 pieces (2.8 GB resident) after 7,400 events, 241 of 526 coflows, and the held run
     ran out of memory at 8 GiB.  The windows glue into the held schedule: the same pieces (cut
     at window boundaries, the same rate on both sides) with the same rates, but for the flows
-    :class:`~coflowopt.simulate.WindowSettler` leaves unsettled (``tests/test_mlfq_stream.py``).
+    the sink's settling leaves unsettled (``tests/test_dlas_stream.py``).
 
     Parameters
     ----------
@@ -1473,9 +1545,13 @@ def decentralized_las_windows(instance: Instance, on_window, *, thresholds=None,
 
 
 def _simulate_windows(instance: Instance, pol, on_window, window: int, meta: dict) -> dict:
-    """``pol`` on the generic simulator in its sink mode (windows of ``window`` pieces, each
-    schedule's ``meta``): the statistics of :func:`decentralized_las_windows` /
-    :func:`creek_windows`."""
+    """``pol`` in the compiled event loop's sink mode where it applies (:func:`_run_windows`,
+    ``within="fair"`` without aging), else on the generic simulator in its sink mode (windows
+    of ``window`` pieces, each schedule's ``meta``): the statistics of
+    :func:`decentralized_las_windows` / :func:`creek_windows`."""
+    if _fair_levels_compiled(pol):
+        params = {k: v for k, v in meta.items() if k != "algorithm"}
+        return _run_windows(instance, pol, meta["algorithm"], params, on_window, window)
     sim = simulate(instance, pol, max_events=_max_events(instance, pol), on_window=on_window,
                    window=window, meta=meta)
     return {"events": sim.events, "policy_calls": sim.policy_calls,
@@ -1487,15 +1563,15 @@ def creek_windows(instance: Instance, on_window, *, thresholds=None, num_queues:
                   within: str = "fair", aging: float | None = None,
                   subcoflow_estimate: bool = True, tol_rel: float = 1e-12,
                   window: int = WINDOW_PIECES) -> dict:
-    """:func:`creek` handed over window by window (the generic simulator's sink mode,
-    :func:`coflowopt.simulate.simulate` with ``on_window``, as
-    :func:`decentralized_las_windows`), never held.
+    """:func:`creek` handed over window by window (the compiled event loop's sink mode, as
+    :func:`mlfq_windows`; with ``within="fifo"`` or aging the generic simulator's,
+    :func:`coflowopt.simulate.simulate` with ``on_window``), never held.
 
     Why: per-flow max-min inside a level changes the rates of most active flows at every flow
     completion; on the Facebook trace the held run passed 5.3 GB and was stopped unfinished
     at 1,500 s.  The windows glue into the held schedule: the same pieces (cut at window
     boundaries, the same rate on both sides) with the same rates, but for the flows
-    :class:`~coflowopt.simulate.WindowSettler` leaves unsettled (``tests/test_creek_stream.py``).
+    the sink's settling leaves unsettled (``tests/test_creek_stream.py``).
 
     Parameters
     ----------

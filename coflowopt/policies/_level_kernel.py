@@ -1,0 +1,644 @@
+"""The compiled event loop of ``creek`` and ``decentralized-las`` (per-flow max-min inside a
+level, no aging): the generic simulator (:func:`coflowopt.simulate.simulate`) and the
+policies (:class:`coflowopt.policies.mlfq.CreekPolicy`,
+:class:`~coflowopt.policies.mlfq.DecentralizedLasPolicy`) in one kernel.
+
+Why: on the generic simulator every event cost numpy work over every active flow (the groups'
+sort, the simulator's ``searchsorted`` / ``_same_rate``, ``np.unique`` of the units given a
+rate, the attained service) and a progressive filling whose every round passed over every live
+flow of the level (``serve_groups``): 57 ms an event on the Facebook trace (~10^5 active
+flows), 0.2-0.26 s at 50,000 coflows, hours in all
+(``experiments/results/creek_profile.md``).  Here the levels, the attained service, the
+sub-coflow projection, residual sizes and open pieces live in the kernel across events, and
+the filling works per resource (:func:`_fill`): a round costs the resources that still have
+live flows, each flow is touched when it is gathered and when it freezes.
+
+The *units* are the policy's: coflows (``creek``) or (coflow, source) pairs
+(``decentralized-las``), numbered so that the units of a coflow are consecutive.  A level's
+group is the unfinished flows of the released units in that level, in flow index order (the
+generic path's stable sort of ``active_flows`` by level); the coflows holding such units sit
+in slots ``level x K + coflow`` (a count per slot, blocks of :data:`._class_kernel.BLOCK`
+slots skipped when empty), so a level's group is gathered by walking its slots, and the
+levels after the resources are all full are not visited.
+
+Same bits as the Python engine (``tests/test_level_kernel.py``): every float operation is the
+one the Python path does, in the same order --
+
+* the allocation: :func:`_fill` is :func:`._class_kernel._serve_group` rearranged, not
+  changed: in a round every live flow gets the same step, so a flow's rate is the running sum
+  of the steps up to the round its first resource freezes (one float, ``lev``, added in the
+  same order); ``wsum`` (live flows through a resource) is an exact small integer whether
+  counted afresh or decremented; the step is the minimum of the same quotients, the residual
+  ``gres -= wsum x step`` the same product (a resource without live flows keeps its residual
+  either way: ``x - 0 x step == x``); the group's rates leave the residuals summed in flow
+  order, as there;
+* the policy: the attained service of a unit given a rate at the previous call is
+  ``sum(size - rem)`` over its flows in index order (``np.bincount``'s order); ``creek``'s
+  projection ``n_c x b_c / max(d_c, 1)`` with ``b_c`` its completed sub-coflows' bytes summed
+  in sub-coflow order (each sub-coflow's in flow order) when one of them completes; the level
+  the number of thresholds ``x (1 - CROSSING_RTOL)`` at most ``max(S, P)``, never lower than
+  before; ``creek``'s held rates (a new rate within the flow's zero of its current one keeps
+  the current one); a unit's rate its flows' rates summed in index order; a crossing at
+  ``t + (H[level] - S) / rate``, applied at once and the allocation redone when not after ``t``;
+* the simulator: as :mod:`._mlfq_kernel` (the flows with a rate taken in index order: the
+  levels' runs, each in index order, merged).
+
+*Sink mode* (``window > 0``) as :func:`._mlfq_kernel.slots_simulate`'s.
+
+numba's cache of :func:`levels_simulate` is not invalidated by an edit of
+``_class_kernel.py`` (it uses its ``_start``): touch this file after changing that one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rates._jit import njit
+from ..rates._pieces import close_pieces as _close
+from ..rates._pieces import flush_to_sink as _flush
+from ..rates._pieces import put as _put
+from ..rates._pieces import spill as _spill
+from ._class_kernel import BLOCK, _start
+from ._mlfq_kernel import NO_FUTURE_EVENT, OK, TOO_MANY_EVENTS, _held_sum
+
+__all__ = ["levels_simulate", "fill_groups", "OK", "TOO_MANY_EVENTS", "NO_FUTURE_EVENT"]
+
+
+@njit(cache=True, borrowed=True)
+def _fill(fl, a, b, fr_ptr, fr, rate, res, tol, full, nfree, full_rtol, gres, gtol, wsum,
+          gsum, seen, gfull, touched, live, rstart, rfill, rlist, act, newly, fz):
+    """Serve one group, the flows ``fl[a:b]`` (``rate[a:b]`` zero on entry), on the residuals
+    ``res``: :func:`._class_kernel._serve_group`'s rates, residuals and full resources to the
+    bit (module docstring), in O(group's flows x path length + rounds x resources with live
+    flows) instead of O(rounds x live flows x path length).  Returns the resources still free.
+
+    ``rstart`` / ``rfill`` (R), ``rlist`` (>= the live flows' path entries), ``act``,
+    ``newly`` (R) and ``fz`` (>= b, by position) are scratch."""
+    nl = 0
+    for x in range(a, b):
+        f = fl[x]
+        ok = True
+        for e in range(fr_ptr[f], fr_ptr[f + 1]):
+            if full[fr[e]]:
+                ok = False
+                break
+        if ok:
+            live[nl] = x
+            nl += 1
+    if nl == 0:
+        return nfree
+    nt = 0
+    for i in range(nl):
+        f = fl[live[i]]
+        for e in range(fr_ptr[f], fr_ptr[f + 1]):
+            p = fr[e]
+            if not seen[p]:
+                seen[p] = True
+                touched[nt] = p
+                nt += 1
+                gres[p] = res[p]
+                gtol[p] = full_rtol * res[p]
+                gfull[p] = False
+                wsum[p] = 0.0
+            wsum[p] += 1.0
+    # each resource's live flows (positions), a CSR over the touched resources
+    acc = 0
+    for j in range(nt):
+        p = touched[j]
+        rstart[p] = acc
+        rfill[p] = acc
+        acc += int(wsum[p])
+        act[j] = p
+    for i in range(nl):
+        x = live[i]
+        fz[x] = False
+        f = fl[x]
+        for e in range(fr_ptr[f], fr_ptr[f + 1]):
+            p = fr[e]
+            rlist[rfill[p]] = x
+            rfill[p] += 1
+    na = nt
+    lev = 0.0
+    left = nl
+    while left > 0:
+        d = np.inf
+        for j in range(na):
+            p = act[j]
+            s = gres[p] / wsum[p]
+            if s < d:
+                d = s
+        lev += d
+        nn = 0
+        for j in range(na):
+            p = act[j]
+            gres[p] -= wsum[p] * d
+            if gres[p] <= gtol[p]:
+                gfull[p] = True
+                newly[nn] = p
+                nn += 1
+        # the live flows through a resource that froze stop at this round's level
+        for k in range(nn):
+            p = newly[k]
+            for y in range(rstart[p], rfill[p]):
+                x = rlist[y]
+                if not fz[x]:
+                    fz[x] = True
+                    rate[x] = lev
+                    left -= 1
+                    f = fl[x]
+                    for e in range(fr_ptr[f], fr_ptr[f + 1]):
+                        wsum[fr[e]] -= 1.0
+        k = 0
+        for j in range(na):
+            p = act[j]
+            if wsum[p] > 0.0:
+                act[k] = p
+                k += 1
+        na = k
+    # the group's rates leave the residuals (summed in flow order, then subtracted)
+    for j in range(nt):
+        gsum[touched[j]] = 0.0
+    for x in range(a, b):
+        r = rate[x]
+        if r != 0.0:
+            f = fl[x]
+            for e in range(fr_ptr[f], fr_ptr[f + 1]):
+                gsum[fr[e]] += r
+    for j in range(nt):
+        p = touched[j]
+        seen[p] = False
+        v = res[p] - gsum[p]
+        res[p] = v if v > 0.0 else 0.0
+        if not full[p] and res[p] <= tol[p]:
+            full[p] = True
+            nfree -= 1
+    return nfree
+
+
+@njit(cache=True)
+def _scratch(R, F, E):
+    """The scratch arrays of :func:`_fill` beyond those of ``_start``."""
+    return (np.empty(F, dtype=np.int64),          # live
+            np.empty(R, dtype=np.int64),          # rstart
+            np.empty(R, dtype=np.int64),          # rfill
+            np.empty(max(E, 1), dtype=np.int64),  # rlist
+            np.empty(R, dtype=np.int64),          # act
+            np.empty(R, dtype=np.int64),          # newly
+            np.zeros(F, dtype=np.bool_))          # fz
+
+
+@njit(cache=True)
+def fill_groups(fl, gptr, fr_ptr, fr, cap, tol, full_rtol):
+    """:func:`._class_kernel.serve_groups` with :func:`_fill` as the group body (the same
+    arguments and, to the bit, the same rates: ``tests/test_level_kernel.py``)."""
+    n = fl.shape[0]
+    rate = np.zeros(n)
+    res, full, nfree, gres, gtol, wsum, gsum, seen, gfull, touched = _start(cap, tol)
+    live, rstart, rfill, rlist, act, newly, fz = _scratch(cap.shape[0], n, fr.shape[0])
+    for g in range(gptr.shape[0] - 1):
+        if nfree == 0:
+            break
+        nfree = _fill(fl, gptr[g], gptr[g + 1], fr_ptr, fr, rate, res, tol, full, nfree,
+                      full_rtol, gres, gtol, wsum, gsum, seen, gfull, touched, live, rstart,
+                      rfill, rlist, act, newly, fz)
+    return rate
+
+
+@njit(cache=True, borrowed=True)
+def _slot(cnt, blk, s, delta):
+    """Add ``delta`` units to slot ``s`` (a coflow's units in a level), keeping the block
+    counts of occupied slots."""
+    was = cnt[s] > 0
+    cnt[s] += delta
+    now = cnt[s] > 0
+    if now and not was:
+        blk[s // BLOCK] += 1
+    elif was and not now:
+        blk[s // BLOCK] -= 1
+
+
+@njit(cache=True, borrowed=True)
+def _level_of(u, att, proj_on, unit_cof, proj_d, proj_b, nsub, hs):
+    """The level the policy's ``_before`` gives unit ``u``: the number of thresholds
+    (``x (1 - CROSSING_RTOL)``) at most ``max(S_u, P_c)`` (``P_c`` only for ``creek``'s
+    coflows with a completed sub-coflow)."""
+    key = att[u]
+    if proj_on:
+        c = unit_cof[u]
+        dd = proj_d[c]
+        if dd > 0.0:
+            p = nsub[c] * proj_b[c] / (dd if dd > 1.0 else 1.0)
+            if p > key:
+                key = p
+    lvl = 0
+    while lvl < hs.shape[0] and hs[lvl] <= key:
+        lvl += 1
+    return lvl
+
+
+@njit(cache=True)
+def levels_simulate(ptr, size, flow_cof, rel_order, unit, unit_ptr, unit_flows, unit_cof,
+                    cu_ptr, hs, H, fr_ptr, fr, cap, tol, full_rtol, hold, flow_tol, proj_on,
+                    sid, sub_ptr, sub_flows, sub_cof, cs_ptr, cs_sub, nsub, max_events,
+                    completion_rtol, level, stats, times, lf, ls, le, lv, cf, cs, ce, cv,
+                    state, window, sent, first_win, wdone, wstat):
+    """Simulate ``creek`` / ``decentralized-las`` (``within="fair"``, no aging) from the first
+    release until every coflow finishes (module docstring).
+
+    Parameters
+    ----------
+    ptr, size, flow_cof : the instance's ``flow_ptr``, ``flow_size`` (float64), ``flow_coflow``
+    rel_order : int64 (K,)
+        The coflows by (release, index).
+    unit : int64 (F,)
+        Each flow's unit; ``unit_ptr`` / ``unit_flows`` each unit's flows in index order;
+        ``unit_cof`` each unit's coflow; ``cu_ptr`` each coflow's units (consecutive).
+    hs, H : float64
+        The thresholds times ``1 - CROSSING_RTOL`` and the thresholds.
+    fr_ptr, fr, cap, tol, full_rtol : as for :func:`._class_kernel.serve_groups`
+    hold : bool
+        ``creek``'s held rates, with each flow's zero ``flow_tol`` (F,).
+    proj_on : bool
+        ``creek``'s sub-coflow projection: ``sid`` (F,) each flow's sub-coflow,
+        ``sub_ptr`` / ``sub_flows`` each sub-coflow's flows in index order, ``sub_cof`` its
+        coflow, ``cs_ptr`` / ``cs_sub`` each coflow's sub-coflows in index order, ``nsub``
+        (K,) float the number of sub-coflows of each coflow.
+    max_events : int
+    completion_rtol : float
+    level : int64 (U,)
+        Output: each unit's last level (zeros on entry).
+    stats : int64 (8,)
+        Output: status, events, policy calls, class changes, demotions, flows gathered and
+        flows given a rate (summed over the allocations).
+    times : float64 (K,)
+        The releases on entry; on exit ``times[0]`` is the last event's time.
+    lf ... wstat
+        As for :func:`._mlfq_kernel.slots_simulate`.
+    """
+    F = size.shape[0]
+    K = ptr.shape[0] - 1
+    U = unit_ptr.shape[0] - 1
+    R = cap.shape[0]
+    nH = H.shape[0]
+    L = nH + 1
+    rel_t = times.copy()
+    rem = size.copy()
+    done = np.zeros(F, dtype=np.bool_)
+    unfinished = np.empty(K, dtype=np.int64)
+    for c in range(K):
+        unfinished[c] = ptr[c + 1] - ptr[c]
+    unit_left = np.empty(U, dtype=np.int64)
+    for u in range(U):
+        unit_left[u] = unit_ptr[u + 1] - unit_ptr[u]
+    cnt = np.zeros(L * K, dtype=np.int64)
+    blk = np.zeros(-(-(L * K) // BLOCK), dtype=np.int64)
+    att = np.zeros(U)
+    dirty = np.empty(U, dtype=np.int64)
+    nd = 0
+    umark = np.zeros(U, dtype=np.bool_)
+    su = np.empty(U, dtype=np.int64)
+    urate = np.zeros(U)
+    # creek's projection
+    S = sub_cof.shape[0]
+    sub_left = np.zeros(S, dtype=np.int64)
+    for s in range(S):
+        sub_left[s] = sub_ptr[s + 1] - sub_ptr[s]
+    sub_done = np.zeros(S, dtype=np.bool_)
+    sub_bytes = np.zeros(S)
+    proj_d = np.zeros(K)
+    proj_b = np.zeros(K)
+    pmark = np.zeros(K, dtype=np.bool_)
+    plist = np.empty(K, dtype=np.int64)
+    finlog = np.empty(F if proj_on else 0, dtype=np.int64)
+    nlog = 0
+    seen_log = 0
+    # the allocation's buffers
+    fl_buf = np.empty(F, dtype=np.int64)
+    rate_buf = np.empty(F)
+    live, rstart, rfill, rlist, act, newly, fz = _scratch(R, F, fr.shape[0])
+    gb = np.zeros(L + 1, dtype=np.int64)
+    runs = np.zeros(L + 1, dtype=np.int64)
+    heads = np.zeros(L, dtype=np.int64)
+    # the simulator
+    frate = np.zeros(F)
+    nrate = np.zeros(F)
+    pstart = np.full(F, np.nan)
+    cur = np.empty(F, dtype=np.int64)
+    ncur = 0
+    newf = np.empty(F, dtype=np.int64)
+    srt = np.empty(F, dtype=np.int64)
+    fin = np.empty(F)
+    nc = 0
+    npieces = 0
+    next_rel = 0
+    n_placed = 0
+    nfin = 0
+    events = 0
+    changes = 0
+    demotions = 0
+    gathered = 0
+    served = 0
+    ostart = np.full(F if window > 0 else 0, np.nan)
+    hblk = np.full(F if window > 0 else 0, -1, dtype=np.int64)
+    hpart = np.zeros(F if window > 0 else 0)
+    htot = np.zeros(F if window > 0 else 0)
+    hidx = 0
+    nw = 0
+    wins = 0
+    t = rel_t[rel_order[0]]
+    while True:
+        while next_rel < K and rel_t[rel_order[next_rel]] <= t:
+            next_rel += 1
+        if nfin == K:
+            break
+        events += 1
+        if events > max_events:
+            stats[0] = TOO_MANY_EVENTS
+            break
+        # ---------------------------------------------------------------- the policy's call
+        timer = np.inf
+        for i in range(n_placed, next_rel):
+            c = rel_order[i]
+            for u in range(cu_ptr[c], cu_ptr[c + 1]):
+                _slot(cnt, blk, level[u] * K + c, 1)
+        n_placed = next_rel
+        nnew = 0
+        nr = 0
+        if next_rel > nfin:           # some released coflow is unfinished
+            # _before: the attained service of the units given a rate at the previous call,
+            # the projection of the coflows with a sub-coflow completed since, their levels
+            for i in range(nd):
+                u = dirty[i]
+                a = 0.0
+                for j in range(unit_ptr[u], unit_ptr[u + 1]):
+                    f = unit_flows[j]
+                    a += size[f] - rem[f]
+                att[u] = a
+            npl = 0
+            if proj_on:
+                for i in range(seen_log, nlog):
+                    sub_left[sid[finlog[i]]] -= 1
+                for i in range(seen_log, nlog):
+                    s = sid[finlog[i]]
+                    if sub_left[s] == 0 and not sub_done[s]:
+                        sub_done[s] = True
+                        b = 0.0
+                        for j in range(sub_ptr[s], sub_ptr[s + 1]):
+                            f = sub_flows[j]
+                            b += size[f] - rem[f]
+                        sub_bytes[s] = b
+                        c = sub_cof[s]
+                        if not pmark[c]:
+                            pmark[c] = True
+                            plist[npl] = c
+                            npl += 1
+                seen_log = nlog
+                for i in range(npl):
+                    c = plist[i]
+                    pmark[c] = False
+                    dd = 0
+                    b = 0.0
+                    for j in range(cs_ptr[c], cs_ptr[c + 1]):
+                        s = cs_sub[j]
+                        if sub_done[s]:
+                            dd += 1
+                            b += sub_bytes[s]
+                    proj_d[c] = float(dd)
+                    proj_b[c] = b
+            for i in range(nd + npl):
+                if i < nd:
+                    u = dirty[i]
+                else:
+                    c = plist[i - nd]
+                    u = cu_ptr[c]           # creek: the coflow's one unit
+                lvl = _level_of(u, att, proj_on, unit_cof, proj_d, proj_b, nsub, hs)
+                if lvl > level[u]:
+                    if unit_left[u] > 0:
+                        c = unit_cof[u]
+                        _slot(cnt, blk, level[u] * K + c, -1)
+                        _slot(cnt, blk, lvl * K + c, 1)
+                    level[u] = lvl
+                    demotions += 1
+                    changes += 1
+            nd = 0
+            nsu = 0
+            ng = 0
+            for _ in range(10_000):
+                res, full, nfree, gres, gtol, wsum, gsum, seen, gfull, touched = _start(cap, tol)
+                n = 0
+                ng = 0
+                for lv_ in range(L):
+                    if nfree == 0:
+                        break
+                    gb[lv_] = n
+                    ng = lv_ + 1
+                    # the level's group: its slots' coflows in index order, each one's
+                    # unfinished flows of units in this level
+                    base = lv_ * K
+                    s0 = base
+                    while s0 < base + K:
+                        if s0 % BLOCK == 0 and blk[s0 // BLOCK] == 0:
+                            s0 += BLOCK
+                            continue
+                        if cnt[s0] > 0:
+                            c = s0 - base
+                            for f in range(ptr[c], ptr[c + 1]):
+                                if not done[f] and level[unit[f]] == lv_:
+                                    fl_buf[n] = f
+                                    rate_buf[n] = 0.0
+                                    n += 1
+                        s0 += 1
+                    nfree = _fill(fl_buf, gb[lv_], n, fr_ptr, fr, rate_buf, res, tol, full,
+                                  nfree, full_rtol, gres, gtol, wsum, gsum, seen, gfull,
+                                  touched, live, rstart, rfill, rlist, act, newly, fz)
+                gb[ng] = n
+                gathered += n
+                # held rates, then each unit's rate (its flows' in index order)
+                nsu = 0
+                for x in range(n):
+                    f = fl_buf[x]
+                    r = rate_buf[x]
+                    if hold and r > 0.0:
+                        o = frate[f]
+                        if o > 0.0 and abs(r - o) <= flow_tol[f]:
+                            r = o
+                            rate_buf[x] = o
+                    u = unit[f]
+                    if not umark[u]:
+                        umark[u] = True
+                        su[nsu] = u
+                        nsu += 1
+                        urate[u] = 0.0
+                    urate[u] += r
+                # the next class change of the units served (the others have no rate)
+                crossed = False
+                tmin = np.inf
+                for i in range(nsu):
+                    u = su[i]
+                    umark[u] = False
+                    cr = urate[u]
+                    if not cr > 0.0 or level[u] >= nH:
+                        continue
+                    tc = t + (H[level[u]] - att[u]) / cr
+                    if tc <= t:
+                        crossed = True
+                        changes += 1
+                        demotions += 1
+                        c = unit_cof[u]
+                        _slot(cnt, blk, level[u] * K + c, -1)
+                        level[u] += 1
+                        _slot(cnt, blk, level[u] * K + c, 1)
+                    elif tc < tmin:
+                        tmin = tc
+                if not crossed:
+                    timer = tmin
+                    break
+            # the flows with a rate, each level's in index order; the units that had one
+            for i in range(nsu):
+                u = su[i]
+                if urate[u] > 0.0:
+                    dirty[nd] = u
+                    nd += 1
+            nr = 0
+            for g in range(ng):
+                runs[nr] = nnew
+                for x in range(gb[g], gb[g + 1]):
+                    r = rate_buf[x]
+                    if r > 0.0:
+                        f = fl_buf[x]
+                        newf[nnew] = f
+                        nnew += 1
+                        nrate[f] = r
+                if nnew > runs[nr]:
+                    nr += 1
+            runs[nr] = nnew
+            served += nnew
+        # ------------------------------------------------ the simulator: pieces by index
+        if nr <= 1 or nnew == 0:
+            for i in range(nnew):
+                srt[i] = newf[i]
+        else:
+            for g in range(nr):
+                heads[g] = runs[g]
+            for i in range(nnew):
+                best = -1
+                bf = F
+                for g in range(nr):
+                    h = heads[g]
+                    if h < runs[g + 1] and newf[h] < bf:
+                        bf = newf[h]
+                        best = g
+                srt[i] = bf
+                heads[best] += 1
+        for i in range(ncur):
+            f = cur[i]
+            if nrate[f] != frate[f]:
+                if nc == cf.shape[0]:
+                    _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                    nc = 0
+                nc = _put(cf, cs, ce, cv, nc, f, pstart[f], t, frate[f])
+                npieces += 1
+                if window > 0:
+                    _held_sum(f, frate[f] * (t - ostart[f]), hidx, hblk, hpart, htot)
+                    hidx += 1
+                    if first_win[f] < 0:
+                        first_win[f] = wins
+        for i in range(nnew):
+            f = srt[i]
+            if frate[f] != nrate[f]:
+                pstart[f] = t
+                if window > 0:
+                    ostart[f] = t
+        for i in range(ncur):
+            frate[cur[i]] = 0.0
+        for i in range(nnew):
+            f = srt[i]
+            frate[f] = nrate[f]
+            nrate[f] = 0.0
+            cur[i] = f
+        ncur = nnew
+        if window > 0 and nc >= window:
+            for i in range(ncur):
+                f = cur[i]
+                if pstart[f] < t:
+                    nc = _put(cf, cs, ce, cv, nc, f, pstart[f], t, frate[f])
+                    npieces += 1
+                    pstart[f] = t
+                    if first_win[f] < 0:
+                        first_win[f] = wins
+            wstat[0] = nw
+            wstat[1] = wins
+            _flush(cf, cs, ce, cv, nc, t)
+            nc = 0
+            nw = 0
+            wins += 1
+        if timer <= t:
+            stats[0] = NO_FUTURE_EVENT
+            break
+        t_flow = np.inf
+        for i in range(ncur):
+            f = cur[i]
+            v = t + rem[f] / frate[f]
+            fin[i] = v
+            if v < t_flow:
+                t_flow = v
+        t_rel = rel_t[rel_order[next_rel]] if next_rel < K else np.inf
+        t_next = t_flow
+        if t_rel < t_next:
+            t_next = t_rel
+        if timer < t_next:
+            t_next = timer
+        if not np.isfinite(t_next):
+            stats[0] = NO_FUTURE_EVENT
+            break
+        k = 0
+        for i in range(ncur):
+            f = cur[i]
+            r = frate[f]
+            v = fin[i]
+            rem[f] -= r * ((v if v < t_next else t_next) - t)
+            if v <= t_next or rem[f] <= completion_rtol * size[f]:
+                if nc == cf.shape[0]:
+                    _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                    nc = 0
+                end = v if v <= t_next else t_next
+                nc = _put(cf, cs, ce, cv, nc, f, pstart[f], end, r)
+                npieces += 1
+                if window > 0:
+                    _held_sum(f, r * (end - ostart[f]), hidx, hblk, hpart, htot)
+                    hidx += 1
+                    sent[f] = htot[f] + hpart[f]
+                    if first_win[f] < 0:
+                        first_win[f] = wins
+                    wdone[nw] = f
+                    nw += 1
+                rem[f] = 0.0
+                done[f] = True
+                frate[f] = 0.0
+                if proj_on:
+                    finlog[nlog] = f
+                    nlog += 1
+                u = unit[f]
+                unit_left[u] -= 1
+                if unit_left[u] == 0:
+                    _slot(cnt, blk, level[u] * K + unit_cof[u], -1)
+                c = flow_cof[f]
+                unfinished[c] -= 1
+                if unfinished[c] == 0:
+                    nfin += 1
+            else:
+                cur[k] = f
+                k += 1
+        ncur = k
+        t = t_next
+    wstat[0] = nw
+    wstat[1] = wins
+    _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t)
+    state[0] = npieces
+    stats[1] = events
+    stats[2] = events
+    stats[3] = changes
+    stats[4] = demotions
+    stats[5] = gathered
+    stats[6] = served
+    times[0] = t
