@@ -137,6 +137,14 @@ def seconds(text: str) -> float:
     return v
 
 
+def check_schedule_file(flag: str, path: str | None, slotted: bool = False) -> None:
+    """Refuse (before any work) a schedule file to write whose name does not say its format:
+    ``.json`` or columnar ``.npz``."""
+    if path and not path.lower().endswith((".json", ".npz")):
+        raise UsageError(f"{flag} {path}: a {'slotted ' if slotted else ''}schedule file ends "
+                         "in .json or .npz")
+
+
 def output_file(text: str) -> str:
     """argparse type of every flag naming a file to write (``--out``, ``--certificate``,
     ``--cct-csv``...).  Checked when the command line is read, before any work: a search or a
@@ -770,11 +778,8 @@ def cmd_schedule(args) -> int:
         ralg = lookup("rates", args.rates, "--rates")
         check_params(oalg.func, order_params, "--order-param", f"ordering {oalg.name}")
         check_params(ralg.func, rate_params, "--rate-param", f"rates {ralg.name}", skip=2)
-    if args.out and not args.out.lower().endswith((".json", ".npz")):
-        raise UsageError(f"--out {args.out}: a schedule file ends in .json or .npz")
-    if args.slotted and not args.slotted.lower().endswith((".json", ".npz")):
-        raise UsageError(f"--slotted {args.slotted}: a slotted schedule file ends in .json or "
-                         ".npz")
+    check_schedule_file("--out", args.out)
+    check_schedule_file("--slotted", args.slotted, slotted=True)
     if not args.slotted:
         given = [f for f, v in (("--slot", args.slot), ("--slotted-method", args.slotted_method))
                  if v is not None]

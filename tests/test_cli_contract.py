@@ -606,6 +606,12 @@ BAD = [
     ("bound-export-suffix", ["bound", FIG51, "--method", "lp-ov", "--export", "x.txt"],
      ["--export"], ()),
     # exact
+    # the schedule file's name is checked before the search, not after it
+    ("exact-out-suffix", ["exact", FIG51, "-o", "x"], ["--out", "x", ".json or .npz"], ()),
+    ("exact-integral-out-suffix", ["exact", FIG51, "--model", "integral", "-o", "x.txt"],
+     ["--out", "x.txt", "slotted"], ()),
+    # an empty ordering name is not the default one
+    ("slotted-empty-order", ["slotted", FIG51, "--order", ""], ["--order", "unknown"], ()),
     ("exact-method", ["exact", FIG51, "--method", "nope"], ["--method", "nope"], ()),
     ("exact-integral-fluid-method", ["exact", FIG51, "--model", "integral", "--method", "bnb"],
      ["--method bnb", "integral"], ()),

@@ -105,6 +105,7 @@ def run(args, common) -> int:
             f"{args.model} (its methods: {', '.join(methods)})"
             + ("; add --model integral" if other == "integral" else ""))
     integral = args.model == "integral"
+    common.check_schedule_file("--out", args.out, slotted=integral)
     if integral and args.float_verify:
         raise common.UsageError("--float: the integral model is verified in exact integers "
                                 "(--model integral); drop --float")

@@ -76,7 +76,8 @@ def run(args, common) -> int:
     takes_order = "ordering" in _signature(alg.func)
     oalg = None
     if takes_order:
-        oalg = common.lookup("ordering", args.order or "bssi", "--order")
+        oalg = common.lookup("ordering", "bssi" if args.order is None else args.order,
+                             "--order")
         common.check_params(oalg.func, order_params, "--order-param", f"ordering {oalg.name}")
         params["ordering"] = oalg.name
         if order_params:
@@ -85,9 +86,7 @@ def run(args, common) -> int:
         given = "--order" if args.order is not None else "--order-param"
         raise common.UsageError(f"{given}: applies to --policy order (a coflow order), not "
                                 f"--policy {args.policy}")
-    if args.out and not args.out.lower().endswith((".json", ".npz")):
-        raise common.UsageError(f"--out {args.out}: a slotted schedule file ends in .json or "
-                                ".npz")
+    common.check_schedule_file("--out", args.out, slotted=True)
     params["slot"] = args.slot
     inst = common.load_instance(args)
     if oalg is not None:
