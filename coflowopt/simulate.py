@@ -442,18 +442,20 @@ def simulate(instance: Instance, policy: RatePolicy, *, max_events: int | None =
             calls += 1
             flows = np.asarray(flows, dtype=np.int64)
             rates = np.asarray(rates, dtype=float)
-            _check_allocation(policy, flows, rates, done, released, coflow_of, t)
+            if not _allocation_ok(flows, rates, done, released, coflow_of):
+                _check_allocation(policy, flows, rates, done, released, coflow_of, t)
             keep = rates > 0
             flows, rates = flows[keep], rates[keep]
-            order = np.argsort(flows, kind="stable")
-            flows, rates = flows[order], rates[order]
-            if flows.size > 1 and np.any(flows[1:] == flows[:-1]):
-                raise SimulationError(f"policy {policy.name!r} listed a flow twice at time {t}")
+            if not _increasing(flows):
+                order = np.argsort(flows, kind="stable")
+                flows, rates = flows[order], rates[order]
+                if flows.size > 1 and np.any(flows[1:] == flows[:-1]):
+                    raise SimulationError(f"policy {policy.name!r} listed a flow twice at time "
+                                          f"{t}")
             # a piece ends when its flow's rate changes; unchanged flows keep their piece
-            unchanged_old = _same_rate(cur_flows, cur_rates, flows, rates)
+            unchanged_old, unchanged_new = _rate_changes(cur_flows, cur_rates, flows, rates)
             close(cur_flows[~unchanged_old], cur_rates[~unchanged_old],
                   piece_start[cur_flows[~unchanged_old]], t)
-            unchanged_new = _same_rate(flows, rates, cur_flows, cur_rates)
             piece_start[flows[~unchanged_new]] = t
             cur_flows, cur_rates = flows, rates
         if sink is not None and buffered[0] >= window:
@@ -486,15 +488,7 @@ def simulate(instance: Instance, policy: RatePolicy, *, max_events: int | None =
             # has a positive rate and the last of them ends
             # cur_flows is sorted and a coflow's flows are contiguous, so its coflows come in
             # runs: O(flows with a rate) per event, never O(K)
-            t_cof = math.inf
-            if cur_flows.size:
-                cf = coflow_of[cur_flows]
-                head = np.flatnonzero(np.r_[True, cf[1:] != cf[:-1]])
-                served = np.diff(np.r_[head, cf.size])
-                last = np.maximum.reduceat(fin, head)
-                can = served == unfinished_count[cf[head]]
-                if can.any():
-                    t_cof = float(last[can].min())
+            t_cof = _next_coflow_completion(cur_flows, fin, coflow_of, unfinished_count)
             t_next = min(t_cof, t_rel, timer)
             if not math.isfinite(t_next) and math.isfinite(t_flow):
                 # no coflow can complete under these rates: step to the next flow completion
@@ -511,8 +505,7 @@ def simulate(instance: Instance, policy: RatePolicy, *, max_events: int | None =
         if state is not None:
             state.expire()
         if cur_flows.size:
-            rem[cur_flows] -= cur_rates * (np.minimum(fin, t_next) - t)
-            fin_now = (fin <= t_next) | (rem[cur_flows] <= COMPLETION_RTOL * size[cur_flows])
+            fin_now = _advance(cur_flows, cur_rates, fin, rem, size, t, t_next)
             if fin_now.any():
                 ff = cur_flows[fin_now]
                 # a flow within tolerance of finishing stops exactly at the event, so that the
@@ -572,6 +565,89 @@ def _same_rate(f1, r1, f2, r2):
     ok = i < f2.size
     ok[ok] = (f2[i[ok]] == f1[ok]) & (r2[i[ok]] == r1[ok])
     return ok
+
+
+# The event loop's passes over its sorted flow lists: compiled (``_simulate_kernel``, linear
+# merges and runs) where numba is, these numpy forms otherwise and as the tests' reference.
+# Exact either way (comparisons, maxima, minima), so the same schedule bit for bit.
+def _kernels():
+    """``(_simulate_kernel, rates._jit.read_only)``, or None without numba (imported on first
+    use: ``rates`` imports this module)."""
+    from .rates._jit import HAVE_NUMBA, read_only
+    if not HAVE_NUMBA:  # pragma: no cover - numba missing
+        return None
+    from . import _simulate_kernel
+    return _simulate_kernel, read_only
+
+
+def _increasing(a):
+    """Whether the int64 array ``a`` is sorted without repeats."""
+    if a.size < 2:
+        return True
+    k = _kernels()
+    if k is None:  # pragma: no cover - numba missing
+        return bool(np.all(a[1:] > a[:-1]))
+    return bool(k[0].strictly_increasing(k[1](a, "int64")))
+
+
+def _rate_changes(f_old, r_old, f_new, r_new, *, compiled=True):
+    """``(_same_rate(f_old, r_old, f_new, r_new), _same_rate(f_new, r_new, f_old, r_old))``
+    for sorted distinct ``f_old`` and ``f_new``."""
+    k = _kernels() if compiled else None
+    if k is None:
+        return _same_rate(f_old, r_old, f_new, r_new), _same_rate(f_new, r_new, f_old, r_old)
+    kern, ro = k
+    same_old = np.empty(f_old.size, dtype=bool)
+    same_new = np.empty(f_new.size, dtype=bool)
+    kern.rate_changes(ro(f_old, "int64"), ro(r_old, "float64"), ro(f_new, "int64"),
+                      ro(r_new, "float64"), same_old, same_new)
+    return same_old, same_new
+
+
+def _allocation_ok(flows, rates, done, released, coflow_of):
+    """Whether ``_check_allocation`` would pass (same shapes assumed checked there): one
+    compiled pass; on False the numpy check runs and names the fault."""
+    k = _kernels()
+    if k is None or flows.ndim != 1 or flows.shape != rates.shape:  # pragma: no cover
+        return False
+    kern, ro = k
+    return bool(kern.allocation_ok(ro(flows, "int64"), ro(rates, "float64"), ro(done, "bool"),
+                                   ro(released, "bool"), ro(coflow_of, "int64")))
+
+
+def _advance(flows, rates, fin, rem, size, t, t_next, *, compiled=True):
+    """Take the bytes sent from ``t`` to ``t_next`` off ``rem`` (in place) and return which
+    flows of ``flows`` are done then (ended by ``t_next``, or within ``COMPLETION_RTOL`` of
+    their size)."""
+    k = _kernels() if compiled else None
+    if k is None:
+        rem[flows] -= rates * (np.minimum(fin, t_next) - t)
+        return (fin <= t_next) | (rem[flows] <= COMPLETION_RTOL * size[flows])
+    kern, ro = k
+    fin_now = np.empty(flows.size, dtype=bool)
+    kern.advance(ro(flows, "int64"), ro(rates, "float64"), ro(fin, "float64"), rem,
+                 ro(size, "float64"), float(t), float(t_next), COMPLETION_RTOL, fin_now)
+    return fin_now
+
+
+def _next_coflow_completion(flows, fin, coflow_of, unfinished_count, *, compiled=True):
+    """The earliest ``fin`` among the coflows whose every unfinished flow is in ``flows``
+    (sorted, so a coflow's flows come in one run; ``unfinished_count`` per coflow), ``inf``
+    when there is none: O(flows with a rate) per event, never O(K)."""
+    if not flows.size:
+        return math.inf
+    k = _kernels() if compiled else None
+    if k is not None:
+        kern, ro = k
+        return float(kern.next_coflow_completion(ro(flows, "int64"), ro(fin, "float64"),
+                                                 ro(coflow_of, "int64"),
+                                                 ro(unfinished_count, "int64")))
+    cf = coflow_of[flows]
+    head = np.flatnonzero(np.r_[True, cf[1:] != cf[:-1]])
+    served = np.diff(np.r_[head, cf.size])
+    last = np.maximum.reduceat(fin, head)
+    can = served == unfinished_count[cf[head]]
+    return float(last[can].min()) if can.any() else math.inf
 
 
 def _check_allocation(policy, flows, rates, done, released, coflow_of, t):

@@ -231,3 +231,56 @@ def test_schedule_length_bounds_on_a_big_switch_needs_no_paths():
         paths = big_switch_as_paths(inst)
         assert not paths.is_big_switch
         assert got == schedule_length_bounds(paths)
+
+
+def test_event_loop_kernels_equal_their_numpy_forms():
+    """The compiled passes of the event loop (``_simulate_kernel``) give what the numpy forms
+    give (``_same_rate`` both ways, the next coflow completion, the sortedness test), on random
+    sorted flow lists that share flows with equal and with changed rates."""
+    from coflowopt.simulate import (_advance, _allocation_ok, _check_allocation, _increasing,
+                                    _next_coflow_completion, _rate_changes, _same_rate)
+    rng = np.random.default_rng(7)
+    for trial in range(300):
+        F = int(rng.integers(0, 60))
+        f_old = np.flatnonzero(rng.random(F) < 0.6).astype(np.int64)
+        f_new = np.flatnonzero(rng.random(F) < 0.6).astype(np.int64)
+        r_old = rng.integers(1, 4, f_old.size).astype(float)
+        r_new = rng.integers(1, 4, f_new.size).astype(float)
+        got = _rate_changes(f_old, r_old, f_new, r_new)
+        want = (_same_rate(f_old, r_old, f_new, r_new), _same_rate(f_new, r_new, f_old, r_old))
+        assert all(np.array_equal(g, w) for g, w in zip(got, want))
+        assert _rate_changes(f_old, r_old, f_new, r_new, compiled=False)[0].tolist() == \
+            want[0].tolist()
+        # flows of coflows of 1-4 flows; some coflows have finished flows
+        K = max(1, F // 2)
+        coflow_of = np.sort(rng.integers(0, K, max(F, 1))).astype(np.int64)
+        unfinished = np.bincount(coflow_of, minlength=K).astype(np.int64)
+        served = np.flatnonzero(rng.random(coflow_of.size) < 0.8).astype(np.int64)
+        fin = rng.integers(0, 5, served.size).astype(float) + rng.random()
+        assert _next_coflow_completion(served, fin, coflow_of, unfinished) == \
+            _next_coflow_completion(served, fin, coflow_of, unfinished, compiled=False)
+        a = rng.integers(0, 9, int(rng.integers(0, 6))).astype(np.int64)
+        assert _increasing(a) == bool(np.all(a[1:] > a[:-1]))
+        # one step of the clock: the same bytes left (bits) and the same flows done
+        size = rng.integers(1, 5, max(F, 1)).astype(float)
+        rem = size * rng.random(size.size)
+        rem[rng.random(size.size) < 0.2] = 1e-12
+        rates = rng.integers(1, 4, served.size).astype(float)
+        fin = 1.0 + rem[served] / rates
+        t_next = float(rng.choice([1.0 + rng.random(), fin.min() if fin.size else 2.0]))
+        want_rem = rem.copy()
+        want = _advance(served, rates, fin, want_rem, size, 1.0, t_next, compiled=False)
+        got_rem = rem.copy()
+        assert np.array_equal(_advance(served, rates, fin, got_rem, size, 1.0, t_next), want)
+        assert got_rem.tobytes() == want_rem.tobytes()
+        # the one-pass check accepts exactly what _check_allocation accepts
+        done = rng.random(size.size) < 0.3
+        released = rng.random(K) < 0.8
+        r = rng.choice([0.0, 1.0, 2.0, -1.0, np.nan, np.inf], served.size,
+                       p=[0.3, 0.3, 0.37, 0.01, 0.01, 0.01])
+        try:
+            _check_allocation(Bad("nothing"), served, r, done, released, coflow_of, 0.0)
+            ok = True
+        except SimulationError:
+            ok = False
+        assert _allocation_ok(served, r, done, released, coflow_of) == ok

@@ -257,7 +257,7 @@ def _install_announcer() -> None:
 #: the list against the package (every file that uses ``njit``) and checks that what a kernel
 #: uses from another module of the package comes from one of these files.
 KERNEL_SOURCES = (
-    "_slotted_kernel.py", "_verify_kernel.py", "exact/_subset_kernel.py",
+    "_simulate_kernel.py", "_slotted_kernel.py", "_verify_kernel.py", "exact/_subset_kernel.py",
     "fairness/_pairs_kernel.py", "formats/_json_scan.py", "formats/schedule_io.py",
     "formulations/_certificate_kernel.py", "policies/_class_kernel.py",
     "policies/_flow_kernel.py", "policies/_keyed_order.py", "policies/_level_kernel.py",
