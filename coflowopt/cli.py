@@ -694,6 +694,10 @@ def cmd_generate(args) -> int:
         raise UsageError("GENERATOR: give a generator name (coflowopt generate --list)")
     if not args.out:
         raise UsageError("--out/-o: required (the file to write)")
+    if not args.out.lower().endswith(".json"):
+        raise UsageError(f"--out {args.out}: generate writes coflowopt-instance JSON, version 2 "
+                         "on a topology (a .json file); coflowopt convert writes a big switch's "
+                         "trace formats")
     name = args.generator
     name = _generator_name(name, table)
     if name not in table:
@@ -712,9 +716,6 @@ def cmd_generate(args) -> int:
         # a value the generator refused (or met with the wrong type deep inside, where numpy's
         # message says what): the user's parameter, not a bug
         raise blame(flag, params, f"generator {args.generator}", e) from None
-    if not inst.is_big_switch and not args.out.lower().endswith(".json"):
-        raise UsageError(f"--out {args.out}: generator {args.generator} makes an instance on a "
-                         "topology, written as coflowopt-instance JSON version 2 (a .json file)")
     write_instance(inst, args.out)
     payload = {"generator": args.generator, "params": params, "seed": args.seed,
                "output": args.out, "coflows": inst.num_coflows, "flows": inst.num_flows}

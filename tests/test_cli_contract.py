@@ -464,6 +464,9 @@ BAD = [
                                   "--capacity", "2"], ["--capacity", "JSON"], ()),
     # generate
     ("generate-unknown", ["generate", "nope", "-o", "g.json"], ["nope", "uniform_random"], ()),
+    ("generate-out-suffix", ["generate", "uniform_random", "-p", "num_ports=3", "-p",
+                             "num_coflows=2", "-o", "g.txt"], ["--out", "g.txt", ".json"], ()),
+
     ("generate-missing-param", ["generate", "uniform_random", "-p", "num_ports=3",
                                 "-o", "g.json"], ["-p num_coflows"], ()),
     ("generate-unknown-param", ["generate", "uniform_random", "-p", "num_ports=3", "-p",
