@@ -11,7 +11,9 @@
   tests/test_exact_properties.py::test_bnb_equals_brute_force);
 * certificates with ``lp-charged`` nodes are confirmed and tampered ones rejected
   (tests/test_optimum_certificates.py, the ``lp_case`` fixture); a node that claims the
-  charge while the latest unplaced release has no coflow before it is rejected (below).
+  charge while the latest unplaced release has no coflow before it is rejected (below);
+* the exact proof holds the charged LP's block floor at the exact ``M(U)`` (a fractional
+  ``M(U)``, deflated in the float LP, no longer leaves the proof "within rtol").
 """
 
 from __future__ import annotations
@@ -161,3 +163,27 @@ def test_checker_refuses_charge_when_the_latest_release_is_placed(tmp_path):
     suffix = tuple(late)            # the coflows of release G-1 complete last
     with pytest.raises(chk.Rejected, match="lp-charged"):
         search.bound(suffix, {"type": "lp-charged", "duals": {}}, "node")
+
+
+# A hypothesis-style sweep's find (uniform_random, 3 ports, 6 coflows, seed 1958): one closure
+# is a charged node LP whose M(U) = 1/2 is fractional, so the float LP holds t_B >= L with L
+# deflated 2e-12 below 1/2; the exact proof used to re-solve that LP as it stood (the exact
+# vertex of HiGHS's basis was then infeasible, the duals proved 263/4 - 4e-15) and reported
+# "proved within rtol".  With t_B >= M(U) held exactly the closure reaches 263/4.
+SWEEP_FIND = dict(flows_per_coflow=(1, 3), size=(1, 5), weights=(1, 3), releases=(0, 2),
+                  capacities=(1, 3))
+
+
+@pytest.mark.parametrize("seed", [1958])
+def test_exact_proof_holds_the_charge_floor_exactly(seed):
+    """The optimum of the sweep's find is proved exactly and equals brute force over every
+    event sequence (each solved exactly by its LP)."""
+    from coflowopt.exact import enumerate_orders
+
+    inst = uniform_random(3, 6, seed=seed, **SWEEP_FIND)
+    res = bnb(inst, time_limit=60)
+    ref = enumerate_orders(inst)
+    assert ref.kind == "optimal" and ref.value == Fraction(263, 4)
+    assert res.kind == "optimal" and res.value == ref.value
+    assert res.extra["search"]["lp_charged"] > 0
+    assert res.certificate_status == "proved exactly", res.certificate["exact"]

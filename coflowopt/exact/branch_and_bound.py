@@ -149,7 +149,8 @@ from ..formulations.highs import HighsModel, highs_version
 from ..verify import verify_schedule
 from .order_lp import (EVENT_LP_OPTIONS, EventLPSolution, PairData, build_event_lp,
                        codes_to_events, events_from_completions, new_event_lp_solver, pair_data,
-                       snapped_dual_bound, solve_event_lp, verified_schedule)
+                       snapped_dual_bound, solve_event_lp, verified_schedule,
+                       with_block_floor)
 from .subset_bounds import ROUNDING_RTOL, SubsetBounds, dominance_chains
 from ..bounds.best import BOUND_ORDER, best_certified_bound, seed_value
 from ..bounds.common import check_time_limit
@@ -1208,8 +1209,12 @@ class _Search:
                     total += w[c] * max(esb.mlb(S), esb.e[pos[c]])
             return total
 
-        def lp_exact(sol, need):
-            """A proven lower bound on the LP's optimum, tried until it reaches ``need``."""
+        def lp_exact(sol, need, floor=None):
+            """A proven lower bound on the LP's optimum, tried until it reaches ``need``;
+            ``floor``: a charged LP's block time ``t_B >= M(U)`` held exactly (the float LP
+            has ``L <= M(U)``, deflated where ``M(U)`` is fractional: proofs/bnb-block-charge.md)"""
+            if floor is not None and (sol.bound_exact is None or sol.bound_exact < need):
+                sol = with_block_floor(sol, floor)
             best = sol.bound_exact
             if best is None or best < need:
                 # the duals rounded to small fractions first: milliseconds, where the exact
@@ -1224,6 +1229,10 @@ class _Search:
                 if v is not None and (best is None or v > best):
                     best = v
             return best
+
+        def block_m(U):
+            """``M(U) = max(MLB(U), max_{k in U} e_k)`` exactly."""
+            return max([esb.mlb(U)] + [e_ex[i] for i in range(len(members)) if U >> i & 1])
 
         def charge_exact(charge, U, k=None):
             """``w_min m`` of a block charge in exact arithmetic (proofs/bnb-block-charge.md):
@@ -1261,7 +1270,7 @@ class _Search:
                     if off is None:
                         return None
                     dpb_steps -= off
-                lp = lp_exact(sol, ub - dpb_steps)
+                lp = lp_exact(sol, ub - dpb_steps, None if charge is None else block_m(U_lp))
                 return None if lp is None else dpb_steps + lp
             if kind == "lp":
                 if bin(prov[1]).count("1") > max_set:
@@ -1275,22 +1284,24 @@ class _Search:
                     if off is None:
                         return None
                     dpb -= off
-                lp = lp_exact(prov[2], ub - dpb)
+                lp = lp_exact(prov[2], ub - dpb,
+                              None if charge is None else block_m(prov[1]))
                 return None if lp is None else dpb + lp
             if kind == "sub":
                 # SUB(U) + the uncharged node LP (proofs/bnb-sub-bound.md): SUB(U) is a
                 # certified float (the sub-instance search's closing bounds, each deflated
                 # or certified); the LP part exactly
                 x = Fraction(prov[4])
+                floor = None
                 if prov[5] is not None:
                     # LP_0's earliest block time must not exceed the exact M(U)
                     U = prov[1]
                     if bin(U).count("1") > max_set:
                         return None
-                    idx = [i for i in range(len(members)) if U >> i & 1]
-                    if Fraction(prov[5]) > max([esb.mlb(U)] + [e_ex[i] for i in idx]):
+                    floor = block_m(U)
+                    if Fraction(prov[5]) > floor:
                         return None
-                lp = lp_exact(prov[2], ub - x)
+                lp = lp_exact(prov[2], ub - x, floor)
                 if lp is None:
                     return None
                 if x + lp < ub and prov[6] is not None:
@@ -1728,7 +1739,9 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     if proved:
         status, kind = "optimal", "optimal"
         how = ("proved exactly (rational arithmetic)" if exactly else
-               f"proved within rtol {rtol:g} (proven lower bound {float(lb_rep):.15g})")
+               # the float at or below it, in full: 82 - 3e-14 printed to 15 digits read "82"
+               f"proved within rtol {rtol:g} (proven lower bound "
+               f"{float(_float_below(lb_rep) if isinstance(lb_rep, Fraction) else lb_rep)!r})")
         msg = (f"optimal: {ub} = {ub_f:.12g} (schedule verified {rep.mode}); {how}; "
                f"{st.nodes_expanded} nodes expanded, {st.nodes_pruned} pruned")
     else:

@@ -76,7 +76,7 @@ __all__ = ["PairData", "EventLP", "EventLPSolution", "pair_data", "pair_groups",
            "solve_event_lp", "new_event_lp_solver", "events_to_codes", "codes_to_events",
            "events_from_completions", "exact_schedule_from_amounts", "float_schedule_from_amounts",
            "order_lp",
-           "best_interleaving", "EVENT_LP_OPTIONS"]
+           "best_interleaving", "EVENT_LP_OPTIONS", "with_block_floor"]
 
 #: Amounts below this fraction of their pair's size are treated as 0 when the schedule is
 #: rebuilt (the remaining amounts are rescaled to the exact size), so LP round-off does not
@@ -571,7 +571,8 @@ def build_event_lp(pd: PairData, codes: Sequence[int], *, weight: np.ndarray | N
                        col_hi=col_hi, exact=exact,
                        col_blocks={"t": (0, N, (N,)), "x": (N, N + X, (X,))},
                        meta={"events": N, "pairs": J, "horizon": pd.horizon,
-                             "unit": dict(unit), "reduced": bool(reduced)})
+                             "unit": dict(unit), "reduced": bool(reduced),
+                             "block_event": num_prefix_releases if len(block) else None})
     return EventLP(lp=lp, num_events=N, ev_fixed=ev_fixed, ev_weight=ev_weight,
                    rel_ev=rel_ev, done_ev=done_ev, x_pair=xj, x_interval=xn, unit=dict(unit),
                    reduced=bool(reduced), col_key=col_key, row_key=row_key)
@@ -650,6 +651,35 @@ class EventLPSolution:
         if basis is None or self.lp.col_key is None:
             return None
         return (self.lp.col_key, self.lp.row_key) + basis
+
+
+def with_block_floor(sol: EventLPSolution, t: Fraction) -> EventLPSolution:
+    """``sol`` for the same event LP with the block event's lower bound ``t_B >= t`` held
+    exactly (``t`` in the instance's time unit): the float LP keeps its own bound (a charged
+    LP's ``L``, deflated below ``M(U)`` when ``M(U)`` is fractional), the exact data read by
+    :func:`~coflowopt.formulations.certificates.certify_lp` and
+    :func:`~coflowopt.exact.exact_lp.exact_lp_solution` say ``t``.  ``bound_exact`` is
+    re-certified at the same duals.  For the exact proof of a charged node
+    (proofs/bnb-block-charge.md: any ``L <= M(U)`` is sound, ``t = M(U)`` exactly the
+    tightest); the caller checks ``t <= M(U)``."""
+    from dataclasses import replace
+    ev = sol.lp
+    blk = ev.lp.meta.get("block_event")
+    if blk is None:
+        raise InvalidParameterError("with_block_floor: the event LP has no block event")
+    lo = ev.lp.exact.get("col_lo")
+    lo = np.full(ev.lp.num_cols, None, dtype=object) if lo is None else lo.copy()
+    lo[blk] = Fraction(t) * Fraction(2) ** -ev.time_exp      # the LP's time unit
+    lp = replace(ev.lp, exact={**ev.lp.exact, "col_lo": lo})
+    ev2 = replace(ev, lp=lp)
+    bound_ex = None
+    y = None if sol.solution is None else sol.solution.row_dual
+    if y is not None:
+        chk = certify_lp(lp, y)
+        if chk.ok:
+            bound_ex = ev2.value_in_instance_units(chk.value)
+    return replace(sol, lp=ev2, bound_exact=bound_ex,
+                   bound=-math.inf if bound_ex is None else float_down(bound_ex))
 
 
 def snapped_dual_bound(sol: EventLPSolution, max_denominator: int = 10 ** 6
