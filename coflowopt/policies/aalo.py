@@ -131,6 +131,7 @@ from ._keyed_order import KeyedOrder
 
 from ..rates._jit import njit  # lazy numba, compile announced (see rates/_jit)
 from .._index_ranges import concat_ranges
+from .._simulate_kernel import next_coflow_completion
 
 __all__ = ["aalo", "aalo_windows", "clas", "AaloPolicy", "ClasPolicy", "queue_thresholds", "SHARING",
            "ON_FLOW_COMPLETION", "coflow_attained"]
@@ -1016,19 +1017,7 @@ def dclas_simulate(ptr, size, flow_cof, rel_order, fifo, hs, H, qweight, rounds,
             if v < t_flow:
                 t_flow = v
         # the next coflow completion: a coflow's flows are contiguous in ``cur`` (by index)
-        t_cof = np.inf
-        i = 0
-        while i < ncur:
-            c = flow_cof[cur[i]]
-            last = fin[i]
-            j = i + 1
-            while j < ncur and flow_cof[cur[j]] == c:
-                if fin[j] > last:
-                    last = fin[j]
-                j += 1
-            if j - i == unfinished[c] and last < t_cof:
-                t_cof = last
-            i = j
+        t_cof = next_coflow_completion(cur[:ncur], fin[:ncur], flow_cof, unfinished)
         t_rel = rel_t[rel_order[next_rel]] if next_rel < K else np.inf
         t_next = t_cof
         if t_rel < t_next:
