@@ -49,31 +49,10 @@ def _serve_group(fl, a, b, fr_ptr, fr, rate, res, tol, full, nfree, full_rtol, g
     :func:`serve_groups`, shared with :func:`serve_levels`): ``rate[a:b]`` (zero on entry)
     receives the group's max-min rates, ``res`` / ``full`` are updated; returns the number of
     resources still free.  The other arrays are scratch of size R (``live``: of size >= b)."""
-    nl = 0
-    for x in range(a, b):
-        f = fl[x]
-        ok = True
-        for e in range(fr_ptr[f], fr_ptr[f + 1]):
-            if full[fr[e]]:
-                ok = False
-                break
-        if ok:
-            live[nl] = x
-            nl += 1
+    nl, nt = live_flows(fl, a, b, fr_ptr, fr, res, full, full_rtol, gres, gtol, wsum, seen,
+                        gfull, touched, live)
     if nl == 0:
         return nfree
-    nt = 0
-    for i in range(nl):
-        f = fl[live[i]]
-        for e in range(fr_ptr[f], fr_ptr[f + 1]):
-            p = fr[e]
-            if not seen[p]:
-                seen[p] = True
-                touched[nt] = p
-                nt += 1
-                gres[p] = res[p]
-                gtol[p] = full_rtol * res[p]
-                gfull[p] = False
     # progressive filling of the group's unblocked flows (maxmin.progressive_filling)
     while nl > 0:
         for j in range(nt):
@@ -108,7 +87,53 @@ def _serve_group(fl, a, b, fr_ptr, fr, rate, res, tol, full, nfree, full_rtol, g
                 live[k] = live[i]
                 k += 1
         nl = k
-    # the group's rates leave the residuals (summed in flow order, then subtracted)
+    return leave_residuals(fl, a, b, fr_ptr, fr, rate, res, tol, full, nfree, gsum, seen,
+                           touched, nt)
+
+
+@njit(cache=True, borrowed=True)
+def live_flows(fl, a, b, fr_ptr, fr, res, full, full_rtol, gres, gtol, wsum, seen, gfull,
+               touched, live):
+    """The start of a group's filling (:func:`_serve_group`, ``_level_kernel._fill``): the
+    positions ``live[:nl]`` of the flows of ``fl[a:b]`` without a full resource, the
+    resources ``touched[:nt]`` on their paths (marked ``seen``, their filling residual
+    ``gres``, its freezing level ``gtol``, not frozen, ``wsum`` the live flows through each);
+    returns ``(nl, nt)``."""
+    nl = 0
+    for x in range(a, b):
+        f = fl[x]
+        ok = True
+        for e in range(fr_ptr[f], fr_ptr[f + 1]):
+            if full[fr[e]]:
+                ok = False
+                break
+        if ok:
+            live[nl] = x
+            nl += 1
+    nt = 0
+    for i in range(nl):
+        f = fl[live[i]]
+        for e in range(fr_ptr[f], fr_ptr[f + 1]):
+            p = fr[e]
+            if not seen[p]:
+                seen[p] = True
+                touched[nt] = p
+                nt += 1
+                gres[p] = res[p]
+                gtol[p] = full_rtol * res[p]
+                gfull[p] = False
+                wsum[p] = 0.0
+            wsum[p] += 1.0
+    return nl, nt
+
+
+@njit(cache=True, borrowed=True)
+def leave_residuals(fl, a, b, fr_ptr, fr, rate, res, tol, full, nfree, gsum, seen, touched,
+                    nt):
+    """The end of a group's filling: its rates ``rate[a:b]`` leave the residuals of the
+    ``touched[:nt]`` resources (summed in flow order, then subtracted and clipped at 0), which
+    are unmarked; a residual at most ``tol`` makes its resource full.  Returns the resources
+    still free."""
     for j in range(nt):
         gsum[touched[j]] = 0.0
     for x in range(a, b):

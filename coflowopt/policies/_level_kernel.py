@@ -58,7 +58,7 @@ from ..rates._pieces import close_pieces as _close
 from ..rates._pieces import flush_to_sink as _flush
 from ..rates._pieces import put as _put
 from ..rates._pieces import spill as _spill
-from ._class_kernel import BLOCK, _start
+from ._class_kernel import BLOCK, _start, leave_residuals, live_flows
 from ._mlfq_kernel import NO_FUTURE_EVENT, OK, TOO_MANY_EVENTS, _held_sum
 
 __all__ = ["levels_simulate", "fill_groups", "OK", "TOO_MANY_EVENTS", "NO_FUTURE_EVENT"]
@@ -74,33 +74,10 @@ def _fill(fl, a, b, fr_ptr, fr, rate, res, tol, full, nfree, full_rtol, gres, gt
 
     ``rstart`` / ``rfill`` (R), ``rlist`` (>= the live flows' path entries), ``act``,
     ``newly`` (R) and ``fz`` (>= b, by position) are scratch."""
-    nl = 0
-    for x in range(a, b):
-        f = fl[x]
-        ok = True
-        for e in range(fr_ptr[f], fr_ptr[f + 1]):
-            if full[fr[e]]:
-                ok = False
-                break
-        if ok:
-            live[nl] = x
-            nl += 1
+    nl, nt = live_flows(fl, a, b, fr_ptr, fr, res, full, full_rtol, gres, gtol, wsum, seen,
+                        gfull, touched, live)
     if nl == 0:
         return nfree
-    nt = 0
-    for i in range(nl):
-        f = fl[live[i]]
-        for e in range(fr_ptr[f], fr_ptr[f + 1]):
-            p = fr[e]
-            if not seen[p]:
-                seen[p] = True
-                touched[nt] = p
-                nt += 1
-                gres[p] = res[p]
-                gtol[p] = full_rtol * res[p]
-                gfull[p] = False
-                wsum[p] = 0.0
-            wsum[p] += 1.0
     # each resource's live flows (positions), a CSR over the touched resources
     acc = 0
     for j in range(nt):
@@ -155,24 +132,8 @@ def _fill(fl, a, b, fr_ptr, fr, rate, res, tol, full, nfree, full_rtol, gres, gt
                 act[k] = p
                 k += 1
         na = k
-    # the group's rates leave the residuals (summed in flow order, then subtracted)
-    for j in range(nt):
-        gsum[touched[j]] = 0.0
-    for x in range(a, b):
-        r = rate[x]
-        if r != 0.0:
-            f = fl[x]
-            for e in range(fr_ptr[f], fr_ptr[f + 1]):
-                gsum[fr[e]] += r
-    for j in range(nt):
-        p = touched[j]
-        seen[p] = False
-        v = res[p] - gsum[p]
-        res[p] = v if v > 0.0 else 0.0
-        if not full[p] and res[p] <= tol[p]:
-            full[p] = True
-            nfree -= 1
-    return nfree
+    return leave_residuals(fl, a, b, fr_ptr, fr, rate, res, tol, full, nfree, gsum, seen,
+                           touched, nt)
 
 
 @njit(cache=True)
