@@ -689,6 +689,11 @@ BAD = [
      ["--workers"], ()),
     ("bench-dask-address", ["bench", "spec.toml", "--dask", "bogus://x", "--run-dir", "r3"],
      ["--dask", "bogus://x"], ()),
+    # empty values were taken for no flag: every algorithm, a local run
+    ("bench-only-empty", ["bench", "spec.toml", "--only", "", "--dry-run"],
+     ["--only", "no label"], ()),
+    ("bench-dask-empty", ["bench", "spec.toml", "--dask", "", "--run-dir", "r4"],
+     ["--dask", "address"], ()),
     ("bench-only", ["bench", "spec.toml", "--only", "nope", "--dry-run"], ["--only", "nope"],
      ()),
     # report

@@ -54,21 +54,27 @@ def run_bench(args, common) -> int:
 
     if args.workers is not None and args.workers < 0:
         raise common.UsageError(f"--workers must be >= 0, got {args.workers}")
+    if args.dask is not None and not args.dask.strip():
+        # an empty address ran locally without a word
+        raise common.UsageError("--dask: give the scheduler's address, e.g. tcp://host:8786")
     spec = load_spec(args.spec)
     pl = plan(spec)
-    if args.only:
+    if args.only is not None:   # --only '' is no label, not every algorithm
         from ..experiments.tasks import Plan
         labels = [x.strip() for x in args.only.split(",") if x.strip()]
         known = [a.label for a in spec.algorithms]
         bad = [x for x in labels if x not in known]
-        if bad or not labels:
-            raise common.UsageError(f"--only: {', '.join(map(repr, bad)) or 'no label'} not an "
-                                    f"algorithm of {args.spec} (labels: {', '.join(known)})")
+        if not labels:
+            raise common.UsageError(f"--only: no label given (the labels of {args.spec}: "
+                                    f"{', '.join(known)})")
+        if bad:
+            raise common.UsageError(f"--only: {', '.join(map(repr, bad))} not an algorithm of "
+                                    f"{args.spec} (labels: {', '.join(known)})")
         pl = Plan(tasks=[t for t in pl.tasks if t.algorithm.label in labels],
                   skipped=pl.skipped, instances=pl.instances)
     run_dir = Path(args.run_dir or Path("runs") / spec.name)
     workers = os.cpu_count() or 1 if args.workers is None else args.workers
-    n_alg = len({t.algorithm.label for t in pl.tasks}) if args.only else len(spec.algorithms)
+    n_alg = len({t.algorithm.label for t in pl.tasks}) if args.only is not None else len(spec.algorithms)
     head = (f"{spec.name}: {pl.instances} instances x {n_alg} algorithms x "
             f"{spec.repetitions} repetitions -> {len(pl.tasks)} tasks"
             + (f"; skipped {sum(pl.skipped.values())} (instance, algorithm) pairs: " +
@@ -85,7 +91,7 @@ def run_bench(args, common) -> int:
     from ..experiments.runner import check_run_folder, run
     if not args.fresh:  # before connecting anywhere: a refused folder costs nothing
         check_run_folder(run_dir, spec)
-    client = _dask_client(args.dask, common) if args.dask else None
+    client = _dask_client(args.dask, common) if args.dask is not None else None
     try:
         summary = run(spec, run_dir, workers=workers, dask=client, fresh=args.fresh,
                       retry_failed=args.retry_failed, plan=pl,
