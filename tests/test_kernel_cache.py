@@ -114,6 +114,25 @@ def test_the_stamp_follows_imports_of_kernel_files(tmp_path):
         ["b.py", "d.py", "sub/a.py", "sub/c.py"]
 
 
+def test_a_file_edited_after_import_gets_a_stamp_no_process_matches(tmp_path):
+    """The stamp is computed when the kernels load, after the imports: a kernel file edited in
+    between must not stamp the imported (old) code with the new text's hash (a later process
+    would load that stale code: sincronia-online's cached loop segfaulted so, 2026-11-28)."""
+    (tmp_path / "k.py").write_text("X = 1\n")
+    _jit.note_import(str(tmp_path / "k.py"))
+    sources = ("k.py",)
+    first = _dependency_stamp(str(tmp_path / "k.py"), str(tmp_path), sources)
+    assert first[0][1] == __import__("hashlib").sha256(b"X = 1\n").hexdigest()
+    (tmp_path / "k.py").write_text("X = 22\n")     # edited while this process runs
+    again = _dependency_stamp(str(tmp_path / "k.py"), str(tmp_path), sources)
+    assert again[0][1].startswith("changed since this process imported it")
+    assert again != _dependency_stamp(str(tmp_path / "k.py"), str(tmp_path), sources)
+    # a file this process never imported keeps its content hash
+    (tmp_path / "j.py").write_text("Y = 1\n")
+    assert _dependency_stamp(str(tmp_path / "j.py"), str(tmp_path), ("j.py",))[0][1] == \
+        __import__("hashlib").sha256(b"Y = 1\n").hexdigest()
+
+
 def test_the_mlfq_loop_depends_on_the_class_kernel():
     """The case that was missed: slots_simulate (``_mlfq_kernel.py``) compiles in
     serve_levels of ``_class_kernel.py``."""

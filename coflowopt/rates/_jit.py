@@ -97,6 +97,7 @@ def njit(*args, **options):
     def wrap(func):
         if not HAVE_NUMBA:  # pragma: no cover - numba missing: plain Python
             return func
+        note_import(func.__code__.co_filename)
         if _LOADED[0]:  # a module imported after the kernels loaded: jit it now
             import numba
             return numba.njit(**options)(func)
@@ -383,11 +384,47 @@ def _dependency_stamp(path: str, root: str, sources: tuple[str, ...]) -> tuple:
     out = []
     for f in sorted(seen):
         try:
-            digest = _file_digest(f)[0].hex()
+            digest = _file_digest(f)[0].hex() if not _changed_since_import(f) else \
+                f"changed since this process imported it ({os.getpid()}, {time.time_ns()})"
         except OSError:
             digest = None
         out.append((os.path.relpath(f, root), digest))
     return tuple(out)
+
+
+#: ``(st_mtime_ns, st_size)`` of each kernel file when this process imported it
+#: (:func:`note_import`)
+_IMPORT_STATS: dict = {}
+
+
+def note_import(path: str) -> None:
+    """Remember the state of kernel file ``path`` as this process imports it (its first
+    ``njit``).  The stamp is computed later, when the kernels load: a file edited in between
+    (a developer's editor, ``git pull`` while a long run goes on) would otherwise stamp the
+    code compiled from the *imported* text with the *new* text's hash, and every later process
+    would load that stale code under a matching stamp (a segfault in ``coflowopt demo`` on
+    2026-11-28: sincronia-online's cached loop compiled that way)."""
+    key = os.path.normcase(os.path.abspath(path))
+    if key not in _IMPORT_STATS:
+        try:
+            st = os.stat(key)
+        except OSError:
+            return
+        _IMPORT_STATS[key] = (st.st_mtime_ns, st.st_size)
+
+
+def _changed_since_import(path: str) -> bool:
+    """Whether ``path`` was modified after :func:`note_import` saw it: its stamp is then a
+    token no other process matches (this one compiles from what it imported; nothing stale is
+    loaded or left under the file's real hash)."""
+    seen = _IMPORT_STATS.get(os.path.normcase(os.path.abspath(path)))
+    if seen is None:
+        return False
+    st = os.stat(path)
+    return seen != (st.st_mtime_ns, st.st_size)
+
+
+note_import(__file__)    # this file is in every kernel's stamp
 
 
 def _install_dependency_stamps() -> None:
