@@ -271,17 +271,14 @@ def _solve_and_certify(instance, lp, *, name, formulation, cert_params, objectiv
     from ..formulations.backends import check_dual_backend, solve_lp
     from ..formulations.certificates import LPCertificate, unit_factor
     from .common import certified_result, uncertified_result
-    from .lp_bounds import CROSSOVER_AUTO_NNZ
+    from .lp_bounds import CROSSOVER_AUTO_NNZ, _ran_out_building
     check_dual_backend(backend, name)
     if crossover == "auto":
         crossover = lp.A.nnz <= CROSSOVER_AUTO_NNZ
     if time_limit is not None:
         time_limit = time_limit - sum(timings.values())
         if time_limit <= 0:
-            return uncertified_result(algorithm=name, objective=objective, status="time_limit",
-                                      params=params, solver={}, timings=timings, extra=extra,
-                                      reason="the time limit ran out while building the LP"
-                                      ), None
+            return _ran_out_building(name, objective, params, timings, extra), None
     t0 = time.perf_counter()
     sol = solve_lp(lp, backend, algorithm=algorithm, crossover=crossover,
                    time_limit=time_limit, export=export)

@@ -42,6 +42,15 @@ _LP_TAGS = ("certificate", "weights", "release_dates", "heterogeneous_capacities
             "needs_solver")
 
 
+def _ran_out_building(algorithm_name: str, objective: str, params: dict, timings: dict,
+                      extra: dict | None) -> Result:
+    """No bound: the time limit ran out while the LP was built."""
+    return uncertified_result(algorithm=algorithm_name, objective=objective,
+                              status="time_limit", params=params, solver={}, timings=timings,
+                              extra=dict(extra or {}),
+                              reason="the time limit ran out while building the LP")
+
+
 def solve_and_certify(instance: Instance, lp, *, algorithm_name: str, formulation: str,
                       cert_params: dict, objective: str, params: dict, backend: str,
                       algorithm: str | None, crossover, time_limit: float | None,
@@ -64,10 +73,7 @@ def solve_and_certify(instance: Instance, lp, *, algorithm_name: str, formulatio
         # the limit covers the whole bound: building the LP has used part of it
         time_limit = time_limit - sum(timings.values())
         if time_limit <= 0:
-            return uncertified_result(algorithm=algorithm_name, objective=objective,
-                                      status="time_limit", params=params, solver={},
-                                      timings=timings, extra=dict(extra or {}),
-                                      reason="the time limit ran out while building the LP")
+            return _ran_out_building(algorithm_name, objective, params, timings, extra)
     t0 = time.perf_counter()
     sol = solve_lp(lp, backend, algorithm=algorithm, crossover=crossover,
                    time_limit=time_limit, export=export)
@@ -270,10 +276,11 @@ def time_indexed_lp_bound(instance: Instance, *, objective: str = "weighted_comp
         Solver choice; default HiGHS IPM (solver-interfaces.md section 4.1), crossover
         ``"auto"`` (on for LPs up to 500k non-zeros).
     time_limit : float, optional
-        Seconds for building and solving the LP (the build stops at its next checkpoint past
-        the limit: ``status="time_limit"``, no bound).  The exact check of the certificate
-        comes after and is not cut short: at 10^7 non-zeros it can take longer than the
-        solve (LP-OV at 3,000 coflows on 10x10, 9.4 M non-zeros: 72 s).
+        Seconds for building and solving the LP.  A build past the limit (LP-OV's stops at its
+        next checkpoint, the others' when done) answers ``status="time_limit"`` with no bound.
+        The exact check of the certificate comes after and is not cut short: at 10^7
+        non-zeros it can take longer than the solve (LP-OV at 3,000 coflows on 10x10, 9.4 M
+        non-zeros: 72 s).
     export : str, optional
         Write the LP (HiGHS backend).
     max_nonzeros : int
@@ -348,10 +355,11 @@ _SOLVER_PARAMS = '''    backend : str, default "highs"
         :data:`CROSSOVER_AUTO_NNZ` non-zeros (an IPM dual without crossover certifies a
         figure about 1e-7 relative below the LP optimum).
     time_limit : float, optional
-        Seconds for building and solving the LP (the build stops at its next checkpoint past
-        the limit: ``status="time_limit"``, no bound).  The exact check of the certificate
-        comes after and is not cut short: at 10^7 non-zeros it can take longer than the
-        solve (LP-OV at 3,000 coflows on 10x10, 9.4 M non-zeros: 72 s).
+        Seconds for building and solving the LP.  A build past the limit (LP-OV's stops at its
+        next checkpoint, the others' when done) answers ``status="time_limit"`` with no bound.
+        The exact check of the certificate comes after and is not cut short: at 10^7
+        non-zeros it can take longer than the solve (LP-OV at 3,000 coflows on 10x10, 9.4 M
+        non-zeros: 72 s).
     export : str, optional
         Write the LP to this ``.lp`` / ``.mps`` file (HiGHS backend).'''
 
@@ -462,10 +470,8 @@ def lp_ov_bound(instance: Instance, *, objective: str = "weighted_completion_tim
         lp = build_lp_ov(inst_u, ports=ports,
                          deadline=None if time_limit is None else t0 + time_limit)
     except BuildDeadline:
-        return uncertified_result(algorithm="lp-ov", objective=objective, status="time_limit",
-                                  params=params, solver={},
-                                  timings={"build": time.perf_counter() - t0}, extra={},
-                                  reason="the time limit ran out while building the LP")
+        return _ran_out_building("lp-ov", objective, params,
+                                 {"build": time.perf_counter() - t0}, None)
     timings = {"build": time.perf_counter() - t0}
     return solve_and_certify(instance, lp, algorithm_name="lp-ov", formulation="lp-ov",
                              cert_params={"ports": ports, "unit": unit}, objective=objective,
