@@ -74,7 +74,8 @@ def run_bench(args, common) -> int:
                   skipped=pl.skipped, instances=pl.instances)
     run_dir = Path(args.run_dir or Path("runs") / spec.name)
     workers = os.cpu_count() or 1 if args.workers is None else args.workers
-    n_alg = len({t.algorithm.label for t in pl.tasks}) if args.only is not None else len(spec.algorithms)
+    n_alg = (len({t.algorithm.label for t in pl.tasks}) if args.only is not None
+             else len(spec.algorithms))
     head = (f"{spec.name}: {pl.instances} instances x {n_alg} algorithms x "
             f"{spec.repetitions} repetitions -> {len(pl.tasks)} tasks"
             + (f"; skipped {sum(pl.skipped.values())} (instance, algorithm) pairs: " +
