@@ -152,8 +152,9 @@ def output_file(text: str) -> str:
     is not created: a typo in it would otherwise scatter files), the name must not be a
     directory, and an existing file must be writable."""
     import os
-    if not text:
-        raise argparse.ArgumentTypeError("needs a file name")
+    if not text.strip():
+        # a name of only spaces is legal on POSIX but never meant: it would be written silently
+        raise argparse.ArgumentTypeError("needs a file name" + (f" (got {text!r})" if text else ""))
     if text.endswith(("/", os.sep)) or os.path.isdir(text):
         raise argparse.ArgumentTypeError(f"{text} is a directory; give a file name")
     parent = os.path.dirname(os.path.abspath(text))
@@ -175,8 +176,9 @@ def output_dir(text: str) -> str:
     writable directory (the folder is created).  Checked before any work, as
     :func:`output_file`."""
     import os
-    if not text:
-        raise argparse.ArgumentTypeError("needs a folder name")
+    if not text.strip():
+        raise argparse.ArgumentTypeError("needs a folder name" + (f" (got {text!r})" if text
+                                                                  else ""))
     if os.path.exists(text):
         if not os.path.isdir(text):
             raise argparse.ArgumentTypeError(f"{text} exists and is not a directory")
@@ -190,6 +192,19 @@ def output_dir(text: str) -> str:
         raise argparse.ArgumentTypeError(f"{text}: {up} is not a directory")
     if not os.access(up, os.W_OK | os.X_OK):
         raise argparse.ArgumentTypeError(f"{text}: cannot create it in {up} (no write permission)")
+    return text
+
+
+def file_stem(text: str) -> str:
+    """argparse type of a flag naming the stem of files written into a folder (``adversarial
+    --name``): a plain name, so that the files land in that folder under that name (an empty
+    stem would silently fall back to the default, a path would leave the folder)."""
+    import os
+    if not text.strip():
+        raise argparse.ArgumentTypeError("needs a name" + (f" (got {text!r})" if text else ""))
+    if "/" in text or os.sep in text or text in (".", "..") or text.startswith("-"):
+        raise argparse.ArgumentTypeError(f"{text}: a plain file stem, without '/', not '.' or "
+                                         "'..', not starting with '-'")
     return text
 
 

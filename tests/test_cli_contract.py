@@ -700,6 +700,10 @@ BAD = [
     ("report-missing-run", ["report", "no-such-run"], ["no-such-run"], ()),
     ("report-factor", ["report", "run", "--factor", "abc"], ["--factor"], ()),
     ("report-sql-error", ["report", "run", "--sql", "select nope from nowhere"], ["--sql"], ()),
+    ("report-sql-empty", ["report", "run", "--sql", ""], ["--sql", "no query"], ()),
+    ("report-sql-blank", ["report", "run", "--sql", " "], ["--sql", "no query"], ()),
+    ("report-sql-no-table", ["report", "run", "--sql", "-- a comment"], ["--sql", "no table"],
+     ()),
     ("report-plots-no-matplotlib", ["report", "run", "--plots", "p2"], ["--plots", "matplotlib"],
      ("matplotlib",)),
     ("report-sql-no-duckdb", ["report", "run", "--sql", "select 1"], ["--sql", "duckdb"],
@@ -723,6 +727,18 @@ BAD = [
                               "--algo", "bssi+greedy"], ["--algo", "--against gap"], ()),
     ("adversarial-draw", ["adversarial", "--algo", "random+greedy", "--draw", "default"],
      ["--draw default", "random"], ()),
+    # --name was ignored without --out, and '' fell back to the default stem silently
+    ("adversarial-name-without-out", ["adversarial", "--algo", "sebf+madd", "--name", "x"],
+     ["--name x", "--out"], ()),
+    ("adversarial-name-empty", ["adversarial", "--algo", "sebf+madd", "--out", "adv", "--name",
+                                ""], ["--name", "needs a name"], ()),
+    ("adversarial-name-path", ["adversarial", "--algo", "sebf+madd", "--out", "adv", "--name",
+                               "../x"], ["--name", "plain file stem"], ()),
+    # a file name of only spaces was written silently
+    ("schedule-cct-csv-blank", ["schedule", FIG51, "--order", "sebf", "--rates", "greedy",
+                                "--cct-csv", " "], ["--cct-csv", "needs a file name"], ()),
+    ("bench-run-dir-blank", ["bench", "spec.toml", "--run-dir", "  "],
+     ["--run-dir", "needs a folder name"], ()),
     # slotted (issue 12: the integral matching model)
     ("slotted-policy", ["slotted", FIG51, "--policy", "nope"],
      ["--policy nope", "slotted-order"], ()),
@@ -1005,10 +1021,10 @@ def test_output_file_rules(tmp_path):
     assert output_file(str(tmp_path / "f")) == str(tmp_path / "f")      # overwritten
     assert output_dir(str(tmp_path / "a" / "b")) == str(tmp_path / "a" / "b")  # created later
     assert output_dir(str(tmp_path)) == str(tmp_path)
-    for bad in (tmp_path / "no" / "x.json", tmp_path, tmp_path / "f" / "x.json"):
+    for bad in (tmp_path / "no" / "x.json", tmp_path, tmp_path / "f" / "x.json", "", " ", "\t"):
         with pytest.raises(argparse.ArgumentTypeError):
             output_file(str(bad))
-    for bad in (tmp_path / "f", tmp_path / "f" / "sub"):
+    for bad in (tmp_path / "f", tmp_path / "f" / "sub", "", "  "):
         with pytest.raises(argparse.ArgumentTypeError):
             output_dir(str(bad))
 

@@ -110,8 +110,8 @@ def add_parser(subparsers, common) -> None:
     sp.add_argument("--out", "-o", default=None, metavar="DIR", type=common.output_dir,
                     help="write the best instance, its provenance and schedules to DIR "
                          "(e.g. instances/adversarial)")
-    sp.add_argument("--name", default=None, help="file stem for --out (default from the "
-                                                  "settings)")
+    sp.add_argument("--name", default=None, type=common.file_stem,
+                    help="file stem for --out (default from the settings)")
     sp.set_defaults(handler=lambda args: run(args, common))
 
 
@@ -144,6 +144,9 @@ def run(args, common) -> int:
         raise common.UsageError(f"--against {args.against} is not available with --model "
                                 "integral (it scores against proved optima only: --against "
                                 "opt or gap)")
+    if args.name is not None and args.out is None:
+        raise common.UsageError(f"--name {args.name}: names the files --out writes; give --out "
+                                "DIR")
     if not integral and args.capacity is not None:
         raise common.UsageError("--capacity applies to --model integral (the fluid search "
                                 "keeps unit capacities)")

@@ -84,6 +84,9 @@ def run_report(args, common) -> int:
     if args.plot_algorithms is not None and not args.plot_algorithms.replace(",", "").strip():
         raise common.UsageError("--plot-algorithms: names no algorithm (give labels of the "
                                 "run, comma-separated)")
+    if args.sql is not None and not args.sql.strip():
+        # an empty query used to run the whole report as if --sql were not given
+        raise common.UsageError("--sql: no query given")
     if args.sql:
         # the query's result is all --sql prints: a table flag beside it would do nothing
         given = [f for f, v in (("--plots", args.plots), ("--pairwise", args.pairwise),
@@ -105,8 +108,11 @@ def run_report(args, common) -> int:
             cur = connect(args.run).execute(args.sql)
         except duckdb.Error as e:
             raise common.UsageError(f"--sql: {e}") from e
-        if cur.description is None:
-            return common.EXIT_OK
+        if cur is None or cur.description is None:
+            # a statement with no result table (a comment alone, CREATE, SET...) printed
+            # nothing, not even the JSON --json promises
+            raise common.UsageError(f"--sql {args.sql}: returns no table (give a query, "
+                                    "e.g. select * from results)")
         cols, data = [d[0] for d in cur.description], cur.fetchall()
         from ..experiments.report import format_table
         common.emit(args, {"columns": cols, "rows": [list(r) for r in data]},
