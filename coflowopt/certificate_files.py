@@ -356,6 +356,31 @@ _PROOF_WRITERS = {"ordering-lp": _ordering_lp_proof, "lp-ov": _lp_ov_proof,
                   "interval-lp": _interval_lp_proof, "time-indexed-lp": _time_indexed_lp_proof}
 
 
+def bound_proof(instance, cert, value: Fraction) -> dict[str, Any]:
+    """The file form of an LP certificate whose multipliers prove exactly ``value`` (``sum w
+    C``, instance units), checked strictly (no repair) on the LP rebuilt from ``instance``:
+    the ``proof`` of a lower-bound file (``ordering-lp-dual``, ``lp-ov-dual``...), as an
+    optimum certificate's ``lower-bound`` node carries it (a bound on every schedule closes any
+    node).  For ``bnb``'s seed bound solved exactly (:func:`~coflowopt.exact.exact_lp.
+    exact_bound`, proofs/bnb-exact-seed-bound.md).
+
+    Raises
+    ------
+    InvalidParameterError
+        If the formulation has no file form or the multipliers do not prove ``value``.
+    """
+    writer = _PROOF_WRITERS.get(cert.formulation)
+    if writer is None:
+        raise InvalidParameterError(f"certificate files cover the duals of "
+                                    f"{', '.join(_PROOF_WRITERS)}, not {cert.formulation!r}")
+    lp = rebuild_lp(instance, cert)
+    chk = check_certificate(instance, cert, repair=False, claimed=value, lp=lp)
+    if not chk.ok or chk.value != value or chk.multipliers is None:
+        raise InvalidParameterError(f"the multipliers do not prove {value} exactly "
+                                    f"({chk.reason or chk.value})")
+    return {"source": cert.source, **writer(instance, cert, lp, chk.multipliers)}
+
+
 # ----------------------------------------------------------------------------- optima
 def _fr(x) -> Fraction:
     return Fraction(float(x))
@@ -405,6 +430,9 @@ class _OptimumProof:
                 "subset" if dominance == "subset" else "identical"))
         self.root = tuple(k for k in range(K) if self.w[k] == 0)
         self.lps = 0
+        # (value, proof): a lower bound on every schedule in a lower-bound file's form
+        # (bound_proof), which closes any node it reaches; None: none
+        self.global_bound: tuple[Fraction, dict] | None = None
 
     def unplaced(self, suffix):
         done = set(c for c in suffix if c >= 0)
@@ -606,6 +634,9 @@ class _OptimumProof:
 
     def close(self, suffix, target: Fraction) -> dict | None:
         """A bound for the node that the checker confirms ``>= target``, or None."""
+        if self.global_bound is not None and self.global_bound[0] >= target:
+            # a bound on every schedule bounds this node's region (the seed's exact LP)
+            return {"type": "lower-bound", "proof": self.global_bound[1]}
         U, rho = self.unplaced(suffix)
         if suffix and suffix[0] < 0 and U and \
                 self.esb.mlb(self.mask(U)) > self.times[-suffix[0] - 1]:
@@ -642,8 +673,10 @@ def optimum_certificate(instance, result, *, max_nodes: int = 200_000,
     dict
         ``claim`` (``optimum``, exact value), ``instance`` (digest), ``schedule`` (pieces
         ``[flow, start, end, rate]``, exact) and ``proof`` (``event-sequence-search``: the
-        closed nodes with their bounds: ``chain``, ``lp`` (exact multipliers of the node's event
-        LP) or ``empty``), all checked by ``tools/check_certificate.py``.
+        closed nodes with their bounds: ``chain``, ``lp`` / ``lp-charged`` (exact multipliers
+        of the node's event LP), ``empty``, or ``lower-bound`` (a lower-bound file's proof, a
+        bound on every schedule: bnb's seed bound solved exactly, ``extra["seed_proof"]``)),
+        all checked by ``tools/check_certificate.py``.
 
     Raises
     ------
@@ -676,6 +709,10 @@ def optimum_certificate(instance, result, *, max_nodes: int = 200_000,
         raise InvalidParameterError("the schedule does not verify exactly at the result's value")
     dom = result.params.get("dominance", True)
     proof = _OptimumProof(instance, dom if dom == "subset" else bool(dom))
+    seed = (result.extra or {}).get("seed_proof")
+    if seed is not None:
+        # bnb's seed bound solved exactly (its file form, written by bound_proof)
+        proof.global_bound = (Fraction(seed["value"]), seed["proof"])
     cand = set(tuple(s) for s in nodes)
     t_end = time.perf_counter() + time_limit
     closed, stack, seen = [], [proof.root], 0

@@ -176,6 +176,11 @@ Certificates (``format: coflowopt-certificate``, ``version: 1``):
       ``empty``: the suffix starts with the release of group ``g`` and ``MLB(U) > r_g``: ``U``
       cannot complete by then, the region is empty.
 
+      ``lower-bound``: ``proof``, the proof of a ``lower_bound`` claim (any type above:
+      ``ordering-lp-dual``, ``lp-ov-dual``...), checked as such for ``sum_k w_k C_k``: a
+      bound on every feasible schedule bounds every region (bnb's seed bound, its LP solved
+      exactly at the solver's basis, ``proofs/bnb-exact-seed-bound.md``; usually the root).
+
 ``optimum`` / ``lower_bound`` of the integral model (``claim.model: "integral"``,
 ``proofs/integral-lattice-bound.md``)
     The model (coflowopt's ``slotted``): slots ``[t s, (t+1) s)`` of length ``s``
@@ -1130,7 +1135,14 @@ class EventSearch:
                 raise Rejected(f"{where}: the makespan bound of the coflows before release "
                                f"{r} is {self.mlb(U)} <= {r}: the region is not empty")
             return None
-        raise Unreadable(f"{where}.type must be chain, lp, lp-charged or empty")
+        if kind == "lower-bound":
+            # a lower bound on every feasible schedule's sum w C (a lower_bound file's proof,
+            # checked as such) bounds every region, this node's included
+            proof = b.get("proof")
+            if not isinstance(proof, dict) or proof.get("type") not in PROOFS:
+                raise Unreadable(f"{where}.proof.type must be one of {', '.join(PROOFS)}")
+            return PROOFS[proof["type"]](self.inst, proof, "weighted_completion_time")
+        raise Unreadable(f"{where}.type must be chain, lp, lp-charged, empty or lower-bound")
 
     def cover(self, target: Fraction) -> tuple[int, int]:
         """Walk the tree from the root; every leaf of the walk must be a closed node whose

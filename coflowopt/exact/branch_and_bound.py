@@ -541,6 +541,11 @@ class _Search:
         # region's minimum is >= OPT >= seed, so it may replace any smaller closing bound
         self.seed = -math.inf
         self.seed_exact: Fraction | None = None
+        # the bound's certificate (an LPCertificate, or None), and its LP solved exactly at
+        # HiGHS's basis once the exact proof needs more than seed_exact (exact_lp.exact_bound;
+        # False: tried, not exact): (value, certificate with the exact duals)
+        self.seed_certificate = None
+        self.seed_lp: tuple | bool | None = None
         self.closed_min = math.inf     # min bound over pruned nodes and solved leaves
         self.tight: list[tuple[float, tuple]] = []   # (bound, provenance) near the incumbent
         self.open_min_at_stop = math.inf
@@ -1180,6 +1185,18 @@ class _Search:
             self.record(cheap, cprov)
 
     # ------------------------------------------------------------------ exact proof
+    def exact_seed(self) -> tuple | None:
+        """``(value, certificate)``: the seed bound's LP rebuilt from the instance and solved
+        exactly at HiGHS's optimal basis (:func:`~.exact_lp.exact_bound`, up to
+        :data:`~.exact_lp.EXACT_PROOF_MAX_NONZEROS` non-zeros), computed once; None when the
+        seed has no such LP or its basis is not exactly optimal."""
+        from .exact_lp import exact_bound
+        if self.seed_lp is None:
+            ex = None if self.seed_certificate is None else \
+                exact_bound(self.inst, self.seed_certificate)
+            self.seed_lp = ex if ex is not None else False
+        return self.seed_lp or None
+
     def exact_proof(self, ub: Fraction, max_set: int) -> dict[str, Any]:
         """Recompute exactly every closing bound that the float search left within 1e-6 of
         the incumbent: ``OPT = ub`` is proved exactly when each is ``>= ub``.
@@ -1189,7 +1206,7 @@ class _Search:
         LP bounds are the exact certificates at HiGHS's duals or, when those fall short, the
         exact LP optimum recomputed at HiGHS's optimal basis (:mod:`.exact_lp`).
         """
-        from .exact_lp import exact_lp_solution
+        from .exact_lp import EXACT_PROOF_MAX_NONZEROS, exact_lp_solution
         from .subset_bounds import ExactSubsetBounds
 
         esb = ExactSubsetBounds(self.inst, self.members)
@@ -1222,7 +1239,8 @@ class _Search:
                 v = snapped_dual_bound(sol)
                 if v is not None and (best is None or v > best):
                     best = v
-            if best is None or best < need:
+            if (best is None or best < need) and \
+                    sol.lp.lp.A.nnz <= EXACT_PROOF_MAX_NONZEROS:
                 ex = exact_lp_solution(sol.lp.lp)
                 # the LP is in its own units (order_lp.lp_units): back exactly
                 v = None if ex is None else sol.lp.value_in_instance_units(ex.value)
@@ -1312,7 +1330,14 @@ class _Search:
                         return ub
                 return x + lp
             if kind == "seed":
-                return self.seed_exact
+                v = self.seed_exact
+                if v is not None and v < ub:
+                    # the seed LP's float duals certify a few ulps below its optimum: its LP
+                    # solved exactly at HiGHS's basis (proofs/bnb-exact-seed-bound.md)
+                    ex = self.exact_seed()
+                    if ex is not None and ex[0] > v:
+                        v = ex[0]
+                return v
             if kind == "leaf":
                 cands = [lp_exact(prov[1], ub), value(prov[2])]
                 cands = [c for c in cands if c is not None]
@@ -1353,6 +1378,8 @@ class _Search:
 
         if worst is not None:
             out["smallest_exact_bound"] = str(worst)
+        if self.seed_lp:
+            out["seed_exact_lp"] = str(self.seed_lp[0])
         return out
 
 
@@ -1598,17 +1625,18 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     sb = (0.3 if search.sb.tabulated or search.n == 0 else 0.6) * time_limit \
         if seed_budget is None else seed_budget
 
-    held: list = []     # (exact value, record) of SEED_HELD, merged after an unfinished search
+    held: list = []     # (exact value, its result) of SEED_HELD, merged after an unfinished search
 
     def seed_search(limit: float, methods=None, hold: bool = False) -> dict:
         ts = time.perf_counter()
         best, runs = best_certified_bound(instance, time_limit=limit, methods=methods)
         v = seed_value(best)
         if hold:
-            held.append(v)
+            held.append((v, best))
         elif v is not None and (search.seed_exact is None or v > search.seed_exact):
             search.seed_exact = v
             search.seed = _float_below(v)
+            search.seed_certificate = best.certificate
         return {"best": None if best is None else best.algorithm,
                 "value": None if v is None else float(v), "runs": runs,
                 "seconds": time.perf_counter() - ts, "when": when}
@@ -1645,10 +1673,11 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         seed_rec = seed_search(max(reserve, search.time_left()),
                                tuple([m for m in BOUND_ORDER if m in names] +
                                      sorted(names - set(BOUND_ORDER))))
-        v = held[0] if held else None
+        v, held_best = held[0] if held else (None, None)
         if v is not None and (search.seed_exact is None or v > search.seed_exact):
             search.seed_exact = v
             search.seed = _float_below(v)
+            search.seed_certificate = held_best.certificate
             if seed_rec["value"] is None or float(v) > seed_rec["value"]:
                 seed_rec.update(best=held_rec["best"], value=float(v))
         seed_rec["runs"] = before["runs"] + held_rec["runs"] + seed_rec["runs"]
@@ -1707,6 +1736,17 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         timings["exact_proof"] = time.perf_counter() - t5
         timings["total"] += timings["exact_proof"]
     exactly = bool(exact_rec and exact_rec["proved"])
+    seed_proof = None
+    if exactly and search.seed_lp and closed_nodes is not None:
+        # the seed's exact LP closed a region: its file form, for the certificate file's
+        # 'lower-bound' node (certificate_files.optimum_certificate)
+        from ..certificate_files import bound_proof
+        try:
+            seed_proof = {"value": str(search.seed_lp[0]),
+                          "proof": bound_proof(instance, search.seed_lp[1],
+                                               search.seed_lp[0])}
+        except InvalidParameterError:
+            seed_proof = None       # the certificate file then expands the tree instead
     notes = []
     if instance.has_deadlines:
         notes.append("deadlines ignored (objective sum w C; see deadline-mip)")
@@ -1761,4 +1801,5 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
                   gap=gap, solver=solver, timings=timings,
                   extra={"search": search_rec, "nodes": st.nodes_expanded,
                          "root_bound": st.root_bound, "exact_proof": exactly,
-                         **({} if closed_nodes is None else {"closed_nodes": closed_nodes})})
+                         **({} if closed_nodes is None else {"closed_nodes": closed_nodes}),
+                         **({} if seed_proof is None else {"seed_proof": seed_proof})})

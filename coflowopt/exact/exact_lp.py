@@ -27,11 +27,30 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..formulations.certificates import certify_lp
+from ..exceptions import CoflowOptError
+from ..formulations.certificates import (LPCertificate, certify_lp, check_certificate,
+                                         rebuild_lp, unit_factor)
 from ..formulations.highs import HighsModel
-from ..formulations.linear_program import LinearProgram
+from ..formulations.linear_program import LinearProgram, row_ranges
 
-__all__ = ["ExactLPSolution", "exact_lp_solution", "solve_rational"]
+__all__ = ["EXACT_PROOF_MAX_NONZEROS", "ExactLPSolution", "exact_lp_solution", "exact_bound",
+           "solve_rational"]
+
+#: The branch and bound's exact proof solves an LP exactly at HiGHS's basis only up to this
+#: many non-zeros of its matrix (the expanded rows).  Why a limit: the solve is Python
+#: ``Fraction`` arithmetic, Gaussian elimination on the basis plus the exact primal and dual
+#: checks over every entry, measured at 20-30 us a non-zero (load 4-7, one process): ordering
+#: LPs 0.44 s at 38,233 non-zeros (10 ports, 300 coflows), 2.1 s at 167,626, 5.8 s at
+#: 255,709; an event LP of a whole sequence 0.86 s at 31,441 (10 ports, 80 coflows), 0.06 s at
+#: 3,966 (4 ports, 28 coflows: what bnb proves).  A fill-in worse than these bases' (nearly
+#: triangular) could make it superlinear, and the proof checks its deadline only between
+#: closures, so one exact solve is kept to about a second; above the limit the closure keeps
+#: its float-safe certified bound ("proved within rtol", never a wrong "optimal").
+EXACT_PROOF_MAX_NONZEROS = 50_000
+
+#: The LP bounds whose certificates :func:`exact_bound` re-solves: one LP rebuilt from the
+#: instance (not lp-ov-branch's tree of LPs), each with a file form (certificate_files).
+EXACT_BOUND_FORMULATIONS = ("ordering-lp", "lp-ov", "interval-lp", "time-indexed-lp")
 
 # HiGHS basis status codes (HighsBasisStatus): kLower, kBasic, kUpper, kZero, kNonbasic
 _LOWER, _BASIC, _UPPER, _ZERO = 0, 1, 2, 3
@@ -136,7 +155,11 @@ def exact_lp_solution(lp: LinearProgram, *, model: HighsModel | None = None
     cs = [int(s) for s in basis.col_status]
     rs = [int(s) for s in basis.row_status]
     m, n = lp.num_rows, lp.num_cols
-    A = lp.A.tocsr()
+    # the rows as slices of A's entry list (CSR or nested RangeRows rows: exact A_data is
+    # aligned with that list, not with an expanded copy)
+    A = lp.A
+    starts, stops = (v.tolist() for v in row_ranges(A))
+    cols_of = A.indices.tolist()
     ad = lp.exact.get("A_data")
     data = [Fraction(v) for v in ad] if ad is not None else [Fraction(float(v)) for v in A.data]
     clo, chi = _exact_vec(lp, "col_lo"), _exact_vec(lp, "col_hi")
@@ -160,8 +183,8 @@ def exact_lp_solution(lp: LinearProgram, *, model: HighsModel | None = None
             return None
         row: dict[int, Fraction] = {}
         s = target
-        for p in range(A.indptr[i], A.indptr[i + 1]):
-            j = int(A.indices[p])
+        for p in range(starts[i], stops[i]):
+            j = cols_of[p]
             if j in idx:
                 row[idx[j]] = data[p]
             else:
@@ -178,8 +201,7 @@ def exact_lp_solution(lp: LinearProgram, *, model: HighsModel | None = None
         if (clo[j] is not None and x[j] < clo[j]) or (chi[j] is not None and x[j] > chi[j]):
             return None
     for i in range(m):
-        act = sum((data[p] * x[int(A.indices[p])] for p in range(A.indptr[i], A.indptr[i + 1])),
-                  Fraction(0))
+        act = sum((data[p] * x[cols_of[p]] for p in range(starts[i], stops[i])), Fraction(0))
         if (rlo[i] is not None and act < rlo[i]) or (rhi[i] is not None and act > rhi[i]):
             return None
     # duals: A_B^T y = c_B over the rows with nonbasic activity; y = 0 on basic rows
@@ -203,3 +225,54 @@ def exact_lp_solution(lp: LinearProgram, *, model: HighsModel | None = None
     xa = np.empty(n, dtype=object)
     xa[:] = x
     return ExactLPSolution(x=xa, y=y, value=value)
+
+
+def exact_bound(instance, cert: LPCertificate, *, max_nonzeros: int | None = None
+                ) -> tuple[Fraction, LPCertificate] | None:
+    """A certified LP bound made exact: its LP, rebuilt from ``instance``, solved exactly at
+    HiGHS's optimal basis (:func:`exact_lp_solution`).
+
+    A float LP's duals, repaired into exact feasibility, certify a value a few ulps below the
+    LP optimum; on rational data the optimum is rational and the basis gives it exactly.  The
+    exact duals are checked strictly (no repair) on the LP rebuilt from the instance, so the
+    value is a certified lower bound on sum w C whatever HiGHS did (weak duality); it is the
+    LP's optimum, since the exact vertex is feasible with the same objective.
+
+    Parameters
+    ----------
+    instance : Instance
+    cert : LPCertificate
+        The certificate of a bound whose formulation is in :data:`EXACT_BOUND_FORMULATIONS`
+        (the fluid time-indexed LP only).
+    max_nonzeros : int, optional
+        The LP's non-zeros at most (default :data:`EXACT_PROOF_MAX_NONZEROS`, why there).
+
+    Returns
+    -------
+    (Fraction, LPCertificate) or None
+        The exact value in the instance's units (sum w C) and the certificate with the exact
+        duals as ``row_duals``; None when the formulation is not covered, the LP is larger
+        than ``max_nonzeros``, or the basis is not exactly optimal (singular, an infeasible
+        vertex or duals): the caller keeps its float-safe bound.
+    """
+    from dataclasses import replace
+    if not isinstance(cert, LPCertificate) or cert.formulation not in EXACT_BOUND_FORMULATIONS:
+        return None
+    if cert.formulation == "time-indexed-lp" and cert.params.get("model", "fluid") != "fluid":
+        return None             # the slotted LP bounds the slotted optimum only
+    try:
+        lp = rebuild_lp(instance, cert)
+    except CoflowOptError:
+        return None
+    if lp.A.nnz > (EXACT_PROOF_MAX_NONZEROS if max_nonzeros is None else max_nonzeros):
+        return None
+    ex = exact_lp_solution(lp)
+    if ex is None:
+        return None
+    value = ex.value * unit_factor(cert.params.get("unit"))
+    out = replace(cert, row_duals=ex.y, claimed_value=float(value),
+                  source=f"{cert.source} (exact at its basis)")
+    chk = check_certificate(instance, out, repair=False, claimed=value, lp=lp)
+    if not chk.ok or chk.value != value:
+        return None             # pragma: no cover (exact_lp_solution checked these duals)
+    return value, out
