@@ -312,7 +312,13 @@ def test_sincronia_kernel_greedy_over_paths(topo):
 @FEW
 @given(random_instances(max_ports=4))
 def test_sincronia_kernel_big_switch_as_paths_same_bits(case):
+    """One kernel serves both (the big switch's own copy was folded into it): the big switch's
+    structures (pairs from one int key) and the paths' (a row sort of the padded paths) give
+    the same arrays, hence the same bits."""
     bs, _ = case
+    from coflowopt.policies.sincronia_online import _kernel_structures, _kernel_structures_paths
+    for x, y in zip(_kernel_structures(bs), _kernel_structures_paths(as_paths(bs))):
+        np.testing.assert_array_equal(x, y)
     a, ca, _ = _run_kernel(bs, FixedOrder(epoch=0.5, reset_after=3))
     b, cb, _ = _run_kernel(as_paths(bs), FixedOrder(epoch=0.5, reset_after=3))
     same_bits(a, b)

@@ -58,8 +58,8 @@ The LP's rows are the resources (``d_i^p`` = coflow ``i``'s remaining data throu
 ``p``, summed over the flows whose path uses it), BSSI orders the selected coflows over
 resources (:func:`coflowopt.orderings.bssi.bssi`), OCT is ``rho`` over resources and the greedy
 allocation gives each flow the smallest residual of its path
-(:mod:`coflowopt.rates.greedy`).  The kernel engine's pairs become distinct paths
-(:func:`_greedy_segment_paths`).
+(:mod:`coflowopt.rates.greedy`).  The kernel engine's pairs are distinct paths
+(:func:`_greedy_segment`); a big switch is the case of paths ``[i, m_in + j]``.
 
 Engines
 -------
@@ -635,33 +635,6 @@ def _emit(out_f, out_s, out_e, out_r, n, f, start, end, rate):
 
 
 @njit(cache=True)
-def _set_alloc(e, a, key, pair_src, pair_dst, alloc, alist, apos, nal, port_start, poslen,
-               pos_key, pos_pair):
-    """alloc[e] = a, keeping ``alist[:nal]`` (the pairs with a positive allocation) and the
-    per-port lists of positive pairs in step.  Returns the new ``nal``."""
-    if a > 0.0 and apos[e] < 0:
-        apos[e] = nal
-        alist[nal] = e
-        nal += 1
-        for p in (pair_src[e], pair_dst[e]):
-            x = port_start[p] + poslen[p]
-            pos_key[x] = key
-            pos_pair[x] = e
-            poslen[p] += 1
-    elif a <= 0.0 and apos[e] >= 0:
-        x = apos[e]
-        nal -= 1
-        last = alist[nal]
-        alist[x] = last
-        apos[last] = x
-        apos[e] = -1
-        _pos_remove(pos_key, pos_pair, port_start, poslen, pair_src[e], e)
-        _pos_remove(pos_key, pos_pair, port_start, poslen, pair_dst[e], e)
-    alloc[e] = a if a > 0.0 else 0.0
-    return nal
-
-
-@njit(cache=True)
 def _push_next(heap, pkey, ppair, port_start, plen, p, key):
     """Push the first pair after ``key`` on port ``p`` (the scan along a dirty port)."""
     s = port_start[p]
@@ -670,203 +643,20 @@ def _push_next(heap, pkey, ppair, port_start, plen, p, key):
         heapq.heappush(heap, (pkey[y], np.int64(1), ppair[y]))
 
 
-@njit(cache=True)
-def _greedy_segment(t, t_stop, rank, F, pf, pair_src, pair_dst, pair_blk_ptr, blk_hi,
-                    blk_coflow, bcur, port_start, plen, pkey, ppair, poslen, pos_key, pos_pair,
-                    head_b, head_key, alloc, pstart, alist, apos, nal_box, rem, size,
-                    flow_coflow, coflow_left, cc, cap, tol, rtol, stamp, extra, out_f, out_s,
-                    out_e, out_r, n_out):
-    """Greedy rates with the fixed ``rank`` from ``t`` until ``t_stop`` or until nothing is
-    allocated.  Returns ``(t, out arrays, n_out, events)``."""
-    E = pair_src.shape[0]
-    P = cap.shape[0]
-    nal = nal_box[0]
-    out_f, out_s, out_e, out_r = _grow(out_f, out_s, out_e, out_r, n_out, E + 1)
-    # ---- rebuild: heads, key-sorted port lists and the greedy from scratch
-    new_b = np.full(E, -1, np.int64)
-    new_key = np.full(E, _INF_KEY, np.int64)
-    nh = 0
-    for e in range(E):
-        b, key = _pair_head(e, pair_blk_ptr, blk_hi, blk_coflow, bcur, pf, rank, F)
-        new_b[e] = b
-        new_key[e] = key
-        if b >= 0:
-            nh += 1
-    heads = np.empty(nh, np.int64)
-    keys = np.empty(nh, np.int64)
-    x = 0
-    for e in range(E):
-        if new_b[e] >= 0:
-            heads[x] = e
-            keys[x] = new_key[e]
-            x += 1
-    heads = heads[np.argsort(keys)]
-    for p in range(P):
-        plen[p] = 0
-    res = cap.copy()
-    new_alloc = np.zeros(E)
-    for x in range(nh):
-        e = heads[x]
-        i = pair_src[e]
-        j = pair_dst[e]
-        pkey[port_start[i] + plen[i]] = new_key[e]
-        ppair[port_start[i] + plen[i]] = e
-        plen[i] += 1
-        pkey[port_start[j] + plen[j]] = new_key[e]
-        ppair[port_start[j] + plen[j]] = e
-        plen[j] += 1
-        a = res[i] if res[i] < res[j] else res[j]
-        if a > (tol[i] if tol[i] < tol[j] else tol[j]):  # tol is per port
-            new_alloc[e] = a
-            res[i] -= a
-            res[j] -= a
-    for e in range(E):
-        old_f = pf[bcur[head_b[e]]] if head_b[e] >= 0 else -1
-        new_f = pf[bcur[new_b[e]]] if new_b[e] >= 0 else -1
-        same = old_f == new_f and alloc[e] == new_alloc[e]
-        if not same and alloc[e] > 0.0:
-            n_out = _emit(out_f, out_s, out_e, out_r, n_out, old_f, pstart[e], t, alloc[e])
-        nal = _set_alloc(e, 0.0, head_key[e], pair_src, pair_dst, alloc, alist, apos, nal,
-                         port_start, poslen, pos_key, pos_pair)
-        head_b[e] = new_b[e]
-        head_key[e] = new_key[e]
-        if not same:
-            pstart[e] = t
-    for e in range(E):
-        if new_alloc[e] > 0.0:
-            nal = _set_alloc(e, new_alloc[e], head_key[e], pair_src, pair_dst, alloc, alist,
-                             apos, nal, port_start, poslen, pos_key, pos_pair)
-    # ---- events until t_stop
-    events = 0
-    fin_e = np.empty(P, np.int64)
-    fin_t = np.empty(P)
-    old_alloc = np.zeros(P)
-    dirty = np.zeros(P, np.bool_)
-    touched = np.empty(P, np.int64)
-    heap = [(np.int64(0), np.int64(0), np.int64(0))]
-    heap.pop()
-    while nal > 0:
-        tn = t_stop
-        for x in range(nal):
-            e = alist[x]
-            f = pf[bcur[head_b[e]]]
-            fin = t + rem[f] / alloc[e]
-            if fin < tn:
-                tn = fin
-        nfin = 0
-        for x in range(nal):
-            e = alist[x]
-            f = pf[bcur[head_b[e]]]
-            fin = t + rem[f] / alloc[e]
-            rem[f] -= alloc[e] * ((fin if fin < tn else tn) - t)
-            if fin <= tn or rem[f] <= rtol * size[f]:
-                fin_e[nfin] = e
-                fin_t[nfin] = fin if fin <= tn else tn
-                nfin += 1
-        t = tn
-        if nfin == 0:
-            break                       # reached t_stop
-        events += 1
-        out_f, out_s, out_e, out_r = _grow(out_f, out_s, out_e, out_r, n_out, E + P + 1)
-        stamp[0] += 1
-        mark = stamp[0]
-        # 1. finished heads leave (a removal record at the old key) and their pairs take the
-        #    next head (an evaluation at the new key)
-        for x in range(nfin):
-            e = fin_e[x]
-            b = head_b[e]
-            f = pf[bcur[b]]
-            n_out = _emit(out_f, out_s, out_e, out_r, n_out, f, pstart[e], fin_t[x], alloc[e])
-            rem[f] = 0.0
-            c = flow_coflow[f]
-            coflow_left[c] -= 1
-            if fin_t[x] > cc[c] or cc[c] != cc[c]:
-                cc[c] = fin_t[x]
-            old_key = head_key[e]
-            old_alloc[x] = alloc[e]
-            heapq.heappush(heap, (old_key, np.int64(0), np.int64(x)))
-            nal = _set_alloc(e, 0.0, old_key, pair_src, pair_dst, alloc, alist, apos, nal,
-                             port_start, poslen, pos_key, pos_pair)
-            bcur[b] += 1
-            if bcur[b] < blk_hi[b]:
-                nb = b
-                nkey = old_key - f + pf[bcur[b]]
-            else:
-                nb, nkey = _pair_head(e, pair_blk_ptr, blk_hi, blk_coflow, bcur, pf, rank, F)
-            i = pair_src[e]
-            j = pair_dst[e]
-            _plist_remove(pkey, ppair, port_start, plen, i, old_key)
-            _plist_remove(pkey, ppair, port_start, plen, j, old_key)
-            head_b[e] = nb
-            head_key[e] = nkey
-            pstart[e] = t
-            if nb >= 0:
-                _plist_insert(pkey, ppair, port_start, plen, i, nkey, e)
-                _plist_insert(pkey, ppair, port_start, plen, j, nkey, e)
-                heapq.heappush(heap, (nkey, np.int64(1), e))
-        # 2. the greedy again, in key order, only where a port's residual at the scan position
-        #    differs from before the event (extra[p] != 0): a pair whose two ports are clean
-        #    sees what it saw before and keeps its allocation
-        nt = 0
-        while len(heap) > 0:
-            key, kind, e = heapq.heappop(heap)
-            if kind == 0:
-                a = old_alloc[e]
-                ef = fin_e[e]
-                for p in (pair_src[ef], pair_dst[ef]):
-                    if not dirty[p]:
-                        dirty[p] = True
-                        extra[p] = 0.0
-                        touched[nt] = p
-                        nt += 1
-                    extra[p] += a
-                    _push_next(heap, pkey, ppair, port_start, plen, p, key)
-                continue
-            if head_key[e] != key or stamp[1 + e] == mark:
-                continue
-            stamp[1 + e] = mark
-            i = pair_src[e]
-            j = pair_dst[e]
-            ri = _residual_before(i, key, port_start, poslen, pos_key, pos_pair, alloc, cap)
-            rj = _residual_before(j, key, port_start, poslen, pos_key, pos_pair, alloc, cap)
-            a = ri if ri < rj else rj
-            if a <= (tol[i] if tol[i] < tol[j] else tol[j]):  # tol is per port
-                a = 0.0
-            if a != alloc[e]:
-                if alloc[e] > 0.0:
-                    n_out = _emit(out_f, out_s, out_e, out_r, n_out, pf[bcur[head_b[e]]],
-                                  pstart[e], t, alloc[e])
-                pstart[e] = t
-                for p in (i, j):
-                    if not dirty[p]:
-                        dirty[p] = True
-                        extra[p] = 0.0
-                        touched[nt] = p
-                        nt += 1
-                    extra[p] -= a - alloc[e]
-                nal = _set_alloc(e, a, key, pair_src, pair_dst, alloc, alist, apos, nal,
-                                 port_start, poslen, pos_key, pos_pair)
-            for p in (i, j):
-                if dirty[p] and abs(extra[p]) > tol[p]:
-                    _push_next(heap, pkey, ppair, port_start, plen, p, key)
-        for x in range(nt):
-            dirty[touched[x]] = False
-    nal_box[0] = nal
-    return t, out_f, out_s, out_e, out_r, n_out, events
-
-
-# ---- the kernel over paths: a "pair" is a distinct path (a set of resources in path order).
-# Greedy gives the first flow of a path min over its resources of the residual, which fills one
-# of them, so the path's later flows get nothing: only each path's head matters, as on the big
-# switch.  The functions below are the ones above with "the pair's two ports" read as "every
-# resource of the path" (CSR ``pair_rptr``/``pair_rres``), operations in the same order: a big
-# switch written as paths [i, m_in + j] gives the same bits (tests/test_resources_madd_varys.py).
+# ---- a "pair" is a distinct path (a set of resources in path order, CSR ``pair_rptr`` /
+# ``pair_rres``): on a big switch the (ingress, egress) pair, written as the path
+# [i, m_in + j].  Greedy gives the first flow of a path min over its resources of the residual,
+# which fills one of them, so the path's later flows get nothing: only each path's head matters.
+# One kernel for both (the big switch had its own copy with the two ports unrolled, the same
+# operations in the same order; folded 2026-11-29 with its before/after timings in the commit).
 
 
 @njit(cache=True)
-def _set_alloc_paths(e, a, key, pair_rptr, pair_rres, alloc, alist, apos, nal, port_start,
-                     poslen, pos_key, pos_pair):
-    """:func:`_set_alloc` over the resources of path ``e``."""
+def _set_alloc(e, a, key, pair_rptr, pair_rres, alloc, alist, apos, nal, port_start, poslen,
+               pos_key, pos_pair):
+    """alloc[e] = a, keeping ``alist[:nal]`` (the pairs with a positive allocation) and the
+    per-resource lists of positive pairs (over the resources of path ``e``) in step.  Returns
+    the new ``nal``."""
     if a > 0.0 and apos[e] < 0:
         apos[e] = nal
         alist[nal] = e
@@ -891,12 +681,14 @@ def _set_alloc_paths(e, a, key, pair_rptr, pair_rres, alloc, alist, apos, nal, p
 
 
 @njit(cache=True)
-def _greedy_segment_paths(t, t_stop, rank, F, pf, pair_rptr, pair_rres, pair_blk_ptr, blk_hi,
-                          blk_coflow, bcur, port_start, plen, pkey, ppair, poslen, pos_key,
-                          pos_pair, head_b, head_key, alloc, pstart, alist, apos, nal_box, rem,
-                          size, flow_coflow, coflow_left, cc, cap, tol, rtol, stamp, extra,
-                          out_f, out_s, out_e, out_r, n_out):
-    """:func:`_greedy_segment` over paths (module comment above)."""
+def _greedy_segment(t, t_stop, rank, F, pf, pair_rptr, pair_rres, pair_blk_ptr, blk_hi,
+                    blk_coflow, bcur, port_start, plen, pkey, ppair, poslen, pos_key, pos_pair,
+                    head_b, head_key, alloc, pstart, alist, apos, nal_box, rem, size,
+                    flow_coflow, coflow_left, cc, cap, tol, rtol, stamp, extra, out_f, out_s,
+                    out_e, out_r, n_out):
+    """Greedy rates with the fixed ``rank`` from ``t`` until ``t_stop`` or until nothing is
+    allocated, over the pairs' paths (module comment above).  Returns ``(t, out arrays, n_out,
+    events)``."""
     E = pair_rptr.shape[0] - 1
     P = cap.shape[0]
     nal = nal_box[0]
@@ -947,7 +739,7 @@ def _greedy_segment_paths(t, t_stop, rank, F, pf, pair_rptr, pair_rres, pair_blk
         same = old_f == new_f and alloc[e] == new_alloc[e]
         if not same and alloc[e] > 0.0:
             n_out = _emit(out_f, out_s, out_e, out_r, n_out, old_f, pstart[e], t, alloc[e])
-        nal = _set_alloc_paths(e, 0.0, head_key[e], pair_rptr, pair_rres, alloc, alist, apos,
+        nal = _set_alloc(e, 0.0, head_key[e], pair_rptr, pair_rres, alloc, alist, apos,
                                nal, port_start, poslen, pos_key, pos_pair)
         head_b[e] = new_b[e]
         head_key[e] = new_key[e]
@@ -955,7 +747,7 @@ def _greedy_segment_paths(t, t_stop, rank, F, pf, pair_rptr, pair_rres, pair_blk
             pstart[e] = t
     for e in range(E):
         if new_alloc[e] > 0.0:
-            nal = _set_alloc_paths(e, new_alloc[e], head_key[e], pair_rptr, pair_rres, alloc,
+            nal = _set_alloc(e, new_alloc[e], head_key[e], pair_rptr, pair_rres, alloc,
                                    alist, apos, nal, port_start, poslen, pos_key, pos_pair)
     # ---- events until t_stop
     events = 0
@@ -1005,7 +797,7 @@ def _greedy_segment_paths(t, t_stop, rank, F, pf, pair_rptr, pair_rres, pair_blk
             old_key = head_key[e]
             old_alloc[x] = alloc[e]
             heapq.heappush(heap, (old_key, np.int64(0), np.int64(x)))
-            nal = _set_alloc_paths(e, 0.0, old_key, pair_rptr, pair_rres, alloc, alist, apos,
+            nal = _set_alloc(e, 0.0, old_key, pair_rptr, pair_rres, alloc, alist, apos,
                                    nal, port_start, poslen, pos_key, pos_pair)
             bcur[b] += 1
             if bcur[b] < blk_hi[b]:
@@ -1067,7 +859,7 @@ def _greedy_segment_paths(t, t_stop, rank, F, pf, pair_rptr, pair_rres, pair_blk
                         touched[nt] = p
                         nt += 1
                     extra[p] -= a - alloc[e]
-                nal = _set_alloc_paths(e, a, key, pair_rptr, pair_rres, alloc, alist, apos, nal,
+                nal = _set_alloc(e, a, key, pair_rptr, pair_rres, alloc, alist, apos, nal,
                                        port_start, poslen, pos_key, pos_pair)
             for z in range(pair_rptr[e], pair_rptr[e + 1]):
                 p = pair_rres[z]
@@ -1103,18 +895,10 @@ def _check_epoch_count(instance: Instance, pol: "SincroniaOnlinePolicy") -> None
             "trace's 7.8125 ms unit)")
 
 
-def _kernel_structures(instance: Instance):
-    """Static arrays of the kernel: pairs, blocks (one per coflow and pair, listed order) and
-    port lists."""
+def _pair_blocks(instance: Instance, pair_of: np.ndarray, E: int):
+    """The flows in pair order (``pf``: by pair, then listed order) cut into blocks, one per
+    coflow and pair, and each pair's blocks (CSR ``pair_blk_ptr``)."""
     F = instance.num_flows
-    m_in, m_out = instance.num_ingress, instance.num_egress
-    src = instance.flow_src.astype(np.int64)
-    dst = instance.flow_dst.astype(np.int64)
-    key = src * m_out + dst
-    uniq, pair_of = np.unique(key, return_inverse=True)
-    pair_src = (uniq // m_out).astype(np.int64)
-    pair_dst = (uniq % m_out + m_in).astype(np.int64)
-    E = uniq.size
     pf = np.lexsort((np.arange(F), pair_of)).astype(np.int64)
     pp = pair_of[pf]
     cf = instance.flow_coflow[pf]
@@ -1125,11 +909,24 @@ def _kernel_structures(instance: Instance):
     blk_coflow = cf[blk_lo].astype(np.int64)
     pair_blk_ptr = np.zeros(E + 1, dtype=np.int64)
     np.cumsum(np.bincount(pp[blk_lo], minlength=E), out=pair_blk_ptr[1:])
-    P = m_in + m_out
-    deg = np.bincount(pair_src, minlength=P) + np.bincount(pair_dst, minlength=P)
-    port_start = np.zeros(P + 1, dtype=np.int64)
-    np.cumsum(deg, out=port_start[1:])
-    return pf, pair_src, pair_dst, pair_blk_ptr, blk_lo, blk_hi, blk_coflow, port_start
+    return pf, pair_blk_ptr, blk_lo, blk_hi, blk_coflow
+
+
+def _kernel_structures(instance: Instance):
+    """Static arrays of the kernel on a big switch: pairs (as paths ``[i, m_in + j]``, CSR
+    ``pair_rptr`` / ``pair_rres``, in the order of ``(i, j)``: what
+    :func:`_kernel_structures_paths` gives, without its row sort), blocks (one per coflow and
+    pair, listed order) and port lists."""
+    m_in, m_out = instance.num_ingress, instance.num_egress
+    key = instance.flow_src.astype(np.int64) * m_out + instance.flow_dst.astype(np.int64)
+    uniq, pair_of = np.unique(key, return_inverse=True)
+    E = uniq.size
+    pair_rptr = np.arange(0, 2 * E + 1, 2, dtype=np.int64)
+    pair_rres = np.column_stack((uniq // m_out, uniq % m_out + m_in)).astype(np.int64).ravel()
+    pf, pair_blk_ptr, blk_lo, blk_hi, blk_coflow = _pair_blocks(instance, pair_of, E)
+    port_start = np.zeros(m_in + m_out + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pair_rres, minlength=m_in + m_out), out=port_start[1:])
+    return pf, pair_rptr, pair_rres, pair_blk_ptr, blk_lo, blk_hi, blk_coflow, port_start
 
 
 def _kernel_structures_paths(instance: Instance):
@@ -1153,16 +950,7 @@ def _kernel_structures_paths(instance: Instance):
     np.cumsum(glen, out=pair_rptr[1:])
     entry = np.repeat(rptr[first] - pair_rptr[:-1], glen) + np.arange(int(pair_rptr[-1]))
     pair_rres = rres[entry].copy()
-    pf = np.lexsort((np.arange(F), pair_of)).astype(np.int64)
-    pp = pair_of[pf]
-    cf = instance.flow_coflow[pf]
-    new = np.ones(F, dtype=bool)
-    new[1:] = (pp[1:] != pp[:-1]) | (cf[1:] != cf[:-1])
-    blk_lo = np.flatnonzero(new).astype(np.int64)
-    blk_hi = np.append(blk_lo[1:], F).astype(np.int64)
-    blk_coflow = cf[blk_lo].astype(np.int64)
-    pair_blk_ptr = np.zeros(E + 1, dtype=np.int64)
-    np.cumsum(np.bincount(pp[blk_lo], minlength=E), out=pair_blk_ptr[1:])
+    pf, pair_blk_ptr, blk_lo, blk_hi, blk_coflow = _pair_blocks(instance, pair_of, E)
     R = instance.num_resources
     port_start = np.zeros(R + 1, dtype=np.int64)
     np.cumsum(np.bincount(pair_rres, minlength=R), out=port_start[1:])
@@ -1174,17 +962,10 @@ def _run_kernel(instance: Instance, pol: SincroniaOnlinePolicy):
     completion, events)``."""
     K, F = instance.num_coflows, instance.num_flows
     pol.reset(instance)
-    if instance.is_big_switch:
-        segment = _greedy_segment
-        (pf, pair_src, pair_dst, pair_blk_ptr, blk_lo, blk_hi, blk_coflow,
-         port_start) = _kernel_structures(instance)
-        E = pair_src.size
-    else:
-        # pair_src / pair_dst carry the paths' CSR (pair_rptr, pair_rres)
-        segment = _greedy_segment_paths
-        (pf, pair_src, pair_dst, pair_blk_ptr, blk_lo, blk_hi, blk_coflow,
-         port_start) = _kernel_structures_paths(instance)
-        E = pair_src.size - 1
+    structures = _kernel_structures if instance.is_big_switch else _kernel_structures_paths
+    (pf, pair_rptr, pair_rres, pair_blk_ptr, blk_lo, blk_hi, blk_coflow,
+     port_start) = structures(instance)
+    E = pair_rptr.size - 1
     P = instance.num_ports
     bcur = blk_lo.copy()
     plen = np.zeros(P, dtype=np.int64)
@@ -1236,8 +1017,8 @@ def _run_kernel(instance: Instance, pol: SincroniaOnlinePolicy):
         rank[order] = np.arange(order.size)
         t_rel = float(rel_times[ri]) if ri < K else math.inf
         t_stop = min(t_rel, clock.end)
-        t, *out, n_out, ev = segment(
-            t, t_stop, rank, F, pf, pair_src, pair_dst, pair_blk_ptr, blk_hi, blk_coflow,
+        t, *out, n_out, ev = _greedy_segment(
+            t, t_stop, rank, F, pf, pair_rptr, pair_rres, pair_blk_ptr, blk_hi, blk_coflow,
             bcur, port_start, plen, pkey, ppair, poslen, pos_key, pos_pair, head_b, head_key,
             alloc, pstart, alist, apos, nal_box, rem, size, flow_coflow, coflow_left, cc, cap,
             tol, COMPLETION_RTOL, stamp, extra, *out, n_out)
