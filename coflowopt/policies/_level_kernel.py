@@ -40,13 +40,11 @@ one the Python path does, in the same order --
   before; ``creek``'s held rates (a new rate within the flow's zero of its current one keeps
   the current one); a unit's rate its flows' rates summed in index order; a crossing at
   ``t + (H[level] - S) / rate``, applied at once and the allocation redone when not after ``t``;
-* the simulator: as :mod:`._mlfq_kernel` (the flows with a rate taken in index order: the
+* the simulator: :mod:`._mlfq_kernel`'s step (:func:`._mlfq_kernel.change_rates`,
+  :func:`~._mlfq_kernel.advance`, ...; the flows with a rate taken in index order: the
   levels' runs, each in index order, merged).
 
 *Sink mode* (``window > 0``) as :func:`._mlfq_kernel.slots_simulate`'s.
-
-numba's cache of :func:`levels_simulate` is not invalidated by an edit of
-``_class_kernel.py`` (it uses its ``_start``): touch this file after changing that one.
 """
 
 from __future__ import annotations
@@ -55,11 +53,9 @@ import numpy as np
 
 from ..rates._jit import njit
 from ..rates._pieces import close_pieces as _close
-from ..rates._pieces import flush_to_sink as _flush
-from ..rates._pieces import put as _put
-from ..rates._pieces import spill as _spill
 from ._class_kernel import BLOCK, _start, leave_residuals, live_flows
-from ._mlfq_kernel import NO_FUTURE_EVENT, OK, TOO_MANY_EVENTS, _held_sum
+from ._mlfq_kernel import (NO_FUTURE_EVENT, OK, TOO_MANY_EVENTS, advance, change_rates, cut,
+                           flow_ends, next_event, step_state)
 
 __all__ = ["levels_simulate", "fill_groups", "OK", "TOO_MANY_EVENTS", "NO_FUTURE_EVENT"]
 
@@ -281,14 +277,11 @@ def levels_simulate(ptr, size, flow_cof, rel_order, unit, unit_ptr, unit_flows, 
     runs = np.zeros(L + 1, dtype=np.int64)
     heads = np.zeros(L, dtype=np.int64)
     # the simulator
-    frate = np.zeros(F)
-    nrate = np.zeros(F)
-    pstart = np.full(F, np.nan)
-    cur = np.empty(F, dtype=np.int64)
-    ncur = 0
-    newf = np.empty(F, dtype=np.int64)
+    held = window > 0
+    (frate, nrate, pstart, cur, newf, fin, ended, ends, ostart, hblk, hpart,
+     htot) = step_state(F, held)
     srt = np.empty(F, dtype=np.int64)
-    fin = np.empty(F)
+    ncur = 0
     nc = 0
     npieces = 0
     next_rel = 0
@@ -299,10 +292,6 @@ def levels_simulate(ptr, size, flow_cof, rel_order, unit, unit_ptr, unit_flows, 
     demotions = 0
     gathered = 0
     served = 0
-    ostart = np.full(F if window > 0 else 0, np.nan)
-    hblk = np.full(F if window > 0 else 0, -1, dtype=np.int64)
-    hpart = np.zeros(F if window > 0 else 0)
-    htot = np.zeros(F if window > 0 else 0)
     hidx = 0
     nw = 0
     wins = 0
@@ -491,106 +480,43 @@ def levels_simulate(ptr, size, flow_cof, rel_order, unit, unit_ptr, unit_flows, 
                         best = g
                 srt[i] = bf
                 heads[best] += 1
-        for i in range(ncur):
-            f = cur[i]
-            if nrate[f] != frate[f]:
-                if nc == cf.shape[0]:
-                    _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-                    nc = 0
-                nc = _put(cf, cs, ce, cv, nc, f, pstart[f], t, frate[f])
-                npieces += 1
-                if window > 0:
-                    _held_sum(f, frate[f] * (t - ostart[f]), hidx, hblk, hpart, htot)
-                    hidx += 1
-                    if first_win[f] < 0:
-                        first_win[f] = wins
-        for i in range(nnew):
-            f = srt[i]
-            if frate[f] != nrate[f]:
-                pstart[f] = t
-                if window > 0:
-                    ostart[f] = t
-        for i in range(ncur):
-            frate[cur[i]] = 0.0
-        for i in range(nnew):
-            f = srt[i]
-            frate[f] = nrate[f]
-            nrate[f] = 0.0
-            cur[i] = f
+        nc, closed, hidx = change_rates(t, cur, ncur, srt, nnew, nrate, frate, pstart, lf, ls,
+                                        le, lv, cf, cs, ce, cv, nc, held, ostart, hidx, hblk,
+                                        hpart, htot, first_win, wins)
+        npieces += closed
         ncur = nnew
-        if window > 0 and nc >= window:
-            for i in range(ncur):
-                f = cur[i]
-                if pstart[f] < t:
-                    nc = _put(cf, cs, ce, cv, nc, f, pstart[f], t, frate[f])
-                    npieces += 1
-                    pstart[f] = t
-                    if first_win[f] < 0:
-                        first_win[f] = wins
-            wstat[0] = nw
-            wstat[1] = wins
-            _flush(cf, cs, ce, cv, nc, t)
+        if held and nc >= window:
+            npieces += cut(t, cur, ncur, pstart, frate, cf, cs, ce, cv, nc, first_win, wins,
+                           wstat, nw)
             nc = 0
             nw = 0
             wins += 1
         if timer <= t:
             stats[0] = NO_FUTURE_EVENT
             break
-        t_flow = np.inf
-        for i in range(ncur):
-            f = cur[i]
-            v = t + rem[f] / frate[f]
-            fin[i] = v
-            if v < t_flow:
-                t_flow = v
-        t_rel = rel_t[rel_order[next_rel]] if next_rel < K else np.inf
-        t_next = t_flow
-        if t_rel < t_next:
-            t_next = t_rel
-        if timer < t_next:
-            t_next = timer
+        t_next = next_event(flow_ends(t, cur, ncur, rem, frate, fin), rel_t, rel_order,
+                            next_rel, timer)
         if not np.isfinite(t_next):
             stats[0] = NO_FUTURE_EVENT
             break
-        k = 0
-        for i in range(ncur):
-            f = cur[i]
-            r = frate[f]
-            v = fin[i]
-            rem[f] -= r * ((v if v < t_next else t_next) - t)
-            if v <= t_next or rem[f] <= completion_rtol * size[f]:
-                if nc == cf.shape[0]:
-                    _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-                    nc = 0
-                end = v if v <= t_next else t_next
-                nc = _put(cf, cs, ce, cv, nc, f, pstart[f], end, r)
-                npieces += 1
-                if window > 0:
-                    _held_sum(f, r * (end - ostart[f]), hidx, hblk, hpart, htot)
-                    hidx += 1
-                    sent[f] = htot[f] + hpart[f]
-                    if first_win[f] < 0:
-                        first_win[f] = wins
-                    wdone[nw] = f
-                    nw += 1
-                rem[f] = 0.0
-                done[f] = True
-                frate[f] = 0.0
-                if proj_on:
-                    finlog[nlog] = f
-                    nlog += 1
-                u = unit[f]
-                unit_left[u] -= 1
-                if unit_left[u] == 0:
-                    _slot(cnt, blk, level[u] * K + unit_cof[u], -1)
-                c = flow_cof[f]
-                unfinished[c] -= 1
-                if unfinished[c] == 0:
-                    nfin += 1
-            else:
-                cur[k] = f
-                k += 1
-        ncur = k
+        nc, ncur, ne, hidx, nw = advance(t, t_next, cur, ncur, fin, rem, size, frate, pstart,
+                                         done, completion_rtol, lf, ls, le, lv, cf, cs, ce, cv,
+                                         nc, held, ostart, hidx, hblk, hpart, htot, sent,
+                                         first_win, wins, wdone, nw, ended, ends)
+        npieces += ne
+        for i in range(ne):
+            f = ended[i]
+            if proj_on:
+                finlog[nlog] = f
+                nlog += 1
+            u = unit[f]
+            unit_left[u] -= 1
+            if unit_left[u] == 0:
+                _slot(cnt, blk, level[u] * K + unit_cof[u], -1)
+            c = flow_cof[f]
+            unfinished[c] -= 1
+            if unfinished[c] == 0:
+                nfin += 1
         t = t_next
     wstat[0] = nw
     wstat[1] = wins

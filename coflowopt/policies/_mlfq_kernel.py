@@ -37,10 +37,13 @@ them the kernel sums each flow's data exactly as :func:`coflowopt.simulate.settl
 the held schedule (:func:`_held_sum`), so that a flow whose pieces lie in one window is
 settled with the held run's bits.
 
-numba's cache of :func:`slots_simulate` holds the ``serve_levels_from`` it was compiled with
-and is not invalidated by an edit of ``_class_kernel.py`` (numba checks the stamp of this
-file only): after changing the allocation, touch this file (or clear ``__pycache__``), as was
-needed when the walk learnt to pass over blocked groups (3414672).
+The simulator's step (:func:`change_rates`, :func:`cut`, :func:`flow_ends`,
+:func:`next_event`, :func:`advance`) and :func:`move_slot` are shared with the other compiled
+event loops on the same simulator, :func:`._level_kernel.levels_simulate` (``creek``,
+``decentralized-las``) and :func:`.aalo.dclas_simulate`: one copy of the float operations
+whose order makes the bits.  numba's cache of a kernel is stamped with its file and the kernel
+files it imports from (:func:`coflowopt.rates._jit.kernel_dependency_stamp`), so an edit here
+or of ``_class_kernel.py`` recompiles all three loops.
 """
 
 from __future__ import annotations
@@ -49,13 +52,14 @@ import numpy as np
 
 from ..rates._jit import njit
 from ..rates._pieces import close_pieces as _close
-from ..rates._pieces import flush_to_sink as _flush
+from ..rates._pieces import cut_window
 from ..rates._pieces import put as _put
 from ..rates._pieces import spill as _spill
 from ._class_kernel import BLOCK, serve_levels
 
 __all__ = ["slots_simulate", "MODE_MLFQ", "MODE_BARAAT", "OK", "TOO_MANY_EVENTS",
-           "NO_FUTURE_EVENT", "SETTLE_SLICE"]
+           "NO_FUTURE_EVENT", "SETTLE_SLICE", "change_rates", "cut", "flow_ends", "next_event",
+           "advance", "move_slot", "step_state"]
 
 #: ``mode`` of :func:`slots_simulate`: levels on attained service (slot ``level x K + FIFO
 #: position``), or Baraat's FIFO classes (slot = FIFO position, heavy coflows open a class).
@@ -76,7 +80,7 @@ SETTLE_SLICE = 1 << SETTLE_SLICE_BITS
 
 
 @njit(cache=True, borrowed=True)
-def _move(slot_cof, blk, slot_of, c, s):
+def move_slot(slot_cof, blk, slot_of, c, s):
     """Coflow ``c`` leaves its slot for slot ``s`` (-1: none); ``_class_kernel.move_slots``
     for one coflow."""
     o = slot_of[c]
@@ -101,6 +105,152 @@ def _held_sum(f, amount, hidx, hblk, hpart, htot):
         hpart[f] = 0.0
         hblk[f] = b
     hpart[f] += amount
+
+
+# ------------------------------------------------------------------------ the simulator's step
+# The event step of the generic simulator (coflowopt.simulate.simulate) as the compiled loops
+# run it: this module's slots_simulate, _level_kernel.levels_simulate and aalo.dclas_simulate.
+# The running flows are ``cur[:ncur]`` in index order, ``frate`` their rates, ``pstart`` the
+# starts of their open pieces; pieces go to the write buffers ``cf ... cv`` (position ``nc``,
+# spilt to the chunk lists ``lf ... lv`` when full).  ``held`` (sink mode of slots_simulate and
+# levels_simulate) also keeps each flow's sum as the held schedule would settle it
+# (:func:`_held_sum`, with ``ostart`` the held piece's start, ``hidx`` the held piece count) and
+# the window of its first piece (``first_win``, window ``wins`` now); without it those arrays
+# may be empty.
+
+@njit(cache=True)
+def step_state(F, held):
+    """The step's arrays for ``F`` flows: ``frate`` (each flow's rate, 0: none), ``nrate`` (a
+    call's new rates, zero between calls), ``pstart`` (open pieces' starts), ``cur``, ``newf``
+    (the flows a call gives a rate), ``fin``, ``ended``, ``ends`` and, ``held``, the sink
+    mode's ``ostart``, ``hblk``, ``hpart``, ``htot`` (empty otherwise)."""
+    H = F if held else 0
+    return (np.zeros(F), np.zeros(F), np.full(F, np.nan), np.empty(F, dtype=np.int64),
+            np.empty(F, dtype=np.int64), np.empty(F), np.empty(F, dtype=np.int64),
+            np.empty(F), np.full(H, np.nan), np.full(H, -1, dtype=np.int64), np.zeros(H),
+            np.zeros(H))
+
+
+@njit(cache=True)
+def change_rates(t, cur, ncur, srt, nnew, nrate, frate, pstart, lf, ls, le, lv, cf, cs, ce, cv,
+                 nc, held, ostart, hidx, hblk, hpart, htot, first_win, wins):
+    """A policy call's new rates at ``t``: the flows ``srt[:nnew]`` (index order) get
+    ``nrate`` (which is left zero); the piece of a running flow whose rate changes is closed at
+    ``t`` (running flows in index order: the simulator's order of pieces) and a new one opened.
+    ``cur[:nnew]`` becomes the new running flows.  Returns ``(nc, pieces closed, hidx)``."""
+    closed = 0
+    for i in range(ncur):
+        f = cur[i]
+        if nrate[f] != frate[f]:
+            if nc == cf.shape[0]:
+                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                nc = 0
+            nc = _put(cf, cs, ce, cv, nc, f, pstart[f], t, frate[f])
+            closed += 1
+            if held:
+                _held_sum(f, frate[f] * (t - ostart[f]), hidx, hblk, hpart, htot)
+                hidx += 1
+                if first_win[f] < 0:
+                    first_win[f] = wins
+    for i in range(nnew):
+        f = srt[i]
+        if frate[f] != nrate[f]:
+            pstart[f] = t
+            if held:
+                ostart[f] = t
+    for i in range(ncur):
+        frate[cur[i]] = 0.0
+    for i in range(nnew):
+        f = srt[i]
+        frate[f] = nrate[f]
+        nrate[f] = 0.0
+        cur[i] = f
+    return nc, closed, hidx
+
+
+@njit(cache=True)
+def cut(t, cur, ncur, pstart, frate, cf, cs, ce, cv, nc, first_win, wins, wstat, nw):
+    """Sink mode of slots_simulate / levels_simulate: the window ``wins`` (``nw`` flows
+    finished in it) is cut at ``t`` by :func:`coflowopt.rates._pieces.cut_window`, the flows
+    whose first piece is cut there marked in ``first_win``; ``wstat`` holds ``(nw, wins)``
+    while the sink reads the window.  Returns the number of pieces cut."""
+    for i in range(ncur):
+        f = cur[i]
+        if pstart[f] < t and first_win[f] < 0:
+            first_win[f] = wins
+    wstat[0] = nw
+    wstat[1] = wins
+    return cut_window(cur, ncur, pstart, frate, t, cf, cs, ce, cv, nc)
+
+
+@njit(cache=True, borrowed=True)
+def flow_ends(t, cur, ncur, rem, frate, fin):
+    """Each running flow's completion under its rate, ``fin[i] = t + rem / rate`` for
+    ``cur[i]``; returns the first (``inf`` when none runs)."""
+    t_flow = np.inf
+    for i in range(ncur):
+        f = cur[i]
+        v = t + rem[f] / frate[f]
+        fin[i] = v
+        if v < t_flow:
+            t_flow = v
+    return t_flow
+
+
+@njit(cache=True, borrowed=True)
+def next_event(t_first, rel_t, rel_order, next_rel, timer):
+    """The next event: the first of ``t_first`` (a completion), the next release and the
+    policy's ``timer``."""
+    t_next = t_first
+    t_rel = rel_t[rel_order[next_rel]] if next_rel < rel_order.shape[0] else np.inf
+    if t_rel < t_next:
+        t_next = t_rel
+    if timer < t_next:
+        t_next = timer
+    return t_next
+
+
+@njit(cache=True)
+def advance(t, t_next, cur, ncur, fin, rem, size, frate, pstart, done, completion_rtol, lf, ls,
+            le, lv, cf, cs, ce, cv, nc, held, ostart, hidx, hblk, hpart, htot, sent, first_win,
+            wins, wdone, nw, ended, ends):
+    """Advance the running flows from ``t`` to ``t_next`` (``fin`` from :func:`flow_ends`):
+    ``rem -= rate x (min(fin, t_next) - t)``; a flow completes when ``fin <= t_next`` or
+    ``rem <= completion_rtol x size``, its piece closed at ``fin`` or ``t_next`` (running
+    flows in index order), and is listed in ``ended`` with that end in ``ends``; held, its
+    ``sent`` is set and it is added to the window's finished flows ``wdone[:nw]``.  Returns
+    ``(nc, running flows left in cur, flows ended, hidx, nw)``."""
+    k = 0
+    ne = 0
+    for i in range(ncur):
+        f = cur[i]
+        r = frate[f]
+        v = fin[i]
+        rem[f] -= r * ((v if v < t_next else t_next) - t)
+        if v <= t_next or rem[f] <= completion_rtol * size[f]:
+            if nc == cf.shape[0]:
+                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                nc = 0
+            end = v if v <= t_next else t_next
+            nc = _put(cf, cs, ce, cv, nc, f, pstart[f], end, r)
+            if held:
+                _held_sum(f, r * (end - ostart[f]), hidx, hblk, hpart, htot)
+                hidx += 1
+                sent[f] = htot[f] + hpart[f]
+                if first_win[f] < 0:
+                    first_win[f] = wins
+                wdone[nw] = f
+                nw += 1
+            rem[f] = 0.0
+            done[f] = True
+            frate[f] = 0.0
+            ended[ne] = f
+            ends[ne] = end
+            ne += 1
+        else:
+            cur[k] = f
+            k += 1
+    return nc, k, ne, hidx, nw
 
 
 @njit(cache=True)
@@ -186,13 +336,10 @@ def slots_simulate(mode, ptr, size, flow_cof, rel_order, fifo, hs, H, thr_s, thr
     gcof = np.empty(K, dtype=np.int64)
     gptr = np.empty(K + 1, dtype=np.int64)
     members = np.empty(K, dtype=np.int64)
-    frate = np.zeros(F)           # each flow's current rate (0: none)
-    nrate = np.zeros(F)           # the new allocation's rates (scratch, zero between calls)
-    pstart = np.full(F, np.nan)   # start of each flow's open piece
-    cur = np.empty(F, dtype=np.int64)
+    held = window > 0
+    (frate, nrate, pstart, cur, newf, fin, ended, ends, ostart, hblk, hpart,
+     htot) = step_state(F, held)
     ncur = 0
-    newf = np.empty(F, dtype=np.int64)
-    fin = np.empty(F)
     nc = 0
     npieces = 0
     next_rel = 0
@@ -203,11 +350,6 @@ def slots_simulate(mode, ptr, size, flow_cof, rel_order, fifo, hs, H, thr_s, thr
     demotions = 0
     walked = 0
     found = 0
-    # sink mode: each flow's held piece starts where a cut does not count, its sums
-    ostart = np.full(F if window > 0 else 0, np.nan)
-    hblk = np.full(F if window > 0 else 0, -1, dtype=np.int64)
-    hpart = np.zeros(F if window > 0 else 0)
-    htot = np.zeros(F if window > 0 else 0)
     hidx = 0
     nw = 0
     wins = 0
@@ -225,7 +367,7 @@ def slots_simulate(mode, ptr, size, flow_cof, rel_order, fifo, hs, H, thr_s, thr
         timer = np.inf
         for i in range(n_placed, next_rel):
             c = rel_order[i]
-            _move(slot_cof, blk, slot_of, c,
+            move_slot(slot_cof, blk, slot_of, c,
                   level[c] * K + fifo[c] if mode == MODE_MLFQ else fifo[c])
         n_placed = next_rel
         nnew = 0
@@ -255,7 +397,7 @@ def slots_simulate(mode, ptr, size, flow_cof, rel_order, fifo, hs, H, thr_s, thr
                 if finished[c]:
                     s = -1
                 if s != slot_of[c]:
-                    _move(slot_cof, blk, slot_of, c, s)
+                    move_slot(slot_cof, blk, slot_of, c, s)
             nd = 0
             n = 0
             for _ in range(10_000):
@@ -290,7 +432,7 @@ def slots_simulate(mode, ptr, size, flow_cof, rel_order, fifo, hs, H, thr_s, thr
                         if mode == MODE_MLFQ:
                             level[c] += 1
                             demotions += 1
-                            _move(slot_cof, blk, slot_of, c, level[c] * K + fifo[c])
+                            move_slot(slot_cof, blk, slot_of, c, level[c] * K + fifo[c])
                         else:
                             heavy[c] = True
                     elif tc < tmin:
@@ -312,102 +454,38 @@ def slots_simulate(mode, ptr, size, flow_cof, rel_order, fifo, hs, H, thr_s, thr
                         nd += 1
         # ------------------------------------------------ the simulator: pieces by index
         srt = np.sort(newf[:nnew])
-        for i in range(ncur):
-            f = cur[i]
-            if nrate[f] != frate[f]:
-                if nc == cf.shape[0]:
-                    _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-                    nc = 0
-                nc = _put(cf, cs, ce, cv, nc, f, pstart[f], t, frate[f])
-                npieces += 1
-                if window > 0:
-                    _held_sum(f, frate[f] * (t - ostart[f]), hidx, hblk, hpart, htot)
-                    hidx += 1
-                    if first_win[f] < 0:
-                        first_win[f] = wins
-        for i in range(nnew):
-            f = srt[i]
-            if frate[f] != nrate[f]:
-                pstart[f] = t
-                if window > 0:
-                    ostart[f] = t
-        for i in range(ncur):
-            frate[cur[i]] = 0.0
-        for i in range(nnew):
-            f = srt[i]
-            frate[f] = nrate[f]
-            nrate[f] = 0.0
-            cur[i] = f
+        nc, closed, hidx = change_rates(t, cur, ncur, srt, nnew, nrate, frate, pstart, lf, ls,
+                                        le, lv, cf, cs, ce, cv, nc, held, ostart, hidx, hblk,
+                                        hpart, htot, first_win, wins)
+        npieces += closed
         ncur = nnew
-        # sink mode: cut a window at t once the buffer is full enough (docstring); a piece
-        # opened at t by this allocation has nothing before t to hand over
-        if window > 0 and nc >= window:
-            for i in range(ncur):
-                f = cur[i]
-                if pstart[f] < t:
-                    nc = _put(cf, cs, ce, cv, nc, f, pstart[f], t, frate[f])
-                    npieces += 1
-                    pstart[f] = t
-                    if first_win[f] < 0:
-                        first_win[f] = wins
-            wstat[0] = nw
-            wstat[1] = wins
-            _flush(cf, cs, ce, cv, nc, t)
+        # sink mode: cut a window at t once the buffer is full enough (docstring)
+        if held and nc >= window:
+            npieces += cut(t, cur, ncur, pstart, frate, cf, cs, ce, cv, nc, first_win, wins,
+                           wstat, nw)
             nc = 0
             nw = 0
             wins += 1
         if timer <= t:
             stats[0] = NO_FUTURE_EVENT     # a timer not after t cannot happen here
             break
-        t_flow = np.inf
-        for i in range(ncur):
-            f = cur[i]
-            v = t + rem[f] / frate[f]
-            fin[i] = v
-            if v < t_flow:
-                t_flow = v
-        t_rel = rel_t[rel_order[next_rel]] if next_rel < K else np.inf
-        t_next = t_flow
-        if t_rel < t_next:
-            t_next = t_rel
-        if timer < t_next:
-            t_next = timer
+        t_next = next_event(flow_ends(t, cur, ncur, rem, frate, fin), rel_t, rel_order,
+                            next_rel, timer)
         if not np.isfinite(t_next):
             stats[0] = NO_FUTURE_EVENT
             break
-        k = 0
-        for i in range(ncur):
-            f = cur[i]
-            r = frate[f]
-            v = fin[i]
-            rem[f] -= r * ((v if v < t_next else t_next) - t)
-            if v <= t_next or rem[f] <= completion_rtol * size[f]:
-                if nc == cf.shape[0]:
-                    _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-                    nc = 0
-                end = v if v <= t_next else t_next
-                nc = _put(cf, cs, ce, cv, nc, f, pstart[f], end, r)
-                npieces += 1
-                if window > 0:
-                    _held_sum(f, r * (end - ostart[f]), hidx, hblk, hpart, htot)
-                    hidx += 1
-                    sent[f] = htot[f] + hpart[f]
-                    if first_win[f] < 0:
-                        first_win[f] = wins
-                    wdone[nw] = f
-                    nw += 1
-                rem[f] = 0.0
-                done[f] = True
-                frate[f] = 0.0
-                c = flow_cof[f]
-                unfinished[c] -= 1
-                if unfinished[c] == 0:
-                    finished[c] = True
-                    nfin += 1
-            else:
-                cur[k] = f
-                k += 1
-        ncur = k
+        nc, ncur, ne, hidx, nw = advance(t, t_next, cur, ncur, fin, rem, size, frate, pstart,
+                                         done, completion_rtol, lf, ls, le, lv, cf, cs, ce, cv,
+                                         nc, held, ostart, hidx, hblk, hpart, htot, sent,
+                                         first_win, wins, wdone, nw, ended, ends)
+        npieces += ne
+        for i in range(ne):
+            f = ended[i]
+            c = flow_cof[f]
+            unfinished[c] -= 1
+            if unfinished[c] == 0:
+                finished[c] = True
+                nfin += 1
         t = t_next
     wstat[0] = nw
     wstat[1] = wins

@@ -120,7 +120,7 @@ from ..instance import Instance
 from ..limits import TIE_RTOL_MIN, TOL_REL_MAX, check_tolerance
 from ..rates._fill_kernel import fill_scratch, weighted_fill
 from ..rates._madd_kernel import _attained, _path_blocked, weighted_fill_paths
-from ..rates._pieces import close_pieces, cut_window, put, spill
+from ..rates._pieces import close_pieces, cut_window
 from ..rates.greedy import priority_flow_order
 from ..rates.madd import (WINDOW_PIECES, _pair_groups, _path_groups, _refuse_python,
                           check_engine, held_as_window)
@@ -132,6 +132,9 @@ from ._keyed_order import KeyedOrder
 from ..rates._jit import njit  # lazy numba, compile announced (see rates/_jit)
 from .._index_ranges import concat_ranges
 from .._simulate_kernel import next_coflow_completion
+from ._class_kernel import BLOCK
+from ._mlfq_kernel import (advance, change_rates, flow_ends, move_slot, next_event,
+                           step_state)
 
 __all__ = ["aalo", "aalo_windows", "clas", "AaloPolicy", "ClasPolicy", "queue_thresholds", "SHARING",
            "ON_FLOW_COMPLETION", "coflow_attained"]
@@ -711,7 +714,8 @@ def _dclas_allocate_paths(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, g
 #   with none of the three, the next flow completion (and a call there); ``rem -= rate x
 #   (min(fin, t_next) - t)``; a flow completes when ``fin <= t_next`` or ``rem <=
 #   COMPLETION_RTOL x size``; pieces closed at a call when a flow's rate changes (index
-#   order), then at each event the finished flows' (index order);
+#   order), then at each event the finished flows' (index order): the step of ``mlfq``'s
+#   loop (``_mlfq_kernel.change_rates``, ``flow_ends``, ``next_event``, ``advance``), shared;
 # * the policy: the attained service of the coflows served at the last call and of those
 #   released since, ``np.add.reduceat``'s sum of ``size - rem`` over the coflow's flows
 #   (``_madd_kernel._attained``); the queue the number of ``H x (1 - 1e-9)`` at most that,
@@ -721,29 +725,13 @@ def _dclas_allocate_paths(order, oq, qweight, rounds, grp_ptr, grp_lo, grp_hi, g
 #
 # numba's cache of ``dclas_simulate`` is stamped with this file and the kernel files it
 # imports from (``rates/_jit.kernel_dependency_stamp``), so an edit of ``_dclas_allocate``
-# here or of ``_fill_kernel.py`` recompiles it.
-
-#: Slots per block of the slot occupancy counts (a block without a coflow is passed over).
-_SLOT_BLOCK = 64
+# here, of ``_fill_kernel.py`` or of ``_mlfq_kernel.py`` recompiles it.
 
 #: Status codes of :func:`dclas_simulate` (``stats[0]``): finished, more than ``max_events``
 #: events, no future event while released coflows are unfinished.
 SIM_OK = 0
 SIM_TOO_MANY_EVENTS = 1
 SIM_NO_FUTURE_EVENT = 2
-
-
-@njit(cache=True, borrowed=True)
-def _move_slot(slot_cof, blk, slot_of, c, s):
-    """Coflow ``c`` leaves its slot for slot ``s`` (-1: none)."""
-    o = slot_of[c]
-    if o >= 0:
-        slot_cof[o] = -1
-        blk[o // _SLOT_BLOCK] -= 1
-    slot_of[c] = s
-    if s >= 0:
-        slot_cof[s] = c
-        blk[s // _SLOT_BLOCK] += 1
 
 
 @njit(cache=True, borrowed=True)
@@ -768,7 +756,7 @@ def _demote(c, q, t, ndem, dem_t, dem_c, dem_q, queue, fifo, grp_ptr, grp_src, g
     _count_coflow(c, queue[c], -1, grp_ptr, grp_src, grp_dst, gcount, cnt, pcnt, m_in)
     queue[c] = q
     _count_coflow(c, q, 1, grp_ptr, grp_src, grp_dst, gcount, cnt, pcnt, m_in)
-    _move_slot(slot_cof, blk, slot_of, c, q * queue.shape[0] + fifo[c])
+    move_slot(slot_cof, blk, slot_of, c, q * queue.shape[0] + fifo[c])
     return ndem + 1
 
 
@@ -840,7 +828,7 @@ def dclas_simulate(ptr, size, flow_cof, rel_order, fifo, hs, H, qweight, rounds,
         unfinished[c] = ptr[c + 1] - ptr[c]
     num_slots = nq * K
     slot_cof = np.full(num_slots, -1, dtype=np.int64)
-    blk = np.zeros(-(-num_slots // _SLOT_BLOCK), dtype=np.int64)
+    blk = np.zeros(-(-num_slots // BLOCK), dtype=np.int64)
     slot_of = np.full(K, -1, dtype=np.int64)
     att = np.zeros(K)
     rk = np.zeros(K)
@@ -852,13 +840,11 @@ def dclas_simulate(ptr, size, flow_cof, rel_order, fifo, hs, H, qweight, rounds,
     order = np.empty(K, dtype=np.int64)
     oq = np.empty(K, dtype=np.int64)
     now_c = np.empty(K, dtype=np.int64)
-    frate = np.zeros(F)           # each flow's current rate (0: none)
-    nrate = np.zeros(F)           # the new allocation's rates (scratch, zero between calls)
-    pstart = np.full(F, np.nan)   # start of each flow's open piece
-    cur = np.empty(F, dtype=np.int64)
+    # the simulator's step (mlfq's), without its sink mode's sums (``ostart`` ... ``htot``
+    # empty: ``fc`` stands for them)
+    (frate, nrate, pstart, cur, newf, fin, ended, ends, ostart, hblk, hpart,
+     htot) = step_state(F, False)
     ncur = 0
-    newf = np.empty(F, dtype=np.int64)
-    fin = np.empty(F)
     nc = 0
     npieces = 0
     next_rel = 0
@@ -900,7 +886,7 @@ def dclas_simulate(ptr, size, flow_cof, rel_order, fifo, hs, H, qweight, rounds,
                     c = rel_order[i]
                     _count_coflow(c, queue[c], 1, grp_ptr, grp_src, grp_dst, gcount, cnt,
                                       pcnt, m_in)
-                    _move_slot(slot_cof, blk, slot_of, c, queue[c] * K + fifo[c])
+                    move_slot(slot_cof, blk, slot_of, c, queue[c] * K + fifo[c])
                     if not finished[c] and not fmark[c]:
                         fmark[c] = True
                         fresh[nf] = c
@@ -925,10 +911,10 @@ def dclas_simulate(ptr, size, flow_cof, rel_order, fifo, hs, H, qweight, rounds,
                     for b in range(blk.shape[0]):
                         if blk[b] == 0:
                             continue
-                        hi = (b + 1) * _SLOT_BLOCK
+                        hi = (b + 1) * BLOCK
                         if hi > num_slots:
                             hi = num_slots
-                        for s in range(b * _SLOT_BLOCK, hi):
+                        for s in range(b * BLOCK, hi):
                             c = slot_cof[s]
                             if c >= 0:
                                 order[na] = c
@@ -980,25 +966,10 @@ def dclas_simulate(ptr, size, flow_cof, rel_order, fifo, hs, H, qweight, rounds,
                     nrate[f] = out_r[x]
             # ------------------------------------------------ the simulator: pieces by index
             srt = np.sort(newf[:nnew])
-            for i in range(ncur):
-                f = cur[i]
-                if nrate[f] != frate[f]:
-                    if nc == cf.shape[0]:
-                        spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-                        nc = 0
-                    nc = put(cf, cs, ce, cv, nc, f, pstart[f], t, frate[f])
-                    npieces += 1
-            for i in range(nnew):
-                f = srt[i]
-                if frate[f] != nrate[f]:
-                    pstart[f] = t
-            for i in range(ncur):
-                frate[cur[i]] = 0.0
-            for i in range(nnew):
-                f = srt[i]
-                frate[f] = nrate[f]
-                nrate[f] = 0.0
-                cur[i] = f
+            nc, closed, _ = change_rates(t, cur, ncur, srt, nnew, nrate, frate, pstart, lf, ls,
+                                         le, lv, cf, cs, ce, cv, nc, False, ostart, 0, hblk,
+                                         hpart, htot, hblk, 0)
+            npieces += closed
             ncur = nnew
         # sink mode: cut a window at t once the buffer is full enough (docstring)
         if window > 0 and nc >= window:
@@ -1009,21 +980,10 @@ def dclas_simulate(ptr, size, flow_cof, rel_order, fifo, hs, H, qweight, rounds,
         if timer <= t:
             stats[0] = SIM_NO_FUTURE_EVENT     # a timer not after t cannot happen here
             break
-        t_flow = np.inf
-        for i in range(ncur):
-            f = cur[i]
-            v = t + rem[f] / frate[f]
-            fin[i] = v
-            if v < t_flow:
-                t_flow = v
+        t_flow = flow_ends(t, cur, ncur, rem, frate, fin)
         # the next coflow completion: a coflow's flows are contiguous in ``cur`` (by index)
         t_cof = next_coflow_completion(cur[:ncur], fin[:ncur], flow_cof, unfinished)
-        t_rel = rel_t[rel_order[next_rel]] if next_rel < K else np.inf
-        t_next = t_cof
-        if t_rel < t_next:
-            t_next = t_rel
-        if timer < t_next:
-            t_next = timer
+        t_next = next_event(t_cof, rel_t, rel_order, next_rel, timer)
         if not np.isfinite(t_next) and np.isfinite(t_flow):
             # no coflow can complete under these rates: step to the next flow completion
             t_next = t_flow
@@ -1031,41 +991,28 @@ def dclas_simulate(ptr, size, flow_cof, rel_order, fifo, hs, H, qweight, rounds,
         if not np.isfinite(t_next):
             stats[0] = SIM_NO_FUTURE_EVENT
             break
-        k = 0
-        for i in range(ncur):
-            f = cur[i]
-            r = frate[f]
-            v = fin[i]
-            rem[f] -= r * ((v if v < t_next else t_next) - t)
-            if v <= t_next or rem[f] <= completion_rtol * size[f]:
-                if nc == cf.shape[0]:
-                    spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-                    nc = 0
-                e = v if v <= t_next else t_next
-                nc = put(cf, cs, ce, cv, nc, f, pstart[f], e, r)
-                npieces += 1
-                if window > 0:
-                    fc[f] = e
-                rem[f] = 0.0
-                done[f] = True
-                frate[f] = 0.0
-                c = flow_cof[f]
-                g = flow_group[f]
-                gcount[g] -= 1
-                if gcount[g] == 0:
-                    cnt[queue[c], grp_src[g]] -= 1
-                    cnt[queue[c], grp_dst[g]] -= 1
-                    pcnt[queue[c], grp_src[g], grp_dst[g] - m_in] -= 1
-                unfinished[c] -= 1
-                if unfinished[c] == 0:
-                    finished[c] = True
-                    nfin += 1
-                    why = True
-                    _move_slot(slot_cof, blk, slot_of, c, -1)
-            else:
-                cur[k] = f
-                k += 1
-        ncur = k
+        nc, ncur, ne, _, _ = advance(t, t_next, cur, ncur, fin, rem, size, frate, pstart,
+                                     done, completion_rtol, lf, ls, le, lv, cf, cs, ce, cv, nc,
+                                     False, ostart, 0, hblk, hpart, htot, htot, hblk, 0, hblk, 0,
+                                     ended, ends)
+        npieces += ne
+        for i in range(ne):
+            f = ended[i]
+            if window > 0:
+                fc[f] = ends[i]
+            c = flow_cof[f]
+            g = flow_group[f]
+            gcount[g] -= 1
+            if gcount[g] == 0:
+                cnt[queue[c], grp_src[g]] -= 1
+                cnt[queue[c], grp_dst[g]] -= 1
+                pcnt[queue[c], grp_src[g], grp_dst[g] - m_in] -= 1
+            unfinished[c] -= 1
+            if unfinished[c] == 0:
+                finished[c] = True
+                nfin += 1
+                why = True
+                move_slot(slot_cof, blk, slot_of, c, -1)
         if t_next == timer:
             why = True
         t = t_next
