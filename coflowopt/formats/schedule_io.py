@@ -1344,6 +1344,16 @@ def read_schedule_npz(path: str | Path, instance: Instance) -> Schedule:
             a = a.astype(np.int64)
         cols[name] = a
     c, p, f = cols["coflow"], cols["flow_position"], cols["flow"]
+    _check_flow_columns(instance, c, p, f, bad)
+    return Schedule(f, cols["start"], cols["end"], cols["rate"],
+                    meta={"source_file": file, "source_format": PIECES_FORMAT_NAME})
+
+
+def _check_flow_columns(instance: Instance, c: np.ndarray, p: np.ndarray, f: np.ndarray,
+                        bad) -> None:
+    """The columnar files' flow identity (pieces and slotted entries alike): each row's coflow
+    position, flow position within it and flow index must agree with the instance; the first
+    row that does not is named through ``bad(rule, where)``."""
     out = np.flatnonzero((c < 0) | (c >= instance.num_coflows))
     if out.size:
         bad(f"coflow position {c[out[0]]} out of range 0..{instance.num_coflows - 1}",
@@ -1359,8 +1369,6 @@ def read_schedule_npz(path: str | Path, instance: Instance) -> Schedule:
         i = out[0]
         bad(f"flow {f[i]} != flow_ptr[coflow] + flow_position = "
             f"{instance.flow_ptr[c[i]] + p[i]}", f"flow[{i}]")
-    return Schedule(f, cols["start"], cols["end"], cols["rate"],
-                    meta={"source_file": file, "source_format": PIECES_FORMAT_NAME})
 
 
 #: deflate expands at most 1032:1 (RFC 1951: a 258-byte match costs at least 2 bits), so a

@@ -51,7 +51,7 @@ from ..instance import Instance
 from ..slotted import SLOTTED_FORMAT, SLOTTED_VERSION, SlottedSchedule
 from ._files import expect_kind, file_kind
 from .instance_json import load_json_document
-from .schedule_io import _check_keys, _load_npz_members, _shorten
+from .schedule_io import _check_flow_columns, _check_keys, _load_npz_members, _shorten
 
 __all__ = ["read_slotted_schedule", "write_slotted_schedule", "slotted_from_dict",
            "slotted_to_dict", "dumps_slotted", "read_slotted_json", "write_slotted_json",
@@ -447,21 +447,7 @@ def read_slotted_npz(path: str | Path, instance: Instance) -> SlottedSchedule:
         rule = _horizon_rule(int(t[i]) + 1, slot)
         if rule:
             bad(rule, f"slot_index[{i}]")
-    out = np.flatnonzero((c < 0) | (c >= instance.num_coflows))
-    if out.size:
-        bad(f"coflow position {c[out[0]]} out of range 0..{instance.num_coflows - 1}",
-            f"coflow[{out[0]}]")
-    width = instance.width[c]
-    out = np.flatnonzero((p < 0) | (p >= width))
-    if out.size:
-        i = out[0]
-        bad(f"flow position {p[i]} out of range 0..{width[i] - 1} (coflow {c[i]} has "
-            f"{width[i]} flows)", f"flow_position[{i}]")
-    out = np.flatnonzero(f != instance.flow_ptr[c] + p)
-    if out.size:
-        i = out[0]
-        bad(f"flow {f[i]} != flow_ptr[coflow] + flow_position = "
-            f"{instance.flow_ptr[c[i]] + p[i]}", f"flow[{i}]")
+    _check_flow_columns(instance, c, p, f, bad)
     order = np.lexsort((f, t))
     ts, fs = t[order], f[order]
     rep = np.flatnonzero((ts[1:] == ts[:-1]) & (fs[1:] == fs[:-1]))
