@@ -139,3 +139,327 @@ def pair_rates(act, flows, remaining, pair_ptr, pair_res, entry_ptr, entry_pair,
                 best = r
         out[x] = best if np.isfinite(best) and best > 0 else 0.0
     return pstar, guarantee
+
+
+# --- PS-P event by event, touching only the coflows whose rates can change ------------------
+# (proofs/psp_incremental.md; the driver is coflowopt.fairness.simulation.psp_incremental)
+
+@njit(cache=True, borrowed=True)
+def _heap_up(heap, pos, key, j):
+    x = heap[j]
+    kx = key[x]
+    while j > 0:
+        par = (j - 1) >> 1
+        y = heap[par]
+        if key[y] <= kx:
+            break
+        heap[j] = y
+        pos[y] = j
+        j = par
+    heap[j] = x
+    pos[x] = j
+
+
+@njit(cache=True, borrowed=True)
+def _heap_down(heap, pos, key, j, n):
+    x = heap[j]
+    kx = key[x]
+    while True:
+        c = 2 * j + 1
+        if c >= n:
+            break
+        if c + 1 < n and key[heap[c + 1]] < key[heap[c]]:
+            c += 1
+        y = heap[c]
+        if key[y] >= kx:
+            break
+        heap[j] = y
+        pos[y] = j
+        j = c
+    heap[j] = x
+    pos[x] = j
+
+
+@njit(cache=True, borrowed=True)
+def _heap_set(heap, pos, key, n, x, k):
+    """Give ``x`` the key ``k`` in the indexed min-heap of ``n`` items; returns the new size."""
+    if pos[x] < 0:
+        key[x] = k
+        heap[n] = x
+        pos[x] = n
+        _heap_up(heap, pos, key, n)
+        return n + 1
+    old = key[x]
+    key[x] = k
+    if k < old:
+        _heap_up(heap, pos, key, pos[x])
+    elif k > old:
+        _heap_down(heap, pos, key, pos[x], n)
+    return n
+
+
+@njit(cache=True, borrowed=True)
+def _heap_del(heap, pos, key, n, x):
+    """Remove ``x`` from the indexed min-heap of ``n`` items; returns the new size."""
+    j = pos[x]
+    pos[x] = -1
+    n -= 1
+    if j == n:
+        return n
+    y = heap[n]
+    heap[j] = y
+    pos[y] = j
+    _heap_up(heap, pos, key, j)
+    _heap_down(heap, pos, key, pos[y], n)
+    return n
+
+
+@njit(cache=True)
+def psp_run(t, resume, pair_ptr, pair_res, pair_coflow, entry_ptr, entry_pair, entry_flow,
+            pent_ptr, pent, rpair_ptr, rpair, flow_ptr, flow_coflow, size, cap, rel_order,
+            rel_times, st, rem0, t0, rate, pstart, done, fc, s, pcount, n_res, cstate, cunf, cc,
+            nonuni, stamp, fheap, fpos, fkey, cheap, cpos, ckey, nu, todo, dlist, dirty, load,
+            newr, fdone, out_f, out_s, out_e, out_r, window, rtol):
+    """PS-P's event loop from time ``t`` until ``window`` pieces are closed or every coflow
+    has finished; resumable (all its state is in the arrays).
+
+    At each event (a release or a coflow completion, as the generic simulator's PS-P) only the
+    coflows that can change rate are recomputed (``proofs/psp_incremental.md``): those with a
+    pair on a resource whose count of coflows with bytes left (``n_res``) changed since the
+    last event, and the *non-uniform* ones (a pair with two unfinished flows not both held by
+    that pair), which drift with the bytes left and are recomputed at every event.  A flow's
+    rate is ``min over its pairs p of (C_p / n_p) s_f^p`` with ``s_f^p = rem_f / L_k^p``
+    taken when its coflow was last recomputed from its bytes left (at its release and at every
+    event while it is non-uniform; on a uniform coflow ``s`` does not move, Lemma 1).  The
+    bytes left are kept as ``rem0`` at ``t0`` (``rem = rem0 - rate (t - t0)``); a flow is
+    done when ``rem <= rtol * size`` (the generic simulator's rule), i.e. at its key
+    ``t0 + (rem0 - rtol size) / rate``, and ends at ``min(t0 + rem0 / rate, t)``.  The flows
+    of uniform coflows wait in an indexed heap by key; those of non-uniform coflows, visited
+    at every event anyway, are not in it.  A coflow completes at the latest end of its flows,
+    its key in the coflow heap.
+
+    Parameters: the instance's pairs as :class:`~.simulation._CoflowPairs` numbers them
+    (``entry_*`` flow-major, ``pent`` the entries by pair, ``rpair`` the pairs by resource),
+    the state, two indexed heaps, scratch (``newr`` one entry per flow of the largest
+    coflow), the piece buffers (room for ``window`` plus the flows) and ``st = [next
+    release, coflows finished, flow heap size, coflow heap size, pieces in the buffer,
+    non-uniform coflows, events, coflows recomputed, of which non-uniform]`` (the last two
+    summed over the events).  ``resume`` false: ``t`` is the first event, else the loop first
+    steps to the event after ``t``.
+
+    Returns
+    -------
+    t, status : float, int
+        The time of the last event handled; 0 every coflow finished, 1 the buffer holds
+        ``window`` pieces or more, -1 no event is left while coflows are unfinished.
+    """
+    K = cstate.shape[0]
+    next_rel = st[0]
+    nfin = st[1]
+    fn = st[2]
+    cn = st[3]
+    m = st[4]
+    nu_n = st[5]
+    ev = st[6]
+    status = 0
+    while True:
+        if resume:
+            tn = np.inf
+            if next_rel < K:
+                tn = rel_times[next_rel]
+            if cn > 0 and ckey[cheap[0]] < tn:
+                tn = ckey[cheap[0]]
+            if not tn < np.inf:
+                status = -1
+                break
+            t = tn
+        resume = True
+        ev += 1
+        # flows done by t: from the heap, and among the non-uniform coflows' flows
+        nf = 0
+        while fn > 0 and fkey[fheap[0]] <= t:
+            f = fheap[0]
+            fn = _heap_del(fheap, fpos, fkey, fn, f)
+            fdone[nf] = f
+            nf += 1
+        for i in range(nu_n):
+            k = nu[i]
+            for f in range(flow_ptr[k], flow_ptr[k + 1]):
+                if not done[f] and fkey[f] <= t:
+                    fdone[nf] = f
+                    nf += 1
+        nd = 0
+        for i in range(nf):
+            f = fdone[i]
+            end = t0[f] + rem0[f] / rate[f]
+            if end > t:
+                end = t
+            out_f[m] = f
+            out_s[m] = pstart[f]
+            out_e[m] = end
+            out_r[m] = rate[f]
+            m += 1
+            done[f] = True
+            fc[f] = end
+            # a pair left with no flow takes its coflow off the resource's count
+            for q in range(entry_ptr[f], entry_ptr[f + 1]):
+                p = entry_pair[q]
+                pcount[p] -= 1
+                if pcount[p] == 0:
+                    r = pair_res[p]
+                    n_res[r] -= 1
+                    if not dirty[r]:
+                        dirty[r] = True
+                        dlist[nd] = r
+                        nd += 1
+            k = flow_coflow[f]
+            cunf[k] -= 1
+            if cunf[k] == 0:
+                cstate[k] = 2
+                nfin += 1
+                top = -np.inf
+                for g in range(flow_ptr[k], flow_ptr[k + 1]):
+                    if fc[g] > top:
+                        top = fc[g]
+                cc[k] = top
+                if cpos[k] >= 0:
+                    cn = _heap_del(cheap, cpos, ckey, cn, k)
+        # releases at t
+        while next_rel < K and rel_times[next_rel] <= t:
+            k = rel_order[next_rel]
+            next_rel += 1
+            cstate[k] = 1
+            cunf[k] = flow_ptr[k + 1] - flow_ptr[k]
+            nonuni[k] = True          # computed from its bytes left at its first event
+            for f in range(flow_ptr[k], flow_ptr[k + 1]):
+                rem0[f] = size[f]
+                t0[f] = t
+                rate[f] = 0.0
+            for p in range(pair_ptr[k], pair_ptr[k + 1]):
+                pcount[p] = pent_ptr[p + 1] - pent_ptr[p]
+                r = pair_res[p]
+                n_res[r] += 1
+                if not dirty[r]:
+                    dirty[r] = True
+                    dlist[nd] = r
+                    nd += 1
+            if cunf[k] == 0:
+                cstate[k] = 2
+                nfin += 1
+                cc[k] = t
+        if nfin == K:
+            status = 0
+            break
+        # the coflows that can change: the non-uniform ones, and those on a changed resource
+        nt = 0
+        for i in range(nu_n):
+            k = nu[i]
+            if cstate[k] == 1 and stamp[k] != ev:
+                stamp[k] = ev
+                todo[nt] = k
+                nt += 1
+        for i in range(nd):
+            r = dlist[i]
+            dirty[r] = False
+            for j in range(rpair_ptr[r], rpair_ptr[r + 1]):
+                p = rpair[j]
+                if pcount[p] > 0:
+                    k = pair_coflow[p]
+                    if cstate[k] == 1 and stamp[k] != ev:
+                        stamp[k] = ev
+                        todo[nt] = k
+                        nt += 1
+        st[7] += nt
+        nu_n = 0
+        for i in range(nt):
+            k = todo[i]
+            f0 = flow_ptr[k]
+            f1 = flow_ptr[k + 1]
+            fresh = nonuni[k]
+            if fresh:
+                # s from the bytes left now
+                for f in range(f0, f1):
+                    if not done[f]:
+                        rem0[f] = rem0[f] - rate[f] * (t - t0[f])
+                        t0[f] = t
+                for p in range(pair_ptr[k], pair_ptr[k + 1]):
+                    tot = 0.0
+                    for j in range(pent_ptr[p], pent_ptr[p + 1]):
+                        g = entry_flow[pent[j]]
+                        if not done[g]:
+                            tot += rem0[g]
+                    load[p] = tot
+                for f in range(f0, f1):
+                    if not done[f]:
+                        for q in range(entry_ptr[f], entry_ptr[f + 1]):
+                            s[q] = rem0[f] / load[entry_pair[q]]
+            for f in range(f0, f1):
+                if not done[f]:
+                    best = np.inf
+                    for q in range(entry_ptr[f], entry_ptr[f + 1]):
+                        r = pair_res[entry_pair[q]]
+                        v = cap[r] / n_res[r] * s[q]
+                        if v < best:
+                            best = v
+                    newr[f - f0] = best
+            # uniform: on every pair with two unfinished flows or more, each of them is held
+            # by that pair (its share there is its rate)
+            uniform = True
+            for p in range(pair_ptr[k], pair_ptr[k + 1]):
+                if pcount[p] >= 2:
+                    r = pair_res[p]
+                    c = cap[r] / n_res[r]
+                    for j in range(pent_ptr[p], pent_ptr[p + 1]):
+                        q = pent[j]
+                        g = entry_flow[q]
+                        if not done[g] and c * s[q] != newr[g - f0]:
+                            uniform = False
+                            break
+                if not uniform:
+                    break
+            nonuni[k] = not uniform
+            if not uniform:
+                nu[nu_n] = k
+                nu_n += 1
+                st[8] += 1
+            top = -np.inf
+            for f in range(f0, f1):
+                if done[f]:
+                    continue
+                r_new = newr[f - f0]
+                changed = r_new != rate[f]
+                if changed:
+                    if rate[f] > 0:
+                        out_f[m] = f
+                        out_s[m] = pstart[f]
+                        out_e[m] = t
+                        out_r[m] = rate[f]
+                        m += 1
+                        if not fresh:
+                            rem0[f] = rem0[f] - rate[f] * (t - t0[f])
+                            t0[f] = t
+                    rate[f] = r_new
+                    pstart[f] = t
+                if changed or fresh:
+                    key = t0[f] + (rem0[f] - rtol * size[f]) / rate[f]
+                    if uniform:
+                        fn = _heap_set(fheap, fpos, fkey, fn, f, key)
+                    else:
+                        fkey[f] = key
+                if not uniform and fpos[f] >= 0:
+                    fn = _heap_del(fheap, fpos, fkey, fn, f)
+                end = t0[f] + rem0[f] / rate[f]
+                if end > top:
+                    top = end
+            cn = _heap_set(cheap, cpos, ckey, cn, k, top)
+        if m >= window:
+            status = 1
+            break
+    st[0] = next_rel
+    st[1] = nfin
+    st[2] = fn
+    st[3] = cn
+    st[4] = m
+    st[5] = nu_n
+    st[6] = ev
+    return t, status

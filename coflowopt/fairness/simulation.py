@@ -56,6 +56,7 @@ Chowdhury's dissertation, Sec. 7.6.1 (MADD correlation vectors, local enforcemen
 from __future__ import annotations
 
 import math
+import time as _time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,7 +67,7 @@ from ..instance import Instance
 from ..registry import register
 from ..schedule import Schedule
 from ..rates._jit import read_only
-from ..simulate import WINDOW_PIECES, SimState, simulate
+from ..simulate import WINDOW_PIECES, SimState, SimulationResult, simulate
 from ..slowdown import coflow_slowdown
 from ..verify import VerificationReport, verify_schedule
 from .allocations import allocate
@@ -280,6 +281,156 @@ class _CoflowPairs:
         return np.where(np.isfinite(out) & (out > 0), out, 0.0), pstar, guarantee
 
 
+def psp_incremental(instance: Instance, *, on_window=None, window: int = WINDOW_PIECES,
+                    meta: dict | None = None) -> SimulationResult:
+    """PS-P over time, event by event, recomputing only the coflows whose rates can change.
+
+    The schedule of :func:`simulate` with ``FairnessPolicy("ps-p")`` in exact arithmetic
+    (``proofs/psp_incremental.md``): at a release or coflow completion PS-P's share
+    ``1 / n_p`` changes only on the resources whose count ``n_p`` of coflows with bytes left
+    changed since the last event, and a coflow none of whose resources changed keeps every
+    flow's rate unless it is *non-uniform* (a pair holding two unfinished flows that pair
+    does not both limit), so only the coflows on changed resources and the non-uniform ones
+    are recomputed (:func:`._pairs_kernel.psp_run`).  Per event the work is
+    ``O(pairs on the changed resources + flows of non-uniform coflows + log F per rate
+    change)``, not ``O(active flows)``.  In floating point the rates are not the reference's
+    bits (they are computed as ``(C_p / n_p) rem_f / L_k^p`` with ``rem_f / L_k^p`` kept from
+    the coflow's last recomputation, and bytes left are not re-rated at every event); the
+    tests hold the two to a relative ``1e-9`` on every completion time
+    (``tests/test_fairness_simulation.py``).
+
+    Parameters
+    ----------
+    instance : Instance
+    on_window : callable, optional
+        Sink mode, as :func:`coflowopt.simulate.simulate`'s: ``on_window(schedule, start,
+        end)`` for every window of at least ``window`` pieces, the pieces still open cut at
+        its end, settled by :class:`~coflowopt.simulate.WindowSettler`.
+    window : int
+    meta : dict, optional
+        The schedule's meta.
+
+    Returns
+    -------
+    SimulationResult
+        ``policy_calls`` counts the events (the allocation is brought up to date at each).
+    """
+    from ._pairs_kernel import psp_run
+    from ..simulate import COMPLETION_RTOL, SimulationError, WindowSettler, settle_sizes
+    t_start = _time.perf_counter()
+    window = int(window)
+    if window < 1:
+        raise InvalidParameterError(f"window must be a positive number of pieces, got {window}")
+    K, F = instance.num_coflows, instance.num_flows
+    meta = dict(meta or {"algorithm": "ps-p", "policy": "fairness:ps-p"})
+    if F == 0 or K == 0:
+        if on_window is not None:
+            return SimulationResult(None, np.zeros(K), np.zeros(F), 0, 0,
+                                    _time.perf_counter() - t_start,
+                                    {"pieces": 0, "windows": 0, "callback_s": 0.0, "settled": 0,
+                                     "unsettled": 0})
+        return SimulationResult(Schedule.empty(), np.zeros(K), np.zeros(F), 0, 0,
+                                _time.perf_counter() - t_start)
+    cp = _CoflowPairs(instance)
+    # int32 for the per-entry and per-flow indices (the Facebook trace's 706,397 flows), the
+    # instance's own (read-only) arrays where the kernel only reads them: the same types on a
+    # big switch and on paths, so one numba signature
+    i32 = lambda a: np.array(a, dtype=np.int32)  # noqa: E731
+    i64 = lambda a: np.array(a, dtype=np.int64)  # noqa: E731
+    if cp.big:
+        entry_ptr = 2 * np.arange(F + 1, dtype=np.int64)
+        entry_pair = i32(np.stack([cp.entry_pair[:F], cp.entry_pair[F:]], axis=1).ravel())
+    else:
+        entry_ptr = i64(cp.flow_resource_ptr)
+        entry_pair = i32(cp.entry_pair)
+    NP, R = cp.pair_res.size, cp.num_res
+    pair_ptr, pair_res, pair_coflow = i64(cp.pair_ptr), i64(cp.pair_res), i64(cp.pair_coflow)
+    cap = np.array(cp.cap, dtype=float)
+    del cp
+    entry_flow = np.repeat(np.arange(F, dtype=np.int32), np.diff(entry_ptr))
+    pent = np.argsort(entry_pair, kind="stable").astype(np.int32)
+    pent_ptr = np.searchsorted(entry_pair[pent], np.arange(NP + 1)).astype(np.int64)
+    rpair = np.argsort(pair_res, kind="stable").astype(np.int64)
+    rpair_ptr = np.searchsorted(pair_res[rpair], np.arange(R + 1)).astype(np.int64)
+    rel_order = np.argsort(instance.release, kind="stable").astype(np.int64)
+    rel_times = np.ascontiguousarray(instance.release[rel_order], dtype=float)
+    geometry = (pair_ptr, pair_res, pair_coflow, entry_ptr, entry_pair, entry_flow, pent_ptr,
+                pent, rpair_ptr, rpair, instance.flow_ptr, instance.flow_coflow,
+                instance.flow_size, cap, rel_order, rel_times)
+    st = np.zeros(9, dtype=np.int64)
+    rate = np.zeros(F)
+    pstart = np.zeros(F)
+    done = np.zeros(F, dtype=bool)
+    fc = np.full(F, np.nan)
+    cstate = np.zeros(K, dtype=np.int8)
+    cc = np.full(K, np.nan)
+    largest = int(np.diff(instance.flow_ptr).max())
+    state = (st, np.zeros(F), np.zeros(F), rate, pstart, done, fc, np.zeros(entry_pair.size),
+             np.zeros(NP, dtype=np.int64), np.zeros(R, dtype=np.int64), cstate,
+             np.zeros(K, dtype=np.int64), cc, np.zeros(K, dtype=bool),
+             np.zeros(K, dtype=np.int64),
+             # flow heap, positions, keys; coflow heap, positions, keys
+             np.zeros(F, dtype=np.int32), np.full(F, -1, dtype=np.int32), np.zeros(F),
+             np.zeros(K, dtype=np.int64), np.full(K, -1, dtype=np.int64), np.zeros(K),
+             # non-uniform list, to-do list, changed resources, scratch
+             np.zeros(K, dtype=np.int64), np.zeros(K, dtype=np.int64),
+             np.zeros(R, dtype=np.int64), np.zeros(R, dtype=bool),
+             np.zeros(NP), np.zeros(largest), np.zeros(F, dtype=np.int32))
+    cap_buf = window + F
+    buf = (np.zeros(cap_buf, dtype=np.int64), np.zeros(cap_buf), np.zeros(cap_buf),
+           np.zeros(cap_buf))
+    sink = settler = None
+    if on_window is not None:
+        from ..rates._pieces import WindowSink
+        settler = WindowSettler(instance, fc)
+        sink = WindowSink(instance, on_window, meta, prepare=settler)
+    held: list[tuple] = []
+    pieces = 0
+    flow_coflow = instance.flow_coflow
+    t, resume = float(rel_times[0]), False
+    while True:
+        t, status = psp_run(t, resume, *geometry, *state, *buf, window, COMPLETION_RTOL)
+        resume = True
+        if status < 0:
+            stuck = np.flatnonzero(cstate == 1)
+            raise SimulationError(f"ps-p: no future event at time {t} while {stuck.size} "
+                                  "released coflows are unfinished")
+        m = int(st[4])
+        if sink is not None and status == 1:
+            # cut the pieces still open at t (the same rate on both sides), as simulate does
+            open_ = np.flatnonzero((rate > 0) & ~done & (pstart < t)
+                                   & (cstate[flow_coflow] == 1))
+            parts = [b[:m] for b in buf]
+            f, s, e, v = (np.concatenate([parts[0], open_]),
+                          np.concatenate([parts[1], pstart[open_]]),
+                          np.concatenate([parts[2], np.full(open_.size, t)]),
+                          np.concatenate([parts[3], rate[open_]]))
+            pstart[open_] = t
+            pieces += f.size
+            sink(f, s, e, v, t)
+        elif sink is not None:
+            if m:
+                pieces += m
+                sink(*(b[:m] for b in buf), t)
+        else:
+            held.append(tuple(b[:m].copy() for b in buf))
+        st[4] = 0
+        if status == 0:
+            break
+    events = int(st[6]) - 1        # the last event only closes the last flows
+    seconds = _time.perf_counter() - t_start
+    # coflows recomputed over all events, and how many of those were non-uniform
+    work = {"recomputed": int(st[7]), "nonuniform": int(st[8])}
+    if sink is not None:
+        return SimulationResult(None, cc, fc, events, events, seconds,
+                                {"pieces": pieces, "windows": sink.windows,
+                                 "callback_s": sink.callback_s, "settled": settler.settled,
+                                 "unsettled": settler.unsettled, **work})
+    sched = settle_sizes(instance, Schedule(*(np.concatenate(c) for c in zip(*held)),
+                                            meta=meta), copy=False)
+    return SimulationResult(sched, cc, fc, events, events, seconds, work)
+
+
 class FairnessPolicy:
     """A :class:`~coflowopt.simulate.RatePolicy` recomputing a fair allocation at coflow events.
 
@@ -460,7 +611,7 @@ def _meta(method: str, policy: FairnessPolicy, weighted: bool) -> dict:
 
 
 def fairness_windows(instance: Instance, on_window, *, method: str, weighted: bool = False,
-                     window: int = WINDOW_PIECES) -> dict:
+                     window: int = WINDOW_PIECES, incremental: bool = True) -> dict:
     """The policy ``method`` (``hug``, ``hug-cooperative``, ``drf``, ``ps-p``) handed over
     window by window (:func:`coflowopt.simulate.simulate` in sink mode), never held.
 
@@ -482,6 +633,10 @@ def fairness_windows(instance: Instance, on_window, *, method: str, weighted: bo
     weighted : bool
     window : int
         Pieces per window (at least).
+    incremental : bool, default True
+        ``ps-p`` only: run :func:`psp_incremental` (the same schedule in exact arithmetic,
+        recomputing only the coflows whose rates can change); False runs the generic
+        simulator with :class:`FairnessPolicy`, whose rates are the reference's bits.
 
     Returns
     -------
@@ -502,13 +657,20 @@ def fairness_windows(instance: Instance, on_window, *, method: str, weighted: bo
     if method == "per-flow":
         raise InvalidParameterError("per-flow's windowed form is flow_level.maxmin_windows")
     policy = FairnessPolicy(method, weighted=weighted)
-    sim = simulate(instance, policy, on_window=on_window, window=window,
-                   meta=_meta(method, policy, weighted))
+    if method == "ps-p" and incremental:
+        sim = psp_incremental(instance, on_window=on_window, window=window,
+                              meta=_meta(method, policy, weighted))
+    else:
+        sim = simulate(instance, policy, on_window=on_window, window=window,
+                       meta=_meta(method, policy, weighted))
     return {"events": sim.events, "policy_calls": sim.policy_calls, **sim.stats,
             "coflow_completion": sim.coflow_completion}
 
 
 def _schedule(instance: Instance, method: str, weighted: bool) -> Schedule:
+    if method == "ps-p":
+        policy = FairnessPolicy(method)
+        return psp_incremental(instance, meta=_meta(method, policy, False)).schedule
     return _run(instance, method, weighted, None)[2]
 
 
