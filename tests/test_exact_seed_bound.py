@@ -160,3 +160,39 @@ def test_certificate_writer_in_process_matches(written):
     cert = optimum_certificate(inst, res)
     _, cpath, _ = written[seed]
     assert cert["proof"]["nodes"] == json.loads(cpath.read_text())["proof"]["nodes"]
+
+
+def _fractional(scale):
+    base = uniform_random(3, 6, seed=5, size=(1, 5), integer_sizes=False, weights=(1, 3),
+                          releases=(0, 2), capacities=(1, 3))
+    return base.replace(flow_size=base.flow_size * scale)
+
+
+@pytest.mark.parametrize("bound", ["ordering-lp", "lp-ov", "interval-lp", "time-indexed-lp"])
+@pytest.mark.parametrize("scale", [1024.3, 1e-6])
+def test_exact_bound_of_every_lp_file_form_checks(bound, scale, tmp_path):
+    """Every formulation exact_bound covers, in LP units 2^11 and 2^-19 of data (fractional
+    sizes): the exact value is at least the float certificate's, and its file form, written
+    as a lower-bound file, is confirmed by the standalone checker.  (1e-6: the fluid
+    time-indexed LP stores exact zeros in its matrix, which the rational elimination once
+    took as a pivot: ZeroDivisionError.)"""
+    from coflowopt.certificate_files import _lower_bound_document, bound_proof
+    from coflowopt.registry import get_algorithm
+    inst = _fractional(scale)
+    res = get_algorithm("bound", bound).func(inst)
+    assert res.certificate.params["unit"]["data_exp"] != 0
+    value, cert = exact_lp.exact_bound(inst, res.certificate)
+    assert value >= Fraction(res.value)
+    doc = _lower_bound_document(inst, res, value, bound_proof(inst, cert, value))
+    ipath, cpath = tmp_path / "i.json", tmp_path / "c.json"
+    write_instance_json(inst, ipath)
+    cpath.write_text(json.dumps(doc))
+    p = run(CHECKER, ipath, cpath, timeout=120)
+    assert p.returncode == 0 and p.stdout.startswith("CONFIRMED:"), p.stdout + p.stderr
+
+
+def test_solve_rational_skips_stored_zeros():
+    # x0 + 0 x1 = 1, x1 = 2: the stored zero is no pivot
+    rows = [{0: Fraction(1), 1: Fraction(0)}, {1: Fraction(1)}]
+    assert exact_lp.solve_rational(rows, [Fraction(1), Fraction(2)], 2) == [1, 2]
+    assert exact_lp.solve_rational([{0: Fraction(0)}], [Fraction(1)], 1) is None

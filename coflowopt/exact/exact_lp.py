@@ -76,7 +76,9 @@ def solve_rational(rows: list[dict[int, Fraction]], rhs: list[Fraction], n: int
     """
     if len(rows) != n:
         return None
-    R = [dict(r) for r in rows]
+    # explicit zeros dropped: a pivot is chosen among a row's entries (a stored 0 of the
+    # matrix, as the fluid time-indexed LP has, divided by zero)
+    R = [{c: v for c, v in r.items() if v} for r in rows]
     b = list(rhs)
     col_rows: dict[int, set[int]] = {}
     for i, r in enumerate(R):
@@ -266,7 +268,10 @@ def exact_bound(instance, cert: LPCertificate, *, max_nonzeros: int | None = Non
         return None
     if lp.A.nnz > (EXACT_PROOF_MAX_NONZEROS if max_nonzeros is None else max_nonzeros):
         return None
-    ex = exact_lp_solution(lp)
+    try:
+        ex = exact_lp_solution(lp)
+    except CoflowOptError:      # the solver failed: the float-safe bound stands
+        return None
     if ex is None:
         return None
     value = ex.value * unit_factor(cert.params.get("unit"))
