@@ -195,6 +195,14 @@ def output_dir(text: str) -> str:
     return text
 
 
+def nonblank(text: str) -> str:
+    """argparse type of a free-text value (a name to record, a folder to read): an empty or
+    blank value is refused, not taken for the default or for the current folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("needs a value" + (f" (got {text!r})" if text else ""))
+    return text
+
+
 def file_stem(text: str) -> str:
     """argparse type of a flag naming the stem of files written into a folder (``adversarial
     --name``): a plain name, so that the files land in that folder under that name (an empty

@@ -976,15 +976,31 @@ BLANK_BASE = {
     "gap": ["gap", T_S4, "--time-limit", "5"], "normalize": ["normalize", T_A1_MATRIX, "-m",
                                                              "sinkhorn-cap"],
     "report": ["report", "run"], "slotted": ["slotted", "gen.json", "--policy", "order"],
+    "lib status": ["lib", "status"], "lib check": ["lib", "check", "--family", "adversarial"],
+    # the library's own best schedule (not an improvement: nothing would be recorded)
+    "lib submit": ["lib", "submit", "adversarial/bssi_greedy-opt-4x4-6c-seed0",
+                   REPO / "instances" / "coflowlib" / "v1" / "adversarial"
+                   / "bssi_greedy-opt-4x4-6c-seed0.best.schedule.json"],
 }
+
+
+def _parsers():
+    """(name, parser) of every subcommand, and of every action of one (``lib status``...)."""
+    import argparse
+    from coflowopt.cli import build_parser
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    for name, sp in sub.choices.items():
+        nested = [a for a in sp._actions if isinstance(a, argparse._SubParsersAction)]
+        if nested:
+            yield from ((f"{name} {n}", s) for a in nested for n, s in a.choices.items())
+        else:
+            yield name, sp
 
 
 def _value_flags():
     """(subcommand, flag, dest) of every option that takes a value, from the parser itself:
     a flag added later is covered without a new case."""
-    from coflowopt.cli import build_parser
-    sub = next(a for a in build_parser()._actions if a.dest == "command")
-    return [(name, a.option_strings[-1], a.dest) for name, sp in sub.choices.items()
+    return [(name, a.option_strings[-1], a.dest) for name, sp in _parsers()
             for a in sp._actions if a.option_strings and a.nargs != 0]
 
 
@@ -1016,9 +1032,8 @@ def test_every_value_flag_refuses_a_blank_value(work, run_dir):
 
 
 def _option_strings(name: str, dest: str) -> list[str]:
-    from coflowopt.cli import build_parser
-    sub = next(a for a in build_parser()._actions if a.dest == "command")
-    return next(a.option_strings for a in sub.choices[name]._actions if a.dest == dest)
+    sp = dict(_parsers())[name]
+    return next(a.option_strings for a in sp._actions if a.dest == dest)
 
 
 def test_bad_usage_case_count():

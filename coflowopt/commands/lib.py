@@ -38,10 +38,10 @@ def add_parser(subparsers, common) -> None:
                                      "instances whose schedules are too large to store); "
                                      "a coflowopt-slotted-schedule for the integral-model "
                                      "families (int4-*)")
-    sm.add_argument("--algorithm", default="submitted", metavar="NAME",
+    sm.add_argument("--algorithm", default="submitted", metavar="NAME", type=common.nonblank,
                     help="the algorithm that produced the schedule (recorded)")
     for p in (st, ck, sm):
-        p.add_argument("--library", metavar="DIR",
+        p.add_argument("--library", metavar="DIR", type=common.nonblank,
                        help="a CoflowLib folder (default: instances/coflowlib)")
         p.set_defaults(handler=lambda args: run(args, common))
 
