@@ -1,8 +1,10 @@
 """Compiled passes of the float verifier (:mod:`coflowopt.verify`): one pass over the pieces in
 their given order; the rate changes grouped by time (:func:`bucket_by_hash`, which hashes the
 distinct times and places the changes by counting, or :func:`bucket_by_order`, from sorted
-starts and ends: the same result); one sweep over them for the capacity check; and the split of
-a held schedule into time windows (:func:`window_pieces`).
+starts and ends: the same result); one sweep over them for the capacity check; all of these in
+one call for a big-switch batch in runs of equal times (:func:`runs_pass`, which sweeps the
+runs themselves); and the split of a held schedule into time windows (:func:`sorted_at`,
+:func:`window_pieces`, :func:`window_batch`).
 
 Shares no code with the schedulers (only the lazy ``njit`` of :mod:`coflowopt.rates._jit`, a
 decorator).  The verifier runs :func:`malformed_count`, :func:`flow_pass`,
@@ -21,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .rates import _greedy_kernel as _gk  # its ``prefetch`` (llvm.prefetch once numba loads)
-from .rates._jit import njit
+from .rates._jit import njit, on_load
 
 #: unit roundoff of float64
 _U = 2.0 ** -53
@@ -149,6 +151,55 @@ def window_pieces(st, en, cuts, counts, out):
             else:
                 counts[w] += 1
     return bad
+
+
+@njit(cache=True)
+def sorted_at(x, ks):
+    """``np.sort(x, kind="stable")[ks]`` for finite contiguous ``x`` and increasing ``ks``,
+    without sorting the elements: ``x``'s runs of equal values (of equal bits: ``-0.0`` and
+    ``0.0`` apart) are sorted by value, stably (:func:`_run_order`), and their lengths summed,
+    which is the stable sort of ``x`` run by run.  (The cuts of
+    :func:`coflowopt.verify.verify_in_windows`: the 3.4e7 starts of SEBF + MADD with
+    coflowsim's backfilling come in 2.0e5 runs.)"""
+    n = x.shape[0]
+    xb = x.view(np.int64)   # runs of equal bits: of equal values, -0.0 and 0.0 apart
+    nr = 1 if n > 0 else 0
+    for i in range(1, n):
+        nr += xb[i] != xb[i - 1]
+    val = np.empty(nr)
+    beg = np.empty(nr + 1, dtype=np.int64)
+    k = -1
+    for i in range(n):
+        if i == 0 or xb[i] != xb[i - 1]:
+            k += 1
+            beg[k] = i
+            val[k] = x[i]
+    beg[nr] = n
+    out = np.empty(ks.shape[0])
+    j = 0
+    pos = 0
+    for k in _run_order(val):
+        pos += beg[k + 1] - beg[k]
+        while j < ks.shape[0] and ks[j] < pos:
+            out[j] = val[k]
+            j += 1
+    return out
+
+
+@njit(cache=True)
+def window_batch(fl, st, en, rt, sel, a, b, of, os_, oe, or_):
+    """The pieces ``sel`` of a window ``[a, b]`` of :func:`coflowopt.verify.verify_in_windows`
+    (well formed: finite, ``start < end``), cut to it: ``of[j], os_[j], oe[j], or_[j]`` are
+    ``fl[i], max(st[i], a), min(en[i], b), rt[i]`` for ``i = sel[j]`` (``b = inf``: the last
+    window, open to the right)."""
+    for j in range(sel.shape[0]):
+        i = sel[j]
+        of[j] = fl[i]
+        s = st[i]
+        os_[j] = s if s >= a else a
+        e = en[i]
+        oe[j] = e if e <= b else b
+        or_[j] = rt[i]
 
 
 @njit(cache=True)
@@ -390,24 +441,10 @@ def capacity_sweep(times, ptr, x, fx, path_ptr, path_res, pairs, cap, limit):
     above, so every judgement, and every reported value, is the formula's.  (Capacities below
     ``2^-900`` skip the test, so that no term of ``E`` can underflow against them.)
     """
-    R = cap.shape[0]
-    hi = np.zeros(R)
-    lo = np.zeros(R)
-    absum = np.zeros(R)          # float sum of |pi_j|: the bound's A
-    cnt = np.zeros(R, dtype=np.int64)
-    touched = np.zeros(R, dtype=np.bool_)
-    stack = np.empty(R, dtype=np.int64)
-    is_open = np.zeros(R, dtype=np.bool_)
-    o_t = np.zeros(R)
-    o_load = np.zeros(R)
-    o_up = np.zeros(R)
-    fbuf = np.empty((64, 4))     # t0, t1, load, upper
-    ibuf = np.empty((64, 1), dtype=np.int64)
+    hi, lo, absum, cnt, touched, stack, is_open, o_t, o_load, o_up, fbuf, ibuf, thr = \
+        _sweep_state_any(cap, limit)
     nout = 0
-    # the division-free acceptance test (Notes): below thr[r] a load is within the limit
-    thr = np.empty(R)
-    for r in range(R):
-        thr[r] = cap[r] * limit * (1.0 - 2.0 ** -40) if cap[r] >= 2.0 ** -900 else -np.inf
+
     def change(r, v, ntouch):
         """Add ``v`` to the running sum of resource ``r``; note it as touched at this instant."""
         a = hi[r]
@@ -437,36 +474,8 @@ def capacity_sweep(times, ptr, x, fx, path_ptr, path_res, pairs, cap, limit):
                 f = fx[c]
                 for k in range(path_ptr[f], path_ptr[f + 1]):
                     ntouch = change(path_res[k], x[c], ntouch)
-        # _judge's loop, written out: this kernel's plain-Python form (small schedules while
-        # numba is not loaded) must not call another kernel, which would load numba
-        for k in range(ntouch):
-            r = stack[k]
-            touched[r] = False
-            if is_open[r]:
-                fbuf = _grow(fbuf, nout)
-                ibuf = _grow(ibuf, nout)
-                ibuf[nout, 0] = r
-                fbuf[nout, 0] = o_t[r]
-                fbuf[nout, 1] = t
-                fbuf[nout, 2] = o_load[r]
-                fbuf[nout, 3] = o_up[r]
-                nout += 1
-                is_open[r] = False
-            load = hi[r] + lo[r]
-            m1 = float(cnt[r] - 1)
-            if m1 < 2.0 ** 40 and load + 8.0 * _U * abs(load) + 8.0 * _U * (_U * (m1 * absum[r])) \
-                    <= thr[r]:
-                continue                     # within the limit (Notes): nothing to record
-            gm = m1 * _U / (1.0 - m1 * _U)   # gamma_{m-1}
-            # A <= absum / (1 - gamma_{m-1}) (a float sum of m non-negative terms); 1%
-            # inflation covers the rounding of this bound's own few operations
-            bound = 1.01 * (_U * abs(load) + gm * _U * absum[r] / (1.0 - gm))
-            upper = (load + bound) / cap[r] * (1.0 + 4.0 * _U)
-            if upper > limit:
-                is_open[r] = True
-                o_t[r] = t
-                o_load[r] = load
-                o_up[r] = upper
+        fbuf, ibuf, nout = _judge_any(t, stack, ntouch, touched, hi, lo, absum, cnt, thr, cap,
+                                      limit, is_open, o_t, o_load, o_up, fbuf, ibuf, nout)
     return (ibuf[:nout, 0].copy(), fbuf[:nout, 0].copy(), fbuf[:nout, 1].copy(),
             fbuf[:nout, 2].copy(), fbuf[:nout, 3].copy())
 
@@ -500,8 +509,8 @@ def _judge(t, stack, ntouch, touched, hi, lo, absum, cnt, thr, cap, limit, is_op
         r = stack[k]
         touched[r] = False
         if is_open[r]:
-            fbuf = _grow(fbuf, nout)
-            ibuf = _grow(ibuf, nout)
+            fbuf = _grow_any(fbuf, nout)
+            ibuf = _grow_any(ibuf, nout)
             ibuf[nout, 0] = r
             fbuf[nout, 0] = o_t[r]
             fbuf[nout, 1] = t
@@ -527,6 +536,23 @@ def _judge(t, stack, ntouch, touched, hi, lo, absum, cnt, thr, cap, limit, is_op
     return fbuf, ibuf, nout
 
 
+#: The sweep's state, judgement and buffer growth as :func:`capacity_sweep` and :func:`_judge`
+#: call them: their plain-Python bodies until numba loads (that kernel's plain-Python form,
+#: for small schedules, must not call a kernel, which would load numba), the kernels after
+#: (:func:`_bind_any`).
+_sweep_state_any, _judge_any, _grow_any = _sweep_state.py_func, _judge.py_func, _grow.py_func
+
+
+def _bind_any() -> None:
+    """At the kernels' load: the kernels call the kernels themselves (the lazy stand-ins here,
+    which the load then replaces by the compiled dispatchers)."""
+    global _sweep_state_any, _judge_any, _grow_any
+    _sweep_state_any, _judge_any, _grow_any = _sweep_state, _judge, _grow
+
+
+on_load(_bind_any)
+
+
 #: Columns of the verifier's per-flow rows (``coflowopt.verify._FloatSums.rows``: float64, and
 #: the int64 view ``irows`` for the last three): the latest end of its pieces, the data sent,
 #: the latest positive-rate end, the release; the number of terms of the sent sum, and on a big
@@ -534,38 +560,89 @@ def _judge(t, stack, ntouch, touched, hi, lo, absum, cnt, thr, cap, limit, is_op
 LAST_END, SENT, FC, RELEASE, COUNT, RES_IN, RES_OUT = 0, 1, 2, 3, 4, 5, 6
 
 
-#: How many pieces ahead :func:`sorted_ends_pass` prefetches a flow's row (8, 16 and 32 did
-#: alike on 50,000 coflows' windows).
+#: How many pieces ahead :func:`runs_pass` prefetches a flow's row (8, 16 and 32 did alike on
+#: 50,000 coflows' windows).
 PREFETCH_AHEAD = 16
 
-#: Pieces judged together by :func:`sorted_ends_pass`'s first pass.
+#: Pieces judged together by :func:`runs_pass`'s first pass.
 _BLOCK = 2048
 
 
-#: :func:`sorted_ends_pass` found a piece its one pass does not take (malformed, a negative rate,
-#: an end before the previous piece's end): the caller checks the batch the general way.
-NOT_SORTED = -1
+#: :func:`runs_pass` declined the batch (a piece breaks rule 1 or has a negative rate, or the
+#: runs of equal times are too short): the caller checks it the general way.
+DECLINED = -1
 
 
 @njit(cache=True)
-def sorted_ends_pass(fl, st, en, rt, F, lo_t, hi_t, rows, irows, cap, limit, pr, sidx):
+def _run_order(val):
+    """The runs in the order the sweep takes them: by their time, runs of one time in the
+    given order (a stable sort; the identity, unsorted, where the runs come in order)."""
+    for k in range(1, val.shape[0]):
+        if val[k] < val[k - 1]:
+            return np.argsort(val, kind="mergesort")
+    return np.arange(val.shape[0])
+
+
+@njit(cache=True, borrowed=True)
+def _put(r, h, l, a, m, hi, lo, absum, cnt):
+    """Write back the running sums of resource ``r`` held in registers by :func:`runs_pass`
+    (``r < 0``: none held)."""
+    if r >= 0:
+        hi[r] = h
+        lo[r] = l
+        absum[r] = a
+        cnt[r] = m
+
+
+@njit(cache=True, borrowed=True)
+def _hold(r, held, h, l, a, m, hi, lo, absum, cnt, touched, stack, ntouch):
+    """The running sums of resource ``r`` in registers (:func:`runs_pass`): those given if ``r``
+    is the resource ``held``, else ``r``'s (the held one's written back), ``r`` noted as
+    touched at this instant.  Returns ``(h, l, a, m, ntouch)``."""
+    if r == held:
+        return h, l, a, m, ntouch
+    _put(held, h, l, a, m, hi, lo, absum, cnt)
+    if not touched[r]:
+        touched[r] = True
+        stack[ntouch] = r
+        ntouch += 1
+    return hi[r], lo[r], absum[r], cnt[r], ntouch
+
+
+@njit(cache=True, borrowed=True)
+def _two_sum(h, l, a, m, v):
+    """``v`` added to a running sum held as ``(h, l, a, m)``: TwoSum, as
+    :func:`capacity_sweep`'s ``change()`` (the same operations in the same order)."""
+    s = h + v
+    bb = s - h
+    return s, l + ((h - (s - bb)) + (v - bb)), a + abs(s), m + 1
+
+
+@njit(cache=True)
+def runs_pass(fl, st, en, rt, F, lo_t, hi_t, rows, irows, cap, limit, pr, max_runs):
     """:func:`flow_pass`, the grouping of the rate changes and :func:`capacity_sweep` (pairs
     form: every path an ingress and an egress resource, columns :data:`RES_IN` and
-    :data:`RES_OUT` of the flow's row) in one call, for a batch of pieces whose ends do not
-    decrease in the given order, which is how the event-driven kernels write their windows
-    (each piece is closed at the event that ends it).
+    :data:`RES_OUT` of the flow's row) in one call, for a batch of pieces that come in runs of
+    equal starts and runs of equal ends, which is how schedulers write them (the event-driven
+    kernels' windows: ends non-decreasing, starts in runs of ~40-100 pieces; SEBF + MADD with
+    coflowsim's backfilling: 3.4e7 pieces in 2.0e5 runs of starts and 2.5e5 runs of ends, in
+    no order).
 
-    The ends then come grouped by time as they are: only the starts are placed.  One pass in
-    the given order does :func:`flow_pass`'s work on every piece, records the runs of equal
-    starts and gathers each piece's two resources; the runs' starts are sorted (their
-    distinct values are the instants where starts happen) and a stable counting sort places
-    the pieces of positive rate by start.  The sweep walks the distinct starts and the ends
-    together: at each instant it applies the starts there (in the pieces' order), then the
-    ends there (in the pieces' order), then judges the resources touched (:func:`_judge`).
-    These are the changes of :func:`bucket_by_hash` / :func:`bucket_by_order` in their
-    order, so every running sum, bound, judgement and recorded overload is
-    :func:`capacity_sweep`'s, and the rows' sums, counts and ends and the flags are
-    :func:`flow_pass`'s.  A run of changes on the same ingress and egress (a pair's flows,
+    A run is a maximal range of consecutive pieces with one start (or one end): the changes
+    of :func:`bucket_by_hash` at an instant ``t`` are the starts there in the pieces' order,
+    then the ends there in the pieces' order, that is, the pieces of the runs of starts with
+    time ``t`` in the runs' order, then those of the runs of ends with time ``t``.  So one
+    pass in the given order does :func:`flow_pass`'s work on every piece, records the runs
+    (first piece, time) and gathers each piece's two resources; the runs of each side are
+    sorted by time, stably (nothing to sort where they come in order, as the ends of the
+    event-driven kernels' windows); and the sweep walks the two sorted lists of runs
+    together: at each instant it applies the starts of its runs (pieces of rate 0 skipped),
+    then the ends of its runs, then judges the resources touched (:func:`_judge`).  These are
+    the changes of :func:`bucket_by_hash` / :func:`bucket_by_order` in their order, so every
+    running sum, bound, judgement and recorded overload is :func:`capacity_sweep`'s, and the
+    rows' sums, counts and ends and the flags are :func:`flow_pass`'s.  No change is copied
+    (the grouping writes 12 bytes for each of 2 n changes, at ~2 x 10^5 places at once on the
+    backfilling schedule); a run of changes on the same ingress and egress (a pair's flows,
     written together) keeps the two running sums in registers instead of a store and a
     reload per change: the same float operations in the same order.
 
@@ -584,51 +661,61 @@ def sorted_ends_pass(fl, st, en, rt, F, lo_t, hi_t, rows, irows, cap, limit, pr,
         egress (:func:`capacity_sweep`'s ``path_res`` with ``pairs=True``).
     cap, limit
         As :func:`capacity_sweep`.
-    pr, sidx : ndarray
-        Scratch of at least ``n`` rows (``(n, 2)``: each piece's two resources; ``n``: the
-        pieces by start), kept by the caller from batch to batch (fresh pages for every
-        window were system time).
+    pr : ndarray of shape (>= n, 2)
+        Scratch for each piece's two resources, kept by the caller from batch to batch (fresh
+        pages for every window were system time).
+    max_runs : int
+        Decline a batch with more runs than this, starts and ends together (short runs: the
+        general path's sorting of the pieces is then cheaper than reading them in the runs'
+        order).
 
     Returns
     -------
     (flags, res, t0, t1, load, upper)
         ``flags`` as :func:`flow_pass`, and :func:`capacity_sweep`'s overloads; or
-        ``flags = NOT_SORTED`` (and nothing updated) when some piece breaks rule 1, has a
-        negative rate or ends before the piece before it: the general path then checks it.
+        ``flags = DECLINED`` (and nothing updated) when some piece breaks rule 1 or has a
+        negative rate, or the runs are more than ``max_runs``: the general path then checks
+        the batch.
     """
     n = fl.shape[0]
-    # 1. read only: every piece well formed, rate >= 0, ends non-decreasing; the runs of
-    # equal starts counted, then recorded (their first piece, start, and starts of positive
-    # rate) in arrays of that size (an array grown inside the loop slowed it several times).
-    # Judged a block at a time without a branch per piece (``abs(x) < inf``: x finite), which
-    # the compiler turns into vector code: 4 -> 1.8 ns a piece (bench_scale_profiles.md,
-    # 2026-11-28 12:35)
-    nrun = 1 if n > 0 else 0
+    empty = np.zeros(0)
+    declined = (DECLINED, np.zeros(0, dtype=np.int64), empty, empty, empty, empty)
+    # 1. read only: every piece well formed with a rate >= 0; the runs of equal starts and of
+    # equal ends counted (then recorded, in arrays of that size: an array grown inside the
+    # loop slowed it several times).  Judged a block at a time without a branch per piece
+    # (``abs(x) < inf``: x finite), which the compiler turns into vector code: 4 -> 1.8 ns a
+    # piece (bench_scale_profiles.md, 2026-11-28 12:35)
+    nrs = 1 if n > 0 else 0
+    nre = nrs
     for b0 in range(0, n, _BLOCK):
         bad = 0
-        runs = 0
+        runs_s = 0
+        runs_e = 0
         for i in range(b0, min(n, b0 + _BLOCK)):
             f = fl[i]
             s = st[i]
             e = en[i]
             r = rt[i]
-            prev_e = en[i - 1] if i > 0 else -np.inf
+            prev_e = en[i - 1] if i > 0 else e
             prev_s = st[i - 1] if i > 0 else s
             ok = ((f >= 0) & (f < F) & (abs(s) < np.inf) & (abs(e) < np.inf)
-                  & (abs(r) < np.inf) & (s < e) & (s >= lo_t) & (e <= hi_t) & (r >= 0.0)
-                  & (e >= prev_e))
+                  & (abs(r) < np.inf) & (s < e) & (s >= lo_t) & (e <= hi_t) & (r >= 0.0))
             bad += not ok
-            runs += s != prev_s
+            runs_s += s != prev_s
+            runs_e += e != prev_e
         if bad:
-            empty = np.zeros(0)
-            return NOT_SORTED, np.zeros(0, dtype=np.int64), empty, empty, empty, empty
-        nrun += runs
-    run_beg = np.empty(nrun + 1, dtype=np.int64)
-    run_val = np.empty(nrun)
-    run_pos = np.zeros(nrun, dtype=np.int64)
-    # 2. in the given order: flow_pass's work on each piece; the runs of equal starts recorded
-    # (first piece, start, how many of positive rate); every piece's two resources gathered
-    # (the sweep then reads them in order, not by flow)
+            return declined
+        nrs += runs_s
+        nre += runs_e
+        if nrs + nre > max_runs:
+            return declined
+    sbeg = np.empty(nrs + 1, dtype=np.int64)
+    sval = np.empty(nrs)
+    ebeg = np.empty(nre + 1, dtype=np.int64)
+    evl = np.empty(nre)
+    # 2. in the given order: flow_pass's work on each piece; the runs of equal starts and of
+    # equal ends recorded (first piece, time); every piece's two resources gathered (the sweep
+    # then reads them run by run, not by flow).
     # The flows' rows are read at random (a window's ~1.1 M pieces are ~10^5 flows in no
     # order): the row of the piece PREFETCH_AHEAD places on is asked for now, so that its line
     # is in L1 when its turn comes (without it the loads were half of this call's time at
@@ -639,8 +726,10 @@ def sorted_ends_pass(fl, st, en, rt, F, lo_t, hi_t, rows, irows, cap, limit, pr,
     for i in range(min(PREFETCH_AHEAD, n)):
         _gk.prefetch(flat, fl[i] * width)
     flags = 0
-    k = -1
+    ks = -1
+    ke = -1
     prev_s = np.nan
+    prev_e = np.nan
     for i in range(n):
         if i + PREFETCH_AHEAD < n:
             _gk.prefetch(flat, fl[i + PREFETCH_AHEAD] * width)
@@ -649,10 +738,15 @@ def sorted_ends_pass(fl, st, en, rt, F, lo_t, hi_t, rows, irows, cap, limit, pr,
         e = en[i]
         r = rt[i]
         if s != prev_s:
-            k += 1
-            run_beg[k] = i
-            run_val[k] = s
+            ks += 1
+            sbeg[ks] = i
+            sval[ks] = s
             prev_s = s
+        if e != prev_e:
+            ke += 1
+            ebeg[ke] = i
+            evl[ke] = e
+            prev_e = e
         if s < rows[f, LAST_END]:
             flags |= NOT_CHAINED
         if e > rows[f, LAST_END]:
@@ -662,64 +756,29 @@ def sorted_ends_pass(fl, st, en, rt, F, lo_t, hi_t, rows, irows, cap, limit, pr,
         pr[i, 0] = irows[f, RES_IN]
         pr[i, 1] = irows[f, RES_OUT]
         if r > 0.0:
-            run_pos[k] += 1
             if e > rows[f, FC]:
                 rows[f, FC] = e
             if s < rows[f, RELEASE]:
                 flags |= BEFORE_RELEASE
-    run_beg[nrun] = n
-    # 3. the distinct starts in order, each run's among them, and the starts of positive
-    # rate counted per distinct start
-    order = np.argsort(run_val[:nrun])
-    run_id = np.empty(nrun, dtype=np.int64)
-    stimes = np.empty(nrun)
-    nd = 0
-    for k in range(nrun):
-        v = run_val[order[k]]
-        if nd == 0 or v != stimes[nd - 1]:
-            stimes[nd] = v
-            nd += 1
-        run_id[order[k]] = nd - 1
-    sptr = np.zeros(nd + 1, dtype=np.int64)
-    for k in range(nrun):
-        sptr[run_id[k] + 1] += run_pos[k]
-    for d in range(nd):
-        sptr[d + 1] += sptr[d]
-    # 4. the pieces of each distinct start, in the given order (a stable counting sort)
-    cur = sptr[:nd].copy()
-    for k in range(nrun):
-        stop = run_beg[k + 1]
-        d = run_id[k]
-        p = cur[d]
-        for i in range(run_beg[k], stop):
-            if rt[i] != 0.0:
-                sidx[p] = i
-                p += 1
-        cur[d] = p
-    # 5. the sweep over the instants, starts then ends at each
+    sbeg[nrs] = n
+    ebeg[nre] = n
+    # 3. each side's runs by time, runs of one time in the given order
+    sord = _run_order(sval)
+    eord = _run_order(evl)
+    # 4. the sweep over the instants: at each, the starts of its runs, then the ends of its
+    # runs, then the judgement
     hi, lo, absum, cnt, touched, stack, is_open, o_t, o_load, o_up, fbuf, ibuf, thr = \
         _sweep_state(cap, limit)
     nout = 0
     js = 0
-    ie = 0
-    while js < nd or ie < n:
+    je = 0
+    while js < nrs or je < nre:
         t = np.inf
-        if js < nd:
-            t = stimes[js]
-        if ie < n and en[ie] < t:
-            t = en[ie]
+        if js < nrs:
+            t = sval[sord[js]]
+        if je < nre and evl[eord[je]] < t:
+            t = evl[eord[je]]
         ntouch = 0
-        # the changes at t: the starts there (c < ns: the pieces sidx[s0 + c]), then the ends
-        # there (the pieces ie0 + c - ns, those of rate 0 skipped)
-        ns = 0
-        s0 = 0
-        if js < nd and stimes[js] == t:
-            s0 = sptr[js]
-            ns = sptr[js + 1] - s0
-            js += 1
-        ie0 = ie
-        while ie < n and en[ie] == t:
-            ie += 1
         # the two resources of the current run of changes, kept in registers (an ingress and
         # an egress: never the same resource)
         ra = -1
@@ -727,69 +786,44 @@ def sorted_ends_pass(fl, st, en, rt, F, lo_t, hi_t, rows, irows, cap, limit, pr,
         ha = la = aa = 0.0
         hb = lb = ab = 0.0
         na = nb = 0
-        for c in range(ns + ie - ie0):
-            if c < ns:
-                i = sidx[s0 + c]
-                v = rt[i]
+        side = 0
+        while True:
+            # the next run at t: the starts' runs there, then the ends'
+            if side == 0:
+                if js < nrs and sval[sord[js]] == t:
+                    k = sord[js]
+                    js += 1
+                    b0 = sbeg[k]
+                    b1 = sbeg[k + 1]
+                    sign = 1.0
+                else:
+                    side = 1
+                    continue
+            elif je < nre and evl[eord[je]] == t:
+                k = eord[je]
+                je += 1
+                b0 = ebeg[k]
+                b1 = ebeg[k + 1]
+                sign = -1.0
             else:
-                i = ie0 + c - ns
-                v = -rt[i]
+                break
+            for i in range(b0, b1):
+                v = rt[i]
                 if v == 0.0:
                     continue
-            a = pr[i, 0]
-            b = pr[i, 1]
-            if a != ra:
-                if ra >= 0:
-                    hi[ra] = ha
-                    lo[ra] = la
-                    absum[ra] = aa
-                    cnt[ra] = na
+                v = sign * v                # +rate at a start, -rate at an end (exact)
+                a = pr[i, 0]
+                b = pr[i, 1]
+                ha, la, aa, na, ntouch = _hold(a, ra, ha, la, aa, na, hi, lo, absum, cnt,
+                                               touched, stack, ntouch)
+                hb, lb, ab, nb, ntouch = _hold(b, rb, hb, lb, ab, nb, hi, lo, absum, cnt,
+                                               touched, stack, ntouch)
                 ra = a
-                ha = hi[a]
-                la = lo[a]
-                aa = absum[a]
-                na = cnt[a]
-                if not touched[a]:
-                    touched[a] = True
-                    stack[ntouch] = a
-                    ntouch += 1
-            if b != rb:
-                if rb >= 0:
-                    hi[rb] = hb
-                    lo[rb] = lb
-                    absum[rb] = ab
-                    cnt[rb] = nb
                 rb = b
-                hb = hi[b]
-                lb = lo[b]
-                ab = absum[b]
-                nb = cnt[b]
-                if not touched[b]:
-                    touched[b] = True
-                    stack[ntouch] = b
-                    ntouch += 1
-            s = ha + v                      # TwoSum, as capacity_sweep's change()
-            bb = s - ha
-            la += (ha - (s - bb)) + (v - bb)
-            ha = s
-            aa += abs(s)
-            na += 1
-            s = hb + v
-            bb = s - hb
-            lb += (hb - (s - bb)) + (v - bb)
-            hb = s
-            ab += abs(s)
-            nb += 1
-        if ra >= 0:
-            hi[ra] = ha
-            lo[ra] = la
-            absum[ra] = aa
-            cnt[ra] = na
-        if rb >= 0:
-            hi[rb] = hb
-            lo[rb] = lb
-            absum[rb] = ab
-            cnt[rb] = nb
+                ha, la, aa, na = _two_sum(ha, la, aa, na, v)
+                hb, lb, ab, nb = _two_sum(hb, lb, ab, nb, v)
+        _put(ra, ha, la, aa, na, hi, lo, absum, cnt)
+        _put(rb, hb, lb, ab, nb, hi, lo, absum, cnt)
         fbuf, ibuf, nout = _judge(t, stack, ntouch, touched, hi, lo, absum, cnt, thr, cap,
                                   limit, is_open, o_t, o_load, o_up, fbuf, ibuf, nout)
     return (flags, ibuf[:nout, 0].copy(), fbuf[:nout, 0].copy(), fbuf[:nout, 1].copy(),

@@ -90,3 +90,38 @@ def test_flow_pass_flags():
                                  np.full(2, -np.inf), np.zeros(2), np.zeros(2, dtype=np.int64),
                                  np.full(2, -np.inf))
     assert flags == vk.NOT_CHAINED | vk.NEGATIVE_RATE | vk.BEFORE_RELEASE
+
+
+def test_plain_sweep_grows_its_buffers_without_loading_numba(tmp_path):
+    """The plain-Python sweep (small schedules while numba is not loaded) calls the plain
+    bodies of the state, the judgement and the buffer growth (``_verify_kernel._bind_any``):
+    a schedule with more overloads than the first buffer's 64 rows is checked without loading
+    numba, and its report is the compiled sweep's."""
+    import json
+    import os
+    import subprocess
+    import sys
+    code = (
+        "import sys, json\n"
+        "from coflowopt import Instance, Coflow, Schedule\n"
+        "from coflowopt import verify as V\n"
+        "n = 150\n"
+        "inst = Instance.from_coflows([Coflow('A', [(0, 0, 2.0)] * (2 * n))])\n"
+        "f = list(range(2 * n)); s = [float(i // 2) for i in f]\n"
+        "s = Schedule.from_pieces(f, s, [x + 1.0 for x in s], [1.0] * (2 * n))\n"
+        "a = V.verify_schedule(inst, s, max_per_kind=1000).to_dict()\n"
+        "print(json.dumps(['numba' in sys.modules, a['violation_counts']]))\n"
+        "from coflowopt.rates._jit import load_kernels; load_kernels()\n"
+        "V._PLAIN_PYTHON_PIECES = 0\n"
+        "b = V.verify_schedule(inst, s, max_per_kind=1000).to_dict()\n"
+        "from coflowopt import _verify_kernel as vk\n"
+        "print(json.dumps([a == b, len(vk.capacity_sweep.signatures) > 0]))\n")
+    env = {k: v for k, v in os.environ.items() if k != "COFLOWOPT_QUIET_JIT"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    first, second = (json.loads(ln) for ln in out.stdout.split("\n")[:2])
+    # each unit interval: two rates of 1 through ingress 0 and egress 0 (capacity 1); each
+    # flow sends 1 of its 2
+    assert first == [False, {"capacity": 300, "undersent": 300}]
+    assert second == [True, True]

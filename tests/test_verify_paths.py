@@ -6,7 +6,7 @@ check; violations listed up to ``max_per_kind`` and counted past it."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from coflowopt import Coflow, Instance, Schedule
 from coflowopt import _verify_kernel as vk
@@ -203,6 +203,72 @@ def test_window_split_is_the_stable_sort_of_window_piece_pairs(pieces, step):
         vk.window_pieces(st_, en, cuts, counts, out)
     np.testing.assert_array_equal(bounds, want_bounds)
     np.testing.assert_array_equal(out, want_pieces)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([-1.5, -0.0, 0.0, 0.25, 1.0, 3.0, 1e9]),
+                          st.integers(1, 5)), min_size=0, max_size=30),
+       st.integers(1, 9))
+def test_order_statistics_of_the_starts_are_the_stable_sort(runs, step):
+    # verify_in_windows' cuts: the values of the stable sort at every step-th place, read off
+    # the sorted runs of equal values (signed zeros: the sort's own order of them)
+    x = np.array([v for v, k in runs for _ in range(k)], dtype=float)
+    ks = np.arange(0, x.size, step)
+    got = vk.sorted_at(x, ks)
+    want = np.sort(x, kind="stable")[ks]
+    np.testing.assert_array_equal(got, want)
+    assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(-2, 12), st.integers(1, 6), st.integers(0, 5)),
+                min_size=1, max_size=40),
+       st.integers(1, 9), st.integers(0, 3))
+def test_windowed_check_cuts_as_before(pieces, per_window, breakage):
+    # verify_in_windows against its former cutting, written out here (a stable sort of the
+    # starts, every per_window-th one a cut; each window's pieces gathered and clipped by
+    # numpy): the same report, on intact and tampered schedules
+    inst = Instance.from_coflows([Coflow(f"c{i}", [(i % 3, p[2] % 3, p[1] * 0.25)])
+                                  for i, p in enumerate(pieces)],
+                                 ingress_capacity=[1.0] * 3, egress_capacity=[1.0] * 3)
+    f = np.arange(len(pieces))
+    s = np.array([p[0] * 0.5 for p in pieces])
+    e = s + np.array([p[1] * 0.25 for p in pieces])
+    r = np.ones(len(pieces))
+    if breakage == 1:
+        r[0] *= 1 + 1e-6
+    elif breakage == 2:
+        e[-1] = s[-1]
+    elif breakage == 3:
+        r[len(r) // 2] = 1e9
+    sched = Schedule(f, s, e, r)
+    got = verify_in_windows(inst, sched, pieces_per_window=per_window)
+    ok = np.isfinite(s) & np.isfinite(e) & (s < e)
+    assume(ok.any())
+    bad = np.flatnonzero(~ok)
+    starts = np.sort(s[ok], kind="stable")
+    lo, hi = float(starts[0]), float(e[ok].max())
+    cuts = np.unique(np.concatenate([[lo], starts[np.arange(per_window, starts.size,
+                                                             per_window)], [hi]]))
+    if cuts.size < 2:
+        cuts = np.array([lo, hi])
+    W = cuts.size - 1
+    v = WindowedVerifier(inst)
+    for w in range(W):
+        a, b = float(cuts[w]), float(cuts[w + 1])
+        last = w == W - 1
+        sel = np.flatnonzero(ok & (s < b if not last else True) & (e > a if w else True))
+        if w == 0:
+            sel = np.concatenate([bad, sel])
+        ss = np.maximum(s[sel], a)
+        ee = e[sel] if last else np.minimum(e[sel], b)
+        if w == 0:  # malformed pieces go as they are
+            ss[:bad.size] = s[bad]
+            ee[:bad.size] = e[bad]
+        v.add(a, max(b, hi) if last else b, Schedule(f[sel], ss, ee, r[sel]))
+    want = v.report()
+    want.num_pieces = len(pieces)
+    assert got.to_dict() == want.to_dict()
 
 
 def test_violations_past_max_per_kind_are_counted_not_listed():

@@ -1,8 +1,9 @@
-"""The float verifier's one-call path for batches whose ends come in order
-(``_verify_kernel.sorted_ends_pass``, the path of the event-driven kernels' windows) against the
-general path (``flow_pass`` + grouped changes + ``capacity_sweep``): the same report, violations
-and their order included, on tampered schedules and on random ones, one-shot and window by
-window; and the path is taken (not declined) where the ends are in order."""
+"""The float verifier's one-call path for batches in runs of equal starts and of equal ends
+(``_verify_kernel.runs_pass``: the event-driven kernels' windows, whose ends come in order, and
+schedules such as coflowsim's backfilling, whose ends do not) against the general path
+(``flow_pass`` + grouped changes + ``capacity_sweep``): the same report, violations and their
+order included, on tampered schedules and on random ones, in end order and in no order,
+one-shot and window by window; and the path is taken where it should be, declined elsewhere."""
 
 import numpy as np
 import pytest
@@ -22,28 +23,37 @@ def _compiled():
 
 
 class _Taken:
-    """Counts the batches sorted_ends_pass took and declined."""
+    """Counts the batches runs_pass took and declined."""
 
     def __init__(self):
         self.took = self.declined = 0
 
 
+def _path(mp, path):
+    """``sorted``: every batch tries runs_pass, whatever its runs' length; ``default``: as the
+    verifier decides; ``general``: none does."""
+    if path == "sorted":
+        mp.setattr(V, "_runs_pass_pays", lambda n: True)
+        mp.setattr(V, "_runs_pass_max_runs", lambda n: 2 * n + 2)
+    elif path == "general":
+        mp.setattr(V, "_runs_pass_pays", lambda n: False)
+
+
 def _report(inst, s, path, windows=None, monkeypatch=None):
     taken = _Taken()
-    real = vk.sorted_ends_pass
+    real = vk.runs_pass
 
     def spy(*a):
         out = real(*a)
-        if out[0] == vk.NOT_SORTED:
+        if out[0] == vk.DECLINED:
             taken.declined += 1
         else:
             taken.took += 1
         return out
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(vk, "sorted_ends_pass", spy)
-        mp.setattr(V, "_sorted_ends_pays", (lambda n: True) if path == "sorted" else
-                   (lambda n: False))
+        mp.setattr(vk, "runs_pass", spy)
+        _path(mp, path)
         if windows is None:
             rep = V.verify_schedule(inst, s)
         else:
@@ -132,7 +142,7 @@ def test_capacity_excess_at_a_window_boundary():
     reps = []
     for path in ("sorted", "general"):
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(V, "_sorted_ends_pays", lambda n, p=path: p == "sorted")
+            _path(mp, path)
             v = V.WindowedVerifier(inst)
             v.add(0.0, 1.0, by_end(pieces[:1]))
             v.add(1.0, 2.0, by_end(pieces[1:]))
@@ -162,21 +172,41 @@ def test_flow_short_by_more_than_tolerance(windows):
 
 
 def test_declined_batches_go_the_general_way():
-    # ends out of order, a negative rate, a malformed piece: the path declines (nothing
-    # updated) and the general path gives the report
+    # a negative rate, a malformed piece: the path declines (nothing updated) and the general
+    # path gives the report; ends out of order are taken
     inst = two_ports([1.0, 1.0])
-    for pieces in ([(0, 0.0, 1.0, 1.0), (1, 0.0, 0.5, 2.0)],
-                   [(0, 0.0, 1.0, 1.0), (1, 1.0, 2.0, -1.0)],
-                   [(0, 0.0, 1.0, 1.0), (1, 2.0, 2.0, 1.0)],
-                   [(0, 0.0, 1.0, 1.0), (5, 1.0, 2.0, 1.0)]):
+    for pieces, taken in (([(0, 0.0, 1.0, 1.0), (1, 0.0, 0.5, 2.0)], True),
+                          ([(0, 0.0, 1.0, 1.0), (1, 1.0, 2.0, -1.0)], False),
+                          ([(0, 0.0, 1.0, 1.0), (1, 2.0, 2.0, 1.0)], False),
+                          ([(0, 0.0, 1.0, 1.0), (5, 1.0, 2.0, 1.0)], False)):
         f, s, e, r = zip(*pieces)
-        both(inst, Schedule.from_pieces(list(f), list(s), list(e), list(r)), taken=False)
+        both(inst, Schedule.from_pieces(list(f), list(s), list(e), list(r)), taken=taken)
+
+
+def test_short_runs_are_declined_by_default():
+    # the verifier's own choice: runs of equal times shorter than _RUN_LENGTH on average go
+    # the general way, longer ones the one-call way; the report is the same
+    n = 4 * V._RUN_LENGTH * 64
+    inst = Instance.from_coflows([Coflow(f"c{i}", [(i % 4, (i // 4) % 4, 1.0)])
+                                  for i in range(n)],
+                                 ingress_capacity=[n] * 4, egress_capacity=[n] * 4)
+    f = np.arange(n)
+    r = np.ones(n)
+    for run, taken in ((1, False), (V._RUN_LENGTH // 4, False), (V._RUN_LENGTH, True),
+                       (4 * V._RUN_LENGTH, True)):
+        s = np.repeat(np.arange(n // run, dtype=float), run)[::-1].copy()   # runs, descending
+        sched = Schedule.from_pieces(f, s, s + 1.0, r)
+        got, t = _report(inst, sched, "default")
+        ref, _ = _report(inst, sched, "general")
+        _same(got, ref)
+        assert got.ok
+        assert (t.took, t.declined) == ((1, 0) if taken else (0, 1)), (run, t.took)
 
 
 def test_first_pass_blocks():
     # the read-only first pass judges vk._BLOCK pieces at a time: runs of equal starts that
-    # cross a block's edge are counted once, and a bad piece in a later block or ends out of
-    # order exactly at an edge still decline the batch
+    # cross a block's edge are counted once, a bad piece in a later block still declines the
+    # batch, and ends out of order exactly at an edge do not
     B = vk._BLOCK
     J = 5 * B // 6 + 1                       # 3 J pieces: two edges, runs of 3 across them
     n = 3 * J
@@ -195,10 +225,89 @@ def test_first_pass_blocks():
         return Schedule.from_pieces(c["f"], c["s"], c["e"], c["r"])
 
     end_b = e[B - 1] - 0.5                    # piece B ends before piece B - 1
-    for sched in (tampered(B, e=end_b, s=end_b - 0.25), tampered(2 * B + 1, r=np.nan),
-                  tampered(B + 7, r=-1 / 3), tampered(n - 1, f=n),
-                  tampered(2 * B, s=np.inf)):
+    assert not both(inst, tampered(B, e=end_b, s=end_b - 0.25)).ok
+    for sched in (tampered(2 * B + 1, r=np.nan), tampered(B + 7, r=-1 / 3),
+                  tampered(n - 1, f=n), tampered(2 * B, s=np.inf)):
         assert not both(inst, sched, taken=False).ok
+
+
+# ------------------------------------------------- pieces in runs, ends in no order (backfilling)
+def _backfill_like(seed, ports=4, events=12, per_event=30):
+    """Pieces as coflowsim's backfilling writes them: at each event, every active flow a piece
+    from the event's time to its own end (ends in no order), the flows of a pair together;
+    rates filling the ports exactly.  Returns (instance, flows, starts, ends, rates)."""
+    rng = np.random.default_rng(seed)
+    flows, st_, en_, rt_ = [], [], [], []
+    coflows = []
+    t = 0.0
+    for ev in range(events):
+        t_next = t + float(rng.integers(1, 5))
+        # per_event flows over the ports, each pair's flows splitting its 1 / ports share
+        pairs = [(int(rng.integers(ports)), int(rng.integers(ports))) for _ in range(per_event)]
+        for q, (i, j) in enumerate(pairs):
+            end = t_next if rng.random() < 0.5 else t + float(rng.integers(1, 4)) / 4 * (t_next - t)
+            rate = 1.0 / (2 * per_event)
+            fid = len(coflows)
+            coflows.append(Coflow(f"c{fid}", [(i, j, rate * (end - t))]))
+            flows.append(fid)
+            st_.append(t)
+            en_.append(end)
+            rt_.append(rate)
+        t = t_next
+    inst = Instance.from_coflows(coflows, ingress_capacity=[1.0] * ports,
+                                 egress_capacity=[1.0] * ports)
+    return inst, np.array(flows), np.array(st_), np.array(en_), np.array(rt_)
+
+
+def test_backfill_like_schedule_taken_and_agrees():
+    inst, f, s, e, r = _backfill_like(0)
+    assert np.any(np.diff(e) < 0)            # ends in no order
+    for windows in (None, 1, 7, 50):
+        assert both(inst, Schedule.from_pieces(f, s, e, r), windows).ok
+
+
+@pytest.mark.parametrize("windows", [None, 5])
+def test_backfill_like_tampered(windows):
+    inst, f, s, e, r = _backfill_like(1)
+    n = f.size
+    j = n // 2
+
+    def sched(f=f, s=s, e=e, r=r):
+        return Schedule.from_pieces(f, s, e, r)
+
+    # a rate raised by 1e-6 on a long piece (its flow sends more than its size), and by 1
+    # (its ports, at most half full, over capacity)
+    r2 = r.copy()
+    k = int(np.argmax(e - s))
+    r2[k] *= 1 + 1e-6
+    rep = both(inst, sched(r=r2), windows)
+    assert not rep.ok and "oversent" in rep.violation_counts
+    r2[k] += 1.0
+    rep = both(inst, sched(r=r2), windows)
+    assert "capacity" in rep.violation_counts
+    # a piece of a flow again, overlapping itself, at the end of the batch
+    f3, s3, e3, r3 = (np.append(a, a[j]) for a in (f, s, e, r))
+    rep = both(inst, sched(f3, s3, e3, r3), windows)
+    assert rep.violation_counts.get("overlap", 0) >= 1
+    # a flow short by more than the tolerance
+    r4 = r.copy()
+    r4[j] *= 1 - 1e-8
+    rep = both(inst, sched(r=r4), windows)
+    assert rep.violation_counts == {"undersent": 1}
+    # data hidden in a very short interval: a second flow of a full pair at rate 1e9 for
+    # 1e-9 in the middle of an event (a run of its own, ends out of order)
+    mid = s[j] + (e[j] - s[j]) / 2
+    extra = Coflow("x", [(int(inst.flow_src[f[j]]), int(inst.flow_dst[f[j]]), 1.0)])
+    inst5 = Instance.from_coflows(
+        [Coflow(str(c), [(int(inst.flow_src[c]), int(inst.flow_dst[c]),
+                          float(inst.flow_size[c]))]) for c in range(inst.num_flows)] + [extra],
+        ingress_capacity=[1.0] * 4, egress_capacity=[1.0] * 4)
+    f5 = np.insert(f, j, inst.num_flows)
+    s5 = np.insert(s, j, mid)
+    e5 = np.insert(e, j, mid + 1e-9)
+    r5 = np.insert(r, j, 1e9)
+    rep = both(inst5, sched(f5, s5, e5, r5), windows)
+    assert not rep.ok and "capacity" in rep.violation_counts
 
 
 # --------------------------------------------------------------------------- real schedules
@@ -221,7 +330,7 @@ def test_fair_windows_verified_alike(seed):
     reps = []
     for path in ("sorted", "general"):
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(V, "_sorted_ends_pays", lambda n, p=path: p == "sorted")
+            _path(mp, path)
             v = V.WindowedVerifier(inst)
             maxmin_windows(inst, lambda s, a, b: v.add(a, b, s), window=7)
             reps.append(v.report())
@@ -263,11 +372,18 @@ def sorted_schedules(draw):
     inst = Instance.from_coflows([Coflow(f"c{f}", [(i, j, z)], release=r)
                                   for f, ((i, j), z, r) in enumerate(zip(flows, sizes, rel))],
                                  ingress_capacity=[1.0] * m, egress_capacity=[1.0] * m)
-    return inst, by_end(pieces)
+    order = draw(st.sampled_from(["end", "start", "given"]))
+    if order == "start":
+        pieces = sorted(pieces, key=lambda p: p[1])
+    elif order == "end":
+        return inst, by_end(pieces)
+    f, s, e, r = zip(*pieces)
+    return inst, Schedule.from_pieces(list(f), list(s), list(e), list(r))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sorted_schedules(), st.sampled_from([None, 1, 4]))
-def test_random_sorted_schedules_agree(case, windows):
+def test_random_schedules_agree(case, windows):
+    # in end order, in start order and as drawn (runs of equal times of any length)
     inst, s = case
     both(inst, s, windows)
