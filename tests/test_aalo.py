@@ -326,6 +326,70 @@ def test_compiled_loop_with_many_demotions_and_crossings(capacities):
         verified(inst, b).weighted_completion_time
 
 
+def test_compiled_loop_with_port_masks_of_several_words():
+    """The compiled loop's port masks (``cmask``: a coflow's ports as bits, tested before its
+    groups in a round's walk) over more than 64 ingress and 64 egress ports, so that a port's
+    bit lies in a later word on both sides: the Python engine's pieces, bit for bit."""
+    inst = uniform_random(num_ports=130, num_coflows=400, flows_per_coflow=(1, 6),
+                          size=(1.0, 9.0), integer_sizes=False,
+                          releases=(0.0, 30.0), seed=5)
+    a = aalo(inst, first_threshold=3.0, multiplier=3.0, num_queues=4, engine="kernel")
+    b = aalo(inst, first_threshold=3.0, multiplier=3.0, num_queues=4, engine="python")
+    assert a.meta["engine"] == "kernel" and len(a.meta["demotions"]) > 50
+    _same_run(a, b)
+    assert verified(inst, a).weighted_completion_time == \
+        verified(inst, b).weighted_completion_time
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1))
+def test_port_mask_test_never_rules_out_an_open_group(seed):
+    """``_may_pair`` is only a necessary condition: a coflow with an unfinished group whose
+    two ports are open passes it, and the bits ``_open_mask`` / ``_close_mask`` keep are the
+    open ports (ports across word boundaries, groups finished, ports closed)."""
+    from coflowopt.policies.aalo import _close_mask, _mask_set, _may_pair, _open_mask
+    rng = np.random.default_rng(seed)
+    m_in, m_eg = int(rng.integers(1, 140)), int(rng.integers(1, 140))
+    P, wi = m_in + m_eg, (m_in + 63) >> 6
+    W = wi + ((m_eg + 63) >> 6)
+    K = 6
+    ng = rng.integers(1, 5, K)
+    grp_ptr = np.concatenate([[0], np.cumsum(ng)]).astype(np.int64)
+    G = int(grp_ptr[-1])
+    grp_src = rng.integers(0, m_in, G).astype(np.int64)
+    grp_dst = (m_in + rng.integers(0, m_eg, G)).astype(np.int64)
+    gcount = rng.integers(0, 2, G).astype(np.int64)
+    opn = rng.random((1, P)) < rng.random()
+    cmask = np.zeros((K, W), dtype=np.uint64)
+    om = np.zeros((1, W), dtype=np.uint64)
+    _open_mask(om, 0, opn, 0, m_in, wi)
+    for _ in range(3):
+        for k in range(K):
+            _mask_set(cmask, k, grp_ptr, grp_src, grp_dst, gcount, m_in, wi)
+            g = range(grp_ptr[k], grp_ptr[k + 1])
+            open_group = any(gcount[x] > 0 and opn[0, grp_src[x]] and opn[0, grp_dst[x]]
+                             for x in g)
+            if open_group:
+                assert _may_pair(cmask, k, om, 0, wi)
+            ports = {int(grp_src[x]) for x in g if gcount[x] > 0} | \
+                {int(grp_dst[x]) for x in g if gcount[x] > 0}
+            if not any(opn[0, p] for p in ports if p < m_in) or \
+                    not any(opn[0, p] for p in ports if p >= m_in):
+                assert not _may_pair(cmask, k, om, 0, wi)
+        # close some ports of one coflow's groups, finish some groups, and check the bits
+        k = int(rng.integers(0, K))
+        for x in range(grp_ptr[k], grp_ptr[k + 1]):
+            if rng.random() < 0.5:
+                opn[0, grp_src[x]] = False
+            if rng.random() < 0.5:
+                opn[0, grp_dst[x]] = False
+        _close_mask(om, 0, opn, 0, k, grp_ptr, grp_src, grp_dst, m_in, wi)
+        fresh = np.zeros((1, W), dtype=np.uint64)
+        _open_mask(fresh, 0, opn, 0, m_in, wi)
+        assert np.array_equal(om, fresh)
+        gcount[rng.random(G) < 0.3] = 0
+
+
 def test_engine_where_the_compiled_loop_does_not_apply():
     """Flow-completion modes other than ``idle`` and instances over resources run the Python
     engine (also with ``engine="kernel"``); ``auto`` is the kernel; a bad name is refused."""
