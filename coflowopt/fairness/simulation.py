@@ -293,7 +293,8 @@ def psp_incremental(instance: Instance, *, on_window=None, window: int = WINDOW_
     does not both limit), so only the coflows on changed resources and the non-uniform ones
     are recomputed (:func:`._pairs_kernel.psp_run`).  Per event the work is
     ``O(pairs on the changed resources + flows of non-uniform coflows + log F per rate
-    change)``, not ``O(active flows)``.  In floating point the rates are not the reference's
+    change)``, not ``O(active flows)`` (plus one ``O(F)`` pass per window in sink mode, to
+    cut the pieces still open).  In floating point the rates are not the reference's
     bits (they are computed as ``(C_p / n_p) rem_f / L_k^p`` with ``rem_f / L_k^p`` kept from
     the coflow's last recomputation, and bytes left are not re-rated at every event); the
     tests hold the two to a relative ``1e-9`` on every completion time
