@@ -159,6 +159,244 @@ def _due_pairs(key, item, n, t, out, out_key):
     return cnt
 
 
+# ------------------------------------------------------------------------------------------
+# helpers shared by the event loops below (the big-switch kernels and their ``_paths`` twins
+# call the same code, so the two cannot drift apart; LLVM inlines them)
+
+
+@njit(cache=True)
+def _coflow_index(flow_ptr, K, F):
+    """``unfinished[k]``: the number of flows of coflow ``k``; ``coflow_of[f]``: the coflow of
+    flow ``f``."""
+    unfinished = np.zeros(K, dtype=np.int64)
+    coflow_of = np.zeros(F, dtype=np.int64)
+    for k in range(K):
+        unfinished[k] = flow_ptr[k + 1] - flow_ptr[k]
+        for f in range(flow_ptr[k], flow_ptr[k + 1]):
+            coflow_of[f] = k
+    return unfinished, coflow_of
+
+
+@njit(cache=True)
+def _filling_arrays(P):
+    """The progressive filling's per-port arrays: ``plen`` (active pairs in the port's list),
+    ``WT`` (their total weight), and the scratch of a filling: ``wsum``, ``frozen``, ``left``
+    (unfrozen pairs), ``live_ports``, ``ell`` (the port's fill level at this event) and
+    ``ell_old`` (at the previous filling)."""
+    return (np.zeros(P, dtype=np.int64), np.zeros(P), np.zeros(P), np.zeros(P),
+            np.zeros(P, dtype=np.int64), np.zeros(P, dtype=np.int64), np.full(P, np.inf),
+            np.full(P, np.inf))
+
+
+@njit(cache=True)
+def _event_arrays(K, F, E):
+    """The max-min event loop's arrays: flow and coflow completion times (NaN: not yet), the
+    active list ``alist`` with completion times ``akey`` (inf: none), the due pairs and
+    their times, the touched pairs, the changed pairs with their new levels, and ``warmed``
+    (keeps the loads of the warming pass from being dropped)."""
+    return (np.full(F, np.nan), np.full(K, np.nan), np.full(max(1, E), np.inf),
+            np.zeros(max(1, E), dtype=np.int64), np.zeros(max(1, E), dtype=np.int64),
+            np.zeros(max(1, E)), np.zeros(E, dtype=np.int64), np.zeros(E, dtype=np.int64),
+            np.zeros(E), np.zeros(1))
+
+
+@njit(cache=True)
+def _list_ptr(ports_a, ports_b, P):
+    """The CSR offsets of per-port lists with one entry per element of ``ports_a`` and of
+    ``ports_b`` (the ports of the pairs' entries)."""
+    deg = np.zeros(P + 1, dtype=np.int64)
+    for x in range(ports_a.shape[0]):
+        deg[ports_a[x] + 1] += 1
+    for x in range(ports_b.shape[0]):
+        deg[ports_b[x] + 1] += 1
+    for p in range(P):
+        deg[p + 1] += deg[p]
+    return deg
+
+
+@njit(cache=True, borrowed=True)
+def _finish_flow(f, t, fc, coflow_of, unfinished, cc):
+    """Flow ``f`` completes at ``t``; returns 1 when that completes its coflow, else 0."""
+    fc[f] = t
+    k = coflow_of[f]
+    unfinished[k] -= 1
+    if unfinished[k] == 0:
+        cc[k] = t
+        return 1
+    return 0
+
+
+@njit(cache=True, borrowed=True)
+def _close_slots(slot, s, hi, t, r, store, cf, cs, ce, cv, nc):
+    """Close at ``t`` the open pieces of the slots ``[s, hi)`` (flow ``slot[s, _FLOW]``, rate
+    ``slot[s, _W] * r``) and reopen them at ``t``.  Stops at the first piece that finds the
+    write buffers full (the caller spills them and calls again from there).  Returns (the
+    slot reached, the write position, the number of pieces closed)."""
+    n = 0
+    while s < hi:
+        if t > slot[s, _PS]:
+            if store:
+                if nc == cf.shape[0]:
+                    return s, nc, n
+                nc = _put(cf, cs, ce, cv, nc, int(slot[s, _FLOW]), slot[s, _PS], t,
+                          slot[s, _W] * r)
+            n += 1
+        slot[s, _PS] = t
+        s += 1
+    return s, nc, n
+
+
+@njit(cache=True, borrowed=True)
+def _complete_heads(slot, s, hi, clk, r, t, weight, size, completion_rtol, store, cf, cs, ce,
+                    cv, nc, fc, coflow_of, unfinished, cc):
+    """The head flows of a pair (its sorted slots ``[s, hi)``, clock ``clk``, level ``r``)
+    that finish at ``t``: reached their threshold, within the completion tolerance of it, or
+    too close to move ``t`` in float64.  Each closes its piece and completes.  Stops at a piece
+    that finds the write buffers full (the caller spills and calls again).  Returns (the first
+    unfinished slot, the write position, pieces closed, coflows completed)."""
+    n = 0
+    done = 0
+    while s < hi:
+        f = int(slot[s, _FLOW])
+        x = slot[s, _THR]
+        if not (x <= clk or (x - clk) * weight[f] <= completion_rtol * size[f]
+                or t + (x - clk) / r <= t):
+            break
+        if t > slot[s, _PS]:
+            if store:
+                if nc == cf.shape[0]:
+                    break
+                nc = _put(cf, cs, ce, cv, nc, f, slot[s, _PS], t, slot[s, _W] * r)
+            n += 1
+        done += _finish_flow(f, t, fc, coflow_of, unfinished, cc)
+        s += 1
+    return s, nc, n, done
+
+
+@njit(cache=True)
+def _insert_flow(thr, flow, ps, w, lo, hi, x, f, t, wf):
+    """Insert flow ``f`` (threshold ``x``, piece start ``t``, weight ``wf``) into a pair's
+    window ``[lo, hi)`` of slot columns sorted by (threshold, flow); returns its slot."""
+    s = scan_back(thr, flow, lo, hi, x, f)
+    insert_at(thr, s, hi, x)
+    insert_at(flow, s, hi, f)
+    insert_at(ps, s, hi, t)
+    insert_at(w, s, hi, wf)
+    return s
+
+
+@njit(cache=True, borrowed=True)
+def _fill_next(live_ports, live, left, cap, frozen, wsum):
+    """One round of the progressive filling's scan: the live port that fills first and its
+    level (``best`` -1: none left).  Ports with no unfrozen pair leave ``live_ports[:live]``
+    (a port is live while it has unfrozen pairs: its weight sum may keep a rounding residue
+    after the last one froze).  Returns (best, level, live)."""
+    best = -1
+    cur = np.inf
+    u = 0
+    while u < live:
+        p = live_ports[u]
+        if left[p] == 0:
+            live -= 1
+            live_ports[u] = live_ports[live]
+            continue
+        x = (cap[p] - frozen[p]) / wsum[p]
+        if x < cur:
+            cur = x
+            best = u
+        u += 1
+    return best, cur, live
+
+
+@njit(cache=True, borrowed=True)
+def _fill_start(plen, WT, cap, wsum, frozen, left, live_ports, ell):
+    """Start a progressive filling: every port's level unknown (inf), the ports with active
+    pairs live with their total weight.  Returns the number of live ports."""
+    live = 0
+    for p in range(plen.shape[0]):
+        ell[p] = np.inf
+        if plen[p] > 0:
+            wsum[p] = WT[p]
+            frozen[p] = 0.0
+            left[p] = plen[p]
+            live_ports[live] = p
+            live += 1
+    return live
+
+
+@njit(cache=True, borrowed=True)
+def _touch(mark, touched, ntouch, e, events):
+    """Pair ``e`` needs a new completion time at this event: add it to ``touched[:ntouch]``
+    once (stamp ``mark``); returns the new count."""
+    if mark[e] != events:
+        mark[e] = events
+        touched[ntouch] = e
+        ntouch += 1
+    return ntouch
+
+
+@njit(cache=True, borrowed=True)
+def _level_moved(a_, b_, snap_rtol):
+    """A port's fill level moved from ``b_`` to ``a_`` (by more than ``snap_rtol``)."""
+    return not (a_ == b_ or (a_ < np.inf and b_ < np.inf and abs(a_ - b_) <= snap_rtol * a_))
+
+
+@njit(cache=True, borrowed=True)
+def _leave_active(alist, akey, apos, nact, e):
+    """Pair ``e`` leaves the active list ``alist[:nact]`` (its last pair takes the place);
+    returns the new length."""
+    ap = apos[e]
+    nact -= 1
+    z = alist[nact]
+    alist[ap] = z
+    akey[ap] = akey[nact]
+    apos[z] = ap
+    return nact
+
+
+@njit(cache=True, borrowed=True)
+def _join_active(alist, akey, apos, nact, e):
+    """Pair ``e`` joins the active list, with no completion time yet; returns the new
+    length."""
+    apos[e] = nact
+    alist[nact] = e
+    akey[nact] = np.inf
+    return nact + 1
+
+
+@njit(cache=True)
+def _cut_pairs(active, lam, lo, hi, slot, t, cf, cs, ce, cv, nc):
+    """A sink mode's window cut at ``t``: every open piece of the active pairs with a positive
+    level ``lam`` is closed at ``t`` and reopened there with the same rate (the rates as
+    functions of time are unchanged), then the write buffers go to the sink as the window that
+    ends at ``t``.  The buffers hold ``window + 2 F`` pieces (kernel docstring), so the cut
+    never finds them full.  Returns the number of pieces cut."""
+    n = 0
+    for e in range(active.shape[0]):
+        if active[e] and lam[e] > 0.0:
+            s, nc, m = _close_slots(slot, lo[e], hi[e], t, lam[e], True, cf, cs, ce, cv, nc)
+            if s < hi[e]:
+                raise RuntimeError("the sink's write buffers are too small for a window cut")
+            n += m
+    flush_to_sink(cf, cs, ce, cv, nc, t)
+    return n
+
+
+@njit(cache=True, borrowed=True)
+def _next_event(release, rel_order, rel_ptr, akey, nact, t):
+    """The next event after ``t``: the next release or the smallest completion time of the
+    active pairs (``akey[:nact]``), not before ``t`` (a completion time at ``t`` that did not
+    complete, by rounding, is a head within float reach of done: it finishes at the next
+    step).  Returns (that time, inf for none; the smallest completion time)."""
+    kmin = _min_key(akey, nact)
+    t_next = release[rel_order[rel_ptr]] if rel_ptr < release.shape[0] else np.inf
+    if kmin < t_next:
+        t_next = kmin
+    if t_next <= t:
+        t_next = t
+    return t_next, kmin
+
+
 @njit(cache=True)
 def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src, pair_dst,
                     pair_ptr, completion_rtol, snap_rtol, max_events, store, window, lf, ls, le,
@@ -241,14 +479,9 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
     # one or two cache lines instead of one per array (the loads missed the cache in 50 % of
     # the kernel's samples on the Facebook trace, issue 17)
     slot = np.zeros((F, _SLOT_COLUMNS))
+    slot_thr, slot_flow, slot_ps, slot_w = slot[:, _THR], slot[:, _FLOW], slot[:, _PS], slot[:, _W]
     # per port: active pairs (swap-remove lists), their total weight
-    deg = np.zeros(P + 1, dtype=np.int64)
-    for e in range(E):
-        deg[pair_src[e] + 1] += 1
-        deg[pair_dst[e] + 1] += 1
-    for p in range(P):
-        deg[p + 1] += deg[p]
-    port_ptr = deg
+    port_ptr = _list_ptr(pair_src, pair_dst, P)
     plist = np.zeros(max(1, port_ptr[P]), dtype=np.int64)
     # beside each entry of a port's list: the pair's other port and its weight W[e], so that
     # a filling reads each port's entries in order instead of three per-pair arrays at random
@@ -259,42 +492,19 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
     # lists in order (7.5e8 pair visits on the Facebook trace), per pair only the changed ones
     pl_lam = np.zeros(max(1, port_ptr[P]))
     moved = np.zeros(P, dtype=np.bool_)   # the port's level moved at this filling
-    plen = np.zeros(P, dtype=np.int64)
-    WT = np.zeros(P)
-    wsum = np.zeros(P)
-    live_ports = np.zeros(P, dtype=np.int64)
-    left = np.zeros(P, dtype=np.int64)   # unfrozen pairs per port during a filling
-    ell = np.full(P, np.inf)       # fill level of every port at this event
-    ell_old = np.full(P, np.inf)   # ... at the previous filling
-    visit = np.zeros(E, dtype=np.int64)
-    new_level = np.zeros(E)
-    warmed = np.zeros(1)       # keeps the loads of the warming pass (3b) from being dropped
-    frozen = np.zeros(P)
+    plen, WT, wsum, frozen, left, live_ports, ell, ell_old = _filling_arrays(P)
     nact = 0
-
-    unfinished = np.zeros(K, dtype=np.int64)
-    coflow_of = np.zeros(F, dtype=np.int64)
-    for k in range(K):
-        unfinished[k] = flow_ptr[k + 1] - flow_ptr[k]
-        for f in range(flow_ptr[k], flow_ptr[k + 1]):
-            coflow_of[f] = k
-    fc = np.full(F, np.nan)
-    cc = np.full(K, np.nan)
+    unfinished, coflow_of = _coflow_index(flow_ptr, K, F)
     n_done = 0
-
     nc = 0
     npieces = 0
-
     # the active pairs (alist[:nact]) and their completion times (akey, inf: none), found by
     # two scans of the active pairs at each event instead of an indexed heap: on the Facebook
     # trace ~2,900 of ~20,000 active pairs change level per event over 3.8e4 events, and the
     # heap's 1.1e8 updates were 20 % of the kernel's samples (issue 17).  A scan costs what the
     # filling's pass over the active pairs does
-    akey = np.full(max(1, E), np.inf)
-    alist = np.zeros(max(1, E), dtype=np.int64)
-    due = np.zeros(max(1, E), dtype=np.int64)
-    due_key = np.zeros(max(1, E))
-    touched = np.zeros(E, dtype=np.int64)
+    fc, cc, akey, alist, due, due_key, touched, visit, new_level, warmed = _event_arrays(K, F, E)
+    apos = pix[:, _APOS]      # a view: pix[e, _APOS] is apos[e]
 
     rel_order = np.argsort(release, kind="mergesort")
     rel_ptr = 0
@@ -306,9 +516,8 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
     while True:
         events += 1
         if events > max_events:
-            _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t)
-            state[0] = npieces
-            return fc, cc, -events, max_active, changes
+            events = -events
+            break
         ntouch = 0
         refill = False
         # 1. completions: pairs whose head flow finishes at t, in order of (time, pair)
@@ -318,32 +527,21 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
             akey[pix[e, _APOS]] = np.inf
             pf[e, _CLK] += pf[e, _LAM] * (t - pf[e, _TCLK])
             pf[e, _TCLK] = t
-            while pix[e, _LO] < pix[e, _HI]:
-                s = pix[e, _LO]
-                f = int(slot[s, _FLOW])
-                x = slot[s, _THR]
-                # done: reached, within tolerance, or too close to move t in float64
-                if x <= pf[e, _CLK] or (x - pf[e, _CLK]) * weight[f] <= completion_rtol * size[f] \
-                        or t + (x - pf[e, _CLK]) / pf[e, _LAM] <= t:
-                    pix[e, _LO] += 1
-                    if pix[e, _LO] < pix[e, _HI]:
-                        pf[e, _HEAD] = slot[pix[e, _LO], _THR]
-                    fc[f] = t
-                    if t > slot[s, _PS]:
-                        if store:
-                            if nc == cf.shape[0]:
-                                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-                                nc = 0
-                            nc = _put(cf, cs, ce, cv, nc, f, slot[s, _PS], t,
-                                     slot[s, _W] * pf[e, _LAM])
-                        npieces += 1
-                    k = coflow_of[f]
-                    unfinished[k] -= 1
-                    if unfinished[k] == 0:
-                        cc[k] = t
-                        n_done += 1
-                else:
+            s0 = pix[e, _LO]
+            hi = pix[e, _HI]
+            while True:
+                s, nc, n, done = _complete_heads(slot, pix[e, _LO], hi, pf[e, _CLK], pf[e, _LAM],
+                                                 t, weight, size, completion_rtol, store, cf, cs,
+                                                 ce, cv, nc, fc, coflow_of, unfinished, cc)
+                pix[e, _LO] = s
+                npieces += n
+                n_done += done
+                if s == hi or not (store and nc == cf.shape[0]):
                     break
+                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                nc = 0
+            if s0 < s < hi:
+                pf[e, _HEAD] = slot[s, _THR]
             i = pair_src[e]
             j = pair_dst[e]
             refill = True
@@ -365,13 +563,7 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
                     if plen[p] == 0:
                         WT[p] = 0.0
                 active[e] = False
-                # leave the active list (its last pair takes the place)
-                ap = pix[e, _APOS]
-                nact -= 1
-                z = alist[nact]
-                alist[ap] = z
-                akey[ap] = akey[nact]
-                pix[z, _APOS] = ap
+                nact = _leave_active(alist, akey, apos, nact, e)
                 W[e] = 0.0
                 pf[e, _CLK] = 0.0
                 pf[e, _LAM] = 0.0
@@ -386,10 +578,7 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
                 W[e] = w
                 pl_w[pix[e, _IN]] = w
                 pl_w[pix[e, _OUT]] = w
-                if mark[e] != events:
-                    mark[e] = events
-                    touched[ntouch] = e
-                    ntouch += 1
+                ntouch = _touch(mark, touched, ntouch, e, events)
         # 2. releases at t
         while rel_ptr < K and release[rel_order[rel_ptr]] <= t:
             k = rel_order[rel_ptr]
@@ -400,10 +589,7 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
                 j = pair_dst[e]
                 if not active[e]:
                     active[e] = True
-                    pix[e, _APOS] = nact
-                    alist[nact] = e
-                    akey[nact] = np.inf
-                    nact += 1
+                    nact = _join_active(alist, akey, apos, nact, e)
                     pix[e, _IN] = port_ptr[i] + plen[i]
                     plist[pix[e, _IN]] = e
                     pl_other[pix[e, _IN]] = j
@@ -420,11 +606,8 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
                     pf[e, _TCLK] = t
                 x = pf[e, _CLK] + size[f] / weight[f]
                 # insert into the pair's sorted window [lo, hi); shift the tail right
-                s = scan_back(slot[:, _THR], slot[:, _FLOW], pix[e, _LO], pix[e, _HI], x, f)
-                insert_at(slot[:, _THR], s, pix[e, _HI], x)
-                insert_at(slot[:, _FLOW], s, pix[e, _HI], f)
-                insert_at(slot[:, _PS], s, pix[e, _HI], t)
-                insert_at(slot[:, _W], s, pix[e, _HI], weight[f])
+                s = _insert_flow(slot_thr, slot_flow, slot_ps, slot_w, pix[e, _LO], pix[e, _HI],
+                                 x, f, t, weight[f])
                 if s == pix[e, _LO]:
                     pf[e, _HEAD] = x
                 pix[e, _HI] += 1
@@ -434,10 +617,7 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
                 WT[i] += weight[f]
                 WT[j] += weight[f]
                 refill = True
-                if mark[e] != events:
-                    mark[e] = events
-                    touched[ntouch] = e
-                    ntouch += 1
+                ntouch = _touch(mark, touched, ntouch, e, events)
         if n_done == K:
             break
         if nact > max_active:
@@ -448,32 +628,9 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
             # the level of the first of its two ports to fill, so its rate is
             # weight * min(level_i, level_j)).  One scan of the live ports per round: at most
             # one round per port, cheaper than keeping a heap of rising levels.
-            live = 0
-            for p in range(P):
-                ell[p] = np.inf
-                if plen[p] > 0:
-                    wsum[p] = WT[p]
-                    frozen[p] = 0.0
-                    left[p] = plen[p]
-                    live_ports[live] = p
-                    live += 1
+            live = _fill_start(plen, WT, cap, wsum, frozen, left, live_ports, ell)
             while live > 0:
-                best = -1
-                cur = np.inf
-                u = 0
-                while u < live:
-                    p = live_ports[u]
-                    # a port is live while it has unfrozen pairs (its weight sum may keep a
-                    # rounding residue after the last one froze)
-                    if left[p] == 0:
-                        live -= 1
-                        live_ports[u] = live_ports[live]
-                        continue
-                    x = (cap[p] - frozen[p]) / wsum[p]
-                    if x < cur:
-                        cur = x
-                        best = u
-                    u += 1
+                best, cur, live = _fill_next(live_ports, live, left, cap, frozen, wsum)
                 if best < 0:
                     break
                 p = live_ports[best]
@@ -495,11 +652,7 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
                 left[p] = 0
             # 3b. only pairs at a port whose level moved, and the touched pairs, can change
             for p in range(P):
-                a_ = ell[p]
-                b_ = ell_old[p]
-                same = a_ == b_ or (a_ < np.inf and b_ < np.inf
-                                    and abs(a_ - b_) <= snap_rtol * a_)
-                moved[p] = plen[p] > 0 and not same
+                moved[p] = plen[p] > 0 and _level_moved(ell[p], ell_old[p], snap_rtol)
                 ell_old[p] = ell[p]
             # The pairs whose level changed, with their new levels, in visit order: the pairs
             # of each moved port in list order (a pair at its first moved port), then the
@@ -550,6 +703,8 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
                 pf[e, _CLK] += pf[e, _LAM] * (t - pf[e, _TCLK])
                 pf[e, _TCLK] = t
                 if pf[e, _LAM] > 0.0:
+                    # _close_slots written out: 1.1e8 calls on the Facebook trace, which LLVM
+                    # does not inline (its arrays' fields as arguments cost 1.5-2 s of 11)
                     r = pf[e, _LAM]
                     for s in range(pix[e, _LO], pix[e, _HI]):
                         if t > slot[s, _PS]:
@@ -558,7 +713,7 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
                                     _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
                                     nc = 0
                                 nc = _put(cf, cs, ce, cv, nc, int(slot[s, _FLOW]), slot[s, _PS], t,
-                                         slot[s, _W] * r)
+                                          slot[s, _W] * r)
                             npieces += 1
                         slot[s, _PS] = t
                 pf[e, _LAM] = cur
@@ -577,32 +732,14 @@ def maxmin_simulate(weight, release, flow_ptr, size, cap, pair_of_flow, pair_src
                 akey[pix[e, _APOS]] = pf[e, _TCLK] + (pf[e, _HEAD] - pf[e, _CLK]) / pf[e, _LAM]
         # 3c. sink mode: cut a window at t once the buffer is full enough (docstring)
         if window > 0 and nc >= window:
-            for e in range(E):
-                if active[e] and pf[e, _LAM] > 0.0:
-                    for s in range(pix[e, _LO], pix[e, _HI]):
-                        if t > slot[s, _PS]:
-                            if nc == cf.shape[0]:
-                                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-                                nc = 0
-                            nc = _put(cf, cs, ce, cv, nc, int(slot[s, _FLOW]), slot[s, _PS], t,
-                                      slot[s, _W] * pf[e, _LAM])
-                            npieces += 1
-                            slot[s, _PS] = t
-            flush_to_sink(cf, cs, ce, cv, nc, t)
+            npieces += _cut_pairs(active, pf[:, _LAM], pix[:, _LO], pix[:, _HI], slot, t, cf,
+                                  cs, ce, cv, nc)
             nc = 0
         # 4. next event
-        t_next = release[rel_order[rel_ptr]] if rel_ptr < K else np.inf
-        kmin = _min_key(akey, nact)
-        if kmin < t_next:
-            t_next = kmin
+        t_next, kmin = _next_event(release, rel_order, rel_ptr, akey, nact, t)
         if not np.isfinite(t_next):
-            _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t)
-            state[0] = npieces
-            return fc, cc, -events, max_active, changes
-        if t_next <= t:
-            # a completion entry at the current time that did not complete (rounding): the
-            # pair's head is within float reach of done; finish it at the next step
-            t_next = t
+            events = -events    # stalled
+            break
         t = t_next
     _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t)
     state[0] = npieces
@@ -685,265 +822,20 @@ def priority_simulate(prim, tier, release, flow_ptr, size, c, pair_of_flow, pair
     re-evaluating, in key order, the new heads and the heads at freed ports (a heap of
     candidates; each port keeps its unserved heads sorted by key).
 
+    The loop is :func:`priority_simulate_paths` with each pair's path its two ports (ingress,
+    egress): the same candidates in the same order, so the same pieces.
+
     Returns ``fc, cc, events, preemptions`` (events negative: stalled).
     """
-    K = release.shape[0]
-    F = size.shape[0]
     E = pair_src.shape[0]
-    P = 0
+    pair_rptr = np.arange(0, 2 * E + 1, 2).astype(np.int64)
+    pair_rres = np.zeros(2 * E, dtype=np.int64)
     for e in range(E):
-        if pair_src[e] + 1 > P:
-            P = pair_src[e] + 1
-        if pair_dst[e] + 1 > P:
-            P = pair_dst[e] + 1
-    # pair windows of waiting flows sorted by key (slot arrays)
-    lo = pair_ptr[:-1].copy()
-    hi = pair_ptr[:-1].copy()
-    s_prim = np.zeros(F)
-    s_key = np.zeros(F)
-    s_tier = np.zeros(F, dtype=np.int64)
-    s_flow = np.zeros(F, dtype=np.int64)
-    matched = np.zeros(E, dtype=np.bool_)
-    ts = np.zeros(E)          # service start of the matched head
-    rem_ts = np.zeros(E)      # its remaining size then
-    in_lists = np.zeros(E, dtype=np.bool_)
-    ekp = np.zeros(E)
-    ekk = np.zeros(E)
-    ekr = np.zeros(E, dtype=np.int64)
-    owner = -np.ones(P, dtype=np.int64)
-    deg = np.zeros(P + 1, dtype=np.int64)
-    for e in range(E):
-        deg[pair_src[e] + 1] += 1
-        deg[pair_dst[e] + 1] += 1
-    for p in range(P):
-        deg[p + 1] += deg[p]
-    port_ptr = deg
-    n_slots = max(1, port_ptr[P])
-    lp = np.zeros(n_slots)
-    lk = np.zeros(n_slots)
-    lr = np.zeros(n_slots, dtype=np.int64)
-    le_ = np.zeros(n_slots, dtype=np.int64)
-    plen = np.zeros(P, dtype=np.int64)
-
-    hk = np.zeros(max(1, E))
-    he = np.zeros(max(1, E), dtype=np.int64)
-    hpos = -np.ones(E, dtype=np.int64)
-    hsize = np.zeros(1, dtype=np.int64)
-
-    unfinished = np.zeros(K, dtype=np.int64)
-    coflow_of = np.zeros(F, dtype=np.int64)
-    for k in range(K):
-        unfinished[k] = flow_ptr[k + 1] - flow_ptr[k]
-        for f in range(flow_ptr[k], flow_ptr[k + 1]):
-            coflow_of[f] = k
-    fc = np.full(F, np.nan)
-    cc = np.full(K, np.nan)
-    pstart = np.zeros(F)
-    n_done = 0
-    nc = 0
-    npieces = 0
-    preempt = 0
-
-    rel_order = np.argsort(release, kind="mergesort")
-    rel_ptr = 0
-    t = release[rel_order[0]]
-    events = 0
-    while True:
-        events += 1
-        if events > max_events:
-            _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-            state[0] = npieces
-            return fc, cc, -events, preempt
-        cand = [(0.0, 0.0, np.int64(0), np.int64(0), np.int64(0))]
-        cand.pop()
-        # 1. completions of matched heads: due now, or within the completion tolerance of
-        # done (the generic simulator's rule, :data:`coflowopt.simulate.COMPLETION_RTOL`: a
-        # head one ulp from done frees its ports at this event, as in the reference engine;
-        # otherwise the next flows can see a different matching)
-        while hsize[0] > 0:
-            e = he[0]
-            if hk[0] > t and not (rem_ts[e] - c * (t - ts[e])
-                                  <= completion_rtol * size[s_flow[lo[e]]]):
-                break
-            heap_remove(hk, he, hpos, hsize, e)
-            s = lo[e]
-            f = s_flow[s]
-            rem = rem_ts[e] - c * (t - ts[e])
-            if not (rem <= completion_rtol * size[f] or t + rem / c <= t):
-                # rounding left a sliver: finish it at its own (float) time
-                heap_set(hk, he, hpos, hsize, e, t + rem / c)
-                continue
-            if nc == cf.shape[0]:
-                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-                nc = 0
-            nc = _put(cf, cs, ce, cv, nc, f, pstart[f], t, c)
-            npieces += 1
-            fc[f] = t
-            k = coflow_of[f]
-            unfinished[k] -= 1
-            if unfinished[k] == 0:
-                cc[k] = t
-                n_done += 1
-            lo[e] += 1
-            matched[e] = False
-            for port in (pair_src[e], pair_dst[e]):
-                owner[port] = -1
-                # heads at the freed port after the finished flow's key may now be served
-                q = _plist_find(lp, lk, lr, port_ptr[port], plen[port], s_prim[s], 0.0,
-                                s_tier[s])
-                if q < port_ptr[port] + plen[port]:
-                    heapq.heappush(cand, (lp[q], lk[q], lr[q], le_[q], port))
-            if lo[e] < hi[e]:
-                s = lo[e]
-                ekp[e] = s_prim[s]
-                ekk[e] = s_key[s]
-                ekr[e] = s_tier[s]
-                _plist_insert(lp, lk, lr, le_, port_ptr, plen, pair_src[e], ekp[e], ekk[e],
-                              ekr[e], e)
-                _plist_insert(lp, lk, lr, le_, port_ptr, plen, pair_dst[e], ekp[e], ekk[e],
-                              ekr[e], e)
-                in_lists[e] = True
-                heapq.heappush(cand, (ekp[e], ekk[e], ekr[e], e, np.int64(-1)))
-            else:
-                lo[e] = pair_ptr[e]
-                hi[e] = pair_ptr[e]
-        # 2. releases
-        while rel_ptr < K and release[rel_order[rel_ptr]] <= t:
-            k = rel_order[rel_ptr]
-            rel_ptr += 1
-            for f in range(flow_ptr[k], flow_ptr[k + 1]):
-                e = pair_of_flow[f]
-                if matched[e]:
-                    # the served head's key is its remaining size now
-                    s_key[lo[e]] = rem_ts[e] - c * (t - ts[e])
-                x_p = prim[f]
-                x_k = size[f]
-                x_r = tier[f]
-                s = _slot_place(s_prim, s_key, s_tier, lo[e], hi[e], x_p, x_k, x_r)
-                insert_at(s_prim, s, hi[e], x_p)
-                insert_at(s_key, s, hi[e], x_k)
-                insert_at(s_tier, s, hi[e], x_r)
-                insert_at(s_flow, s, hi[e], f)
-                hi[e] += 1
-                if s != lo[e]:
-                    continue
-                # f is the pair's new head: the old head (if any) steps back
-                if hi[e] - lo[e] > 1:
-                    old = s_flow[s + 1]
-                    if matched[e]:
-                        preempt += 1
-                        if t > pstart[old]:
-                            if nc == cf.shape[0]:
-                                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-                                nc = 0
-                            nc = _put(cf, cs, ce, cv, nc, old, pstart[old], t, c)
-                            npieces += 1
-                        matched[e] = False
-                        heap_remove(hk, he, hpos, hsize, e)
-                        for port in (pair_src[e], pair_dst[e]):
-                            owner[port] = -1
-                            q = _plist_find(lp, lk, lr, port_ptr[port], plen[port],
-                                            s_prim[s + 1], s_key[s + 1], s_tier[s + 1])
-                            if q < port_ptr[port] + plen[port]:
-                                heapq.heappush(cand, (lp[q], lk[q], lr[q], le_[q], port))
-                    elif in_lists[e]:
-                        _plist_remove(lp, lk, lr, le_, port_ptr, plen, pair_src[e], ekp[e],
-                                      ekk[e], ekr[e])
-                        _plist_remove(lp, lk, lr, le_, port_ptr, plen, pair_dst[e], ekp[e],
-                                      ekk[e], ekr[e])
-                        in_lists[e] = False
-                ekp[e] = x_p
-                ekk[e] = x_k
-                ekr[e] = x_r
-                _plist_insert(lp, lk, lr, le_, port_ptr, plen, pair_src[e], x_p, x_k, x_r, e)
-                _plist_insert(lp, lk, lr, le_, port_ptr, plen, pair_dst[e], x_p, x_k, x_r, e)
-                in_lists[e] = True
-                heapq.heappush(cand, (x_p, x_k, x_r, e, np.int64(-1)))
-        if n_done == K:
-            break
-        # 3. repair the greedy matching in key order
-        while len(cand) > 0:
-            kp, kk, kr, e, frm = heapq.heappop(cand)
-            if matched[e]:
-                continue  # it holds both its ports: nothing after it at frm can be served
-            if not in_lists[e] or ekp[e] != kp or ekk[e] != kk or ekr[e] != kr:
-                # stale: the pair's head changed; go on scanning the port
-                if frm >= 0:
-                    q = _plist_find(lp, lk, lr, port_ptr[frm], plen[frm], kp, kk, kr)
-                    if q < port_ptr[frm] + plen[frm] and le_[q] == e and lp[q] == kp \
-                            and lk[q] == kk and lr[q] == kr:
-                        q += 1
-                    if q < port_ptr[frm] + plen[frm]:
-                        heapq.heappush(cand, (lp[q], lk[q], lr[q], le_[q], frm))
-                continue
-            blocked = False
-            for port in (pair_src[e], pair_dst[e]):
-                o = owner[port]
-                if o >= 0:
-                    so = lo[o]
-                    ok_ = rem_ts[o] - c * (t - ts[o])
-                    if _less(s_prim[so], ok_, s_tier[so], kp, kk, kr):
-                        blocked = True
-            if blocked:
-                if frm >= 0:
-                    q = _plist_find(lp, lk, lr, port_ptr[frm], plen[frm], kp, kk, kr) + 1
-                    if q < port_ptr[frm] + plen[frm]:
-                        heapq.heappush(cand, (lp[q], lk[q], lr[q], le_[q], frm))
-                continue
-            # serve e's head, evicting larger-key owners
-            for port in (pair_src[e], pair_dst[e]):
-                o = owner[port]
-                if o >= 0:
-                    so = lo[o]
-                    fo = s_flow[so]
-                    remo = rem_ts[o] - c * (t - ts[o])
-                    preempt += 1
-                    if t > pstart[fo]:
-                        if nc == cf.shape[0]:
-                            _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-                            nc = 0
-                        nc = _put(cf, cs, ce, cv, nc, fo, pstart[fo], t, c)
-                        npieces += 1
-                    matched[o] = False
-                    heap_remove(hk, he, hpos, hsize, o)
-                    s_key[so] = remo
-                    ekp[o] = s_prim[so]
-                    ekk[o] = remo
-                    ekr[o] = s_tier[so]
-                    _plist_insert(lp, lk, lr, le_, port_ptr, plen, pair_src[o], ekp[o], remo,
-                                  ekr[o], o)
-                    _plist_insert(lp, lk, lr, le_, port_ptr, plen, pair_dst[o], ekp[o], remo,
-                                  ekr[o], o)
-                    in_lists[o] = True
-                    other = pair_dst[o] if pair_src[o] == port else pair_src[o]
-                    owner[other] = -1
-                    q = _plist_find(lp, lk, lr, port_ptr[other], plen[other], ekp[o], remo,
-                                    ekr[o]) + 1
-                    if q < port_ptr[other] + plen[other]:
-                        heapq.heappush(cand, (lp[q], lk[q], lr[q], le_[q], other))
-                    owner[port] = -1
-            _plist_remove(lp, lk, lr, le_, port_ptr, plen, pair_src[e], kp, kk, kr)
-            _plist_remove(lp, lk, lr, le_, port_ptr, plen, pair_dst[e], kp, kk, kr)
-            in_lists[e] = False
-            matched[e] = True
-            owner[pair_src[e]] = e
-            owner[pair_dst[e]] = e
-            ts[e] = t
-            rem_ts[e] = kk
-            pstart[s_flow[lo[e]]] = t
-            heap_set(hk, he, hpos, hsize, e, t + kk / c)
-        # 4. next event
-        t_next = release[rel_order[rel_ptr]] if rel_ptr < K else np.inf
-        if hsize[0] > 0 and hk[0] < t_next:
-            t_next = hk[0]
-        if not np.isfinite(t_next):
-            _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-            state[0] = npieces
-            return fc, cc, -events, preempt
-        t = t_next
-    _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-    state[0] = npieces
-    return fc, cc, events, preempt
+        pair_rres[2 * e] = pair_src[e]
+        pair_rres[2 * e + 1] = pair_dst[e]
+    return priority_simulate_paths(prim, tier, release, flow_ptr, size, c, pair_of_flow,
+                                   pair_rptr, pair_rres, pair_ptr, completion_rtol, max_events,
+                                   lf, ls, le, lv, cf, cs, ce, cv, state)
 
 
 # ==========================================================================================
@@ -955,8 +847,10 @@ def priority_simulate(prim, tier, release, flow_ptr, size, c, pair_of_flow, pair
 # function of the same name without ``_paths``, with "the pair's two ports" read as "every
 # resource of its path" (in path order) and the floating-point operations kept in the same
 # order, so that a big switch written as paths [ingress, m_in + egress] gives the same bits
-# (tested).  The big-switch functions are kept untouched: their loops over two ports are what
-# the Facebook-trace benchmarks time.
+# (tested).  The two max-min loops share their steps' helpers (above); the big switch keeps
+# its own loops over two ports and per-port list entries, which the Facebook-trace benchmarks
+# time.  Per-flow priority has one loop, this one: :func:`priority_simulate` calls it with
+# each pair's path its two ports.
 
 
 @njit(cache=True)
@@ -1003,6 +897,7 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
     # per list slot, one row each (as in maxmin_simulate: by slot, so a pair's flows are
     # contiguous, and in rows, so a pair's level change reads few cache lines)
     slot = np.zeros((F, _SLOT_COLUMNS))
+    slot_thr, slot_flow, slot_ps, slot_w = slot[:, _THR], slot[:, _FLOW], slot[:, _PS], slot[:, _W]
     # per incidence entry: its pair, its position in its resource's list
     epair = np.zeros(max(1, NE), dtype=np.int64)
     epos = np.zeros(max(1, NE), dtype=np.int64)
@@ -1010,49 +905,20 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
         for c in range(pair_rptr[e], pair_rptr[e + 1]):
             epair[c] = e
     # per resource: the entries of the active pairs (swap-remove lists), their total weight
-    deg = np.zeros(P + 1, dtype=np.int64)
-    for c in range(NE):
-        deg[pair_rres[c] + 1] += 1
-    for p in range(P):
-        deg[p + 1] += deg[p]
-    port_ptr = deg
+    port_ptr = _list_ptr(pair_rres[:NE], pair_rres[:0], P)
     plist = np.zeros(max(1, port_ptr[P]), dtype=np.int64)
-    plen = np.zeros(P, dtype=np.int64)
-    WT = np.zeros(P)
-    wsum = np.zeros(P)
-    live_ports = np.zeros(P, dtype=np.int64)
-    left = np.zeros(P, dtype=np.int64)   # unfrozen pairs per resource during a filling
-    ell = np.full(P, np.inf)       # fill level of every resource at this event
-    ell_old = np.full(P, np.inf)   # ... at the previous filling
+    plen, WT, wsum, frozen, left, live_ports, ell, ell_old = _filling_arrays(P)
     seen = np.zeros(E, dtype=np.int64)
-    visit = np.zeros(E, dtype=np.int64)
-    new_level = np.zeros(E)
-    warmed = np.zeros(1)       # keeps the loads of the warming pass (3b) from being dropped
-    frozen = np.zeros(P)
     nact = 0
-
-    unfinished = np.zeros(K, dtype=np.int64)
-    coflow_of = np.zeros(F, dtype=np.int64)
-    for k in range(K):
-        unfinished[k] = flow_ptr[k + 1] - flow_ptr[k]
-        for f in range(flow_ptr[k], flow_ptr[k + 1]):
-            coflow_of[f] = k
-    fc = np.full(F, np.nan)
-    cc = np.full(K, np.nan)
+    unfinished, coflow_of = _coflow_index(flow_ptr, K, F)
     n_done = 0
-
     nc = 0
     npieces = 0
-
     # the active pairs and their completion times, scanned as in maxmin_simulate: the pairs
     # due at an event in the same order there and here (a big switch written as paths gives
     # the same pieces in the same order)
-    akey = np.full(max(1, E), np.inf)
-    alist = np.zeros(max(1, E), dtype=np.int64)
+    fc, cc, akey, alist, due, due_key, touched, visit, new_level, warmed = _event_arrays(K, F, E)
     apos = np.zeros(max(1, E), dtype=np.int64)
-    due = np.zeros(max(1, E), dtype=np.int64)
-    due_key = np.zeros(max(1, E))
-    touched = np.zeros(E, dtype=np.int64)
 
     rel_order = np.argsort(release, kind="mergesort")
     rel_ptr = 0
@@ -1064,9 +930,8 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
     while True:
         events += 1
         if events > max_events:
-            _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t)
-            state[0] = npieces
-            return fc, cc, -events, max_active, changes
+            events = -events
+            break
         ntouch = 0
         refill = False
         # 1. completions: pairs whose head flow finishes at t, in order of (time, pair)
@@ -1076,31 +941,20 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
             akey[apos[e]] = np.inf
             V[e] += lam[e] * (t - tv[e])
             tv[e] = t
-            while lo[e] < hi[e]:
-                s = lo[e]
-                f = int(slot[s, _FLOW])
-                x = slot[s, _THR]
-                if x <= V[e] or (x - V[e]) * weight[f] <= completion_rtol * size[f] \
-                        or t + (x - V[e]) / lam[e] <= t:
-                    lo[e] += 1
-                    if lo[e] < hi[e]:
-                        head[e] = slot[lo[e], _THR]
-                    fc[f] = t
-                    if t > slot[s, _PS]:
-                        if store:
-                            if nc == cf.shape[0]:
-                                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-                                nc = 0
-                            nc = _put(cf, cs, ce, cv, nc, f, slot[s, _PS], t,
-                                     slot[s, _W] * lam[e])
-                        npieces += 1
-                    k = coflow_of[f]
-                    unfinished[k] -= 1
-                    if unfinished[k] == 0:
-                        cc[k] = t
-                        n_done += 1
-                else:
+            s0 = lo[e]
+            while True:
+                s, nc, n, done = _complete_heads(slot, lo[e], hi[e], V[e], lam[e], t, weight,
+                                                 size, completion_rtol, store, cf, cs, ce, cv, nc,
+                                                 fc, coflow_of, unfinished, cc)
+                lo[e] = s
+                npieces += n
+                n_done += done
+                if s == hi[e] or not (store and nc == cf.shape[0]):
                     break
+                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                nc = 0
+            if s0 < s < hi[e]:
+                head[e] = slot[s, _THR]
             refill = True
             if lo[e] == hi[e]:
                 # empty pair: leave the resource lists, restart its clock
@@ -1116,13 +970,7 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
                     if plen[p] == 0:
                         WT[p] = 0.0
                 active[e] = False
-                # leave the active list (its last pair takes the place)
-                ap = apos[e]
-                nact -= 1
-                z = alist[nact]
-                alist[ap] = z
-                akey[ap] = akey[nact]
-                apos[z] = ap
+                nact = _leave_active(alist, akey, apos, nact, e)
                 W[e] = 0.0
                 V[e] = 0.0
                 lam[e] = 0.0
@@ -1135,10 +983,7 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
                 for c in range(pair_rptr[e], pair_rptr[e + 1]):
                     WT[pair_rres[c]] += w - W[e]
                 W[e] = w
-                if mark[e] != events:
-                    mark[e] = events
-                    touched[ntouch] = e
-                    ntouch += 1
+                ntouch = _touch(mark, touched, ntouch, e, events)
         # 2. releases at t
         while rel_ptr < K and release[rel_order[rel_ptr]] <= t:
             k = rel_order[rel_ptr]
@@ -1147,10 +992,7 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
                 e = pair_of_flow[f]
                 if not active[e]:
                     active[e] = True
-                    apos[e] = nact
-                    alist[nact] = e
-                    akey[nact] = np.inf
-                    nact += 1
+                    nact = _join_active(alist, akey, apos, nact, e)
                     for c in range(pair_rptr[e], pair_rptr[e + 1]):
                         p = pair_rres[c]
                         epos[c] = port_ptr[p] + plen[p]
@@ -1161,11 +1003,8 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
                     V[e] += lam[e] * (t - tv[e])
                     tv[e] = t
                 x = V[e] + size[f] / weight[f]
-                s = scan_back(slot[:, _THR], slot[:, _FLOW], lo[e], hi[e], x, f)
-                insert_at(slot[:, _THR], s, hi[e], x)
-                insert_at(slot[:, _FLOW], s, hi[e], f)
-                insert_at(slot[:, _PS], s, hi[e], t)
-                insert_at(slot[:, _W], s, hi[e], weight[f])
+                s = _insert_flow(slot_thr, slot_flow, slot_ps, slot_w, lo[e], hi[e], x, f, t,
+                                 weight[f])
                 if s == lo[e]:
                     head[e] = x
                 hi[e] += 1
@@ -1173,10 +1012,7 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
                 for c in range(pair_rptr[e], pair_rptr[e + 1]):
                     WT[pair_rres[c]] += weight[f]
                 refill = True
-                if mark[e] != events:
-                    mark[e] = events
-                    touched[ntouch] = e
-                    ntouch += 1
+                ntouch = _touch(mark, touched, ntouch, e, events)
         if n_done == K:
             break
         if nact > max_active:
@@ -1185,15 +1021,7 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
         if refill:
             # 3a. the level at which every resource fills; a pair freezes at the level of the
             # first resource of its path to fill (stamp frz), and stops counting at the others
-            live = 0
-            for p in range(P):
-                ell[p] = np.inf
-                if plen[p] > 0:
-                    wsum[p] = WT[p]
-                    frozen[p] = 0.0
-                    left[p] = plen[p]
-                    live_ports[live] = p
-                    live += 1
+            live = _fill_start(plen, WT, cap, wsum, frozen, left, live_ports, ell)
             if heap_fill:
                 # the same rounds with a lazy heap of (level at which the resource would fill,
                 # resource): a freeze only raises the levels of the other resources of the
@@ -1235,20 +1063,7 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
                 live = 0
             # the scan of maxmin_simulate (exactly its rounds and ties)
             while live > 0:
-                best = -1
-                cur = np.inf
-                u = 0
-                while u < live:
-                    p = live_ports[u]
-                    if left[p] == 0:
-                        live -= 1
-                        live_ports[u] = live_ports[live]
-                        continue
-                    x = (cap[p] - frozen[p]) / wsum[p]
-                    if x < cur:
-                        cur = x
-                        best = u
-                    u += 1
+                best, cur, live = _fill_next(live_ports, live, left, cap, frozen, wsum)
                 if best < 0:
                     break
                 p = live_ports[best]
@@ -1274,11 +1089,7 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
             # 3b. only pairs at a resource whose level moved, and the touched pairs, can change
             nvis = 0
             for p in range(P):
-                a_ = ell[p]
-                b_ = ell_old[p]
-                same = a_ == b_ or (a_ < np.inf and b_ < np.inf
-                                    and abs(a_ - b_) <= snap_rtol * a_)
-                if plen[p] > 0 and not same:
+                if plen[p] > 0 and _level_moved(ell[p], ell_old[p], snap_rtol):
                     for a in range(port_ptr[p], port_ptr[p] + plen[p]):
                         e = epair[plist[a]]
                         if seen[e] != events:
@@ -1315,23 +1126,18 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
                 V[e] += lam[e] * (t - tv[e])
                 tv[e] = t
                 if lam[e] > 0.0:
-                    r = lam[e]
-                    for s in range(lo[e], hi[e]):
-                        if t > slot[s, _PS]:
-                            if store:
-                                if nc == cf.shape[0]:
-                                    _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-                                    nc = 0
-                                nc = _put(cf, cs, ce, cv, nc, int(slot[s, _FLOW]), slot[s, _PS], t,
-                                          slot[s, _W] * r)
-                            npieces += 1
-                        slot[s, _PS] = t
+                    s = lo[e]
+                    while True:
+                        s, nc, n = _close_slots(slot, s, hi[e], t, lam[e], store, cf, cs, ce, cv,
+                                                nc)
+                        npieces += n
+                        if s == hi[e]:
+                            break
+                        _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                        nc = 0
                 lam[e] = cur
                 changes += 1
-                if mark[e] != events:
-                    mark[e] = events
-                    touched[ntouch] = e
-                    ntouch += 1
+                ntouch = _touch(mark, touched, ntouch, e, events)
             for u in range(ntouch):
                 e = touched[u]
                 if not active[e] or lam[e] <= 0.0:
@@ -1339,30 +1145,13 @@ def maxmin_simulate_paths(weight, release, flow_ptr, size, cap, pair_of_flow, pa
                 akey[apos[e]] = tv[e] + (head[e] - V[e]) / lam[e]
         # 3c. sink mode: cut a window at t once the buffer is full enough
         if window > 0 and nc >= window:
-            for e in range(E):
-                if active[e] and lam[e] > 0.0:
-                    for s in range(lo[e], hi[e]):
-                        if t > slot[s, _PS]:
-                            if nc == cf.shape[0]:
-                                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-                                nc = 0
-                            nc = _put(cf, cs, ce, cv, nc, int(slot[s, _FLOW]), slot[s, _PS], t,
-                                      slot[s, _W] * lam[e])
-                            npieces += 1
-                            slot[s, _PS] = t
-            flush_to_sink(cf, cs, ce, cv, nc, t)
+            npieces += _cut_pairs(active, lam, lo, hi, slot, t, cf, cs, ce, cv, nc)
             nc = 0
         # 4. next event
-        t_next = release[rel_order[rel_ptr]] if rel_ptr < K else np.inf
-        kmin = _min_key(akey, nact)
-        if kmin < t_next:
-            t_next = kmin
+        t_next, kmin = _next_event(release, rel_order, rel_ptr, akey, nact, t)
         if not np.isfinite(t_next):
-            _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t)
-            state[0] = npieces
-            return fc, cc, -events, max_active, changes
-        if t_next <= t:
-            t_next = t
+            events = -events    # stalled
+            break
         t = t_next
     _close(lf, ls, le, lv, cf, cs, ce, cv, nc, window, t)
     state[0] = npieces
@@ -1416,12 +1205,7 @@ def priority_simulate_paths(prim, tier, release, flow_ptr, size, c, pair_of_flow
     ekk = np.zeros(E)
     ekr = np.zeros(E, dtype=np.int64)
     owner = -np.ones(P, dtype=np.int64)
-    deg = np.zeros(P + 1, dtype=np.int64)
-    for x in range(NE):
-        deg[pair_rres[x] + 1] += 1
-    for p in range(P):
-        deg[p + 1] += deg[p]
-    port_ptr = deg
+    port_ptr = _list_ptr(pair_rres[:NE], pair_rres[:0], P)
     n_slots = max(1, port_ptr[P])
     lp = np.zeros(n_slots)
     lk = np.zeros(n_slots)
@@ -1434,12 +1218,7 @@ def priority_simulate_paths(prim, tier, release, flow_ptr, size, c, pair_of_flow
     hpos = -np.ones(E, dtype=np.int64)
     hsize = np.zeros(1, dtype=np.int64)
 
-    unfinished = np.zeros(K, dtype=np.int64)
-    coflow_of = np.zeros(F, dtype=np.int64)
-    for k in range(K):
-        unfinished[k] = flow_ptr[k + 1] - flow_ptr[k]
-        for f in range(flow_ptr[k], flow_ptr[k + 1]):
-            coflow_of[f] = k
+    unfinished, coflow_of = _coflow_index(flow_ptr, K, F)
     fc = np.full(F, np.nan)
     cc = np.full(K, np.nan)
     pstart = np.zeros(F)
@@ -1481,12 +1260,7 @@ def priority_simulate_paths(prim, tier, release, flow_ptr, size, c, pair_of_flow
                 nc = 0
             nc = _put(cf, cs, ce, cv, nc, f, pstart[f], t, c)
             npieces += 1
-            fc[f] = t
-            k = coflow_of[f]
-            unfinished[k] -= 1
-            if unfinished[k] == 0:
-                cc[k] = t
-                n_done += 1
+            n_done += _finish_flow(f, t, fc, coflow_of, unfinished, cc)
             lo[e] += 1
             matched[e] = False
             for x in range(pair_rptr[e], pair_rptr[e + 1]):
