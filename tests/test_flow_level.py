@@ -362,3 +362,19 @@ def test_priority_kernel_frees_a_port_one_ulp_from_done_like_the_reference():
     rb = verified(inst, priority(inst, engine="python"))
     np.testing.assert_allclose(ra.flow_completion, rb.flow_completion, rtol=1e-9)
     assert rb.flow_completion[2] < rb.flow_completion[1]   # c1 before c0's second flow
+
+
+@pytest.mark.parametrize("paths", [False, True])
+def test_window_cut_refuses_write_buffers_too_small_for_it(paths):
+    """A sink-mode cut closes one piece per open flow; buffers without that room used to spill
+    the cut's pieces to chunk lists that sink mode never hands over (lost from the windows).
+    Here the first completion fills the one-piece window and the cut must close two more."""
+    from coflowopt.policies import _flow_kernel as fk
+    from coflowopt.policies.flow_level import _maxmin_call
+    from test_resources_madd_varys import as_paths
+    inst = Instance.from_coflows([Coflow("A", [(0, 0, 1.0), (1, 1, 2.0), (2, 2, 3.0)])])
+    if paths:
+        inst = as_paths(inst)
+    chunks = fk.PieceChunks(buffer=2)
+    with pytest.raises(RuntimeError, match="too small for a window cut"):
+        _maxmin_call(inst, np.ones(inst.num_flows), True, 1, chunks)
