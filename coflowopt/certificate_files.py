@@ -698,6 +698,14 @@ def optimum_certificate(instance, result, *, max_nodes: int = 200_000,
             f"{result.algorithm!r}, kind {result.kind!r}, {result.certificate_status!r})")
     if result.objective != "weighted_completion_time":
         raise InvalidParameterError("optimum certificates are for sum w C")
+    used = ((result.certificate or {}).get("exact") or {}).get("dp_from_float_tables")
+    if used:
+        # the file's chain bounds are rebuilt over 2^|U| subsets (here and by the checker):
+        # sets that large would take hours and gigabytes (proofs/bnb-exact-seed-bound.md)
+        raise InvalidParameterError(
+            f"no certificate: the exact proof read {used} DP bound(s) of sets of more than "
+            f"{result.certificate['exact'].get('max_set')} coflows from the float tables "
+            "(exact on this data); the file's chain bounds would be rebuilt over every subset")
     nodes = (result.extra or {}).get("closed_nodes")
     if nodes is None:
         raise InvalidParameterError("the bnb run did not record its closed nodes "

@@ -1207,18 +1207,32 @@ class _Search:
         exact LP optimum recomputed at HiGHS's optimal basis (:mod:`.exact_lp`).
         """
         from .exact_lp import EXACT_PROOF_MAX_NONZEROS, exact_lp_solution
-        from .subset_bounds import ExactSubsetBounds
+        from .subset_bounds import ExactSubsetBounds, float_tables_exact
 
         esb = ExactSubsetBounds(self.inst, self.members)
+        # sets above max_set: the float tables, when they are exact (integral data, capacities
+        # powers of two, every value below 2^53: subset_bounds.float_tables_exact); not the
+        # Smith fallback of untabulated sets, whose order is a float division
+        big_exact = self.sb.tabulated and float_tables_exact(self.inst, self.members)
         members = self.members.tolist()
+
+        float_dp = [0]      # DP bounds read from the float tables (sets above max_set)
+
+        def dpb_exact(U):
+            if bin(U).count("1") <= max_set:
+                return esb.dpb(U)
+            if not big_exact:
+                return None
+            float_dp[0] += 1
+            return Fraction(self.sb.dpb(U))
         w = {int(k): Fraction(float(self.inst.weight[k])) for k in members}
         pos = {int(k): i for i, k in enumerate(members)}
         e_ex = esb.e
 
         def chain_exact(U, suffix):
-            if bin(U).count("1") > max_set:
+            total = dpb_exact(U)
+            if total is None:
                 return None
-            total = esb.dpb(U)
             S = U
             for c in suffix:
                 if c >= 0 and c in pos:
@@ -1291,11 +1305,11 @@ class _Search:
                 lp = lp_exact(sol, ub - dpb_steps, None if charge is None else block_m(U_lp))
                 return None if lp is None else dpb_steps + lp
             if kind == "lp":
-                if bin(prov[1]).count("1") > max_set:
-                    return None
                 # the node's bound is DPB(U) + its LP: the LP needs only ub - DPB(U) (asking
                 # it for ub, as before, sent every node LP to the exact solve)
-                dpb = esb.dpb(prov[1])
+                dpb = dpb_exact(prov[1])
+                if dpb is None:
+                    return None
                 charge = prov[4] if len(prov) > 4 else None
                 if charge is not None:
                     off = charge_exact(charge, prov[1])
@@ -1347,9 +1361,10 @@ class _Search:
         # a closure on a set larger than max_set can only be re-proved through an LP (leaves);
         # if a chain or node-LP closure needs one, the exact proof cannot succeed: say so now
         # rather than spend the remaining time
-        too_big = sum(1 for bound, prov in self.tight
-                      if Fraction(bound) < ub and prov[0] in ("chain", "lp", "lpx")
-                      and bin(prov[1]).count("1") > max_set)
+        too_big = 0 if big_exact else sum(
+            1 for bound, prov in self.tight
+            if Fraction(bound) < ub and prov[0] in ("chain", "lp", "lpx")
+            and bin(prov[1]).count("1") > max_set)
         if too_big:
             return {"proved": False, "value": str(ub), "closures_rechecked": 0,
                     "closures_not_proved": too_big, "max_set": max_set,
@@ -1380,6 +1395,8 @@ class _Search:
             out["smallest_exact_bound"] = str(worst)
         if self.seed_lp:
             out["seed_exact_lp"] = str(self.seed_lp[0])
+        if float_dp[0]:
+            out["dp_from_float_tables"] = float_dp[0]
         return out
 
 

@@ -47,7 +47,8 @@ import numpy as np
 
 from ..instance import Instance
 
-__all__ = ["SubsetBounds", "MAX_TABLE_COFLOWS", "dominance_chains", "lowered_chains"]
+__all__ = ["SubsetBounds", "MAX_TABLE_COFLOWS", "dominance_chains", "lowered_chains",
+           "float_tables_exact"]
 
 #: Largest number of (positive-weight) coflows for which all-subset tables are built
 #: (2^20 subsets: about 50 MB of float64 tables at most).
@@ -568,6 +569,45 @@ def lowered_chains(chains, loads, w, r, max_states: int):
         out.append(c)
         merged.append(m)
     return out, merged, L, wl
+
+
+def float_tables_exact(instance: Instance, members) -> bool:
+    """Whether :class:`SubsetBounds`' float tables of ``MLB`` and ``DPB`` (all-subset, chain,
+    lowered; and ``mlb`` of any set) are exactly the values of the same recursions in rational
+    arithmetic.  Not the Smith fallback of an untabulated set: it orders by a float quotient,
+    which may invert two nearly equal ratios (the caller checks ``tabulated``).
+
+    True when the members' flow sizes, weights and releases are integers and every capacity is
+    a power of two ``2^j``, and ``B 2^J < 2^53``, with ``J = max(0, max j)`` and ``B = (sum w)
+    (max r + (sum of the sizes) / min c)``.  Then every quantity the tables compute (a load
+    over a capacity, a sum of them plus a release, ``r + rho``, ``w max(MLB, e)``, a sum of such
+    terms, a minimum or maximum of them; the lowered data are minima of these) is an integer
+    multiple of ``2^-J`` of magnitude at most ``B``: exactly a double, so each IEEE operation on
+    them (``+``, ``*``, ``max``, ``min``, and ``/ 2^j``) returns the exact result
+    (proofs/bnb-exact-seed-bound.md, "DP tables in floats").
+    """
+    from fractions import Fraction
+    idx = np.asarray(members, dtype=np.int64)
+    if idx.size == 0:
+        return True
+    size = instance.flow_size[np.isin(instance.flow_coflow, idx)]
+    w, r = instance.weight[idx], instance.release[idx]
+    cap = np.asarray(instance.capacity, dtype=float)
+    for x in (size, w, r, cap):
+        if not np.all(np.isfinite(x)):
+            return False
+    for x in (size, w, r):
+        if not np.all(x == np.floor(x)) or np.any(np.abs(x) >= 2.0 ** 53):
+            return False
+    mant, ex = np.frexp(cap)
+    if cap.size == 0 or not np.all(mant == 0.5):
+        return False
+    j = (ex - 1).astype(np.int64)           # cap = 2^j
+    J = max(0, int(j.max()))
+    total = sum(int(v) for v in size.tolist())
+    B = sum(int(v) for v in w.tolist()) * (int(r.max()) + Fraction(total) /
+                                           Fraction(2) ** int(j.min()))
+    return B * 2 ** J < 2 ** 53
 
 
 class ExactSubsetBounds:
