@@ -1116,6 +1116,43 @@ def add_command(subparsers, name: str, help_: str) -> argparse.ArgumentParser:
     return sp
 
 
+def main_in_fork(argv: Sequence[str], limit: int | None = None) -> tuple[int, str, str]:
+    """Run :func:`main` on ``argv`` in a forked child whose file descriptors 1 and 2 are fresh
+    files, as a process started from the shell would: its exit status and what it wrote to
+    each (a solver banner written to fd 1, a traceback), without paying the interpreter's and
+    coflowopt's start for every case.  ``limit``: seconds before the child gets ``SIGALRM``
+    (exit status -14).  POSIX only; for the command-line tests and ``tools/fuzz_cli_flags.py``.
+    """
+    import os
+    import signal
+    import tempfile
+    fo, fe = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        os.dup2(fo.fileno(), 1)
+        os.dup2(fe.fileno(), 2)
+        if limit:
+            signal.alarm(limit)
+        code = 3
+        try:
+            sys.argv = ["coflowopt", *argv]
+            code = main(list(argv))
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 2
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code if isinstance(code, int) else 3)
+    _, status = os.waitpid(pid, 0)
+    fo.seek(0)
+    fe.seek(0)
+    return os.waitstatus_to_exitcode(status), fo.read().decode(), fe.read().decode()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:

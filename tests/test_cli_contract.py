@@ -883,32 +883,11 @@ BAD = [
 #: and fd-level writes (a solver banner, a traceback) are observed exactly as for a process
 #: started from the shell.  Cases with blocked imports need a fresh interpreter (below).
 _FORK_RUNNER = r"""
-import json, os, sys, tempfile
-from coflowopt.cli import main
+import json, sys
+from coflowopt.cli import main_in_fork
 from coflowopt.registry import algorithms
 algorithms()  # load the registry once, before forking
-out = {}
-for name, argv in json.load(sys.stdin):
-    fo, fe = tempfile.TemporaryFile(), tempfile.TemporaryFile()
-    sys.stdout.flush(); sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        os.dup2(fo.fileno(), 1); os.dup2(fe.fileno(), 2)
-        code = 3
-        try:
-            sys.argv = ["coflowopt", *argv]
-            code = main(argv)
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else 2
-        finally:
-            try:
-                sys.stdout.flush(); sys.stderr.flush()
-            finally:
-                os._exit(code if isinstance(code, int) else 3)
-    _, status = os.waitpid(pid, 0)
-    fo.seek(0); fe.seek(0)
-    out[name] = [os.waitstatus_to_exitcode(status), fo.read().decode(), fe.read().decode()]
-json.dump(out, sys.stdout)
+json.dump({name: main_in_fork(argv) for name, argv in json.load(sys.stdin)}, sys.stdout)
 """
 
 

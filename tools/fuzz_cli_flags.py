@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
 import tempfile
 import time
@@ -56,35 +55,6 @@ VALUES = ["", " ", "nan", "-inf", "-1", "0", "1e400", "abc", "1.5", ",", "x=", "
           "1e-320"]
 
 
-def run(main, argv: list[str], limit: int = 60) -> tuple[int, str, str]:
-    """``main(argv)`` in a forked child (an alarm after ``limit`` seconds): exit status,
-    standard output, standard error, as the file descriptors saw them."""
-    fo, fe = tempfile.TemporaryFile(), tempfile.TemporaryFile()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        os.dup2(fo.fileno(), 1)
-        os.dup2(fe.fileno(), 2)
-        signal.alarm(limit)
-        code = 3
-        try:
-            sys.argv = ["coflowopt", *argv]
-            code = main(argv)
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else 2
-        finally:
-            try:
-                sys.stdout.flush()
-                sys.stderr.flush()
-            finally:
-                os._exit(code if isinstance(code, int) else 3)
-    _, status = os.waitpid(pid, 0)
-    fo.seek(0)
-    fe.seek(0)
-    return os.waitstatus_to_exitcode(status), fo.read().decode(), fe.read().decode()
-
-
 def judge(flag: str, dest: str, value: str, code: int, out: str, err: str) -> list[str]:
     """What is wrong with one case (empty: nothing found)."""
     lines = err.strip("\n").split("\n") if err.strip() else []
@@ -113,14 +83,14 @@ def main_fuzz(commands: list[str]) -> int:
     contract = (REPO / "tests" / "test_cli_contract.py").read_text()
     spec = contract.split('SPEC = """\\\n')[1].split('"""')[0]
     Path("spec.toml").write_text(spec.format(name="fz", seed=0))
-    from coflowopt.cli import build_parser, main
+    from coflowopt.cli import build_parser, main_in_fork
     from coflowopt.registry import algorithms
     algorithms()  # the registry loaded once, before the forks
     for argv in (BASE["generate"] + ["--json"],
                  ["schedule", "g.json", "--order", "sebf", "--rates", "madd", "-o",
                   "g.schedule.json"],
                  BASE["bench"] + ["--json"]):
-        code, _, err = run(main, [str(a) for a in argv], 900)  # the first may compile kernels
+        code, _, err = main_in_fork([str(a) for a in argv], 900)  # the first may compile kernels
         if code != 0:
             print(f"set-up failed: {argv}: {err.strip()[-300:]}", file=sys.stderr)
             return 2
@@ -136,7 +106,7 @@ def main_fuzz(commands: list[str]) -> int:
             flag = a.option_strings[-1]
             for v in VALUES:
                 argv = [str(x) for x in BASE[name]] + [flag, v, "--json"]
-                code, out, err = run(main, argv)
+                code, out, err = main_in_fork(argv, 60)
                 bad = judge(flag, a.dest, v, code, out, err)
                 results[f"{name} {flag} {v!r}"] = {"exit": code, "stderr": err[-300:],
                                                    "anomalies": bad}
