@@ -1109,6 +1109,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def command_parsers(parser: argparse.ArgumentParser | None = None):
+    """(name, parser) of every subcommand, and of every action of one that has actions
+    (``"lib status"``...): what the command-line contract test and ``tools/fuzz_cli_flags.py``
+    walk to reach every flag."""
+    sub = next(a for a in (parser or build_parser())._actions if a.dest == "command")
+    for name, sp in sub.choices.items():
+        nested = [a for a in sp._actions if isinstance(a, argparse._SubParsersAction)]
+        if nested:
+            yield from ((f"{name} {n}", s) for a in nested for n, s in a.choices.items())
+        else:
+            yield name, sp
+
+
 def add_command(subparsers, name: str, help_: str) -> argparse.ArgumentParser:
     """A subparser with the common ``--json`` flag."""
     sp = subparsers.add_parser(name, help=help_, description=help_)

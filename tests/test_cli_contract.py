@@ -963,23 +963,11 @@ BLANK_BASE = {
 }
 
 
-def _parsers():
-    """(name, parser) of every subcommand, and of every action of one (``lib status``...)."""
-    import argparse
-    from coflowopt.cli import build_parser
-    sub = next(a for a in build_parser()._actions if a.dest == "command")
-    for name, sp in sub.choices.items():
-        nested = [a for a in sp._actions if isinstance(a, argparse._SubParsersAction)]
-        if nested:
-            yield from ((f"{name} {n}", s) for a in nested for n, s in a.choices.items())
-        else:
-            yield name, sp
-
-
 def _value_flags():
     """(subcommand, flag, dest) of every option that takes a value, from the parser itself:
     a flag added later is covered without a new case."""
-    return [(name, a.option_strings[-1], a.dest) for name, sp in _parsers()
+    from coflowopt.cli import command_parsers
+    return [(name, a.option_strings[-1], a.dest) for name, sp in command_parsers()
             for a in sp._actions if a.option_strings and a.nargs != 0]
 
 
@@ -1011,7 +999,8 @@ def test_every_value_flag_refuses_a_blank_value(work, run_dir):
 
 
 def _option_strings(name: str, dest: str) -> list[str]:
-    sp = dict(_parsers())[name]
+    from coflowopt.cli import command_parsers
+    sp = dict(command_parsers())[name]
     return next(a.option_strings for a in sp._actions if a.dest == dest)
 
 

@@ -11,6 +11,7 @@ An exit 2 that names the flag is not judged further: read the messages in ``fuzz
 Usage (it works in a fresh temporary folder)::
 
     python tools/fuzz_cli_flags.py [COMMAND ...]     # default: every command with a base line
+    python tools/fuzz_cli_flags.py lib "lib submit"  # a command's nested actions: "lib" is all three
 
 Exit status 1 when an anomaly was found; ``fuzz.json`` in the work folder holds every case.
 """
@@ -50,16 +51,25 @@ BASE = {
     "normalize": ["normalize", T_A1, "-m", "sinkhorn-cap"],
     "report": ["report", "run"],
     "slotted": ["slotted", "g.json", "--policy", "order", "--order", "bssi"],
+    "lib status": ["lib", "status"],
+    "lib check": ["lib", "check", "--family", "adversarial"],
+    # the library's own best schedule: not an improvement, so nothing is ever recorded
+    "lib submit": ["lib", "submit", "adversarial/bssi_greedy-opt-4x4-6c-seed0",
+                   REPO / "instances" / "coflowlib" / "v1" / "adversarial"
+                   / "bssi_greedy-opt-4x4-6c-seed0.best.schedule.json"],
 }
 VALUES = ["", " ", "nan", "-inf", "-1", "0", "1e400", "abc", "1.5", ",", "x=", "=1", "-0",
           "1e-320"]
 
 
-def judge(flag: str, dest: str, value: str, code: int, out: str, err: str) -> list[str]:
-    """What is wrong with one case (empty: nothing found)."""
+def judge(flag: str, dest: str, value: str, code: int, out: str, err: str,
+          base_code: int = 0) -> list[str]:
+    """What is wrong with one case (empty: nothing found); ``base_code`` is the exit status of
+    the command without the flag (``lib submit`` of a schedule that improves nothing exits 1)."""
+    ok = {0, base_code}
     lines = err.strip("\n").split("\n") if err.strip() else []
     bad = []
-    if code not in (0, 2):
+    if code not in ok | {2}:
         bad.append(f"exit {code}")
     if "Traceback" in err:
         bad.append("traceback")
@@ -67,7 +77,7 @@ def judge(flag: str, dest: str, value: str, code: int, out: str, err: str) -> li
         bad.append(f"{len(lines)} stderr lines")
     if code == 2 and lines and flag not in lines[0] and dest not in lines[0]:
         bad.append("flag not named")
-    if code == 0:
+    if code in ok:
         try:
             json.loads(out)
         except ValueError:
@@ -78,12 +88,21 @@ def judge(flag: str, dest: str, value: str, code: int, out: str, err: str) -> li
 
 
 def main_fuzz(commands: list[str]) -> int:
+    if any(c in ("-h", "--help") for c in commands):
+        print(__doc__)
+        return 0
+    known = set(BASE) | {name.split()[0] for name in BASE}
+    unknown = [c for c in commands if c not in known]
+    if unknown:
+        print(f"fuzz_cli_flags: unknown command {unknown[0]!r} (one of: "
+              f"{', '.join(sorted(known))})", file=sys.stderr)
+        return 2
     work = Path(tempfile.mkdtemp(prefix="coflowopt-fuzz-"))
     os.chdir(work)
     contract = (REPO / "tests" / "test_cli_contract.py").read_text()
     spec = contract.split('SPEC = """\\\n')[1].split('"""')[0]
     Path("spec.toml").write_text(spec.format(name="fz", seed=0))
-    from coflowopt.cli import build_parser, main_in_fork
+    from coflowopt.cli import command_parsers, main_in_fork
     from coflowopt.registry import algorithms
     algorithms()  # the registry loaded once, before the forks
     for argv in (BASE["generate"] + ["--json"],
@@ -94,12 +113,17 @@ def main_fuzz(commands: list[str]) -> int:
         if code != 0:
             print(f"set-up failed: {argv}: {err.strip()[-300:]}", file=sys.stderr)
             return 2
-    sub = next(a for a in build_parser()._actions if a.dest == "command")
     results, anomalies = {}, 0
     t0 = time.time()
-    for name, sp in sub.choices.items():
-        if name not in BASE or (commands and name not in commands):
+    for name, sp in command_parsers():
+        if name not in BASE or (commands and name not in commands
+                                and name.split()[0] not in commands):
             continue
+        base_code, out, err = main_in_fork([str(x) for x in BASE[name]] + ["--json"], 300)
+        if judge("", "", "ok", base_code, out, err, base_code) or base_code == 2:
+            print(f"base line of {name!r} failed (exit {base_code}): {err.strip()[-300:]}",
+                  file=sys.stderr)
+            return 2
         for a in sp._actions:
             if not a.option_strings or a.nargs == 0:
                 continue
@@ -107,7 +131,7 @@ def main_fuzz(commands: list[str]) -> int:
             for v in VALUES:
                 argv = [str(x) for x in BASE[name]] + [flag, v, "--json"]
                 code, out, err = main_in_fork(argv, 60)
-                bad = judge(flag, a.dest, v, code, out, err)
+                bad = judge(flag, a.dest, v, code, out, err, base_code)
                 results[f"{name} {flag} {v!r}"] = {"exit": code, "stderr": err[-300:],
                                                    "anomalies": bad}
                 if bad:
