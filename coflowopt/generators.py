@@ -66,16 +66,29 @@ def _is_real(x) -> bool:
             and math.isfinite(float(x)))
 
 
+#: the largest value of a count parameter (:mod:`coflowopt.limits`; the flow limit for the
+#: others): a count beyond what an instance may hold is refused by name before numpy is asked
+#: for an array that size
+_COUNT_LIMITS = {"num_ports": ("MAX_PORTS", limits.MAX_PORTS),
+                 "num_egress": ("MAX_PORTS", limits.MAX_PORTS),
+                 "num_coflows": ("MAX_COFLOWS", limits.MAX_COFLOWS)}
+
+
 def _count(func: str, name: str, value, minimum: int = 1) -> int:
-    if not _is_int(value) or value < minimum:
-        raise _bad(func, name, f"an integer >= {minimum}", value)
+    const, top = _COUNT_LIMITS.get(name, ("MAX_FLOWS", limits.MAX_FLOWS))
+    if not _is_int(value) or not minimum <= value <= top:
+        raise _bad(func, name, f"an integer with {minimum} <= {name} <= {top} ({const}, "
+                               f"coflowopt.limits)", value)
     return int(value)
 
 
 def _pair(func: str, name: str, value, *, lo_min: float, strict: bool = False,
           integer: bool = False, hi_max: float | None = None) -> tuple:
-    """Validate a ``(lo, hi)`` range: ``lo >= lo_min`` (``>`` if strict), ``lo <= hi``."""
+    """Validate a ``(lo, hi)`` range: ``lo >= lo_min`` (``>`` if strict), ``lo <= hi``; integers
+    at most 2^53 (drawn as int64 and stored as floats, which hold every integer up to it)."""
     kind = "integers" if integer else "finite numbers"
+    if integer and hi_max is None:
+        hi_max = 2 ** 53
     op = ">" if strict else ">="
     rule = f"a pair (lo, hi) of {kind} with {lo_min:g} {'<' if strict else '<='} lo <= hi"
     if hi_max is not None:

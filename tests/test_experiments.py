@@ -144,6 +144,13 @@ def _with(**changes):
      "algorithms.schedules[0].rate_params.order", "has no parameter 'order'"),
     (_with(algorithms={"bounds": [{"name": "interval-lp", "params": {"epsilon": "x"}}]}),
      "algorithms.bounds[0].params.epsilon", "bound interval-lp needs a number"),
+    # counts beyond MAX_TASKS (a spec fuzz: seeds = 10^30 was an internal error in
+    # range(), repetitions = 10^30 planned tasks one by one until killed)
+    (_with(instances=[gen_source(n=10**30)]), "instances[0].seeds", "<= 10,000,000"),
+    (_with(instances=[gen_source() | {"seeds": {"start": 0, "stop": 10**8}}]),
+     "instances[0].seeds", "MAX_TASKS"),
+    (_with(repetitions=10**30), "repetitions", "<= 10,000,000"),
+    (_with(instances=[gen_source(n=10**6)], repetitions=11), "", "plans 1"),
 ])
 def test_spec_errors_name_key_and_rule(raw, key, rule):
     with pytest.raises(SpecError) as ei:
@@ -152,6 +159,27 @@ def test_spec_errors_name_key_and_rule(raw, key, rule):
     assert msg.startswith("spec.toml"), msg
     assert ei.value.field == (key or None), msg
     assert rule in msg, msg
+
+
+@pytest.mark.parametrize("params, rule", [
+    ({"num_ports": 0}, "num_ports must be an integer with 1 <= num_ports <= 100000"),
+    ({"num_ports": 10**30}, "(MAX_PORTS, coflowopt.limits), got 10000000000000000000000000000"),
+    ({"num_coflows": 10**30}, "(MAX_COFLOWS, coflowopt.limits)"),
+    ({"size": [1, 10**30]}, "size must be a pair (lo, hi) of integers with 0 < lo <= hi <= 9"),
+])
+def test_plan_names_the_spec_for_a_value_the_generator_refuses(params, rule):
+    """A value only the generator can judge (it builds the instance at plan time) is the spec's
+    error: the file and the block's params, not a bare generator message (num_ports = 0) or an
+    internal error (num_ports = 10^30 reached numpy: "Maximum allowed dimension exceeded")."""
+    from coflowopt.experiments.tasks import plan
+    src = gen_source(n=1)
+    src["params"].update(params)
+    spec = parse_spec(_with(instances=[src]), path="spec.toml")
+    with pytest.raises(SpecError) as ei:
+        plan(spec)
+    msg = str(ei.value)
+    assert msg.startswith("spec.toml, instances[0].params: u/seed=0: uniform_random: "), msg
+    assert ei.value.field == "instances[0].params" and rule in msg, msg
 
 
 def test_spec_topology_places_the_instances():

@@ -182,19 +182,26 @@ class Rule:
     algorithm entry; :meth:`_Checker.entry` / :func:`_read_table` check a whole table in one
     pass, and every error names the file, the dotted key and the rule.
 
-    ``kind``: ``integer`` (``>= minimum`` when given), ``number`` (finite; ``> 0`` when
+    ``kind``: ``integer`` (``>= minimum`` and ``<= maximum`` when given), ``number`` (finite; ``> 0`` when
     ``positive``), ``boolean``, ``string`` (non-empty), ``text`` (any string), ``choice`` (one
     of ``choices``), ``params`` (a table of parameters).
     """
 
     kind: str
     minimum: int | None = None
+    maximum: int | None = None
     positive: bool = True
     choices: tuple = ()
 
 
+#: The most tasks a spec may plan (instances x algorithms x repetitions), and so the most seeds
+#: of one block and the most repetitions: a count beyond it is a typo, not a study, and would
+#: otherwise be planned (and held) one task at a time before anything ran.
+MAX_TASKS = 10_000_000
+
 _STRING, _PARAMS = Rule("string"), Rule("params")
 _COUNT, _NATURAL = Rule("integer", minimum=1), Rule("integer", minimum=0)
+_SEED_COUNT = Rule("integer", minimum=1, maximum=MAX_TASKS)
 
 
 def _rule(default: Any, rule: Rule):
@@ -233,11 +240,15 @@ class InstanceRef:
         JSON-able: ``{"source": "generator", "generator", "params", "seed"}``,
         ``{"source": "library", "name"}`` or ``{"source": "file", "path", "format",
         "options"}``, plus ``zero_release`` / ``unit_weights``.
+    source_key : str or None
+        Where in the spec it comes from (``instances[0].params``), for a value the generator
+        refuses only when it builds the instance (not part of the identity).
     """
 
     key: str
     group: str
     recipe: dict
+    source_key: str | None = field(default=None, compare=False)
 
     def load(self) -> Instance:
         return load_recipe(self.recipe)
@@ -332,7 +343,7 @@ class _Settings:
     description: str = _rule("", Rule("text"))
     objective: str = _rule("weighted_completion_time", Rule("choice", choices=OBJECTIVES))
     model: str = _rule("fluid", Rule("choice", choices=MODELS))
-    repetitions: int = _rule(1, Rule("integer", minimum=1))
+    repetitions: int = _rule(1, Rule("integer", minimum=1, maximum=MAX_TASKS))
     seed: int = _rule(0, Rule("integer", minimum=0))
     completion_times: bool = _rule(True, Rule("boolean"))
     warm_up: bool = _rule(True, Rule("boolean"))
@@ -417,8 +428,10 @@ class _Checker:
         kind, ok = rule.kind, True
         if kind == "integer":
             ok = isinstance(v, int) and not isinstance(v, bool) and \
-                (rule.minimum is None or v >= rule.minimum)
-            what = "an integer" + ("" if rule.minimum is None else f" >= {rule.minimum}")
+                (rule.minimum is None or v >= rule.minimum) and \
+                (rule.maximum is None or v <= rule.maximum)
+            what = "an integer" + ("" if rule.minimum is None else f" >= {rule.minimum}") + \
+                ("" if rule.maximum is None else f" and <= {rule.maximum:,}")
         elif kind == "number":
             ok = isinstance(v, (int, float)) and not isinstance(v, bool) and \
                 math.isfinite(v) and (v > 0 or not rule.positive)
@@ -531,13 +544,16 @@ _SOURCE_KEYS = {
 
 def _seeds(ck: _Checker, v, key: str) -> list[int]:
     if isinstance(v, int) and not isinstance(v, bool):
-        return list(range(ck.value(v, key, _COUNT)))
+        return list(range(ck.value(v, key, _SEED_COUNT)))
     if isinstance(v, dict):
         ck.keys(v, key, {"start", "stop"}, {"start", "stop"})
         a = ck.value(v["start"], key + ".start", _NATURAL)
         b = ck.value(v["stop"], key + ".stop", Rule("integer"))
         if b <= a:
             raise ck.fail(key, f"stop must be > start, got start={a}, stop={b}")
+        if b - a > MAX_TASKS:
+            raise ck.fail(key, f"stop - start must be <= {MAX_TASKS:,} (MAX_TASKS), got "
+                               f"start={a}, stop={b}")
         return list(range(a, b))
     if isinstance(v, list) and v:
         out = [ck.value(s, f"{key}[{i}]", _NATURAL) for i, s in enumerate(v)]
@@ -618,7 +634,7 @@ def _parse_sources(ck: _Checker, items, subs, spec_dir: Path | None) -> list[dic
                 recipe = {"source": "generator", "generator": gen, "params": params,
                           "seed": seed, **common}
                 refs.append(InstanceRef(name if seed is None else f"{name}/seed={seed}",
-                                        name, recipe))
+                                        name, recipe, f"{key}.params"))
             src = {"kind": kind, "name": name, "refs": refs, "seeds": seeds}
         elif kind == "library":
             from ..library import list_instances
@@ -1012,6 +1028,10 @@ def parse_spec(raw: Mapping[str, Any], path: str | Path | None = None) -> Spec:
     if not parsed:
         raise ck.fail("algorithms", "selects no algorithm (every name was unavailable or "
                                     "skipped)")
+    planned = sum(len(src["refs"]) for src in sources) * len(parsed) * top["repetitions"]
+    if planned > MAX_TASKS:
+        raise ck.fail("", f"plans {planned:,} tasks (instances x algorithms x repetitions), "
+                            f"more than {MAX_TASKS:,} (MAX_TASKS): split it into several specs")
     return Spec(**top, limits=limits, sources=sources, algorithms=parsed,
                 unavailable=sorted(set(ap.unavailable)), raw=raw,
                 path=str(path) if path is not None else None)

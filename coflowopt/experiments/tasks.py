@@ -29,7 +29,8 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from ..exceptions import CoflowOptError
-from .spec import AlgorithmSpec, InstanceRef, Spec, _accepts, instance_hash, load_recipe
+from .spec import (AlgorithmSpec, InstanceRef, Spec, SpecError, _accepts, instance_hash,
+                   load_recipe)
 
 __all__ = ["Task", "Plan", "plan", "execute", "InstanceCache", "InstanceHashMismatch",
            "error_fields", "FAILED_STATUSES", "warm_up", "task_id", "result_fields",
@@ -134,7 +135,14 @@ def plan(spec: Spec, progress: Callable[[str], Any] | None = None) -> Plan:
     for ref in spec.instances():
         if progress is not None:
             progress(ref.key)
-        inst = ref.load()
+        try:
+            inst = ref.load()
+        except (CoflowOptError, TypeError, ValueError) as e:
+            if ref.source_key is None:
+                raise
+            # a parameter value the generator refuses (num_ports = 0, a count beyond the
+            # limits): the spec's, so name the spec file and the block, not a generator call
+            raise SpecError(f"{ref.key}: {e}", file=spec.path, field=ref.source_key) from None
         h = instance_hash(inst)
         info = _instance_info(inst)
         n += 1
