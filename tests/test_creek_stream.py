@@ -109,14 +109,20 @@ def _noise_boundaries(inst, s):
     return int((same & (np.abs(r[1:] - r[:-1]) <= tol[f[1:]])).sum())
 
 
+@pytest.mark.parametrize("policy, cls", [(creek, M.CreekPolicy),
+                                         (M.decentralized_las, M.DecentralizedLasPolicy)],
+                         ids=["creek", "decentralized-las"])
 @pytest.mark.parametrize("inst", [
     uniform_random(num_ports=8, num_coflows=60, size=(1, 30), releases=(0, 20), seed=3),
-    creek_instance(num_coflows=12, fat_tree_k=4, releases=(0, 2), seed=7)],
-    ids=["uniform-60", "creek-fat-tree"])
-def test_a_rate_left_as_it_was_keeps_its_piece(inst, monkeypatch):
-    held = creek(inst)
-    monkeypatch.setattr(M.CreekPolicy, "hold_rates", False)
-    fresh = creek(inst)
+    creek_instance(num_coflows=12, fat_tree_k=4, releases=(0, 2), seed=7),
+    uniform_random(num_ports=30, num_coflows=400, seed=0)],
+    ids=["uniform-60", "creek-fat-tree", "uniform-400-at-0"])
+def test_a_rate_left_as_it_was_keeps_its_piece(inst, policy, cls, monkeypatch):
+    """``hold_rates`` (``creek``, ``decentralized-las``): the progressive filling's rounding
+    closes no piece, and the schedule is the same up to rounding."""
+    held = policy(inst)
+    monkeypatch.setattr(cls, "hold_rates", False)
+    fresh = policy(inst)
     # the instance has rates the progressive filling recomputes a few ulps off ...
     assert _noise_boundaries(inst, fresh) > 100
     # ... which no longer close a piece, and the schedule is the same up to rounding

@@ -37,7 +37,7 @@ one the Python path does, in the same order --
   projection ``n_c x b_c / max(d_c, 1)`` with ``b_c`` its completed sub-coflows' bytes summed
   in sub-coflow order (each sub-coflow's in flow order) when one of them completes; the level
   the number of thresholds ``x (1 - CROSSING_RTOL)`` at most ``max(S, P)``, never lower than
-  before; ``creek``'s held rates (a new rate within the flow's zero of its current one keeps
+  before; the held rates (a new rate within the flow's zero of its current one keeps
   the current one); a unit's rate its flows' rates summed in index order; a crossing at
   ``t + (H[level] - S) / rate``, applied at once and the allocation redone when not after ``t``;
 * the simulator: :mod:`._mlfq_kernel`'s step (:func:`._mlfq_kernel.change_rates`,
@@ -214,7 +214,8 @@ def levels_simulate(ptr, size, flow_cof, rel_order, unit, unit_ptr, unit_flows, 
         The thresholds times ``1 - CROSSING_RTOL`` and the thresholds.
     fr_ptr, fr, cap, tol, full_rtol : as for :func:`._class_kernel.serve_groups`
     hold : bool
-        ``creek``'s held rates, with each flow's zero ``flow_tol`` (F,).
+        The held rates (``creek``, ``decentralized-las``), with each flow's zero
+        ``flow_tol`` (F,).
     proj_on : bool
         ``creek``'s sub-coflow projection: ``sid`` (F,) each flow's sub-coflow,
         ``sub_ptr`` / ``sub_flows`` each sub-coflow's flows in index order, ``sub_cof`` its
