@@ -100,6 +100,8 @@ def _pair(func: str, name: str, value, *, lo_min: float, strict: bool = False,
     if ok:
         ok = (lo > lo_min if op == ">" else lo >= lo_min) and lo <= hi
         ok = ok and (hi_max is None or hi <= hi_max)
+    if ok and _is_int(lo) and _is_int(hi) and hi > 2 ** 53:
+        ok, rule = False, rule + " (integers are drawn as integers: at most 2^53)"
     if not ok:
         raise _bad(func, name, rule, value)
     return (lo, hi)
@@ -189,7 +191,8 @@ def _distinct_ports(rng: np.random.Generator, counts, m: int, *, sort: bool = Fa
 def _capacities(func, rng, capacities, m_in: int, m_out: int):
     if capacities is None:
         return np.ones(m_in), np.ones(m_out)
-    lo, hi = _pair(func, "capacities", capacities, lo_min=0, strict=True)
+    lo, hi = _pair(func, "capacities", capacities, lo_min=0, strict=True,
+                   hi_max=limits.CAPACITY_MAX)
     both_int = _is_int(lo) and _is_int(hi)
     cap = _draw_range(rng, lo, hi, m_in + m_out, both_int)
     return cap[:m_in], cap[m_in:]
@@ -203,7 +206,7 @@ def _weights(func, rng, weights, K: int):
             raise _bad(func, "weights", 'None, "uniform" or a pair (lo, hi)', weights)
         # 1 - U[0, 1) lies in (0, 1]: no coflow gets weight 0 by accident.
         return 1.0 - rng.random(K)
-    lo, hi = _pair(func, "weights", weights, lo_min=0)
+    lo, hi = _pair(func, "weights", weights, lo_min=0, hi_max=limits.WEIGHT_MAX)
     return _draw_range(rng, lo, hi, K, _is_int(lo) and _is_int(hi))
 
 
@@ -1242,7 +1245,14 @@ def _split_evenly(rng, total: np.ndarray, mean: float) -> tuple[np.ndarray, np.n
     """Split every ``total[k]`` into ``ceil(total[k] / mean)`` (at least 1) parts of sizes
     ``total[k] u_i / sum u`` with ``u_i ~ U(0.5, 1.5)``: each part at most ``3 mean``,
     and at least ``mean / 6`` when ``total >= mean`` (one part of ``total`` otherwise).  Returns (parts per total, part sizes concatenated)."""
-    n = np.maximum(1, np.ceil(total / mean)).astype(np.int64)
+    with np.errstate(over="ignore"):
+        parts = np.maximum(1.0, np.ceil(total / mean))
+    if parts.sum() > limits.MAX_FLOWS:
+        # a tiny mean (mice_mean = 1e-320) would ask for more flows than an instance holds
+        raise _bad("creek", "mice_mean / elephant_mean", f"large enough for at most "
+                   f"{limits.MAX_FLOWS} flows (MAX_FLOWS, coflowopt.limits): it splits "
+                   f"{float(total.sum()):.6g} MB into {float(parts.sum()):.3g} flows", mean)
+    n = parts.astype(np.int64)
     k_of = np.repeat(np.arange(total.size), n)
     u = rng.uniform(0.5, 1.5, size=int(n.sum()))
     us = np.bincount(k_of, u, minlength=total.size)
@@ -1287,7 +1297,7 @@ def creek(num_ports: int | None = None, num_coflows: int = 100, *, receivers=(2,
     mice_mean, elephant_mean : float, defaults 10 and 5100 (MB)
         Mean size of a mouse flow (``<= 35 / 3``, so that every mouse stays under 35 MB) and
         of an elephant flow (``>= 210``, so that every elephant is over 35 MB).
-    mice_byte_fraction : float in [0, 1), default 0.046
+    mice_byte_fraction : float, 0 or in [1e-9, 1), default 0.046
         Share of a coflow's bytes in mice, for coflows of 1 GB or more.
     capacity : float > 0, default 1250
         Port (or link) capacity in MB per second.
@@ -1352,9 +1362,11 @@ def creek(num_ports: int | None = None, num_coflows: int = 100, *, receivers=(2,
     k = 24 fat-tree, 10 Gb/s links, ECMP).
     """
     f = "creek"
-    if fat_tree_k is not None and not (_is_int(fat_tree_k) and fat_tree_k >= 2
+    if fat_tree_k is not None and not (_is_int(fat_tree_k) and 2 <= fat_tree_k <= 72
                                        and fat_tree_k % 2 == 0):
-        raise _bad(f, "fat_tree_k", "an even integer >= 2 or None", fat_tree_k)
+        # k = 72 is the largest whose k^3 / 4 hosts fit in MAX_PORTS
+        raise _bad(f, "fat_tree_k", "an even integer in [2, 72] (k^3 / 4 hosts at most "
+                                    f"{limits.MAX_PORTS}, MAX_PORTS) or None", fat_tree_k)
     hosts = None if fat_tree_k is None else int(fat_tree_k) ** 3 // 4
     if num_ports is None:
         m = 150 if hosts is None else hosts
@@ -1365,11 +1377,12 @@ def creek(num_ports: int | None = None, num_coflows: int = 100, *, receivers=(2,
     K = _count(f, "num_coflows", num_coflows)
     r_lo, r_hi = _pair(f, "receivers", receivers, lo_min=1, integer=True)
     for name, v, ok, rule in (
-            ("mice_mean", mice_mean, lambda x: 0 < x <= 35 / 3, "a number in (0, 35/3]"),
+            ("mice_mean", mice_mean, lambda x: limits.SIZE_MIN <= x <= 35 / 3,
+             "a number in [1e-9, 35/3] (SIZE_MIN, coflowopt.limits)"),
             ("elephant_mean", elephant_mean, lambda x: 210 <= x <= 1e7,
              "a number in [210, 1e7]"),
-            ("mice_byte_fraction", mice_byte_fraction, lambda x: 0 <= x < 1,
-             "a number in [0, 1)"),
+            ("mice_byte_fraction", mice_byte_fraction, lambda x: x == 0 or 1e-9 <= x < 1,
+             "0 or a number in [1e-9, 1)"),
             ("capacity", capacity, lambda x: x > 0, "a finite number > 0")):
         if not (_is_real(v) and ok(float(v))):
             raise _bad(f, name, rule, v)
@@ -1395,7 +1408,11 @@ def creek(num_ports: int | None = None, num_coflows: int = 100, *, receivers=(2,
         size[sel] = _power_law(rng, lo, hi, _CREEK_ALPHA_I if g == 0 else 1.0, sel.size)
     big = size >= CREEK_BUCKETS[1][0]
     mice = np.where(big, float(mice_byte_fraction) * size, size)
-    n_mice, mice_sizes = _split_evenly(rng, mice, float(mice_mean))
+    # a coflow with no mice bytes (mice_byte_fraction = 0) has no mice, not one of size 0; the
+    # same draws as before whenever every coflow has mice bytes
+    has_m = mice > 0
+    n_mice = np.zeros(K, dtype=np.int64)
+    n_mice[has_m], mice_sizes = _split_evenly(rng, mice[has_m], float(mice_mean))
     eleph = size - mice
     has_e = big & (eleph > 0)
     n_e = np.zeros(K, dtype=np.int64)

@@ -31,6 +31,7 @@ equivalent-topology transform.  Digest: ``shared/reference/seeds-000-002.md`` se
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -219,10 +220,22 @@ def _plain(x):
     return x
 
 
+def _link_capacity(what: str, value: float) -> float:
+    """A link capacity derived from parameters, within the limits an instance may hold (named
+    here, by the parameters that give it, rather than later by a link's index)."""
+    from .limits import CAPACITY_MAX, CAPACITY_MIN
+    if not CAPACITY_MIN <= value <= CAPACITY_MAX:
+        raise InvalidParameterError(f"{what} give a link capacity of {value!r}, outside "
+                                    f"[{CAPACITY_MIN:g}, {CAPACITY_MAX:g}] (CAPACITY_MIN.."
+                                    "CAPACITY_MAX, coflowopt.limits)")
+    return value
+
+
 def _positive(name: str, value, *, integer: bool = False, even: bool = False):
     ok = isinstance(value, (int, np.integer)) if integer else \
         isinstance(value, (int, float, np.integer, np.floating))
-    if isinstance(value, bool) or not ok or not np.isfinite(value) or value <= 0:
+    # float(): a Python int beyond int64 (10**30) would make numpy's isfinite fail
+    if isinstance(value, bool) or not ok or not math.isfinite(float(value)) or value <= 0:
         kind = "a positive integer" if integer else "a positive finite number"
         raise InvalidParameterError(f"{name} must be {kind}, got {value!r}")
     if even and value % 2:
@@ -296,6 +309,9 @@ def leaf_spine(leaves: int, spines: int, hosts_per_leaf: int, *, host_capacity: 
     o = float(_positive("oversubscription", oversubscription))
     up = H * c / (S * o) if uplink_capacity is None else float(
         _positive("uplink_capacity", uplink_capacity))
+    _link_capacity("host_capacity", c)
+    _link_capacity("hosts_per_leaf * host_capacity / (spines * oversubscription)"
+                   if uplink_capacity is None else "uplink_capacity", up)
     params = {"leaves": L, "spines": S, "hosts_per_leaf": H}
     if c != 1.0:
         params["host_capacity"] = c
@@ -355,6 +371,8 @@ def fat_tree(k: int, *, capacity: float = 1.0, core_oversubscription: float = 1.
     k = _positive("k", k, integer=True, even=True)
     c = float(_positive("capacity", capacity))
     o = float(_positive("core_oversubscription", core_oversubscription))
+    _link_capacity("capacity", c)
+    _link_capacity("capacity / core_oversubscription", c / o)
     h2 = k // 2
     nh, ne, na, nc = k * h2 * h2, k * h2, k * h2, h2 * h2
     params = {"k": k}

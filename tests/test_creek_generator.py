@@ -122,10 +122,33 @@ def test_on_a_fat_tree():
     ({"group_probabilities": [1, 0]}, "group_probabilities"),
     ({"group_probabilities": [0, 0, 0, 0, 0]}, "group_probabilities"),
     ({"group_probabilities": [1, -1, 0, 0, 1]}, "group_probabilities"),
+    # found by a parameter fuzz: k = 10^30 overflowed in numpy (internal error); a mean of
+    # 1e-320 asked for ~10^300 flows after an overflow warning; a fraction of 1e-320 made
+    # mice below SIZE_MIN
+    ({"fat_tree_k": 10**30}, "fat_tree_k"), ({"fat_tree_k": 74}, "fat_tree_k"),
+    ({"mice_mean": 1e-320}, "mice_mean"), ({"mice_byte_fraction": 1e-320}, "mice_byte_fraction"),
 ])
 def test_bad_parameters(kwargs, name):
     with pytest.raises(InvalidParameterError, match=f"creek: {name} must be"):
         creek(**kwargs, seed=0)
+
+
+def test_no_mice_bytes_means_no_mice():
+    """mice_byte_fraction = 0 gave every large coflow one mouse of size 0 (an invalid instance,
+    refused as "flow size must be > 0"); with a positive fraction the draws are unchanged."""
+    inst = creek(num_coflows=60, mice_byte_fraction=0.0, seed=5)
+    assert (inst.flow_size > 0).all()
+    big = inst.total_size >= 1e3
+    assert big.any()
+    # every flow of a large coflow is an elephant (mice are at most 3 x mice_mean = 30 MB)
+    assert (inst.flow_size[big[inst.flow_coflow]] > 30).all()
+    ref = creek(num_coflows=60, seed=5)
+    assert ref.meta["generator"]["params"]["mice_byte_fraction"] == 0.046
+
+
+def test_too_many_flows_is_refused_by_name():
+    with pytest.raises(InvalidParameterError, match="at most 100000000 flows"):
+        creek(num_coflows=50, mice_mean=1e-9, seed=0)
 
 
 def test_cli(tmp_path):

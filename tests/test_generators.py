@@ -101,6 +101,16 @@ BAD = [
     (sincronia_fig4, (0, 1), {}, "t"),
     (sincronia_fig4, (2, -1), {}, "N"),
     (madd_fair_family, (0,), {}, "N"),
+    # beyond what an instance holds or numpy draws (a parameter fuzz: 10^30 reached numpy,
+    # "Maximum allowed dimension exceeded" / "high is out of bounds for int64")
+    (uniform_random, (10**30, 3), {}, "num_ports"),
+    (uniform_random, (3, 10**30), {}, "num_coflows"),
+    (uniform_random, (3, 3), {"size": (1, 10**30)}, "size"),
+    (uniform_random, (3, 3), {"weights": (1, 10**30)}, "weights"),
+    (uniform_random, (3, 3), {"weights": (1.0, 1e30)}, "weights"),
+    (uniform_random, (3, 3), {"releases": (1, 10**30)}, "releases"),
+    (uniform_random, (3, 3), {"capacities": (1, 1e30)}, "capacities"),
+    (uniform_random, (3, 3), {"flows_per_coflow": (1, 10**30)}, "flows_per_coflow"),
 ]
 
 
