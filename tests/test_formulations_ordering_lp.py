@@ -143,3 +143,14 @@ def test_time_limit_gives_a_status_not_a_crash():
     assert not sol.converged and sol.status == "iteration_limit"
     chk = check_certificate(inst, sol.certificate)     # the restricted LP is still a bound
     assert chk.ok and float(chk.value) <= sol.objective * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("limit", [-1, -1e-9, float("nan"), "10"])
+def test_a_bad_time_limit_is_refused_before_solving(limit):
+    """A negative limit used to run to the first check and end in "ordering LP not solved"
+    (exit 4 from ``schedule --order ordering-lp --order-param time_limit=-1``)."""
+    from coflowopt.exceptions import InvalidParameterError
+    from coflowopt.formulations.ordering_lp import solve_ordering_lp
+    from coflowopt.generators import uniform_random
+    with pytest.raises(InvalidParameterError, match="time_limit must be a number of seconds"):
+        solve_ordering_lp(uniform_random(3, 4, seed=0), time_limit=limit)

@@ -996,6 +996,11 @@ def solve_ordering_lp(instance: Instance, *, release_cuts: bool = True, tol: flo
         are absolute), which is also the unit of an exported LP.
     """
     from .certificates import normalised, time_factor, unit_factor
+    if time_limit is not None:
+        # a negative limit ran to the first check and reported a solver failure (a fuzz of
+        # every parameter): the caller's mistake, refused by name like every other limit
+        from ..bounds.common import check_time_limit
+        check_time_limit(time_limit)
     inst_u, unit = normalised(instance)
     if method not in ("cutting-planes", "lagrangian"):
         raise InvalidParameterError(f"method must be 'cutting-planes' or 'lagrangian', got "
