@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._simulate_kernel import advance, next_coflow_completion, rate_changes
 from ..rates._jit import njit
 
 
@@ -462,4 +463,201 @@ def psp_run(t, resume, pair_ptr, pair_res, pair_coflow, entry_ptr, entry_pair, e
     st[4] = m
     st[5] = nu_n
     st[6] = ev
+    return t, status
+
+
+# --- cooperative HUG event by event, the generic event loop's steps in one compiled loop -----
+# (the driver is coflowopt.fairness.simulation.hug_run_loop)
+
+@njit(cache=True)
+def hug_run(t, resume, pair_ptr, pair_res, entry_ptr, entry_pair, flow_ptr, flow_coflow, size,
+            cap, weight, weighted, rel_order, rel_times, st, rem, done, released, finished, unf,
+            cc, fc, pstart, actc, flows, out, local, cur_f, cur_r, same_o, same_n, fin, fin_now,
+            out_f, out_s, out_e, out_r, window, sink, max_events, rtol_fair, rtol_done):
+    """:func:`coflowopt.simulate.simulate` with ``FairnessPolicy("hug-cooperative")`` (pairs),
+    its steps in the same order with the same operations, so the same pieces bit for bit in
+    the same order: at each event the releases, the allocation of every active coflow
+    (:func:`pair_rates`, as the policy calls it), the pieces of the flows whose rate changed
+    (:func:`.._simulate_kernel.rate_changes`), the window check, the next event (the next
+    release or coflow completion, :func:`.._simulate_kernel.next_coflow_completion`, or the
+    next flow completion when no coflow can complete, which forces a call), the clock
+    (:func:`.._simulate_kernel.advance`) and the completions.  Resumable: every state is in
+    the arrays; ``st = [next release, coflows finished, active coflows, open pieces, pieces in
+    the buffer, events, policy calls, call at the next event, phase]``, phase 1 meaning the
+    loop stopped after the window check of its event.
+
+    Returns
+    -------
+    t, status : float, int
+        0 every coflow finished; 1 the buffer holds ``window`` pieces or more (in sink mode the
+        pieces still open were cut at ``t``, as the generic loop's window); -1 no future event
+        while coflows are unfinished; -2 more than ``max_events`` events; -3 the allocation
+        met a case the kernel leaves to the reference (``pair_rates`` returned -1 or NaN).
+    """
+    K = flow_ptr.shape[0] - 1
+    next_rel = st[0]
+    nfin = st[1]
+    na = st[2]
+    nc = st[3]
+    m = st[4]
+    events = st[5]
+    calls = st[6]
+    call = st[7] != 0
+    skip = resume and st[8] == 1
+    status = 0
+    while True:
+        if not skip:
+            # releases at t (merged into the sorted active coflows)
+            r0 = next_rel
+            while next_rel < K and rel_times[next_rel] <= t:
+                released[rel_order[next_rel]] = True
+                next_rel += 1
+            if next_rel > r0:
+                call = True
+                new = np.sort(rel_order[r0:next_rel])
+                merged = np.empty(na + new.shape[0], dtype=np.int64)
+                i = 0
+                j = 0
+                x = 0
+                while i < na or j < new.shape[0]:
+                    if j >= new.shape[0] or (i < na and actc[i] < new[j]):
+                        merged[x] = actc[i]
+                        i += 1
+                    else:
+                        merged[x] = new[j]
+                        j += 1
+                    x += 1
+                actc[:x] = merged
+                na = x
+            if nfin == K:
+                status = 0
+                break
+            events += 1
+            if events > max_events:
+                status = -2
+                break
+            if call:
+                # the active coflows and their unfinished flows, both ascending
+                x = 0
+                for i in range(na):
+                    if not finished[actc[i]]:
+                        actc[x] = actc[i]
+                        x += 1
+                na = x
+                nf = 0
+                anyw = False
+                for i in range(na):
+                    k = actc[i]
+                    if weight[k] > 0:
+                        anyw = True
+                    for f in range(flow_ptr[k], flow_ptr[k + 1]):
+                        if not done[f]:
+                            flows[nf] = f
+                            nf += 1
+                calls += 1
+                nk = 0
+                if na > 0 and nf > 0:
+                    pstar, _ = pair_rates(actc[:na], flows[:nf], rem, pair_ptr, pair_res,
+                                          entry_ptr, entry_pair, cap, weight, weighted and anyw,
+                                          True, rtol_fair, local, out[:nf])
+                    if not (pstar > 0):
+                        status = -3
+                        break
+                    # rates > 0 kept (flows stay ascending)
+                    for i in range(nf):
+                        if out[i] > 0:
+                            flows[nk] = flows[i]
+                            out[nk] = out[i]
+                            nk += 1
+                rate_changes(cur_f[:nc], cur_r[:nc], flows[:nk], out[:nk], same_o[:nc],
+                             same_n[:nk])
+                for i in range(nc):
+                    if not same_o[i]:
+                        f = cur_f[i]
+                        out_f[m] = f
+                        out_s[m] = pstart[f]
+                        out_e[m] = t
+                        out_r[m] = cur_r[i]
+                        m += 1
+                for i in range(nk):
+                    if not same_n[i]:
+                        pstart[flows[i]] = t
+                    cur_f[i] = flows[i]
+                    cur_r[i] = out[i]
+                nc = nk
+            if sink and m >= window:
+                for i in range(nc):
+                    f = cur_f[i]
+                    if pstart[f] < t:
+                        out_f[m] = f
+                        out_s[m] = pstart[f]
+                        out_e[m] = t
+                        out_r[m] = cur_r[i]
+                        m += 1
+                        pstart[f] = t
+            call = False
+            if m >= window:
+                st[8] = 1
+                status = 1
+                break
+        skip = False
+        st[8] = 0
+        # the next event
+        t_rel = rel_times[next_rel] if next_rel < K else np.inf
+        t_flow = np.inf
+        for i in range(nc):
+            fin[i] = t + rem[cur_f[i]] / cur_r[i]
+            if fin[i] < t_flow:
+                t_flow = fin[i]
+        t_cof = next_coflow_completion(cur_f[:nc], fin[:nc], flow_coflow, unf) if nc else np.inf
+        t_next = min(t_cof, t_rel)
+        if not t_next < np.inf and t_flow < np.inf:
+            t_next = t_flow
+            call = True
+        if not t_next < np.inf:
+            status = -1
+            break
+        if nc:
+            advance(cur_f[:nc], cur_r[:nc], fin[:nc], rem, size, t, t_next, rtol_done,
+                    fin_now[:nc])
+            x = 0
+            for i in range(nc):
+                f = cur_f[i]
+                if fin_now[i]:
+                    end = fin[i] if fin[i] <= t_next else t_next
+                    out_f[m] = f
+                    out_s[m] = pstart[f]
+                    out_e[m] = end
+                    out_r[m] = cur_r[i]
+                    m += 1
+                    rem[f] = 0.0
+                    done[f] = True
+                    fc[f] = end
+                else:
+                    cur_f[x] = f
+                    cur_r[x] = cur_r[i]
+                    x += 1
+            if x < nc:
+                for i in range(m - (nc - x), m):
+                    k = flow_coflow[out_f[i]]
+                    unf[k] -= 1
+                    if unf[k] == 0:
+                        top = fc[flow_ptr[k]]
+                        for g in range(flow_ptr[k] + 1, flow_ptr[k + 1]):
+                            if fc[g] > top:
+                                top = fc[g]
+                        cc[k] = top
+                        finished[k] = True
+                        nfin += 1
+                        call = True
+            nc = x
+        t = t_next
+    st[0] = next_rel
+    st[1] = nfin
+    st[2] = na
+    st[3] = nc
+    st[4] = m
+    st[5] = events
+    st[6] = calls
+    st[7] = 1 if call else 0
     return t, status

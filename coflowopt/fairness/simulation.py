@@ -281,6 +281,48 @@ class _CoflowPairs:
         return np.where(np.isfinite(out) & (out > 0), out, 0.0), pstar, guarantee
 
 
+def _piece_sink(instance: Instance, fc: np.ndarray, size: int, on_window, meta: dict):
+    """A compiled event loop's piece buffers (flow, start, end, rate; ``size`` pieces) and, in
+    sink mode, its :class:`~coflowopt.rates._pieces.WindowSink` settled by a
+    :class:`~coflowopt.simulate.WindowSettler` on the loop's flow completions ``fc``:
+    ``(buffers, sink or None, settler or None)``."""
+    from ..simulate import WindowSettler
+    buf = (np.zeros(size, dtype=np.int64), np.zeros(size), np.zeros(size), np.zeros(size))
+    if on_window is None:
+        return buf, None, None
+    from ..rates._pieces import WindowSink
+    settler = WindowSettler(instance, fc)
+    return buf, WindowSink(instance, on_window, meta, prepare=settler), settler
+
+
+def _drain(buf: tuple, m: int, sink, held: list, t: float) -> int:
+    """Hand a compiled loop's first ``m`` buffered pieces to its sink (the window ending at
+    ``t``; returns ``m``) or copy them into ``held`` (returns 0)."""
+    if not m:
+        return 0
+    if sink is not None:
+        sink(*(b[:m] for b in buf), t)
+        return m
+    held.append(tuple(b[:m].copy() for b in buf))
+    return 0
+
+
+def _loop_result(instance: Instance, meta: dict, held: list, sink, settler, pieces: int,
+                 cc: np.ndarray, fc: np.ndarray, events: int, calls: int, seconds: float,
+                 work: dict) -> SimulationResult:
+    """The :class:`SimulationResult` of a compiled event loop: in sink mode its statistics,
+    else the held pieces (``held``, the buffers' contents in order) settled."""
+    from ..simulate import settle_sizes
+    if sink is not None:
+        return SimulationResult(None, cc, fc, events, calls, seconds,
+                                {"pieces": pieces, "windows": sink.windows,
+                                 "callback_s": sink.callback_s, "settled": settler.settled,
+                                 "unsettled": settler.unsettled, **work})
+    sched = settle_sizes(instance, Schedule(*(np.concatenate(c) for c in zip(*held)),
+                                            meta=meta), copy=False)
+    return SimulationResult(sched, cc, fc, events, calls, seconds, work)
+
+
 def psp_incremental(instance: Instance, *, on_window=None, window: int = WINDOW_PIECES,
                     meta: dict | None = None) -> SimulationResult:
     """PS-P over time, event by event, recomputing only the coflows whose rates can change.
@@ -317,7 +359,7 @@ def psp_incremental(instance: Instance, *, on_window=None, window: int = WINDOW_
         ``policy_calls`` counts the events (the allocation is brought up to date at each).
     """
     from ._pairs_kernel import psp_run
-    from ..simulate import COMPLETION_RTOL, SimulationError, WindowSettler, settle_sizes
+    from ..simulate import COMPLETION_RTOL, SimulationError
     t_start = _time.perf_counter()
     window = int(window)
     if window < 1:
@@ -377,14 +419,7 @@ def psp_incremental(instance: Instance, *, on_window=None, window: int = WINDOW_
              np.zeros(K, dtype=np.int64), np.zeros(K, dtype=np.int64),
              np.zeros(R, dtype=np.int64), np.zeros(R, dtype=bool),
              np.zeros(NP), np.zeros(largest), np.zeros(F, dtype=np.int32))
-    cap_buf = window + F
-    buf = (np.zeros(cap_buf, dtype=np.int64), np.zeros(cap_buf), np.zeros(cap_buf),
-           np.zeros(cap_buf))
-    sink = settler = None
-    if on_window is not None:
-        from ..rates._pieces import WindowSink
-        settler = WindowSettler(instance, fc)
-        sink = WindowSink(instance, on_window, meta, prepare=settler)
+    buf, sink, settler = _piece_sink(instance, fc, window + F, on_window, meta)
     held: list[tuple] = []
     pieces = 0
     flow_coflow = instance.flow_coflow
@@ -409,12 +444,8 @@ def psp_incremental(instance: Instance, *, on_window=None, window: int = WINDOW_
             pstart[open_] = t
             pieces += f.size
             sink(f, s, e, v, t)
-        elif sink is not None:
-            if m:
-                pieces += m
-                sink(*(b[:m] for b in buf), t)
         else:
-            held.append(tuple(b[:m].copy() for b in buf))
+            pieces += _drain(buf, m, sink, held, t)
         st[4] = 0
         if status == 0:
             break
@@ -422,14 +453,89 @@ def psp_incremental(instance: Instance, *, on_window=None, window: int = WINDOW_
     seconds = _time.perf_counter() - t_start
     # coflows recomputed over all events, and how many of those were non-uniform
     work = {"recomputed": int(st[7]), "nonuniform": int(st[8])}
-    if sink is not None:
-        return SimulationResult(None, cc, fc, events, events, seconds,
-                                {"pieces": pieces, "windows": sink.windows,
-                                 "callback_s": sink.callback_s, "settled": settler.settled,
-                                 "unsettled": settler.unsettled, **work})
-    sched = settle_sizes(instance, Schedule(*(np.concatenate(c) for c in zip(*held)),
-                                            meta=meta), copy=False)
-    return SimulationResult(sched, cc, fc, events, events, seconds, work)
+    return _loop_result(instance, meta, held, sink, settler, pieces, cc, fc, events, events,
+                        seconds, work)
+
+
+def hug_run_loop(instance: Instance, *, weighted: bool = False, on_window=None,
+                 window: int = WINDOW_PIECES, meta: dict | None = None
+                 ) -> SimulationResult | None:
+    """Cooperative HUG over time in one compiled loop (:func:`._pairs_kernel.hug_run`): the
+    schedule of :func:`simulate` with ``FairnessPolicy("hug-cooperative")``, the same pieces
+    bit for bit and in the same order (so the same windows in sink mode), without the generic
+    loop's per-event numpy and Python.  Why: at 50,000 coflows the policy changes essentially
+    every active flow's rate at every event (1.2e9 pieces), and the generic loop around the
+    allocation cost as much as the allocation (``experiments/results/psp_50k_profile.md``).
+
+    An instance's coflows have flows and its flows positive sizes, so every active coflow has
+    bytes left and ``pair_rates`` never hands a call to the numpy form (the kernel would stop
+    with an error, never silently).  Returns None for an instance without coflows (the caller
+    runs the generic simulator).  Parameters and result as :func:`psp_incremental`.
+    """
+    from ._pairs_kernel import hug_run
+    from ..simulate import COMPLETION_RTOL, SimulationError
+    t_start = _time.perf_counter()
+    window = int(window)
+    if window < 1:
+        raise InvalidParameterError(f"window must be a positive number of pieces, got {window}")
+    K, F = instance.num_coflows, instance.num_flows
+    ptr = instance.flow_ptr
+    if F == 0 or K == 0:
+        return None
+    policy = FairnessPolicy("hug-cooperative", weighted=weighted)
+    meta = dict(meta or _meta("hug-cooperative", policy, weighted))
+    cp = _CoflowPairs(instance)
+    if cp.big:
+        entry_ptr = 2 * np.arange(F + 1, dtype=np.int64)
+        entry_pair = np.stack([cp.entry_pair[:F], cp.entry_pair[F:]], axis=1).ravel()
+    else:
+        entry_ptr, entry_pair = cp.flow_resource_ptr, cp.entry_pair
+    # the arguments of pair_rates as _CoflowPairs.rates passes them: one numba signature
+    geometry = (read_only(cp.pair_ptr, "int64"), read_only(cp.pair_res, "int64"),
+                read_only(entry_ptr, "int64"), read_only(entry_pair, "int64"),
+                read_only(ptr, "int64"), read_only(instance.flow_coflow, "int64"),
+                read_only(instance.flow_size, "float64"), np.array(cp.cap, dtype=float),
+                np.array(cp.weight, dtype=float), bool(weighted))
+    rel_order = np.argsort(instance.release, kind="stable").astype(np.int64)
+    rel_times = np.ascontiguousarray(instance.release[rel_order], dtype=float)
+    st = np.zeros(9, dtype=np.int64)
+    rem = np.array(instance.flow_size, dtype=float)
+    done = np.zeros(F, dtype=bool)
+    finished = np.zeros(K, dtype=bool)
+    cc = np.full(K, np.nan)
+    fc = np.full(F, np.nan)
+    pstart = np.full(F, np.nan)
+    cur_f = np.zeros(F, dtype=np.int64)
+    cur_r = np.zeros(F)
+    state = (st, rem, done, np.zeros(K, dtype=bool), finished, np.diff(ptr).astype(np.int64),
+             cc, fc, pstart, np.zeros(K, dtype=np.int64), np.zeros(F, dtype=np.int64),
+             np.zeros(F), cp.local, cur_f, cur_r, np.zeros(F, dtype=bool),
+             np.zeros(F, dtype=bool), np.zeros(F), np.zeros(F, dtype=bool))
+    del cp
+    # a window, then at most three pieces per flow in one event (rate change, cut, end)
+    buf, sink, settler = _piece_sink(instance, fc, window + 3 * F, on_window, meta)
+    held: list[tuple] = []
+    pieces = 0
+    t, resume = float(rel_times[0]), False
+    max_events = 50 * (F + K) + 1000
+    while True:
+        t, status = hug_run(t, resume, *geometry, rel_order, rel_times, *state, *buf, window,
+                            sink is not None, max_events, FLOAT_RTOL, COMPLETION_RTOL)
+        resume = True
+        if status < 0:
+            stuck = np.flatnonzero(~finished & (rel_times[0] <= t))[:3].tolist()
+            why = {-1: "no future event", -2: f"more than {max_events} events",
+                   -3: "an allocation the compiled loop does not handle"}[status]
+            raise SimulationError(f"hug-cooperative: {why} at time {t} (unfinished coflows "
+                                  f"include {stuck})")
+        pieces += _drain(buf, int(st[4]), sink, held, t)
+        st[4] = 0
+        if status == 0:
+            break
+    seconds = _time.perf_counter() - t_start
+    events, calls = int(st[5]), int(st[6])
+    return _loop_result(instance, meta, held, sink, settler, pieces, cc, fc, events, calls,
+                        seconds, {})
 
 
 class FairnessPolicy:
@@ -635,9 +741,11 @@ def fairness_windows(instance: Instance, on_window, *, method: str, weighted: bo
     window : int
         Pieces per window (at least).
     incremental : bool, default True
-        ``ps-p`` only: run :func:`psp_incremental` (the same schedule in exact arithmetic,
-        recomputing only the coflows whose rates can change); False runs the generic
-        simulator with :class:`FairnessPolicy`, whose rates are the reference's bits.
+        ``ps-p``: run :func:`psp_incremental` (the same schedule in exact arithmetic,
+        recomputing only the coflows whose rates can change); ``hug-cooperative``: run
+        :func:`hug_run_loop` (the generic simulator's steps in one compiled loop, the same
+        pieces bit for bit); False runs the generic simulator with :class:`FairnessPolicy`,
+        whose rates are the reference's bits.
 
     Returns
     -------
@@ -658,10 +766,14 @@ def fairness_windows(instance: Instance, on_window, *, method: str, weighted: bo
     if method == "per-flow":
         raise InvalidParameterError("per-flow's windowed form is flow_level.maxmin_windows")
     policy = FairnessPolicy(method, weighted=weighted)
+    sim = None
     if method == "ps-p" and incremental:
         sim = psp_incremental(instance, on_window=on_window, window=window,
                               meta=_meta(method, policy, weighted))
-    else:
+    elif method == "hug-cooperative" and incremental:
+        sim = hug_run_loop(instance, weighted=weighted, on_window=on_window, window=window,
+                           meta=_meta(method, policy, weighted))
+    if sim is None:
         sim = simulate(instance, policy, on_window=on_window, window=window,
                        meta=_meta(method, policy, weighted))
     return {"events": sim.events, "policy_calls": sim.policy_calls, **sim.stats,
@@ -672,6 +784,11 @@ def _schedule(instance: Instance, method: str, weighted: bool) -> Schedule:
     if method == "ps-p":
         policy = FairnessPolicy(method)
         return psp_incremental(instance, meta=_meta(method, policy, False)).schedule
+    if method == "hug-cooperative":
+        sim = hug_run_loop(instance, weighted=weighted,
+                           meta=_meta(method, FairnessPolicy(method, weighted=weighted), weighted))
+        if sim is not None:
+            return sim.schedule
     return _run(instance, method, weighted, None)[2]
 
 
