@@ -3,6 +3,8 @@ non-clairvoyance.  Every schedule goes through the verifier."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -100,6 +102,21 @@ def test_thresholds_and_demotion_time():
     verified(inst, s)
     assert s.meta["demotions"] == [[5.0, 0, 1]]
     assert s.meta["final_queue"] == [1]
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"num_queues": 10**30}, "num_queues <= 10000 (MAX_QUEUES)"),
+    ({"num_queues": 400}, "beyond float64"),
+    ({"num_queues": 3, "first_threshold": 1e300, "multiplier": 1e10}, "beyond float64"),
+])
+def test_thresholds_out_of_range_are_refused_by_name(kwargs, words):
+    """Found by a fuzz of every registered parameter: num_queues = 10^30 was an internal error
+    (numpy's "Maximum allowed size exceeded"), 400 queues of multiplier 10 printed numpy's
+    overflow warnings and made infinite thresholds."""
+    from coflowopt.exceptions import InvalidParameterError
+    with pytest.raises(InvalidParameterError, match=re.escape(words)):
+        queue_thresholds(**kwargs)
+    assert queue_thresholds(300).size == 299 and np.isfinite(queue_thresholds(300)).all()
 
 
 def test_weighted_sharing_between_two_queues():

@@ -145,6 +145,11 @@ SHARING = ("weighted", "strict")
 ON_FLOW_COMPLETION = ("backfill", "reallocate", "idle")
 
 
+#: The most queues D-CLAS / MLFQ may be given: thresholds are geometric, so more queues than
+#: this is a typo (10^30 was an internal error: numpy's "Maximum allowed size exceeded").
+MAX_QUEUES = 10_000
+
+
 def queue_thresholds(num_queues: int = 10, first_threshold: float = 10.0,
                      multiplier: float = 10.0) -> np.ndarray:
     """Upper thresholds ``Q_1^hi .. Q_{K-1}^hi`` of D-CLAS's queues (``Q_K^hi`` is infinite).
@@ -172,8 +177,9 @@ def queue_thresholds(num_queues: int = 10, first_threshold: float = 10.0,
     [10.0, 100.0, 1000.0]
     """
     if isinstance(num_queues, bool) or not isinstance(num_queues, (int, np.integer)) \
-            or num_queues < 1:
-        raise InvalidParameterError(f"num_queues must be an integer >= 1, got {num_queues!r}")
+            or not 1 <= num_queues <= MAX_QUEUES:
+        raise InvalidParameterError(f"num_queues must be an integer with 1 <= num_queues <= "
+                                    f"{MAX_QUEUES} (MAX_QUEUES), got {num_queues!r}")
     for name, v, lo in (("first_threshold", first_threshold, 0.0), ("multiplier", multiplier,
                                                                       1.0)):
         try:
@@ -182,6 +188,14 @@ def queue_thresholds(num_queues: int = 10, first_threshold: float = 10.0,
             raise InvalidParameterError(f"{name} must be a number, got {v!r}") from None
         if not math.isfinite(x) or x <= lo:
             raise InvalidParameterError(f"{name} must be finite and > {lo:g}, got {v!r}")
+    top = math.log10(float(first_threshold)) + (int(num_queues) - 2) * math.log10(float(multiplier))
+    if num_queues > 1 and top > 308:
+        # an infinite threshold would leave the queues above it empty, and numpy warns on
+        # standard error while computing it
+        raise InvalidParameterError(
+            f"num_queues, first_threshold and multiplier give a last threshold Q_{num_queues - 1}"
+            f"^hi = first_threshold * multiplier^{num_queues - 2} of about 1e{top:.0f}, beyond "
+            "float64 (1.8e308): fewer queues or a smaller multiplier")
     return float(first_threshold) * float(multiplier) ** np.arange(int(num_queues) - 1)
 
 
