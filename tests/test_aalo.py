@@ -117,6 +117,8 @@ def test_thresholds_out_of_range_are_refused_by_name(kwargs, words):
     with pytest.raises(InvalidParameterError, match=re.escape(words)):
         queue_thresholds(**kwargs)
     assert queue_thresholds(300).size == 299 and np.isfinite(queue_thresholds(300)).all()
+    with pytest.raises(InvalidParameterError, match=re.escape("max_rounds <= 2^31 - 1")):
+        AaloPolicy(max_rounds=10**30)
 
 
 def test_weighted_sharing_between_two_queues():

@@ -1140,7 +1140,7 @@ class AaloPolicy:
     weights : array_like of float > 0, optional
         Queue weights, highest priority first (default ``K - i + 1``: ``K, K-1, ..., 1``).
     sharing : {"weighted", "strict"}, default "weighted"
-    max_rounds : int >= 0, default 16
+    max_rounds : int in [0, 2^31 - 1], default 16
         Rounds of weighted sharing of the excess before the final strict-priority pass.
     on_flow_completion : {"idle", "backfill", "reallocate"}, default "idle"
         What a flow completion triggers (module docstring).
@@ -1187,10 +1187,12 @@ class AaloPolicy:
         if sharing not in SHARING:
             raise InvalidParameterError(f"sharing must be one of {SHARING}, got {sharing!r}")
         self.sharing = sharing
+        # an int32 bound: the compiled loop takes it as an integer (10^30 failed numba's
+        # typing: an internal error), and a round that adds nothing ends the loop anyway
         if isinstance(max_rounds, bool) or not isinstance(max_rounds, (int, np.integer)) \
-                or max_rounds < 0:
-            raise InvalidParameterError(f"max_rounds must be an integer >= 0, got "
-                                        f"{max_rounds!r}")
+                or not 0 <= max_rounds <= 2 ** 31 - 1:
+            raise InvalidParameterError(f"max_rounds must be an integer with 0 <= max_rounds "
+                                        f"<= 2^31 - 1, got {max_rounds!r}")
         self.max_rounds = int(max_rounds) if sharing == "weighted" else 0
         self.tol_rel = check_tolerance(tol_rel, "tol_rel", 0.0, TOL_REL_MAX)
 
