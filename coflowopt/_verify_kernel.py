@@ -553,20 +553,17 @@ def _bind_any() -> None:
 on_load(_bind_any)
 
 
-#: Columns of the verifier's per-flow rows (``coflowopt.verify._FloatSums.rows``: float64, and
-#: the int64 view ``irows`` for the last three): the latest end of its pieces, the data sent,
-#: the latest positive-rate end, the release; the number of terms of the sent sum, and on a big
-#: switch the ingress and egress resources.
-LAST_END, SENT, FC, RELEASE, COUNT, RES_IN, RES_OUT = 0, 1, 2, 3, 4, 5, 6
+#: Columns of the verifier's per-flow rows (``coflowopt.verify._FloatSums.rows``, 8 wide:
+#: float64, and the int64 view ``irows`` for the last): the latest end of its pieces, the data
+#: sent, the latest positive-rate end, the release; the number of terms of the sent sum.  (A
+#: big switch's resources of each flow are an array of their own, ``_FloatSums.res``, which
+#: :func:`runs_sweep` reads while :func:`runs_flows` may write the rows on another thread.)
+LAST_END, SENT, FC, RELEASE, COUNT = 0, 1, 2, 3, 4
 
 
 #: How many pieces ahead :func:`runs_pass` prefetches a flow's row (8, 16 and 32 did alike on
 #: 50,000 coflows' windows).
 PREFETCH_AHEAD = 16
-
-#: Pieces judged together by :func:`runs_pass`'s first pass.
-_BLOCK = 2048
-
 
 #: :func:`runs_pass` declined the batch (a piece breaks rule 1 or has a negative rate, or the
 #: runs of equal times are too short): the caller checks it the general way.
@@ -618,33 +615,46 @@ def _two_sum(h, l, a, m, v):
     return s, l + ((h - (s - bb)) + (v - bb)), a + abs(s), m + 1
 
 
+@njit(cache=True, borrowed=True)
+def _malformed_or_negative(f, s, e, r, F, lo_t, hi_t):
+    """1 if the piece ``(f, s, e, r)`` breaks rule 1 (:func:`malformed_count`, in a window
+    ``[lo_t, hi_t]``) or has a negative rate, else 0; without a branch (``abs(x) < inf``: x
+    finite), so that a loop over pieces becomes vector code."""
+    ok = ((f >= 0) & (f < F) & (abs(s) < np.inf) & (abs(e) < np.inf) & (abs(r) < np.inf)
+          & (s < e) & (s >= lo_t) & (e <= hi_t) & (r >= 0.0))
+    return 0 if ok else 1
+
+
 @njit(cache=True)
-def runs_pass(fl, st, en, rt, F, lo_t, hi_t, rows, irows, cap, limit, pr, max_runs):
+def runs_pass(fl, st, en, rt, F, lo_t, hi_t, rows, irows, res, cap, limit, pr, max_runs):
     """:func:`flow_pass`, the grouping of the rate changes and :func:`capacity_sweep` (pairs
-    form: every path an ingress and an egress resource, columns :data:`RES_IN` and
-    :data:`RES_OUT` of the flow's row) in one call, for a batch of pieces that come in runs of
-    equal starts and runs of equal ends, which is how schedulers write them (the event-driven
-    kernels' windows: ends non-decreasing, starts in runs of ~40-100 pieces; SEBF + MADD with
-    coflowsim's backfilling: 3.4e7 pieces in 2.0e5 runs of starts and 2.5e5 runs of ends, in
-    no order).
+    form: every path an ingress and an egress resource, row ``f`` of ``res``) in one call, for
+    a batch of pieces that come in runs of equal starts and runs of equal ends, which is how
+    schedulers write them (the event-driven kernels' windows: ends non-decreasing, starts in
+    runs of ~40-100 pieces; SEBF + MADD with coflowsim's backfilling: 3.4e7 pieces in 2.0e5
+    runs of starts and 2.5e5 runs of ends, in no order): :func:`runs_check`, then
+    :func:`runs_flows` and :func:`runs_sweep`, which read the batch and write disjoint memory
+    (the flows' rows; the sweep's own state and ``pr``), so that
+    :func:`coflowopt.verify._runs_pass` may run those two at once on two threads, with the same
+    results.
 
     A run is a maximal range of consecutive pieces with one start (or one end): the changes
     of :func:`bucket_by_hash` at an instant ``t`` are the starts there in the pieces' order,
     then the ends there in the pieces' order, that is, the pieces of the runs of starts with
-    time ``t`` in the runs' order, then those of the runs of ends with time ``t``.  So one
-    pass in the given order does :func:`flow_pass`'s work on every piece, records the runs
-    (first piece, time) and gathers each piece's two resources; the runs of each side are
-    sorted by time, stably (nothing to sort where they come in order, as the ends of the
-    event-driven kernels' windows); and the sweep walks the two sorted lists of runs
-    together: at each instant it applies the starts of its runs (pieces of rate 0 skipped),
-    then the ends of its runs, then judges the resources touched (:func:`_judge`).  These are
-    the changes of :func:`bucket_by_hash` / :func:`bucket_by_order` in their order, so every
-    running sum, bound, judgement and recorded overload is :func:`capacity_sweep`'s, and the
-    rows' sums, counts and ends and the flags are :func:`flow_pass`'s.  No change is copied
-    (the grouping writes 12 bytes for each of 2 n changes, at ~2 x 10^5 places at once on the
-    backfilling schedule); a run of changes on the same ingress and egress (a pair's flows,
-    written together) keeps the two running sums in registers instead of a store and a
-    reload per change: the same float operations in the same order.
+    time ``t`` in the runs' order, then those of the runs of ends with time ``t``.  So
+    :func:`runs_flows` does :func:`flow_pass`'s work on every piece in the given order, and
+    :func:`runs_sweep` records the runs (first piece, time), gathers each piece's two
+    resources, sorts the runs of each side by time, stably (nothing to sort where they come in
+    order, as the ends of the event-driven kernels' windows), and walks the two sorted lists
+    of runs together: at each instant it applies the starts of its runs (pieces of rate 0
+    skipped), then the ends of its runs, then judges the resources touched (:func:`_judge`).
+    These are the changes of :func:`bucket_by_hash` / :func:`bucket_by_order` in their order,
+    so every running sum, bound, judgement and recorded overload is :func:`capacity_sweep`'s,
+    and the rows' sums, counts and ends and the flags are :func:`flow_pass`'s.  No change is
+    copied (the grouping writes 12 bytes for each of 2 n changes, at ~2 x 10^5 places at once
+    on the backfilling schedule); a run of changes on the same ingress and egress (a pair's
+    flows, written together) keeps the two running sums in registers instead of a store and
+    a reload per change: the same float operations in the same order.
 
     Parameters
     ----------
@@ -656,12 +666,14 @@ def runs_pass(fl, st, en, rt, F, lo_t, hi_t, rows, irows, cap, limit, pr, max_ru
         The window (``-inf``, ``inf`` for a whole schedule): rule 1 as :func:`malformed_count`.
     rows, irows : ndarray
         The per-flow rows (float64 and their int64 view; columns :data:`LAST_END` ...
-        :data:`RES_OUT`): :func:`flow_pass`'s ``release``, ``last_end``, ``sent``,
-        ``sent_count`` and ``fc`` (the last four updated in place), and each flow's ingress and
-        egress (:func:`capacity_sweep`'s ``path_res`` with ``pairs=True``).
+        :data:`COUNT`): :func:`flow_pass`'s ``release``, ``last_end``, ``sent``,
+        ``sent_count`` and ``fc`` (the last four updated in place).
+    res : ndarray of int32, shape (F, 2)
+        Each flow's ingress and egress resource (:func:`capacity_sweep`'s ``path_res`` with
+        ``pairs=True``), an array of its own (no line of it is one the flow pass writes).
     cap, limit
         As :func:`capacity_sweep`.
-    pr : ndarray of shape (>= n, 2)
+    pr : ndarray of int32, shape (>= n, 2)
         Scratch for each piece's two resources, kept by the caller from batch to batch (fresh
         pages for every window were system time).
     max_runs : int
@@ -677,59 +689,59 @@ def runs_pass(fl, st, en, rt, F, lo_t, hi_t, rows, irows, cap, limit, pr, max_ru
         negative rate, or the runs are more than ``max_runs``: the general path then checks
         the batch.
     """
+    nrs, nre = runs_check(fl, st, en, rt, F, lo_t, hi_t, max_runs)
+    if nrs < 0:
+        empty = np.zeros(0)
+        return (DECLINED, np.zeros(0, dtype=np.int64), empty, empty, empty, empty)
+    flags = runs_flows(fl, st, en, rt, rows, irows)
+    ores, ot0, ot1, oload, oup = runs_sweep(fl, st, en, rt, nrs, nre, res, cap, limit, pr)
+    return flags, ores, ot0, ot1, oload, oup
+
+
+@njit(cache=True, nogil=True)
+def runs_check(fl, st, en, rt, F, lo_t, hi_t, max_runs):
+    """:func:`runs_pass`'s first pass, read only: ``(nrs, nre)``, the numbers of runs of equal
+    starts and of equal ends, or ``(-1, -1)`` when some piece breaks rule 1 (in the window
+    ``[lo_t, hi_t]``) or has a negative rate, or the runs are more than ``max_runs``.
+
+    One loop without a branch per piece (``abs(x) < inf``: x finite; each run edge compared
+    with the piece before), which the compiler turns into vector code; the batch is judged
+    after it.  (Judged 2048 pieces at a time, with an exit after each block and the piece
+    before read through ``i > 0``, the same loop took 3.9 ns a piece on per-flow fairness's
+    windows of the Facebook trace, against 1.0 ns now: in-process, 2026-11-29,
+    ``experiments/results/bench_verify.md``.)"""
     n = fl.shape[0]
-    empty = np.zeros(0)
-    declined = (DECLINED, np.zeros(0, dtype=np.int64), empty, empty, empty, empty)
-    # 1. read only: every piece well formed with a rate >= 0; the runs of equal starts and of
-    # equal ends counted (then recorded, in arrays of that size: an array grown inside the
-    # loop slowed it several times).  Judged a block at a time without a branch per piece
-    # (``abs(x) < inf``: x finite), which the compiler turns into vector code: 4 -> 1.8 ns a
-    # piece (bench_scale_profiles.md, 2026-11-28 12:35)
     nrs = 1 if n > 0 else 0
     nre = nrs
-    for b0 in range(0, n, _BLOCK):
-        bad = 0
-        runs_s = 0
-        runs_e = 0
-        for i in range(b0, min(n, b0 + _BLOCK)):
-            f = fl[i]
-            s = st[i]
-            e = en[i]
-            r = rt[i]
-            prev_e = en[i - 1] if i > 0 else e
-            prev_s = st[i - 1] if i > 0 else s
-            ok = ((f >= 0) & (f < F) & (abs(s) < np.inf) & (abs(e) < np.inf)
-                  & (abs(r) < np.inf) & (s < e) & (s >= lo_t) & (e <= hi_t) & (r >= 0.0))
-            bad += not ok
-            runs_s += s != prev_s
-            runs_e += e != prev_e
-        if bad:
-            return declined
-        nrs += runs_s
-        nre += runs_e
-        if nrs + nre > max_runs:
-            return declined
-    sbeg = np.empty(nrs + 1, dtype=np.int64)
-    sval = np.empty(nrs)
-    ebeg = np.empty(nre + 1, dtype=np.int64)
-    evl = np.empty(nre)
-    # 2. in the given order: flow_pass's work on each piece; the runs of equal starts and of
-    # equal ends recorded (first piece, time); every piece's two resources gathered (the sweep
-    # then reads them run by run, not by flow).
-    # The flows' rows are read at random (a window's ~1.1 M pieces are ~10^5 flows in no
-    # order): the row of the piece PREFETCH_AHEAD places on is asked for now, so that its line
-    # is in L1 when its turn comes (without it the loads were half of this call's time at
-    # 50,000 coflows: 22-32 -> 8-12 ns a piece, bench_scale_profiles.md 2026-11-28 12:45;
-    # as the greedy kernel's, the plain-Python body runs only while numba is not loaded)
+    bad = 0
+    if n > 0:
+        bad = _malformed_or_negative(fl[0], st[0], en[0], rt[0], F, lo_t, hi_t)
+    for i in range(1, n):
+        bad += _malformed_or_negative(fl[i], st[i], en[i], rt[i], F, lo_t, hi_t)
+        nrs += st[i] != st[i - 1]
+        nre += en[i] != en[i - 1]
+    if bad or nrs + nre > max_runs:
+        return -1, -1
+    return nrs, nre
+
+
+@njit(cache=True, nogil=True)
+def runs_flows(fl, st, en, rt, rows, irows):
+    """:func:`flow_pass`'s work on the rows (:func:`runs_pass`) in the given order, for a batch
+    that :func:`runs_check` accepted (well formed, rates ``>= 0``).  Returns the flags.
+
+    The flows' rows are read at random (a window's ~1.1 M pieces are ~10^5 flows in no
+    order): the row of the piece :data:`PREFETCH_AHEAD` places on is asked for now, so that
+    its line is in L1 when its turn comes (without it the loads were half of the one call's
+    time at 50,000 coflows: 22-32 -> 8-12 ns a piece, bench_scale_profiles.md 2026-11-28
+    12:45; as the greedy kernel's, the plain-Python body runs only while numba is not
+    loaded)."""
+    n = fl.shape[0]
     flat = rows.reshape(rows.shape[0] * rows.shape[1])
     width = rows.shape[1]
     for i in range(min(PREFETCH_AHEAD, n)):
         _gk.prefetch(flat, fl[i] * width)
     flags = 0
-    ks = -1
-    ke = -1
-    prev_s = np.nan
-    prev_e = np.nan
     for i in range(n):
         if i + PREFETCH_AHEAD < n:
             _gk.prefetch(flat, fl[i + PREFETCH_AHEAD] * width)
@@ -737,6 +749,47 @@ def runs_pass(fl, st, en, rt, F, lo_t, hi_t, rows, irows, cap, limit, pr, max_ru
         s = st[i]
         e = en[i]
         r = rt[i]
+        if s < rows[f, LAST_END]:
+            flags |= NOT_CHAINED
+        if e > rows[f, LAST_END]:
+            rows[f, LAST_END] = e
+        rows[f, SENT] += r * (e - s)
+        irows[f, COUNT] += 1
+        if r > 0.0:
+            if e > rows[f, FC]:
+                rows[f, FC] = e
+            if s < rows[f, RELEASE]:
+                flags |= BEFORE_RELEASE
+    return flags
+
+
+@njit(cache=True, nogil=True)
+def runs_sweep(fl, st, en, rt, nrs, nre, res, cap, limit, pr):
+    """:func:`runs_pass`'s capacity sweep, for a batch that :func:`runs_check` accepted with
+    ``nrs`` runs of equal starts and ``nre`` of equal ends: the runs recorded, each piece's
+    two resources gathered into ``pr`` (row ``fl[i]`` of ``res``, asked for
+    :data:`PREFETCH_AHEAD` pieces ahead), each side's runs sorted by time and swept.
+    Returns :func:`capacity_sweep`'s ``(res, t0, t1, load, upper)``; reads the batch and
+    ``res``, writes only ``pr`` and its own state."""
+    n = fl.shape[0]
+    sbeg = np.empty(nrs + 1, dtype=np.int64)
+    sval = np.empty(nrs)
+    ebeg = np.empty(nre + 1, dtype=np.int64)
+    evl = np.empty(nre)
+    # 1. in the given order: the runs of equal starts and of equal ends (first piece, time);
+    # every piece's two resources (the sweep then reads them run by run, not by flow)
+    flat = res.reshape(res.shape[0] * 2)
+    for i in range(min(PREFETCH_AHEAD, n)):
+        _gk.prefetch(flat, fl[i] * 2)
+    ks = -1
+    ke = -1
+    prev_s = np.nan
+    prev_e = np.nan
+    for i in range(n):
+        if i + PREFETCH_AHEAD < n:
+            _gk.prefetch(flat, fl[i + PREFETCH_AHEAD] * 2)
+        s = st[i]
+        e = en[i]
         if s != prev_s:
             ks += 1
             sbeg[ks] = i
@@ -747,25 +800,15 @@ def runs_pass(fl, st, en, rt, F, lo_t, hi_t, rows, irows, cap, limit, pr, max_ru
             ebeg[ke] = i
             evl[ke] = e
             prev_e = e
-        if s < rows[f, LAST_END]:
-            flags |= NOT_CHAINED
-        if e > rows[f, LAST_END]:
-            rows[f, LAST_END] = e
-        rows[f, SENT] += r * (e - s)
-        irows[f, COUNT] += 1
-        pr[i, 0] = irows[f, RES_IN]
-        pr[i, 1] = irows[f, RES_OUT]
-        if r > 0.0:
-            if e > rows[f, FC]:
-                rows[f, FC] = e
-            if s < rows[f, RELEASE]:
-                flags |= BEFORE_RELEASE
+        f = fl[i]
+        pr[i, 0] = res[f, 0]
+        pr[i, 1] = res[f, 1]
     sbeg[nrs] = n
     ebeg[nre] = n
-    # 3. each side's runs by time, runs of one time in the given order
+    # 2. each side's runs by time, runs of one time in the given order
     sord = _run_order(sval)
     eord = _run_order(evl)
-    # 4. the sweep over the instants: at each, the starts of its runs, then the ends of its
+    # 3. the sweep over the instants: at each, the starts of its runs, then the ends of its
     # runs, then the judgement
     hi, lo, absum, cnt, touched, stack, is_open, o_t, o_load, o_up, fbuf, ibuf, thr = \
         _sweep_state(cap, limit)
@@ -826,5 +869,5 @@ def runs_pass(fl, st, en, rt, F, lo_t, hi_t, rows, irows, cap, limit, pr, max_ru
         _put(rb, hb, lb, ab, nb, hi, lo, absum, cnt)
         fbuf, ibuf, nout = _judge(t, stack, ntouch, touched, hi, lo, absum, cnt, thr, cap,
                                   limit, is_open, o_t, o_load, o_up, fbuf, ibuf, nout)
-    return (flags, ibuf[:nout, 0].copy(), fbuf[:nout, 0].copy(), fbuf[:nout, 1].copy(),
+    return (ibuf[:nout, 0].copy(), fbuf[:nout, 0].copy(), fbuf[:nout, 1].copy(),
             fbuf[:nout, 2].copy(), fbuf[:nout, 3].copy())

@@ -355,9 +355,9 @@ class _FloatSums:
     """What the float checks carry from one batch of pieces to the next: per flow the computed
     data sent (a sum of non-negative terms ``rate x (end - start)``) and the number of its terms
     (for the proven rounding bound of that sum), the latest positive-rate end, the latest end
-    of any piece (for the overlap test of :func:`._verify_kernel.flow_pass`), its release and
-    on a big switch its two resources, all in one row per flow (the arrays ``sent``, ... are
-    columns of it); every flow's resources as CSR; and the
+    of any piece (for the overlap test of :func:`._verify_kernel.flow_pass`) and its release,
+    all in one row per flow (the arrays ``sent``, ... are columns of it); on a big switch each
+    flow's two resources (``res``); every flow's resources as CSR; and the
     capacity overloads beyond ``capacity_rtol`` (start time and amount as time at full capacity)
     whose total is judged against ``overload_rtol`` at the end."""
 
@@ -395,10 +395,12 @@ class _FloatSums:
         # every flow's resources (a big switch's: ingress i, then egress m_in + j)
         self.pairs = inst.is_big_switch   # every path (ingress, egress): the sweeps' fast form
         if self.pairs:
-            self.irows[:, _vk.RES_IN] = inst.flow_src
-            np.add(inst.flow_dst, len(inst.ingress_capacity), out=self.irows[:, _vk.RES_OUT])
-            self.irows[:, 7] = 0
-            self._paths = None    # the general path's CSR, built from the rows when needed
+            # an array of its own, not columns of the rows: runs_sweep reads it while
+            # runs_flows writes the rows, possibly on another core (_runs_pass)
+            self.res = np.empty((F, 2), dtype=np.int32)
+            self.res[:, 0] = inst.flow_src
+            np.add(inst.flow_dst, len(inst.ingress_capacity), out=self.res[:, 1])
+            self._paths = None    # the general path's CSR, built from res when needed
         else:
             self._paths = (read_only(inst.flow_resource_ptr, np.int64),
                            read_only(inst.flow_resource, np.int64))
@@ -408,18 +410,16 @@ class _FloatSums:
     def paths(self):
         """Every flow's resources as CSR for ``capacity_sweep``; on a big switch without
         ``path_ptr`` (``2 f``: the sweep's pairs form does not read it; an arange of 2F + 1 was
-        80 MB of fresh pages on the 5.2 million flows of Custom-4000, issue 17), built from the
-        rows on first use (the one-call path reads the rows)."""
+        80 MB of fresh pages on the 5.2 million flows of Custom-4000, issue 17), built from
+        ``res`` on first use (the one-call path reads ``res``)."""
         if self._paths is None:
-            from . import _verify_kernel as _vk
             from .rates._jit import read_only
-            res = np.ascontiguousarray(self.irows[:, _vk.RES_IN:_vk.RES_OUT + 1]).ravel()
             self._paths = (read_only(np.zeros(0, dtype=np.int64), np.int64),
-                           read_only(res, np.int64))
+                           read_only(self.res.ravel(), np.int64))
         return self._paths
 
     def scratch(self, n: int):
-        """``runs_pass``'s scratch for a batch of ``n`` pieces (each piece's two resources),
+        """``runs_sweep``'s scratch for a batch of ``n`` pieces (each piece's two resources),
         int32, kept from window to window and grown by halves."""
         pr = self._scratch
         if pr.shape[0] < n:
@@ -455,9 +455,8 @@ def _float_pieces(inst, flow, start, end, rate, tol: Tolerances, col, acc: _Floa
     # path below, which takes every batch this one declines (_verify_kernel.runs_pass)
     if acc.pairs and fl.shape[0] and _runs_pass_pays(fl.shape[0]):
         fl, st, en, rt = (np.ascontiguousarray(a) for a in (fl, st, en, rt))
-        flags, *over = _vk.runs_pass(
-            fl, st, en, rt, F, lo_t, hi_t, acc.rows, acc.irows, cap, 1 + tol.capacity_rtol,
-            acc.scratch(fl.shape[0]), _runs_pass_max_runs(fl.shape[0]))
+        flags, *over = _runs_pass(fl, st, en, rt, F, lo_t, hi_t, acc, cap,
+                                  1 + tol.capacity_rtol, _runs_pass_max_runs(fl.shape[0]))
         if flags != _vk.DECLINED:
             _name_flags(flags, fl, st, en, rt, lambda j: off + j, col, acc)
             _add_overloads(acc, tol, *over)
@@ -582,6 +581,114 @@ def _runs_pass_pays(n: int) -> bool:
     loading it)."""
     from .rates._jit import kernels_loaded
     return n >= _PLAIN_PYTHON_PIECES or kernels_loaded()
+
+
+#: Batches of at least this many pieces are checked by :func:`_runs_pass` on two threads when
+#: the process may run on two cores or more (:data:`_THREADS`).
+_THREAD_PIECES = 1 << 16
+
+#: Whether :func:`_runs_pass` may use a second thread: None (default) where the process may
+#: run on two cores or more and numba is loaded (compiled kernels release the interpreter's
+#: lock; an ahead-of-time module's may not, and keeps the one call); False never; True always
+#: (tests).
+_THREADS: bool | None = None
+
+
+def _cores() -> int:
+    import os
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _runs_pass(fl, st, en, rt, F, lo_t, hi_t, acc: _FloatSums, cap, limit, max_runs):
+    """:func:`._verify_kernel.runs_pass` on a batch: ``(flags, res, t0, t1, load, upper)``.
+
+    A large batch (:data:`_THREAD_PIECES`) is checked on two threads where the process may
+    use two cores (:data:`_THREADS`): :func:`._verify_kernel.runs_check` on its two halves at
+    once, then the flow pass
+    (:func:`._verify_kernel.runs_flows`, the flows' rows) runs on this thread while the
+    capacity sweep (:func:`._verify_kernel.runs_sweep`, its own state and ``pr``) runs on a
+    second one; both only read the batch and write disjoint memory, each does what it does in
+    the one call, in the same order, so the results are the one call's, bit for bit, whatever
+    the threads' timing."""
+    from . import _verify_kernel as _vk
+    from .rates._jit import kernels_loaded
+
+    n = fl.shape[0]
+    pr = acc.scratch(n)
+    threads = _THREADS
+    if threads is None:
+        threads = n >= _THREAD_PIECES and kernels_loaded() and _cores() >= 2
+    if not threads:
+        return _vk.runs_pass(fl, st, en, rt, F, lo_t, hi_t, acc.rows, acc.irows, acc.res, cap,
+                             limit, pr, max_runs)
+    # the first pass, read only, in two halves at once: each half's runs counted within it,
+    # a run across the middle counted twice, so once less
+    h = n // 2
+    lo_half = _on_second_thread(_vk.runs_check, fl[:h], st[:h], en[:h], rt[:h], F, lo_t, hi_t,
+                                2 * n + 2)
+    hi_half = _vk.runs_check(fl[h:], st[h:], en[h:], rt[h:], F, lo_t, hi_t, 2 * n + 2)
+    (nrs, nre), (nrs2, nre2) = lo_half(), hi_half
+    if nrs < 0 or nrs2 < 0:
+        return (_vk.DECLINED,)
+    if h > 0:
+        nrs2 -= st[h] == st[h - 1]
+        nre2 -= en[h] == en[h - 1]
+    nrs += nrs2
+    nre += nre2
+    if nrs + nre > max_runs:
+        return (_vk.DECLINED,)
+    # the flow pass here, the sweep on a second thread
+    sweep = _on_second_thread(_vk.runs_sweep, fl, st, en, rt, nrs, nre, acc.res, cap, limit,
+                              pr)
+    try:
+        flags = _vk.runs_flows(fl, st, en, rt, acc.rows, acc.irows)
+    finally:
+        over = sweep()
+    return (flags, *over)
+
+
+#: The second thread of :func:`_runs_pass`: ``[pid, inbox]`` of one long-lived worker per
+#: process (a thread started for every batch cost page faults: its allocator arena's fresh
+#: pages, ~1 ns a piece of system time on fairness's windows; a forked child starts its own).
+_WORKER: list = [None, None]
+
+
+def _on_second_thread(fn, *args):
+    """``fn(*args)`` run by the worker thread (a compiled kernel, which releases the
+    interpreter's lock); returns a function that waits for it and returns its result (or
+    raises its exception)."""
+    import os
+    import queue
+    import threading
+
+    if _WORKER[0] != os.getpid():
+        inbox = queue.SimpleQueue()
+
+        def serve():
+            while True:
+                inbox.get()()
+
+        threading.Thread(target=serve, name="coflowopt-verify", daemon=True).start()
+        _WORKER[:] = [os.getpid(), inbox]
+    box = queue.SimpleQueue()
+
+    def job():
+        try:
+            box.put((True, fn(*args)))
+        except BaseException as exc:   # raised on the waiting thread
+            box.put((False, exc))
+
+    _WORKER[1].put(job)
+
+    def wait():
+        ok, got = box.get()
+        if not ok:
+            raise got
+        return got
+    return wait
 
 
 #: :func:`._verify_kernel.runs_pass` takes a batch whose runs of equal starts and of equal

@@ -15,9 +15,10 @@ revision checks the very same pieces):
   :class:`~coflowopt.verify.WindowedVerifier` as ``coflowopt schedule --policy fair`` does.
 
 Each case is timed after a warm-up check of a tiny schedule (so numba's kernel loading is not
-counted), wall and CPU time of the process (CPU time is the steadier figure on a shared
-machine), and the verdict and objective are printed with the time: a faster verifier must give
-the same verdict and the same objective.  Before/after: run the script under each revision
+counted), wall and CPU time of the process, every thread's (CPU time is the steadier figure on
+a shared machine; the verifier checks a batch of 2^16 pieces or more on two threads where it
+may use two cores, ``--threads off`` keeps it on one), and the verdict and objective are
+printed with the time: a faster verifier must give the same verdict and the same objective.  Before/after: run the script under each revision
 in one sitting (``PYTHONPATH=<old checkout> python experiments/bench_verify.py --label old``,
 then ``--label new``, and again, alternating), rows accumulate in ``--out``; ``--table``
 prints the fastest run of each and the ratios.
@@ -25,7 +26,7 @@ prints the fastest run of each and the ratios.
 Usage::
 
     python experiments/bench_verify.py [--trace PATH] [--cache DIR] [--out FILE] [--label L]
-                                       [--only CASE ...] [--fair-windows N]
+                                       [--only CASE ...] [--fair-windows N] [--threads off]
     python experiments/bench_verify.py --table [--out FILE]
 """
 
@@ -205,6 +206,9 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="+", choices=CASES, default=None, help="cases to run")
     ap.add_argument("--fair-windows", type=int, default=6,
                     help="windows of per-flow fairness to check (about 1e6 pieces each)")
+    ap.add_argument("--threads", choices=("auto", "off"), default="auto",
+                    help="the verifier's second thread for large batches: as it decides "
+                         "(default) or never (coflowopt.verify._THREADS = False)")
     ap.add_argument("--table", action="store_true", help="print the table of --out and stop")
     args = ap.parse_args(argv)
     out = Path(args.out)
@@ -215,11 +219,14 @@ def main(argv=None) -> int:
         print(f"bench_verify: trace not found: {args.trace} (give --trace)", file=sys.stderr)
         return 2
     label = args.label or _revision()
+    if args.threads == "off":
+        from coflowopt import verify
+        verify._THREADS = False     # absent before the two threads: then a no-op
     _warm_up()
     out.parent.mkdir(parents=True, exist_ok=True)
     for case in args.only or CASES:
         for row in run_case(case, args.trace, Path(args.cache), args.fair_windows):
-            row.update(label=label, revision=_revision())
+            row.update(label=label, revision=_revision(), threads=args.threads)
             print(json.dumps(row), flush=True)
             with open(out, "a") as fh:
                 fh.write(json.dumps(row) + "\n")

@@ -30,18 +30,20 @@ class _Taken:
 
 
 def _path(mp, path):
-    """``sorted``: every batch tries runs_pass, whatever its runs' length; ``default``: as the
-    verifier decides; ``general``: none does."""
-    if path == "sorted":
+    """``sorted``: every batch tries runs_pass, whatever its runs' length, on two threads
+    (``sorted``) or in the one call (``sorted1``); ``default``: as the verifier decides;
+    ``general``: none does."""
+    if path in ("sorted", "sorted1"):
         mp.setattr(V, "_runs_pass_pays", lambda n: True)
         mp.setattr(V, "_runs_pass_max_runs", lambda n: 2 * n + 2)
+        mp.setattr(V, "_THREADS", path == "sorted")
     elif path == "general":
         mp.setattr(V, "_runs_pass_pays", lambda n: False)
 
 
 def _report(inst, s, path, windows=None, monkeypatch=None):
     taken = _Taken()
-    real = vk.runs_pass
+    real = V._runs_pass
 
     def spy(*a):
         out = real(*a)
@@ -52,7 +54,7 @@ def _report(inst, s, path, windows=None, monkeypatch=None):
         return out
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(vk, "runs_pass", spy)
+        mp.setattr(V, "_runs_pass", spy)
         _path(mp, path)
         if windows is None:
             rep = V.verify_schedule(inst, s)
@@ -73,11 +75,14 @@ def _same(a, b):
 
 
 def both(inst, s, windows=None, taken=True):
-    """The report of each path (asserted equal); the sorted path must take every batch
-    (``taken``) or decline every one."""
+    """The report of each path (asserted equal: runs_pass on two threads, in one call, and the
+    general path); runs_pass must take every batch (``taken``) or decline every one."""
     new, t = _report(inst, s, "sorted", windows)
+    one, t1 = _report(inst, s, "sorted1", windows)
     ref, _ = _report(inst, s, "general", windows)
     _same(new, ref)
+    _same(one, ref)
+    assert (t.took, t.declined) == (t1.took, t1.declined)
     if taken:
         assert t.took >= 1 and t.declined == 0, (t.took, t.declined)
     else:
@@ -140,14 +145,15 @@ def test_capacity_excess_at_a_window_boundary():
         assert {v.interval[0] for v in rep.violations} == {1.0}
     # the same through WindowedVerifier, cut at 1 by hand, on each path
     reps = []
-    for path in ("sorted", "general"):
+    for path in ("sorted", "sorted1", "general"):
         with pytest.MonkeyPatch.context() as mp:
             _path(mp, path)
             v = V.WindowedVerifier(inst)
             v.add(0.0, 1.0, by_end(pieces[:1]))
             v.add(1.0, 2.0, by_end(pieces[1:]))
             reps.append(v.report())
-    _same(*reps)
+    _same(reps[0], reps[2])
+    _same(reps[1], reps[2])
     assert not reps[0].ok and set(reps[0].violation_counts) == {"capacity"}
 
 
@@ -203,11 +209,12 @@ def test_short_runs_are_declined_by_default():
         assert (t.took, t.declined) == ((1, 0) if taken else (0, 1)), (run, t.took)
 
 
-def test_first_pass_blocks():
-    # the read-only first pass judges vk._BLOCK pieces at a time: runs of equal starts that
-    # cross a block's edge are counted once, a bad piece in a later block still declines the
-    # batch, and ends out of order exactly at an edge do not
-    B = vk._BLOCK
+def test_first_pass_edges():
+    # the read-only first pass (one loop, the batch judged after it; it judged 2048 pieces at
+    # a time before): runs of equal starts across those old block edges are counted once, a
+    # bad piece anywhere declines the batch, the first piece included, and ends out of order
+    # exactly at an edge do not
+    B = 2048
     J = 5 * B // 6 + 1                       # 3 J pieces: two edges, runs of 3 across them
     n = 3 * J
     inst = Instance.from_coflows([Coflow(f"c{i}", [(0, 0, 1 / 3)]) for i in range(n)])
@@ -227,7 +234,8 @@ def test_first_pass_blocks():
     end_b = e[B - 1] - 0.5                    # piece B ends before piece B - 1
     assert not both(inst, tampered(B, e=end_b, s=end_b - 0.25)).ok
     for sched in (tampered(2 * B + 1, r=np.nan), tampered(B + 7, r=-1 / 3),
-                  tampered(n - 1, f=n), tampered(2 * B, s=np.inf)):
+                  tampered(n - 1, f=n), tampered(2 * B, s=np.inf), tampered(0, r=-1 / 3),
+                  tampered(0, f=-1), tampered(0, e=s[0])):
         assert not both(inst, sched, taken=False).ok
 
 
@@ -328,13 +336,14 @@ def test_fair_windows_verified_alike(seed):
     # the kernel's windows (ends in order) through WindowedVerifier on each path
     inst = _random_instance(seed)
     reps = []
-    for path in ("sorted", "general"):
+    for path in ("sorted", "sorted1", "general"):
         with pytest.MonkeyPatch.context() as mp:
             _path(mp, path)
             v = V.WindowedVerifier(inst)
             maxmin_windows(inst, lambda s, a, b: v.add(a, b, s), window=7)
             reps.append(v.report())
-    _same(*reps)
+    _same(reps[0], reps[2])
+    _same(reps[1], reps[2])
     assert reps[0].ok
     held = by_end(list(zip(*(a.tolist() for a in (lambda s: (s.flow, s.start, s.end,
                                                                s.rate))(fair(inst))))))
@@ -387,3 +396,85 @@ def test_random_schedules_agree(case, windows):
     # in end order, in start order and as drawn (runs of equal times of any length)
     inst, s = case
     both(inst, s, windows)
+
+
+# ----------------------------------------------------------------------------- two threads
+def _big_batch():
+    """A batch of more than ``_THREAD_PIECES`` pieces in runs of 8 equal times, every flow
+    short (997 flows over 7 x 5 ports)."""
+    n = V._THREAD_PIECES + 8
+    f = np.arange(n) % 997
+    inst = Instance.from_coflows([Coflow(f"c{k}", [(k % 7, k % 5, 1.0)]) for k in range(997)],
+                                 ingress_capacity=[1.0] * 7, egress_capacity=[1.0] * 5)
+    ev = np.arange(n, dtype=float) // 8
+    return inst, Schedule(f, ev, ev + 1.0, np.full(n, 1.0 / 256))
+
+
+def test_sweep_runs_on_a_second_thread_by_default(monkeypatch):
+    # a batch of _THREAD_PIECES pieces or more, numba loaded, two cores: the flow pass on the
+    # calling thread, the sweep on another, and the report is the one call's and the general
+    # path's (every flow short; tampered: a run of rates raised, two of them over one ingress)
+    import threading
+    if V._cores() < 2:
+        pytest.skip("one core: the one call")
+    inst, sched = _big_batch()
+    n, f, ev = sched.num_pieces, sched.flow, sched.start
+    threads = []
+
+    def spy(name):
+        real = getattr(vk, name)
+
+        def call(*a):
+            threads.append((name, threading.get_ident()))
+            return real(*a)
+        monkeypatch.setattr(vk, name, call)
+
+    spy("runs_sweep")
+    spy("runs_pass")
+    # a run of 8 pieces at rate 0.75: two of them share an ingress (1.5 > 1)
+    bad = Schedule(f, ev, ev + 1.0, np.where(np.arange(n) // 8 == n // 16, 0.75, 1.0 / 256))
+    for s in (sched, bad):
+        threads.clear()
+        got = V.verify_schedule(inst, s)
+        assert [name for name, _ in threads] == ["runs_sweep"]
+        assert threads[0][1] != threading.get_ident()
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(V, "_THREADS", False)
+            one = V.verify_schedule(inst, s)
+        ref, _ = _report(inst, s, "general")
+        _same(got, ref)
+        _same(one, ref)
+    assert set(got.violation_counts) == {"capacity", "undersent"}
+    # below _THREAD_PIECES: the one call, on this thread
+    threads.clear()
+    V.verify_schedule(inst, Schedule(f[:4096], ev[:4096], ev[:4096] + 1.0,
+                                     np.full(4096, 1.0 / 256)))
+    assert threads == [("runs_pass", threading.get_ident())]
+
+
+def test_second_thread_after_fork():
+    # the worker thread is the process's own: a child forked after the parent started one
+    # starts its own (the parent's thread does not exist in the child; handing it the sweep
+    # would wait for ever)
+    import os
+    import signal
+    if not hasattr(os, "fork") or V._cores() < 2:
+        pytest.skip("no fork, or one core")
+    inst, sched = _big_batch()
+    want = V.verify_schedule(inst, sched).to_dict()
+    assert V._WORKER[0] == os.getpid()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # the child: its report, or killed by the alarm
+        try:
+            os.close(r)
+            signal.alarm(300)
+            got = V.verify_schedule(inst, sched).to_dict()
+            os.write(w, b"same" if got == want and V._WORKER[0] == os.getpid() else b"diff")
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as fh:
+        said = fh.read()
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and said == b"same", (status, said)
