@@ -3,7 +3,10 @@ build's float LP to the last bit: ``c``, ``A``, row and column bounds, offset.""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -57,3 +60,25 @@ def test_the_check_can_fail():
     fl = build_interval_lp(inst, g, exact=False)
     fl.c[np.flatnonzero(fl.c)[0]] = np.nextafter(fl.c[np.flatnonzero(fl.c)[0]], 0)
     assert _bits(fl.c) != _bits(ex.c)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"epsilon": 1e-320}, "more than 100000 intervals"),
+    ({"epsilon": 1e-9}, "intervals (at most 100000)"),
+    ({"epsilon": 1e30}, "puts the grid's last point at"),
+    ({"first": 1e30}, "first and last must lie in"),
+    ({"first": 1e-320}, "first and last must lie in"),
+    ({"last": 1e30}, "first and last must lie in"),
+])
+def test_grids_beyond_float_range_are_refused_by_name(kwargs, words):
+    """Found by a fuzz of every registered parameter: epsilon = 1e-320 overflowed int() (an
+    internal error of ``bound --method interval-lp`` and ``qsz``); epsilon = 1e30 or first /
+    last = 1e30 put grid points beyond HiGHS's infinity (1e20), whose float objective came back
+    -inf and broke the JSON output."""
+    from coflowopt.exceptions import InvalidParameterError
+    from coflowopt.formulations.interval_lp import interval_grid
+    from coflowopt.generators import uniform_random
+    inst = uniform_random(3, 4, seed=0)
+    with pytest.raises(InvalidParameterError, match=re.escape(words)):
+        interval_grid(inst, **kwargs)
+    assert interval_grid(inst, epsilon=1e6).L >= 1

@@ -37,6 +37,7 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError
 from ..instance import Instance
+from ..limits import DYNAMIC_RANGE_MAX
 from .certificates import register_rebuilder
 from .linear_program import LinearProgram, MatrixAssembler, float_down
 from .ordering_lp import isolation_lower_bounds, port_loads
@@ -68,17 +69,35 @@ def interval_grid(instance: Instance, *, epsilon: float = 0.25, first: float | N
     if not (epsilon > 0 and math.isfinite(epsilon)):
         raise InvalidParameterError(f"epsilon must be a finite number > 0, got {epsilon!r}")
     iso, _ = isolation_lower_bounds(instance)
+    base = float(np.min(iso))
     if first is None:
-        first = float(np.min(iso))
+        first = base
     if last is None:
         last = max(float(np.sum(instance.rho) + np.max(instance.release)), first)
     if not (first > 0 and last >= first):
         raise InvalidParameterError(f"need 0 < first <= last, got first={first!r}, "
                                     f"last={last!r}")
-    L = int(math.ceil(math.log(last / first) / math.log1p(epsilon))) + 1
-    if L > 100_000:
-        raise InvalidParameterError(f"{L} intervals: choose a larger epsilon")
+    # every point within DYNAMIC_RANGE_MAX of the smallest r_k + rho_k, as the instance's own
+    # times are: first = 1e30 or epsilon = 1e30 put points where the float LP (HiGHS: 1e20 is
+    # infinite) no longer sees them (its objective came back -inf)
+    lo, hi = base / DYNAMIC_RANGE_MAX, base * DYNAMIC_RANGE_MAX
+    if not (lo <= first and last <= hi):
+        raise InvalidParameterError(
+            f"first and last must lie in [{lo:.6g}, {hi:.6g}] (DYNAMIC_RANGE_MAX = "
+            f"{DYNAMIC_RANGE_MAX:g} around the smallest r_k + rho_k = {base:.6g}), got "
+            f"first={first!r}, last={last!r}")
+    steps = math.log(last / first) / math.log1p(epsilon)   # inf for epsilon = 1e-320
+    if not steps < 100_000:
+        raise InvalidParameterError(f"epsilon = {epsilon!r} gives "
+                                    f"{'more than 100000' if steps > 1e15 else int(steps) + 1}"
+                                    " intervals (at most 100000): choose a larger epsilon")
+    L = int(math.ceil(steps)) + 1
     tau = first * (1.0 + epsilon) ** np.arange(L)
+    if not tau[-1] <= hi * (1.0 + min(epsilon, 1.0)):   # the last step may pass `last`
+        raise InvalidParameterError(
+            f"epsilon = {epsilon!r} puts the grid's last point at {tau[-1]:.6g}, beyond "
+            f"{hi:.6g} (DYNAMIC_RANGE_MAX around the smallest r_k + rho_k): choose a smaller "
+            "epsilon")
     return IntervalGrid(tau=np.asarray(tau, dtype=float), epsilon=float(epsilon))
 
 
