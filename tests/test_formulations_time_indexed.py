@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -143,3 +145,23 @@ def test_exact_data_when_float_sums_round():
         chk = certify_lp(lp, sol.row_dual)
         assert chk.ok and float(chk.value) <= min(_greedy_costs(inst)) + 1e-12
     assert isinstance(chk.value, Fraction)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"slot": 1e-320}, "more than 10000000 slots"),
+    ({"slot": 1e30}, "slot = 1e+30 is beyond"),
+    ({"horizon": 1e30}, "horizon = 1e+30 is beyond"),
+    ({"target_slots": 10**30}, "target_slots must be at most 10000000"),
+])
+def test_grids_beyond_float_range_are_refused_by_name(kwargs, words):
+    """Found by a fuzz of every registered parameter: slot = 1e-320 overflowed int() (an
+    internal error of ``bound --method time-indexed-lp`` and ``slow-motion``); a slot or
+    horizon of 1e30 made coefficients HiGHS rejects (exit 4, "passModel returned kError");
+    target_slots = 10^30 was reported as "N slots: choose a larger slot length"."""
+    from coflowopt.exceptions import InvalidParameterError
+    from coflowopt.formulations.time_indexed import default_grid
+    from coflowopt.generators import uniform_random
+    inst = uniform_random(3, 4, seed=0)
+    with pytest.raises(InvalidParameterError, match=re.escape(words)):
+        default_grid(inst, horizon=kwargs.pop("horizon", 31.0), **kwargs)
+    assert default_grid(inst, horizon=31.0, slot=0.5).T == 62

@@ -56,7 +56,7 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError
 from ..instance import Instance
-from ..limits import check_integer
+from ..limits import DYNAMIC_RANGE_MAX, check_integer
 from ..schedule import Schedule
 from .certificates import register_rebuilder
 from .linear_program import LinearProgram, MatrixAssembler, exact_group_sums, float_down
@@ -208,6 +208,10 @@ class TimeGrid:
         return {"slot": self.delta, "slots": self.T}
 
 
+#: The most slots of a time grid (the LP has a column per flow and slot).
+MAX_SLOTS = 10_000_000
+
+
 def default_grid(instance: Instance, *, slot: float | None = None,
                  horizon: float | None = None, target_slots: int = 48) -> TimeGrid:
     """The slot length and count used when the caller does not give them.
@@ -221,14 +225,31 @@ def default_grid(instance: Instance, *, slot: float | None = None,
         horizon = _greedy_makespan(instance)
     if not (horizon > 0 and math.isfinite(horizon)):
         raise InvalidParameterError(f"horizon must be a finite time > 0, got {horizon!r}")
+    # times within DYNAMIC_RANGE_MAX of the shortest processing time, as the instance's own
+    # are: a horizon or slot of 1e30 made coefficients HiGHS takes for infinite (1e20), and it
+    # rejected the model ("passModel returned kError", exit 4)
+    top = DYNAMIC_RANGE_MAX * float(np.min(instance.flow_size
+                                           / instance.flow_bottleneck_capacity))
+    for name, v in (("horizon", horizon), ("slot", slot)):
+        if v is not None and v > top:
+            raise InvalidParameterError(
+                f"{name} = {v!r} is beyond {top:.6g} (DYNAMIC_RANGE_MAX = "
+                f"{DYNAMIC_RANGE_MAX:g} times the instance's shortest processing time)")
     if slot is None:
         check_integer(target_slots, "target_slots", 1)   # log2 of a negative ratio raised
+        if target_slots > MAX_SLOTS:
+            raise InvalidParameterError(f"target_slots must be at most {MAX_SLOTS}, got "
+                                        f"{target_slots!r}")
         slot = 2.0 ** round(math.log2(horizon / target_slots))
     if not (slot > 0 and math.isfinite(slot)):
         raise InvalidParameterError(f"slot must be a finite length > 0, got {slot!r}")
-    T = max(1, int(math.ceil(horizon / slot - 1e-12)))
-    if T > 10_000_000:
-        raise InvalidParameterError(f"{T} slots: choose a larger slot length")
+    ratio = horizon / slot - 1e-12        # inf for slot = 1e-320
+    if not ratio <= MAX_SLOTS:
+        raise InvalidParameterError(f"slot = {slot!r} gives "
+                                    f"{'more than ' + str(MAX_SLOTS) if ratio > 1e15 else math.ceil(ratio)}"
+                                    f" slots up to the horizon {horizon!r} (at most {MAX_SLOTS}): "
+                                    "choose a larger slot length")
+    T = max(1, int(math.ceil(ratio)))
     return TimeGrid(delta=float(slot), T=T)
 
 
