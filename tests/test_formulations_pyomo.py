@@ -78,3 +78,22 @@ def test_export_lp_and_mps(tmp_path):
     h.readModel(str(tmp_path / "m.mps"))
     h.run()
     assert h.getInfo().objective_function_value == pytest.approx(32.0)
+
+
+@pytest.mark.parametrize("name, words", [
+    ("m.txt", "ending in .lp or .mps"), ("abc", "ending in .lp or .mps"),
+    ("nope/m.lp", "no such folder"),
+])
+def test_highs_export_names_are_checked(tmp_path, name, words):
+    """``bound --method interval-lp -p export=abc`` ran the LP, HiGHS wrote nothing (it picks
+    the format by the suffix) and the command reported a solver error (exit 4): a bad name is
+    the caller's, refused by name (found by the parameter fuzz)."""
+    from coflowopt.exceptions import InvalidParameterError
+    from coflowopt.formulations.highs import HighsModel
+    from coflowopt.formulations.lp_ov import build_lp_ov
+    from coflowopt.testing import digest_ts4
+    model = HighsModel(build_lp_ov(digest_ts4()))
+    with pytest.raises(InvalidParameterError, match=words):
+        model.write(str(tmp_path / name))
+    model.write(str(tmp_path / "m.LP"))
+    assert (tmp_path / "m.LP").stat().st_size > 0

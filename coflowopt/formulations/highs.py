@@ -372,10 +372,25 @@ class HighsModel:
         return self.h.setBasis(b) != hp.HighsStatus.kError
 
     def write(self, path: str) -> None:
-        """Write the model (``.mps`` or ``.lp`` by the file name) with HiGHS's writer."""
+        """Write the model (``.mps`` or ``.lp`` by the file name) with HiGHS's writer.
+
+        Raises
+        ------
+        InvalidParameterError
+            For a name without ``.lp`` / ``.mps`` (HiGHS picks the format by it, and wrote
+            nothing for ``export=abc``, reported as a solver error), a folder that does not
+            exist, or a file HiGHS cannot write.
+        """
+        from pathlib import Path
+        p = Path(str(path))
+        if p.suffix.lower() not in (".lp", ".mps"):
+            raise InvalidParameterError(f"export must be a file name ending in .lp or .mps "
+                                        f"(HiGHS picks the format by it), got {str(path)!r}")
+        if not p.parent.is_dir():
+            raise InvalidParameterError(f"export: {path}: no such folder {str(p.parent)!r}")
         st = self.h.writeModel(str(path))
         if st == self._hp.HighsStatus.kError:
-            raise SolverError(f"HiGHS could not write {path}")
+            raise InvalidParameterError(f"export: HiGHS could not write {path}")
 
     # ------------------------------------------------------------------ solve
     def run(self, time_limit: float | None = None) -> LPSolution:
