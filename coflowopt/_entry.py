@@ -21,6 +21,11 @@ Nothing is restarted when the tunable is already set, when the kernel's THP mode
 ``madvise`` (``always`` needs no advice, ``never`` ignores it), on another C library or system,
 or with ``COFLOWOPT_HUGEPAGES=0``; an ``execve`` that fails is ignored.  The library itself
 (``import coflowopt``) never does this: only the command.
+
+The command (``argv`` None) also uses the ahead-of-time compiled kernels when they have been
+built for the current sources (``python -m coflowopt._aot build``; :mod:`coflowopt._aot`), so
+that the commands they cover do not import numba; without them, or with ``COFLOWOPT_AOT=0``,
+nothing changes.
 """
 
 from __future__ import annotations
@@ -103,5 +108,8 @@ def main(argv=None) -> int:
     """The ``coflowopt`` command."""
     if argv is None:
         restart_with_hugepages()
+        # the ahead-of-time compiled kernels, when built for these sources (coflowopt._aot)
+        from ._aot import activate_when_imported
+        activate_when_imported()
     from .cli import main as cli_main
     return cli_main(argv)
