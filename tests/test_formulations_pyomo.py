@@ -97,3 +97,15 @@ def test_highs_export_names_are_checked(tmp_path, name, words):
         model.write(str(tmp_path / name))
     model.write(str(tmp_path / "m.LP"))
     assert (tmp_path / "m.LP").stat().st_size > 0
+
+
+@pytest.mark.parametrize("threads, words", [(-1, "integer >= 0"), (10**30, "at most 1024"),
+                                            (1.5, "integer >= 0")])
+def test_highs_threads_are_checked(threads, words):
+    """``bound --method lp-ov-branch -p threads=-1`` reached HiGHS, which refused the option,
+    and the command reported a solver error (exit 4); now the caller's parameter is refused."""
+    from coflowopt.exceptions import InvalidParameterError
+    from coflowopt.formulations.highs import HighsModel
+    with pytest.raises(InvalidParameterError, match=words):
+        HighsModel(threads=threads)
+    assert HighsModel(threads=1).options["threads"] == 1

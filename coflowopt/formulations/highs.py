@@ -232,6 +232,10 @@ class LPSolution:
         return self.status == "optimal"
 
 
+#: The most HiGHS threads a caller may ask for (HiGHS's own option is an int).
+MAX_THREADS = 1024
+
+
 class HighsModel:
     """A highspy model with read-back options, one status table and a persistent basis.
 
@@ -277,6 +281,13 @@ class HighsModel:
         if algorithm == "ipm":
             self.set_option("run_crossover", "on" if crossover else "off")
         if threads is not None:
+            # HiGHS refuses a negative or huge count with kError, which reached the user as a
+            # solver error (exit 4) rather than as their parameter (the parameter fuzz)
+            from ..limits import check_integer
+            check_integer(threads, "threads", 0)
+            if threads > MAX_THREADS:
+                raise InvalidParameterError(f"threads must be at most {MAX_THREADS} (0: "
+                                            f"HiGHS chooses), got {threads!r}")
             self.set_option("threads", int(threads))
         for k, v in (options or {}).items():
             self.set_option(k, v)
