@@ -219,8 +219,12 @@ def test_bad_parameters_are_named():
     for fn in (fair, wss, priority):
         with pytest.raises(InvalidParameterError, match="engine"):
             fn(inst, engine="gpu")
-    with pytest.raises(InvalidParameterError, match="repeats"):
+    with pytest.raises(InvalidParameterError, match=r"tie_order\[1\] repeats"):
         priority(inst, tie_order=[0, 0])
+    # the parameter's own name (it said "order", which priority has none of: the parameter fuzz)
+    with pytest.raises(InvalidParameterError, match="tie_order must be a 1-d array of coflow "
+                                                    "indices, got 'abc'"):
+        priority(inst, tie_order="abc")
 
 
 def test_exact_fair_on_dyadic_instance():

@@ -11,8 +11,10 @@ from ..registry import register
 __all__ = ["fifo", "given_order", "validate_order"]
 
 
-def validate_order(instance: Instance, order) -> np.ndarray:
+def validate_order(instance: Instance, order, name: str = "order") -> np.ndarray:
     """Check that ``order`` is a permutation of the coflow indices and return it as int64.
+
+    ``name`` is the parameter the messages name (``tie_order`` of the Varys policies).
 
     Raises
     ------
@@ -22,16 +24,18 @@ def validate_order(instance: Instance, order) -> np.ndarray:
     o = np.asarray(order)
     K = instance.num_coflows
     if o.ndim != 1 or not np.issubdtype(o.dtype, np.integer):
-        raise InvalidParameterError("order must be a 1-d array of coflow indices")
+        shown = repr(order)
+        raise InvalidParameterError(f"{name} must be a 1-d array of coflow indices, got "
+                                    f"{shown if len(shown) <= 60 else shown[:57] + '...'}")
     if o.size != K:
-        raise InvalidParameterError(f"order has {o.size} entries but the instance has {K} "
+        raise InvalidParameterError(f"{name} has {o.size} entries but the instance has {K} "
                                     "coflows")
     seen = np.zeros(K, dtype=bool)
     for i, k in enumerate(o.tolist()):
         if not 0 <= k < K:
-            raise InvalidParameterError(f"order[{i}] = {k} is not a coflow index 0..{K - 1}")
+            raise InvalidParameterError(f"{name}[{i}] = {k} is not a coflow index 0..{K - 1}")
         if seen[k]:
-            raise InvalidParameterError(f"order[{i}] repeats coflow {k}")
+            raise InvalidParameterError(f"{name}[{i}] repeats coflow {k}")
         seen[k] = True
     return o.astype(np.int64)
 

@@ -501,7 +501,7 @@ def wss(instance: Instance, *, engine: str = "auto") -> Schedule:
 def _priority_keys(instance: Instance, deadline_first: bool, tie_order):
     """(primary key per flow, tie rank per flow)."""
     K = instance.num_coflows
-    tie = np.arange(K) if tie_order is None else validate_order(instance, tie_order)
+    tie = np.arange(K) if tie_order is None else validate_order(instance, tie_order, "tie_order")
     crank = np.empty(K, dtype=np.int64)
     crank[tie] = np.arange(K)
     fr = crank[instance.flow_coflow]

@@ -447,7 +447,7 @@ def _online_setup(instance: Instance, T, delta, backfill, tie_order, engine: str
     rule = backfill_rule(backfill)
     engine = check_engine(engine)
     K = instance.num_coflows
-    tie = np.arange(K) if tie_order is None else validate_order(instance, tie_order)
+    tie = np.arange(K) if tie_order is None else validate_order(instance, tie_order, "tie_order")
     pol = VarysOnlinePolicy(T=T, delta=delta, backfill=rule, tie_order=tie, tol_rel=tol_rel)
     # T and delta are absolute times: on an instance whose schedule spans many T the
     # alternation alone takes two timer events per T + delta, beyond the simulator's budget for

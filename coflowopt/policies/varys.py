@@ -162,8 +162,8 @@ class VarysPolicy(MaddPolicy):
     def reset(self, instance: Instance) -> None:
         super().reset(instance)
         K = instance.num_coflows
-        tie = np.arange(K) if self.tie_order is None else validate_order(instance,
-                                                                           self.tie_order)
+        tie = np.arange(K) if self.tie_order is None else validate_order(
+            instance, self.tie_order, "tie_order")
         self._rank = np.empty(K, dtype=np.int64)
         self._rank[tie] = np.arange(K)
         self._sebf_order = KeyedOrder(self._rank)
@@ -285,7 +285,7 @@ def _varys_args(instance: Instance, backfill, tie_order, engine: str):
     rule = backfill_rule(backfill)
     engine = check_engine(engine)
     K = instance.num_coflows
-    tie = np.arange(K) if tie_order is None else validate_order(instance, tie_order)
+    tie = np.arange(K) if tie_order is None else validate_order(instance, tie_order, "tie_order")
     meta = {"algorithm": "varys", "backfill": rule, "engine": engine,
             "tie_order": None if tie_order is None else tie.tolist()}
     rank = np.empty(K, dtype=np.int64)
