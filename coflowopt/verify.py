@@ -584,13 +584,13 @@ def _runs_pass_pays(n: int) -> bool:
 
 
 #: Batches of at least this many pieces are checked by :func:`_runs_pass` on two threads when
-#: the process may run on two cores or more (:data:`_THREADS`).
+#: the process may run on two cores or more, one of them idle (:data:`_THREADS`).
 _THREAD_PIECES = 1 << 16
 
 #: Whether :func:`_runs_pass` may use a second thread: None (default) where the process may
-#: run on two cores or more and numba is loaded (compiled kernels release the interpreter's
-#: lock; an ahead-of-time module's may not, and keeps the one call); False never; True always
-#: (tests).
+#: run on two cores or more, one of them idle (:func:`_second_core_idle`), and numba is loaded
+#: (compiled kernels release the interpreter's lock; an ahead-of-time module's may not, and
+#: keeps the one call); False never; True always (tests).
 _THREADS: bool | None = None
 
 
@@ -602,11 +602,27 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
+def _second_core_idle() -> bool:
+    """Whether a second core is likely idle: two or more cores and the one-minute load average
+    (this process included) below their number less a half.  On a busy host the second
+    thread waits for a core at every hand-over: whole ``coflowopt schedule`` processes at load
+    11-12 verified 0.2-0.5 s slower in wall time with it (SEBF + MADD 0.97-1.04 -> 1.28-1.32 s,
+    coflowsim's backfilling 3.89-4.15 -> 4.16-4.61 s), for the same CPU.  The verdict does not
+    depend on it (the same operations either way)."""
+    import os
+    cores = _cores()
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return False
+    return cores >= 2 and load < cores - 0.5
+
+
 def _runs_pass(fl, st, en, rt, F, lo_t, hi_t, acc: _FloatSums, cap, limit, max_runs):
     """:func:`._verify_kernel.runs_pass` on a batch: ``(flags, res, t0, t1, load, upper)``.
 
     A large batch (:data:`_THREAD_PIECES`) is checked on two threads where the process may
-    use two cores (:data:`_THREADS`): :func:`._verify_kernel.runs_check` on its two halves at
+    use two cores and one is idle (:data:`_THREADS`): :func:`._verify_kernel.runs_check` on its two halves at
     once, then the flow pass
     (:func:`._verify_kernel.runs_flows`, the flows' rows) runs on this thread while the
     capacity sweep (:func:`._verify_kernel.runs_sweep`, its own state and ``pr``) runs on a
@@ -620,7 +636,7 @@ def _runs_pass(fl, st, en, rt, F, lo_t, hi_t, acc: _FloatSums, cap, limit, max_r
     pr = acc.scratch(n)
     threads = _THREADS
     if threads is None:
-        threads = n >= _THREAD_PIECES and kernels_loaded() and _cores() >= 2
+        threads = n >= _THREAD_PIECES and kernels_loaded() and _second_core_idle()
     if not threads:
         return _vk.runs_pass(fl, st, en, rt, F, lo_t, hi_t, acc.rows, acc.irows, acc.res, cap,
                              limit, pr, max_runs)

@@ -17,7 +17,7 @@ revision checks the very same pieces):
 Each case is timed after a warm-up check of a tiny schedule (so numba's kernel loading is not
 counted), wall and CPU time of the process, every thread's (CPU time is the steadier figure on
 a shared machine; the verifier checks a batch of 2^16 pieces or more on two threads where it
-may use two cores, ``--threads off`` keeps it on one), and the verdict and objective are
+may use two cores and one is idle by the load average, ``--threads off`` keeps it on one), and the verdict and objective are
 printed with the time: a faster verifier must give the same verdict and the same objective.  Before/after: run the script under each revision
 in one sitting (``PYTHONPATH=<old checkout> python experiments/bench_verify.py --label old``,
 then ``--label new``, and again, alternating), rows accumulate in ``--out``; ``--table``
@@ -208,7 +208,8 @@ def main(argv=None) -> int:
                     help="windows of per-flow fairness to check (about 1e6 pieces each)")
     ap.add_argument("--threads", choices=("auto", "off"), default="auto",
                     help="the verifier's second thread for large batches: as it decides "
-                         "(default) or never (coflowopt.verify._THREADS = False)")
+                         "(default: with two cores, one idle) or never "
+                         "(coflowopt.verify._THREADS = False)")
     ap.add_argument("--table", action="store_true", help="print the table of --out and stop")
     args = ap.parse_args(argv)
     out = Path(args.out)

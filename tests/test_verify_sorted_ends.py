@@ -411,12 +411,12 @@ def _big_batch():
 
 
 def test_sweep_runs_on_a_second_thread_by_default(monkeypatch):
-    # a batch of _THREAD_PIECES pieces or more, numba loaded, two cores: the flow pass on the
-    # calling thread, the sweep on another, and the report is the one call's and the general
-    # path's (every flow short; tampered: a run of rates raised, two of them over one ingress)
+    # a batch of _THREAD_PIECES pieces or more, numba loaded, a second core idle: the flow
+    # pass on the calling thread, the sweep on another, and the report is the one call's and
+    # the general path's (every flow short; tampered: a run of rates raised, two of them over
+    # one ingress); no idle core: the one call
     import threading
-    if V._cores() < 2:
-        pytest.skip("one core: the one call")
+    monkeypatch.setattr(V, "_second_core_idle", lambda: True)
     inst, sched = _big_batch()
     n, f, ev = sched.num_pieces, sched.flow, sched.start
     threads = []
@@ -450,16 +450,34 @@ def test_sweep_runs_on_a_second_thread_by_default(monkeypatch):
     V.verify_schedule(inst, Schedule(f[:4096], ev[:4096], ev[:4096] + 1.0,
                                      np.full(4096, 1.0 / 256)))
     assert threads == [("runs_pass", threading.get_ident())]
+    # no idle core: the one call
+    monkeypatch.setattr(V, "_second_core_idle", lambda: False)
+    threads.clear()
+    _same(V.verify_schedule(inst, bad), got)
+    assert threads == [("runs_pass", threading.get_ident())]
 
 
-def test_second_thread_after_fork():
+def test_second_core_idle_reads_the_load(monkeypatch):
+    import os
+    monkeypatch.setattr(V, "_cores", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.2, 0.0, 0.0))
+    assert V._second_core_idle()
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.6, 9.0, 9.0))
+    assert not V._second_core_idle()
+    monkeypatch.setattr(V, "_cores", lambda: 1)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert not V._second_core_idle()
+
+
+def test_second_thread_after_fork(monkeypatch):
     # the worker thread is the process's own: a child forked after the parent started one
     # starts its own (the parent's thread does not exist in the child; handing it the sweep
     # would wait for ever)
     import os
+    monkeypatch.setattr(V, "_THREADS", True)
     import signal
-    if not hasattr(os, "fork") or V._cores() < 2:
-        pytest.skip("no fork, or one core")
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork")
     inst, sched = _big_batch()
     want = V.verify_schedule(inst, sched).to_dict()
     assert V._WORKER[0] == os.getpid()
