@@ -63,6 +63,7 @@ import numpy as np
 
 from .exceptions import InvalidParameterError, SolverError
 from .limits import check_integer
+from .formulations.time_indexed import MAX_SLOTS
 from .instance import Instance
 from .registry import register
 from .slotted import SlottedSchedule, integral_capacities
@@ -364,10 +365,12 @@ def iterated_pieces(instance: Instance, *, slot: float = 1.0, lp: str = "b",
             not (0.0 <= float(epsilon_blocks) <= 1.0):
         raise InvalidParameterError(f"epsilon_blocks must be in [0, 1], got "
                                     f"{epsilon_blocks!r}")
+    # at most MAX_SLOTS (a block longer than any grid): 10^30 overflowed int64 in
+    # block_starts (an internal error, found by the parameter fuzz)
     if isinstance(min_block, bool) or not isinstance(min_block, (int, np.integer)) or \
-            min_block < 1:
-        raise InvalidParameterError(f"min_block must be a whole number >= 1, got "
-                                    f"{min_block!r}")
+            not 1 <= min_block <= MAX_SLOTS:
+        raise InvalidParameterError(f"min_block must be a whole number in [1, {MAX_SLOTS}] "
+                                    f"(MAX_SLOTS), got {min_block!r}")
     instance.require_big_switch("lp-deadline-iterated (Konig blocks, two ports per unit)")
     sol = solved_lp(instance, "b", slot=slot, slots=slots, time_limit=time_limit)
     data = sol.groups
@@ -461,7 +464,7 @@ def lp_deadline_iterated(instance: Instance, *, slot: float = 1.0, lp: str = "b"
         Block growth ``epsilon`` in [0, 1] (block ``i`` has ``max(L0, floor(epsilon
         beta_{i-1}))`` slots).
     min_block : int
-        ``L0 >= 1``, the shortest block.
+        ``L0`` in ``[1, MAX_SLOTS]``, the shortest block.
     slots : int, optional
         The LP's horizon (default: one that contains some optimal integral schedule).
     time_limit : float, optional

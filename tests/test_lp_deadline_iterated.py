@@ -124,8 +124,9 @@ def test_modes_and_refusals():
     s1, s2 = lp_deadline_iterated(inst, seed=4), lp_deadline_iterated(inst, seed=4)
     assert s1.same_as(s2) and s1.meta["seed"] == 4
     assert lp_deadline_iterated(inst).meta["mode"] == "best piece"
+    # min_block = 10^30 overflowed int64 in block_starts (an internal error: the parameter fuzz)
     for bad in ({"lp": "a"}, {"tau": 0.0}, {"tau": 0.5, "seed": 1}, {"min_block": 0},
-                {"epsilon_blocks": 2.0}):
+                {"epsilon_blocks": 2.0}, {"min_block": 10**30}):
         with pytest.raises(InvalidParameterError):
             lp_deadline_iterated(inst, **bad)
     topo = integral_version(random_topology_instance(np.random.default_rng(0),
