@@ -211,3 +211,34 @@ def test_built_module_gives_the_jit_pieces():
     assert aot[1:-1] == jit[1:-1]
     assert len({p.split(":")[0] for p in aot[1:-1] if ":" in p}) >= 1
     assert aot[-1] == "False"    # every kernel call went to the module: numba never loaded
+
+
+@pytest.mark.skipif(_aot.load() is None,
+                    reason="no compiled kernels for these sources (python -m coflowopt._aot build)")
+def test_an_exception_in_the_sink_is_raised_after_the_kernel():
+    """The sink's callback cannot unwind the compiled kernel: its exception is kept and raised
+    when the kernel returns, as the JIT's objmode raises it (the next run works)."""
+    out = _run("""
+        import sys
+        import numpy as np
+        from coflowopt import _aot
+        print(_aot.activate())
+        from coflowopt.generators import uniform_random
+        from coflowopt.orderings.heuristics import sebf
+        from coflowopt.rates.madd import run_madd_windows
+        inst = uniform_random(num_ports=6, num_coflows=25, seed=1)
+        rank = np.argsort(sebf(inst))
+        calls = []
+
+        def boom(s, a, b):
+            calls.append(1)
+            raise KeyError("from the sink")
+        try:
+            run_madd_windows(inst, rank, boom, sebf=True, backfill="varys", window=7)
+        except KeyError as e:
+            print("raised", e, len(calls))
+        got = run_madd_windows(inst, rank, lambda s, a, b: None, sebf=True, backfill="varys",
+                               window=7)
+        print(got["windows"] > 1, "numba" in sys.modules)
+        """, {})
+    assert out.split("\n")[:3] == ["True", "raised 'from the sink' 1", "True False"]
