@@ -108,6 +108,7 @@ def test_thresholds_and_demotion_time():
     ({"num_queues": 10**30}, "num_queues <= 10000 (MAX_QUEUES)"),
     ({"num_queues": 400}, "beyond float64"),
     ({"num_queues": 3, "first_threshold": 1e300, "multiplier": 1e10}, "beyond float64"),
+    ({"first_threshold": 1e-320}, "first_threshold must be at least 1e-09 (SIZE_MIN"),
 ])
 def test_thresholds_out_of_range_are_refused_by_name(kwargs, words):
     """Found by a fuzz of every registered parameter: num_queues = 10^30 was an internal error

@@ -117,7 +117,7 @@ import scipy.sparse as sp
 
 from ..exceptions import InvalidParameterError, SolverError
 from ..instance import Instance
-from ..limits import TIE_RTOL_MIN, TOL_REL_MAX, check_tolerance
+from ..limits import SIZE_MIN, TIE_RTOL_MIN, TOL_REL_MAX, check_tolerance
 from ..rates._fill_kernel import fill_scratch, weighted_fill
 from ..rates._madd_kernel import _attained, _path_blocked, weighted_fill_paths
 from ..rates._pieces import close_pieces, cut_window
@@ -188,6 +188,12 @@ def queue_thresholds(num_queues: int = 10, first_threshold: float = 10.0,
             raise InvalidParameterError(f"{name} must be a number, got {v!r}") from None
         if not math.isfinite(x) or x <= lo:
             raise InvalidParameterError(f"{name} must be finite and > {lo:g}, got {v!r}")
+    # a threshold is an amount of data: below the smallest size an instance may hold (1e-320)
+    # every coflow crossed it at once and the policy stopped as "makes no progress"
+    if float(first_threshold) < SIZE_MIN:
+        raise InvalidParameterError(f"first_threshold must be at least {SIZE_MIN:g} (SIZE_MIN, "
+                                    f"coflowopt.limits: a threshold is an amount of data), got "
+                                    f"{first_threshold!r}")
     top = math.log10(float(first_threshold)) + (int(num_queues) - 2) * math.log10(float(multiplier))
     if num_queues > 1 and top > 308:
         # an infinite threshold would leave the queues above it empty, and numpy warns on
