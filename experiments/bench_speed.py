@@ -129,14 +129,27 @@ def cut_trace(trace: Path, coflows: int | None, work: Path) -> Path:
     return out
 
 
-def coflowopt_row(trace: Path, workload: str) -> dict:
+def aot_status() -> tuple[bool, str]:
+    """Whether the ahead-of-time kernel module (``python -m coflowopt._aot build``) is built
+    and current for this checkout, and its status line."""
+    r = subprocess.run([sys.executable, "-m", "coflowopt._aot", "status"], capture_output=True,
+                       text=True)
+    line = (r.stdout or r.stderr).strip()
+    return r.returncode == 0 and line.startswith("built and current"), line
+
+
+def coflowopt_row(trace: Path, workload: str, aot: bool = False) -> dict:
+    """One whole ``coflowopt schedule`` process: with the JIT kernels (``COFLOWOPT_AOT=0``)
+    or, with ``aot``, the ahead-of-time module (tool ``coflowopt-aot``)."""
     order, rates = workload.split("+")
     cmd = [sys.executable, "-m", "coflowopt", "schedule", str(trace), "--order", order,
            "--rates", rates, "--json"]
     if workload == "bssi+greedy":
         cmd.append("--zero-release")
-    r = run_process(cmd, env={**os.environ, "COFLOWOPT_QUIET_JIT": "1"})
-    row = {"tool": "coflowopt", "workload": workload, "seconds": r["seconds"],
+    r = run_process(cmd, env={**os.environ, "COFLOWOPT_QUIET_JIT": "1",
+                              "COFLOWOPT_AOT": "1" if aot else "0"})
+    row = {"tool": "coflowopt-aot" if aot else "coflowopt", "workload": workload,
+           "seconds": r["seconds"],
            "peak_mb": r["peak_mb"], "returncode": r["returncode"]}
     if r["returncode"] == 0:
         doc = json.loads(r["stdout"])
@@ -194,8 +207,8 @@ def table(rows: list[dict], skipped: dict) -> str:
     public = {"sebf+madd": "coflowsim", "bssi+greedy": "offlinesim"}
     head = ["workload", "public simulator", "coflowopt (schedule / verify)", "ratio"]
     out = ["| " + " | ".join(head) + " |", "|---|---|---|---|"]
-    for w in WORKLOADS:
-        mine = by.get((w, "coflowopt"))
+    for w, tool in [(w, tool) for w in WORKLOADS for tool in ("coflowopt", "coflowopt-aot")]:
+        mine = by.get((w, tool))
         pub = by.get((w, public[w]))
         if mine is None:
             continue
@@ -211,7 +224,8 @@ def table(rows: list[dict], skipped: dict) -> str:
         else:
             why = skipped.get(public[w]) or (f"exit {pub['returncode']}" if pub else "not run")
             pcell, ratio = f"{public[w]}: skipped ({why})", "-"
-        out.append(f"| {w} | {pcell} | {mcell} | {ratio} |")
+        label = w if tool == "coflowopt" else f"{w}, ahead-of-time kernels"
+        out.append(f"| {label} | {pcell} | {mcell} | {ratio} |")
     return "\n".join(out)
 
 
@@ -245,6 +259,8 @@ def main(argv=None) -> int:
     trace = cut_trace(trace, args.coflows, work)
     workloads = [args.only] if args.only else list(WORKLOADS)
     rows, skipped = [], {}
+    aot_built, aot_line = aot_status()
+    print(f"ahead-of-time kernels: {aot_line}", file=sys.stderr, flush=True)
     for w in workloads:
         if w == "sebf+madd":
             try:
@@ -265,13 +281,16 @@ def main(argv=None) -> int:
                 rows.append(offlinesim_row(binary, trace, work))
             except RuntimeError as e:
                 skipped["offlinesim"] = str(e)
-        rows.append(coflowopt_row(trace, w))
-        print(json.dumps(rows[-1], default=str), file=sys.stderr, flush=True)
+        for aot in (False, True) if aot_built else (False,):
+            rows.append(coflowopt_row(trace, w, aot))
+            print(json.dumps(rows[-1], default=str), file=sys.stderr, flush=True)
     print(table(rows, skipped))
+    print(f"\nahead-of-time kernels: {aot_line}")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"trace": str(args.trace), "coflows": args.coflows,
-                               "rows": rows, "skipped": skipped}, indent=2, default=str))
+                               "aot": aot_line, "rows": rows, "skipped": skipped}, indent=2,
+                              default=str))
     return 0
 
 

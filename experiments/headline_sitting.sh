@@ -33,6 +33,9 @@ except Exception as e:  # a failed run: say so, keep going
 PY
 }
 echo "# $(date -u +%FT%TZ) $(git rev-parse --short HEAD) $(uptime)"
+# the ahead-of-time kernel module (python -m coflowopt._aot build) changes the SEBF + MADD and
+# BSSI + greedy lines' start-up: say whether it was built and current
+echo "# ahead-of-time kernels: $(python -m coflowopt._aot status 2>&1)"
 run fb-sebf+madd schedule "$FB" --order sebf --rates madd
 run fb-sebf+madd schedule "$FB" --order sebf --rates madd
 run fb-bssi+greedy-at0 schedule "$FB" --zero-release --order bssi --rates greedy
