@@ -364,3 +364,36 @@ def test_optimal_by_a_bound_the_schedule_meets(tmp_path):
     entry["best"]["verified"] = "exact"
     entry["best"]["value"] = "6"                 # the manifest must state the verified value
     assert "worth 5" in check_entry(m, "t/x", checker)
+
+
+def test_submit_to_a_float_verified_entry(tmp_path, manifest):
+    """The large FB samples' bests are float-verified (exact arithmetic refuses a float
+    schedule by rounding); submit verified every schedule exactly, so it refused the entry's
+    own best order ("the verifier (exact mode) refuses the schedule") and no better schedule of
+    those entries could ever be recorded.  Now: float mode where the entry is float-verified,
+    an improvement larger than the float noise (1e-9 relative) recorded as float-verified."""
+    iid = next(i for i, e in sorted(manifest["instances"].items())
+               if e["best"].get("verified") == "float" and "order" in e["best"]
+               and e["family"].startswith("fb100"))
+    e = manifest["instances"][iid]
+    d = tmp_path / "coflowlib"
+    m = {k: v for k, v in manifest.items() if not k.startswith("_")}
+    m["instances"] = {iid: json.loads(json.dumps(e))}
+    for rel in (e["instance"], e["certificate"], e["best"]["order"]):
+        (d / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(LIB / rel, d / rel)
+    best = Fraction(e["best"]["value"])
+    # as stored: the same value is no improvement (was: rejected by the exact verifier)
+    (d / MANIFEST).write_text(json.dumps(m))
+    code, out, err = cli("lib", "submit", iid, LIB / e["best"]["order"], "--library", d,
+                         "--json")
+    assert code == 1 and "does not improve" in out and "float mode" in out, (out, err)
+    # a manifest whose best is worse by 1e-6: the same order is an improvement, recorded
+    m["instances"][iid]["best"]["value"] = str(best * (1 + Fraction(1, 10**6)))
+    (d / MANIFEST).write_text(json.dumps(m))
+    code, out, err = cli("lib", "submit", iid, LIB / e["best"]["order"], "--library", d,
+                         "--json", "--algorithm", "again")
+    assert code == 0, (out, err)
+    rec = load_manifest(d)["instances"][iid]["best"]
+    assert rec["verified"] == "float" and rec["algorithm"] == "again"
+    assert abs(Fraction(rec["value"]) - best) <= best * Fraction(1, 10**9)
