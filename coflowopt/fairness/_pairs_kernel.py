@@ -21,7 +21,7 @@ from ..rates._jit import njit
 
 @njit(cache=True)
 def pair_rates(act, flows, remaining, pair_ptr, pair_res, entry_ptr, entry_pair, cap, weight,
-               weighted, cooperative, rtol, local, out, guarantee_wanted=True):
+               weighted, cooperative, rtol, local, out):
     """Rates of ``flows`` under PS-P (``cooperative`` false) or cooperative HUG.
 
     Parameters
@@ -49,10 +49,6 @@ def pair_rates(act, flows, remaining, pair_ptr, pair_res, entry_ptr, entry_pair,
         Scratch, one entry per pair (overwritten).
     out : float array
         Receives the rate of each flow of ``flows``.
-    guarantee_wanted : bool, default True
-        False: the isolation guarantee is not computed (NaN is returned for it) and a pair's
-        spare share is added where a flow reads it instead of in a pass of its own (the same
-        addition, so the same rates): two passes over the pairs fewer (:func:`hug_run`).
 
     Returns
     -------
@@ -124,20 +120,6 @@ def pair_rates(act, flows, remaining, pair_ptr, pair_res, entry_ptr, entry_pair,
             spare = 1 - used[r]
             spare_on[r] = spare > rtol and on_link[r] > 0
             share[r] = spare / max(on_link[r], 1)
-        if not guarantee_wanted:
-            for x in range(flows.shape[0]):
-                f = flows[x]
-                best = np.inf
-                for q in range(entry_ptr[f], entry_ptr[f + 1]):
-                    j = local[entry_pair[q]]
-                    load = loads[j]
-                    rj = res[j]
-                    aj = alloc[j] + share[rj] if d[j] > 0 and spare_on[rj] else alloc[j]
-                    r = aj * cap[rj] * remaining[f] / load if load > 0 else 0.0
-                    if r < best:
-                        best = r
-                out[x] = best if np.isfinite(best) and best > 0 else 0.0
-            return pstar, np.nan
         for j in range(n):
             if d[j] > 0 and spare_on[res[j]]:
                 alloc[j] = alloc[j] + share[res[j]]
@@ -487,10 +469,80 @@ def psp_run(t, resume, pair_ptr, pair_res, pair_coflow, entry_ptr, entry_pair, e
 # --- cooperative HUG event by event, the generic event loop's steps in one compiled loop -----
 # (the driver is coflowopt.fairness.simulation.hug_run_loop)
 
+@njit(cache=True, borrowed=True)
+def hug_rates(act, flows, remaining, pair_ptr, pair_res, entry_ptr, entry_pair, cap, weight,
+              weighted, rtol, loads, d, alloc, on_link, link_sum, used, share, spare_on, out):
+    """Cooperative HUG's rates: :func:`pair_rates` with ``cooperative`` true, its operations
+    in its order (so the same bits), without the isolation guarantee, on scratch indexed by
+    pair (``loads``, ``d``, ``alloc``, one entry per pair of the instance) and by resource
+    instead of arrays numbered afresh at each call: no numbering pass, no allocation, no
+    ``local`` indirection, and a pair's spare share added where each flow reads it (the same
+    addition) instead of in a pass over the pairs.  Returns ``P*`` (-1 or NaN as
+    :func:`pair_rates`)."""
+    R = cap.shape[0]
+    for a in range(act.shape[0]):
+        k = act[a]
+        for p in range(pair_ptr[k], pair_ptr[k + 1]):
+            loads[p] = 0.0
+    for x in range(flows.shape[0]):
+        f = flows[x]
+        for q in range(entry_ptr[f], entry_ptr[f + 1]):
+            loads[entry_pair[q]] += remaining[f]
+    for r in range(R):
+        on_link[r] = 0
+        link_sum[r] = 0.0
+        used[r] = 0.0
+    for a in range(act.shape[0]):
+        k = act[a]
+        top = -np.inf
+        for p in range(pair_ptr[k], pair_ptr[k + 1]):
+            d[p] = loads[p] / cap[pair_res[p]]
+            if d[p] > top:
+                top = d[p]
+        if not top > 0:
+            return -1.0
+        for p in range(pair_ptr[k], pair_ptr[k + 1]):
+            d[p] = d[p] / top
+            r = pair_res[p]
+            if d[p] > 0:
+                on_link[r] += 1
+            link_sum[r] += d[p] * weight[k] if weighted else d[p]
+    top_sum = -np.inf
+    for r in range(R):
+        if link_sum[r] > top_sum:
+            top_sum = link_sum[r]
+    if not top_sum > 0:
+        return np.nan
+    pstar = 1 / top_sum
+    for a in range(act.shape[0]):
+        k = act[a]
+        for p in range(pair_ptr[k], pair_ptr[k + 1]):
+            alloc[p] = pstar * (d[p] * weight[k] if weighted else d[p])
+            used[pair_res[p]] += alloc[p]
+    for r in range(R):
+        spare = 1 - used[r]
+        spare_on[r] = spare > rtol and on_link[r] > 0
+        share[r] = spare / max(on_link[r], 1)
+    for x in range(flows.shape[0]):
+        f = flows[x]
+        best = np.inf
+        for q in range(entry_ptr[f], entry_ptr[f + 1]):
+            p = entry_pair[q]
+            load = loads[p]
+            rj = pair_res[p]
+            aj = alloc[p] + share[rj] if d[p] > 0 and spare_on[rj] else alloc[p]
+            v = aj * cap[rj] * remaining[f] / load if load > 0 else 0.0
+            if v < best:
+                best = v
+        out[x] = best if np.isfinite(best) and best > 0 else 0.0
+    return pstar
+
+
 @njit(cache=True)
 def hug_run(t, resume, pair_ptr, pair_res, entry_ptr, entry_pair, flow_ptr, flow_coflow, size,
             cap, weight, weighted, rel_order, rel_times, st, rem, done, released, finished, unf,
-            cc, fc, pstart, actc, flows, out, local, cur_f, cur_r, same_o, same_n, fin, fin_now,
+            cc, fc, pstart, actc, flows, out, ploads, pd, palloc, on_link, link_sum, used, share,
+            spare_on, cur_f, cur_r, same_o, same_n, fin, fin_now,
             out_f, out_s, out_e, out_r, window, sink, max_events, rtol_fair, rtol_done):
     """:func:`coflowopt.simulate.simulate` with ``FairnessPolicy("hug-cooperative")`` (pairs),
     its steps in the same order with the same operations, so the same pieces bit for bit in
@@ -575,9 +627,10 @@ def hug_run(t, resume, pair_ptr, pair_res, entry_ptr, entry_pair, flow_ptr, flow
                 calls += 1
                 nk = 0
                 if na > 0 and nf > 0:
-                    pstar, _ = pair_rates(actc[:na], flows[:nf], rem, pair_ptr, pair_res,
-                                          entry_ptr, entry_pair, cap, weight, weighted and anyw,
-                                          True, rtol_fair, local, out[:nf], False)
+                    pstar = hug_rates(actc[:na], flows[:nf], rem, pair_ptr, pair_res,
+                                      entry_ptr, entry_pair, cap, weight, weighted and anyw,
+                                      rtol_fair, ploads, pd, palloc, on_link, link_sum, used,
+                                      share, spare_on, out[:nf])
                     if not (pstar > 0):
                         status = -3
                         break

@@ -463,14 +463,17 @@ def hug_run_loop(instance: Instance, *, weighted: bool = False, on_window=None,
     """Cooperative HUG over time in one compiled loop (:func:`._pairs_kernel.hug_run`): the
     schedule of :func:`simulate` with ``FairnessPolicy("hug-cooperative")``, the same pieces
     bit for bit and in the same order (so the same windows in sink mode), without the generic
-    loop's per-event numpy and Python.  Why: at 50,000 coflows the policy changes essentially
-    every active flow's rate at every event (1.2e9 pieces), and the generic loop around the
-    allocation cost as much as the allocation (``experiments/results/psp_50k_profile.md``).
+    loop's per-event numpy and Python; the allocation is :func:`._pairs_kernel.hug_rates`,
+    ``pair_rates``' operations on scratch indexed by pair.  Why: at 50,000 coflows the policy
+    changes essentially every active flow's rate at every event (1.2e9 pieces), and the
+    generic loop around the allocation cost as much as the allocation
+    (``experiments/results/psp_50k_profile.md``).
 
     An instance's coflows have flows and its flows positive sizes, so every active coflow has
-    bytes left and ``pair_rates`` never hands a call to the numpy form (the kernel would stop
-    with an error, never silently).  Returns None for an instance without coflows (the caller
-    runs the generic simulator).  Parameters and result as :func:`psp_incremental`.
+    bytes left and the allocation never meets the case ``pair_rates`` hands to the numpy form
+    (the kernel would stop with an error, never silently).  Returns None for an instance
+    without coflows (the caller runs the generic simulator).  Parameters and result as
+    :func:`psp_incremental`.
     """
     from ._pairs_kernel import hug_run
     from ..simulate import COMPLETION_RTOL, SimulationError
@@ -485,12 +488,13 @@ def hug_run_loop(instance: Instance, *, weighted: bool = False, on_window=None,
     policy = FairnessPolicy("hug-cooperative", weighted=weighted)
     meta = dict(meta or _meta("hug-cooperative", policy, weighted))
     cp = _CoflowPairs(instance)
+    NP, R = cp.pair_res.size, cp.num_res
     if cp.big:
         entry_ptr = 2 * np.arange(F + 1, dtype=np.int64)
         entry_pair = np.stack([cp.entry_pair[:F], cp.entry_pair[F:]], axis=1).ravel()
     else:
         entry_ptr, entry_pair = cp.flow_resource_ptr, cp.entry_pair
-    # the arguments of pair_rates as _CoflowPairs.rates passes them: one numba signature
+    # contiguous int64 read-only views on both branches: one numba signature
     geometry = (read_only(cp.pair_ptr, "int64"), read_only(cp.pair_res, "int64"),
                 read_only(entry_ptr, "int64"), read_only(entry_pair, "int64"),
                 read_only(ptr, "int64"), read_only(instance.flow_coflow, "int64"),
@@ -509,7 +513,11 @@ def hug_run_loop(instance: Instance, *, weighted: bool = False, on_window=None,
     cur_r = np.zeros(F)
     state = (st, rem, done, np.zeros(K, dtype=bool), finished, np.diff(ptr).astype(np.int64),
              cc, fc, pstart, np.zeros(K, dtype=np.int64), np.zeros(F, dtype=np.int64),
-             np.zeros(F), cp.local, cur_f, cur_r, np.zeros(F, dtype=bool),
+             np.zeros(F),
+             # hug_rates' scratch: per pair (loads, d, alloc), per resource
+             np.zeros(NP), np.zeros(NP), np.zeros(NP), np.zeros(R, dtype=np.int64),
+             np.zeros(R), np.zeros(R), np.zeros(R), np.zeros(R, dtype=bool),
+             cur_f, cur_r, np.zeros(F, dtype=bool),
              np.zeros(F, dtype=bool), np.zeros(F), np.zeros(F, dtype=bool))
     del cp
     # a window, then at most three pieces per flow in one event (rate change, cut, end)
