@@ -22,7 +22,6 @@ import json
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -113,8 +112,7 @@ def main_fuzz(commands: list[str]) -> int:
         if code != 0:
             print(f"set-up failed: {argv}: {err.strip()[-300:]}", file=sys.stderr)
             return 2
-    results, anomalies = {}, 0
-    t0 = time.time()
+    cases = []
     for name, sp in command_parsers():
         if name not in BASE or (commands and name not in commands
                                 and name.split()[0] not in commands):
@@ -129,19 +127,13 @@ def main_fuzz(commands: list[str]) -> int:
                 continue
             flag = a.option_strings[-1]
             for v in VALUES:
-                argv = [str(x) for x in BASE[name]] + [flag, v, "--json"]
-                code, out, err = main_in_fork(argv, 60)
-                bad = judge(flag, a.dest, v, code, out, err, base_code)
-                results[f"{name} {flag} {v!r}"] = {"exit": code, "stderr": err[-300:],
-                                                   "anomalies": bad}
-                if bad:
-                    anomalies += 1
-                    print(name, flag, repr(v), bad, "|",
-                          err.strip()[-160:].replace("\n", " / "), flush=True)
-    (work / "fuzz.json").write_text(json.dumps(results, indent=1))
-    print(f"{len(results)} cases, {anomalies} anomalies, {time.time() - t0:.0f} s "
-          f"(work folder {work})", flush=True)
-    return 1 if anomalies else 0
+                cases.append((f"{name} {flag} {v!r}",
+                              [str(x) for x in BASE[name]] + [flag, v, "--json"], 60,
+                              lambda code, out, err, f=flag, d=a.dest, v=v, b=base_code:
+                              judge(f, d, v, code, out, err, b)))
+    # the runner shared with the parameter fuzz (tools/ is on sys.path as the script's folder)
+    from fuzz_parameters import run_cases
+    return run_cases(cases, work)
 
 
 if __name__ == "__main__":

@@ -203,13 +203,23 @@ def main_fuzz(argv: list[str]) -> int:
         return 2
     work = Path(tempfile.mkdtemp(prefix="coflowopt-fuzz-parameters-"))
     os.chdir(work)
-    from coflowopt.cli import main_in_fork
     from coflowopt.registry import algorithms
     algorithms()  # the registry loaded once, before the forks
+    return run_cases(((name, [str(a) for a in args] + ["--json"], 120,
+                       lambda code, out, err, names=names: judge(code, out, err, names))
+                      for name, args, names in FAMILIES[argv[0]](argv[1:])), work)
+
+
+def run_cases(cases, work: Path) -> int:
+    """Run ``(name, argv, seconds, check)`` cases, each ``main(argv)`` in a fork
+    (:func:`coflowopt.cli.main_in_fork`), ``check(code, out, err)`` listing what is wrong;
+    print each anomaly and a summary, write ``work/fuzz.json``; 1 when an anomaly was found
+    (this tool's families and ``tools/fuzz_cli_flags.py``)."""
+    from coflowopt.cli import main_in_fork
     results, anomalies, t0 = {}, 0, time.time()
-    for name, args, names in FAMILIES[argv[0]](argv[1:]):
-        code, out, err = main_in_fork([str(a) for a in args] + ["--json"], 120)
-        bad = judge(code, out, err, names)
+    for name, argv, seconds, check in cases:
+        code, out, err = main_in_fork(argv, seconds)
+        bad = check(code, out, err)
         results[name] = {"exit": code, "stderr": err[-300:], "anomalies": bad}
         if bad:
             anomalies += 1
