@@ -221,8 +221,19 @@ def integral_capacities(instance, slot: float = 1.0) -> tuple[np.ndarray, np.nda
             f"the integral model needs whole units per slot: resource {p} "
             f"({instance.resource_names[p]}) has capacity {float(instance.capacity[p])!r} x "
             f"slot {slot!r} = {float(capslot[p])!r}")
-    if np.any(size > 2 ** 53) or np.any(capslot > 2 ** 53):
-        raise NotSupportedError("the integral model's sizes and capacities must be below 2**53")
+    if np.any(size > 2 ** 53):
+        f = int(np.argmax(size > 2 ** 53))
+        raise NotSupportedError(
+            f"the integral model's sizes must be below 2**53: coflows[{instance.flow_coflow[f]}]"
+            f".flows[{instance.flow_position[f]}] has size {float(size[f])!r}")
+    if np.any(capslot > 2 ** 53):
+        # named with the slot: slot = 1e30 gave only "sizes and capacities must be below
+        # 2**53", which named no parameter (the parameter fuzz)
+        p = int(np.argmax(capslot > 2 ** 53))
+        raise NotSupportedError(
+            f"the integral model's units per slot must be below 2**53: resource {p} "
+            f"({instance.resource_names[p]}) has capacity {float(instance.capacity[p])!r} x "
+            f"slot {slot!r} = {float(capslot[p])!r}")
     return size.astype(np.int64), np.array([int(c) for c in exact.tolist()], dtype=np.int64)
 
 
@@ -313,7 +324,7 @@ def verify_slotted(instance, schedule: SlottedSchedule, *,
     {'capacity': 1}
     """
     size, cap = integral_capacities(instance, schedule.slot)
-    F, K, R = instance.num_flows, instance.num_coflows, instance.num_resources
+    F, K = instance.num_flows, instance.num_coflows
     slot = Fraction(schedule.slot)
     t, f, u = schedule.slot_index, schedule.flow, schedule.units
     viol: list[tuple[str, str]] = []

@@ -265,3 +265,33 @@ def test_a_zero_limit_stops_at_the_first_check():
     assert res.bound is not None and res.bound <= res.value
     res = enumerate_orders(uniform_random(3, 6, seed=4), time_limit=0)
     assert res.status == "time_limit" and res.certificate["orders"] == 1
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"dp_table_max": -1}, "dp_table_max must be an integer >= 0"),
+    ({"dp_table_max": 10**30}, "dp_table_max must be at most 40"),
+    ({"dp_lowered_max": -1}, "dp_lowered_max must be an integer >= 0"),
+    ({"dp_lowered_max": 41}, "dp_lowered_max must be at most 40"),
+])
+def test_bnb_table_exponents_are_checked(kwargs, words):
+    """-1 was a negative shift and 10^30 an overflow inside the DP tables' code (internal
+    errors of ``exact -p dp_table_max=-1``: the parameter fuzz)."""
+    from coflowopt.exact.branch_and_bound import bnb
+    from coflowopt.exceptions import InvalidParameterError
+    from coflowopt.generators import uniform_random
+    with pytest.raises(InvalidParameterError, match=words):
+        bnb(uniform_random(3, 4, seed=0), time_limit=5, **kwargs)
+
+
+def test_slot_lengths_beyond_float_range_are_refused_by_name():
+    """slotted-mip's delta = 1e30 made coefficients HiGHS rejects (exit 4); the integral
+    model's slot = 1e30 was refused without naming the slot."""
+    from coflowopt.exact.slotted_mip import slotted_horizon
+    from coflowopt.exceptions import InvalidParameterError, NotSupportedError
+    from coflowopt.generators import uniform_random
+    from coflowopt.slotted import integral_capacities
+    inst = uniform_random(3, 4, seed=0)
+    with pytest.raises(InvalidParameterError, match="delta = 1e\\+30 is beyond"):
+        slotted_horizon(inst, 1e30)
+    with pytest.raises(NotSupportedError, match="slot 1e\\+30 = 1e\\+30"):
+        integral_capacities(inst, 1e30)

@@ -1625,6 +1625,14 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     if verify_mode not in ("exact", "float"):
         raise InvalidParameterError(f"verify_mode must be 'exact' or 'float', got "
                                     f"{verify_mode!r}")
+    # exponents of 2 (tables over at most 2^k sets): -1 was a negative shift and 10^30 an
+    # overflow inside the table code (internal errors, found by the parameter fuzz)
+    from ..limits import check_integer
+    for name, k in (("dp_table_max", dp_table_max), ("dp_lowered_max", dp_lowered_max)):
+        check_integer(k, name, 0)
+        if k > 40:
+            raise InvalidParameterError(f"{name} must be at most 40 (tables over at most 2^40 "
+                                        f"sets), got {k!r}")
     t0 = time.perf_counter()
     search = _Search(instance, time_limit=time_limit, rtol=rtol, atol=atol, node_lp=node_lp,
                      dominance=dominance, max_nodes=max_nodes, local_search=local_search,
