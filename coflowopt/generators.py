@@ -77,7 +77,7 @@ _COUNT_LIMITS = {"num_ports": ("MAX_PORTS", limits.MAX_PORTS),
 def _count(func: str, name: str, value, minimum: int = 1) -> int:
     const, top = _COUNT_LIMITS.get(name, ("MAX_FLOWS", limits.MAX_FLOWS))
     if not _is_int(value) or not minimum <= value <= top:
-        raise _bad(func, name, f"an integer with {minimum} <= {name} <= {top} ({const}, "
+        raise _bad(func, name, f"an integer >= {minimum} and <= {top} ({const}, "
                                f"coflowopt.limits)", value)
     return int(value)
 

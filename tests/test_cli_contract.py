@@ -401,7 +401,7 @@ def test_interrupt_exits_130_with_one_line(work, body):
 
 def test_out_of_memory_exits_4_with_one_line(work):
     """A real MemoryError (an address-space limit a little above what the process holds, then
-    a generator asked for 2e7 coflows) is exit 4 with one line saying what could not be
+    a generator asked for 10^7 coflows, MAX_COFLOWS) is exit 4 with one line saying what could not be
     allocated: the machine's limit, neither bad input (2) nor a bug with a traceback (3).
     Before, it was exit 3 with a traceback (decentralized-las on the FB trace at 8 GB)."""
     prog = ("import resource, sys; from coflowopt import cli; import numpy;"
@@ -409,7 +409,7 @@ def test_out_of_memory_exits_4_with_one_line(work):
             ".split()[1]) * 1024;"
             " resource.setrlimit(resource.RLIMIT_AS, (vm + 400 * 2**20, resource.RLIM_INFINITY));"
             " sys.exit(cli.main(['generate', 'uniform_random', '-p', 'num_ports=150', '-p',"
-            " 'num_coflows=20000000', '--seed', '0', '-o', 'oom.json']))")
+            " 'num_coflows=10000000', '--seed', '0', '-o', 'oom.json']))")
     p = run_python(prog, work)
     assert p.returncode == 4, p.stderr
     assert p.stderr.count("\n") == 1 and "out of memory" in p.stderr

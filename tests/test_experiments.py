@@ -162,7 +162,7 @@ def test_spec_errors_name_key_and_rule(raw, key, rule):
 
 
 @pytest.mark.parametrize("params, rule", [
-    ({"num_ports": 0}, "num_ports must be an integer with 1 <= num_ports <= 100000"),
+    ({"num_ports": 0}, "num_ports must be an integer >= 1 and <= 100000"),
     ({"num_ports": 10**30}, "(MAX_PORTS, coflowopt.limits), got 10000000000000000000000000000"),
     ({"num_coflows": 10**30}, "(MAX_COFLOWS, coflowopt.limits)"),
     ({"size": [1, 10**30]}, "size must be a pair (lo, hi) of integers with 0 < lo <= hi <= 9"),
