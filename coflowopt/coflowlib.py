@@ -372,10 +372,16 @@ def submit(m: dict[str, Any], iid: str, schedule_path: str | Path, algorithm: st
     entry_mode = "exact" if integral else e["best"].get("verified", "exact")
     mode = "exact"
     try:
-        rep = _verify_best(inst, Path(schedule_path), integral=integral)
-        if not rep.ok and entry_mode == "float":
-            mode = "float"
-            rep = _verify_best(inst, Path(schedule_path), mode="float")
+        if entry_mode == "float":
+            # the schedule read (or an order document rebuilt) once for both verifications
+            from .verify import verify_schedule
+            sched = best_schedule(inst, Path(schedule_path))
+            rep = verify_schedule(inst, sched, mode="exact")
+            if not rep.ok:
+                mode = "float"
+                rep = verify_schedule(inst, sched, mode="float")
+        else:
+            rep = _verify_best(inst, Path(schedule_path), integral=integral)
     except CoflowOptError as ex:   # named once: the readers' messages start with the path
         msg = str(ex)
         raise InvalidParameterError(msg if msg.startswith(str(schedule_path))
