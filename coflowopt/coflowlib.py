@@ -269,8 +269,13 @@ def check_entry(m: dict[str, Any], iid: str, checker) -> str | None:
         integral = is_integral(e)
         mode = "exact" if integral else e["best"].get("verified", "exact")
         rep = _verify_best(inst, d / best_file(e), mode, integral)
-    except Exception as ex:  # noqa: BLE001 - any unreadable file is a failed entry
+    except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as ex:
+        # a missing or malformed file or manifest entry (the readers' errors are ValueErrors)
         return f"cannot read: {ex}"
+    except Exception as ex:  # noqa: BLE001 - the entry fails; the rest are still checked
+        # not the library's data but the code that checks it (an AttributeError while the
+        # verifier was being edited was reported as "cannot read" before)
+        return f"internal error while checking (please report it): {type(ex).__name__}: {ex}"
     if not rep.ok:
         return (f"best {'slotted ' if integral else ''}schedule rejected by the verifier "
                 f"({'integral model' if integral else mode}): {rep.violations[:1]}")

@@ -397,3 +397,22 @@ def test_submit_to_a_float_verified_entry(tmp_path, manifest):
     rec = load_manifest(d)["instances"][iid]["best"]
     assert rec["verified"] == "float" and rec["algorithm"] == "again"
     assert abs(Fraction(rec["value"]) - best) <= best * Fraction(1, 10**9)
+
+
+def test_check_tells_unreadable_data_from_an_internal_error(tmp_path, manifest, monkeypatch):
+    """A missing file is "cannot read"; an exception of the checking code itself (an
+    AttributeError while the verifier was being edited) is named as an internal error, not
+    blamed on the library's files."""
+    import coflowopt.coflowlib as cl
+    iid = "bs4-unit/bs4-unit-000"
+    m = {**manifest, "instances": {iid: json.loads(json.dumps(manifest["instances"][iid]))}}
+    checker = load_checker()
+    assert check_entry(m, iid, checker) is None
+    bad = {**m, "_dir": str(tmp_path)}
+    assert check_entry(bad, iid, checker).startswith("cannot read: ")
+
+    def broken(*a, **k):
+        raise AttributeError("module has no attribute 'sorted_ends_pass'")
+    monkeypatch.setattr(cl, "_verify_best", broken)
+    why = check_entry(m, iid, checker)
+    assert why.startswith("internal error while checking (please report it): AttributeError")
