@@ -69,7 +69,7 @@ import numpy as np
 __all__ = ["SIZE_MIN", "SIZE_MAX", "CAPACITY_MIN", "CAPACITY_MAX", "WEIGHT_MIN", "WEIGHT_MAX",
            "TIME_MIN", "TIME_MAX", "RATE_MIN", "RATE_MAX", "DYNAMIC_RANGE_MAX", "MAX_PORTS",
            "MAX_COFLOWS", "MAX_FLOWS", "MAX_RESOURCES", "MAX_PATH_LENGTH", "MAX_PIECES", "MAX_NUMBER_DIGITS", "Range", "RANGES",
-           "first_out_of_range", "value_rule", "digits_rule", "dynamic_range", "count_rule",
+           "first_out_of_range", "value_rule", "digits_rule", "dynamic_range", "check_time_length", "count_rule",
            "TOL_REL_MAX", "TIE_RTOL_MIN", "check_tolerance", "check_integer"]
 
 #: flow sizes (data units)
@@ -273,6 +273,26 @@ def count_rule(what: str, value: int, limit: int, name: str) -> str | None:
     if value <= limit:
         return None
     return (f"{value} {what} exceed the limit of {limit} ({name}, coflowopt.limits)")
+
+
+def check_time_length(name: str, value: float, size: np.ndarray,
+                      flow_capacity: np.ndarray) -> None:
+    """Refuse a time length (a slot, a horizon) beyond ``DYNAMIC_RANGE_MAX`` times the
+    shortest processing time ``tau = min_f size_f / flow_capacity_f``, where the instance's
+    own times lie: a slot or horizon of 1e30 made LP coefficients HiGHS takes for infinite
+    (1e20), and it rejected the model (exit 4, "passModel returned kError").
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming ``name``, the value and the limit.
+    """
+    from .exceptions import InvalidParameterError
+    top = DYNAMIC_RANGE_MAX * float(np.min(size / flow_capacity))
+    if value > top:
+        raise InvalidParameterError(f"{name} = {value!r} is beyond {top:.6g} (DYNAMIC_RANGE_MAX "
+                                    f"= {DYNAMIC_RANGE_MAX:g} times the instance's shortest "
+                                    "processing time)")
 
 
 def dynamic_range(size: np.ndarray, flow_capacity: np.ndarray, release: np.ndarray) -> float:

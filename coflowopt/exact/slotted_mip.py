@@ -96,16 +96,8 @@ def slotted_horizon(instance: Instance, delta: float) -> dict[str, Any]:
     """
     if not (delta > 0 and math.isfinite(delta)):
         raise InvalidParameterError(f"delta must be a finite slot length > 0, got {delta!r}")
-    # within DYNAMIC_RANGE_MAX of the shortest processing time, as the instance's own times
-    # are: delta = 1e30 made coefficients HiGHS takes for infinite and it rejected the model
-    # (exit 4, "passModel returned kError": the parameter fuzz)
-    from ..limits import DYNAMIC_RANGE_MAX
-    top = DYNAMIC_RANGE_MAX * float(np.min(instance.flow_size
-                                           / instance.flow_bottleneck_capacity))
-    if delta > top:
-        raise InvalidParameterError(f"delta = {delta!r} is beyond {top:.6g} (DYNAMIC_RANGE_MAX "
-                                    f"= {DYNAMIC_RANGE_MAX:g} times the instance's shortest "
-                                    "processing time)")
+    from ..limits import check_time_length   # delta = 1e30: exit 4 from HiGHS before
+    check_time_length("delta", delta, instance.flow_size, instance.flow_bottleneck_capacity)
     K = instance.num_coflows
     # each flow alone at its path's smallest capacity (min(c_src, c_dst) on a big switch)
     cmin = instance.flow_bottleneck_capacity

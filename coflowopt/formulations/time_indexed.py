@@ -56,7 +56,7 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError
 from ..instance import Instance
-from ..limits import DYNAMIC_RANGE_MAX, check_integer
+from ..limits import check_integer, check_time_length
 from ..schedule import Schedule
 from .certificates import register_rebuilder
 from .linear_program import LinearProgram, MatrixAssembler, exact_group_sums, float_down
@@ -225,16 +225,9 @@ def default_grid(instance: Instance, *, slot: float | None = None,
         horizon = _greedy_makespan(instance)
     if not (horizon > 0 and math.isfinite(horizon)):
         raise InvalidParameterError(f"horizon must be a finite time > 0, got {horizon!r}")
-    # times within DYNAMIC_RANGE_MAX of the shortest processing time, as the instance's own
-    # are: a horizon or slot of 1e30 made coefficients HiGHS takes for infinite (1e20), and it
-    # rejected the model ("passModel returned kError", exit 4)
-    top = DYNAMIC_RANGE_MAX * float(np.min(instance.flow_size
-                                           / instance.flow_bottleneck_capacity))
     for name, v in (("horizon", horizon), ("slot", slot)):
-        if v is not None and v > top:
-            raise InvalidParameterError(
-                f"{name} = {v!r} is beyond {top:.6g} (DYNAMIC_RANGE_MAX = "
-                f"{DYNAMIC_RANGE_MAX:g} times the instance's shortest processing time)")
+        if v is not None:
+            check_time_length(name, v, instance.flow_size, instance.flow_bottleneck_capacity)
     if slot is None:
         check_integer(target_slots, "target_slots", 1)   # log2 of a negative ratio raised
         if target_slots > MAX_SLOTS:
@@ -245,10 +238,10 @@ def default_grid(instance: Instance, *, slot: float | None = None,
         raise InvalidParameterError(f"slot must be a finite length > 0, got {slot!r}")
     ratio = horizon / slot - 1e-12        # inf for slot = 1e-320
     if not ratio <= MAX_SLOTS:
-        raise InvalidParameterError(f"slot = {slot!r} gives "
-                                    f"{'more than ' + str(MAX_SLOTS) if ratio > 1e15 else math.ceil(ratio)}"
-                                    f" slots up to the horizon {horizon!r} (at most {MAX_SLOTS}): "
-                                    "choose a larger slot length")
+        count = f"more than {MAX_SLOTS}" if ratio > 1e15 else str(math.ceil(ratio))
+        raise InvalidParameterError(f"slot = {slot!r} gives {count} slots up to the horizon "
+                                    f"{horizon!r} (at most {MAX_SLOTS}): choose a larger slot "
+                                    "length")
     T = max(1, int(math.ceil(ratio)))
     return TimeGrid(delta=float(slot), T=T)
 
