@@ -317,6 +317,11 @@ def blame(flag: str, params: dict[str, Any], owner: str, e: BaseException, *,
     hits = [(m.start(), k) for k in params
             for m in [re.search(rf"(?<![\w.]){re.escape(k)}(?!\w)", msg)] if m]
     key = min(hits)[1] if hits else None
+    # an instance the parameters produced names its own field (coflows[3].release); a
+    # generator's parameter for that field is its plural (releases, weights)
+    leaf = str(getattr(e, "field", None) or "").rsplit(".", 1)[-1]
+    if key is None and leaf and leaf + "s" in params:
+        key = leaf + "s"
     where = (rename or {}).get(key) or (f"{flag} {key}" if key else flag)
     return UsageError(f"{where}: {owner}: {msg}")
 

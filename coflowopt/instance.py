@@ -378,11 +378,17 @@ class Instance:
         if not d <= limits.DYNAMIC_RANGE_MAX:
             t = self.flow_size / flow_cap
             i = int(np.argmin(t))
+            # name the term that makes the span: a release date far out (a typo, a unit
+            # mix-up) is the field to fix, not the flows
+            kr = int(np.argmax(self.release)) if self.num_coflows else 0
+            late = self.num_coflows and self.release[kr] > t.sum()
             bad(f"the instance spans {d:.3g} times its shortest processing time (flow "
                 f"coflows[{k_of[i]}].flows[{pos[i]}]: size / capacity = {t[i]:.3g}), more than "
                 f"DYNAMIC_RANGE_MAX = {limits.DYNAMIC_RANGE_MAX:g} (coflowopt.limits): float64 "
                 "event times could not resolve it (the span is the latest release plus the "
-                "sum of every flow's size / capacity)", "flows")
+                "sum of every flow's size / capacity"
+                + (f"; the latest release, {self.release[kr]:.3g}, is most of it)" if late
+                   else ")"), f"coflows[{kr}].release" if late else "flows")
 
     @classmethod
     def from_arrays(cls, *, ingress_capacity, egress_capacity, coflow_ids, flow_coflow,

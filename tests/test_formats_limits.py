@@ -71,8 +71,22 @@ def test_dynamic_range_edge():
     with pytest.raises(InvalidInstanceError, match="DYNAMIC_RANGE_MAX") as e:
         two_flows(1e-3, 1e9)
     assert e.value.field == "flows" and "coflows[0].flows[0]" in e.value.rule
-    with pytest.raises(InvalidInstanceError, match="DYNAMIC_RANGE_MAX"):
+    with pytest.raises(InvalidInstanceError, match="DYNAMIC_RANGE_MAX") as e:
         two_flows(1.0, 1.0, release=1e12)  # a late release counts too
+    # ... and, when it is most of the span, is the field named
+    assert e.value.field == "coflows[1].release" and "latest release, 1e+12" in e.value.rule
+
+
+def test_generator_release_out_of_range_names_its_parameter(capsys, tmp_path):
+    """A release range that makes the generated instance span more than DYNAMIC_RANGE_MAX is
+    blamed on ``-p releases``, the parameter that produced it (the fuzz of 2026-11-29 found
+    the message naming ``-p`` alone)."""
+    from coflowopt.cli import main
+    code = main(["generate", "uniform_random", "-p", "num_ports=4", "-p", "num_coflows=3",
+                 "-p", "releases=[1,1e30]", "-o", str(tmp_path / "x.json")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert err[0].startswith("coflowopt generate: error: -p releases: generator uniform_random:")
 
 
 @given(a=st.floats(1e-3, 1e3), b=st.floats(1e-3, 1e3),
