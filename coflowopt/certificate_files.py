@@ -51,6 +51,12 @@ FILE_BOUNDS = ("isolated", "port", "bssi-dual", "ordering-lp", "lp-ov", "lp-ov-b
                "interval-lp", "time-indexed-lp")
 
 
+#: Largest set whose ``DPB`` an optimum certificate leaves to the checker to recompute (over
+#: its ``2^n`` subsets); larger sets' values are listed in ``proof.dp``.
+DP_EXACT_MAX = 16
+#: Most ``proof.dp`` entries :func:`optimum_certificate` writes.
+DP_MAX_ENTRIES = 200_000
+
 #: Most coflow indices an ``ordering-lp-dual`` file lists in its cuts' sets (about 70 MB of
 #: JSON; a BSSI dual over 4,400 coflows).  Above it :func:`lower_bound_certificate` refuses.
 MAX_SET_ENTRIES = 10_000_000
@@ -430,6 +436,16 @@ class _OptimumProof:
                 "subset" if dominance == "subset" else "identical"))
         self.root = tuple(k for k in range(K) if self.w[k] == 0)
         self.lps = 0
+        # DP values of large sets (the file's proof.dp; proofs/optimum-certificates.md,
+        # section 3a): exact DPB lower bounds of sets above DP_EXACT_MAX given by bnb (its float
+        # tables, exact on its data), the size above which a closure's set needs a listed
+        # entry (None: no proof.dp, DPB recomputed for every set as before), and per such set
+        # (mask) the least value of DPB its closures need
+        self.dp_big: dict[int, Fraction] = {}
+        self.list_above: int | None = None
+        self.needs: dict[int, Fraction] = {}
+        self._bound: Fraction | None = None     # the last bound close() computed
+        self._smith: dict | None = None
         # (value, proof): a lower bound on every schedule in a lower-bound file's form
         # (bound_proof), which closes any node it reaches; None: none
         self.global_bound: tuple[Fraction, dict] | None = None
@@ -453,9 +469,29 @@ class _OptimumProof:
             out.append((-rho,) + suffix)
         return out
 
-    def chain(self, suffix, U) -> Fraction:
+    def dpb(self, m: int) -> Fraction | None:
+        """A lower bound on ``DPB`` of the set ``m`` (a mask): recomputed exactly up to
+        :data:`DP_EXACT_MAX` coflows (or for any set when bnb gave no values), else bnb's
+        value (None when it gave none for this set)."""
+        v = self.dp_big.get(m)
+        if v is None and (m.bit_count() <= DP_EXACT_MAX or not self.dp_big):
+            v = self.esb.dpb(m)
+        return v
+
+    def need(self, U, value: Fraction, target: Fraction) -> None:
+        """Record what a closure of bound ``value`` (which adds ``DPB(U)``) needs of
+        ``DPB(U)``: ``DPB(U) - (value - target)``, when ``U`` is above ``list_above``."""
         m = self.mask(U)
-        total = self.esb.dpb(m)
+        if self.list_above is not None and m.bit_count() > self.list_above:
+            n = self.dpb(m) - (value - target)
+            if n > self.needs.get(m, 0):
+                self.needs[m] = n
+
+    def chain(self, suffix, U) -> Fraction | None:
+        m = self.mask(U)
+        total = self.dpb(m)
+        if total is None:
+            return None
         for c in suffix:
             if c >= 0 and c in self.bit:
                 m |= self.bit[c]
@@ -565,7 +601,9 @@ class _OptimumProof:
         v = self.lagrangian(ev, U, rho, duals, W, t_lo)
         if v is None:
             return None
-        base = self.esb.dpb(self.mask(U))
+        base = self.dpb(self.mask(U))
+        if base is None:
+            return None
         if charge is not None:
             base -= charge[0] * charge[1]
         if base + v < target:
@@ -579,6 +617,7 @@ class _OptimumProof:
             v = self.lagrangian(ev, U, rho, duals, W, t_lo)
             if v is None or base + v < target:
                 return None
+        self._bound = base + v
         return {k: [[*key, fraction_str(val)] for key, val in ent] for k, ent in duals.items()}
 
     @staticmethod
@@ -641,22 +680,119 @@ class _OptimumProof:
         if suffix and suffix[0] < 0 and U and \
                 self.esb.mlb(self.mask(U)) > self.times[-suffix[0] - 1]:
             return {"type": "empty"}
-        if self.chain(suffix, U) >= target:
+        ch = self.chain(suffix, U)
+        if ch is not None and ch >= target:
+            self.need(U, ch, target)
             return {"type": "chain"}
         duals = self.lp_duals(suffix, U, rho, target)
         if duals is not None:
+            self.need(U, self._bound, target)
             return {"type": "lp", "duals": duals}
         # the node LP with its block charged (the search's node LP since the block charge)
         charge = self.block_charge(U, rho)
         if charge is not None:
             duals = self.lp_duals(suffix, U, rho, target, charge)
             if duals is not None:
+                self.need(U, self._bound, target)
                 return {"type": "lp-charged", "duals": duals}
         return None
 
+    # --- proof.dp: the values of DPB of large sets that the closures use
+    def cheap(self, m: int) -> Fraction:
+        """The checker's polynomial lower bound on ``DPB`` of the set ``m``
+        (``tools/check_certificate.py``, ``EventSearch.cheap``): the larger of ``sum w e``
+        and, per resource ``q`` and release ``a`` of the set, ``sum_{r_k < a} w_k e_k + a W_a +
+        Smith's least sum w L`` over the coflows released at or after ``a``."""
+        esb = self.esb      # its integers: times in units 1 / t_scale, weights 1 / w_scale
+        r, w, e = esb._r, esb._w, esb._e
+        if self._smith is None:
+            # per resource: (member position, d / c) in Smith's order (exact ratios)
+            self._smith = [sorted(((i, ld[q]) for i, ld in enumerate(esb._ld)),
+                                  key=lambda ip: Fraction(ip[1], w[ip[0]]))
+                           for q in range(esb._P) if any(ld[q] for ld in esb._ld)]
+        S = [i for i in range(esb.n) if m >> i & 1]
+        iso = {i: w[i] * e[i] for i in S}
+        v = sum(iso.values())
+        for a in set(r[i] for i in S):
+            base = sum(iso[i] for i in S if r[i] < a) + a * sum(w[i] for i in S if r[i] >= a)
+            for jobs in self._smith:
+                t, tot = 0, base
+                for i, p in jobs:
+                    if m >> i & 1 and r[i] >= a:
+                        t += p
+                        tot += w[i] * t
+                v = max(v, tot)
+        return Fraction(v, esb.t_scale * esb.w_scale)
+
+    def dp_entries(self, child_exact: int, max_entries: int, t_end: float) -> list[dict]:
+        """The entries ``{set, value, last}`` that prove what the closures need of ``DPB`` of
+        sets above ``list_above``, each checked here as the checker checks it.
+
+        A set's value is the most any closure or listed parent needs of it; its children
+        ``S - k`` (``k`` in ``last``: the coflows of ``S`` that Lemma D's pairs put before no
+        other coflow of ``S``) need ``v(S) - w_k max(MLB(S), e_k)``.  A child is left out when
+        the cheap bound meets its need, or when it has at most ``child_exact`` coflows (the
+        checker recomputes its ``DPB``; checked here too); sets are processed largest first,
+        so a set's value is final when it is reached."""
+        import time
+        from collections import Counter
+        by_size: dict[int, dict[int, Fraction]] = {}
+        for m, n in self.needs.items():
+            by_size.setdefault(m.bit_count(), {})[m] = n
+        from .exact.branch_and_bound import dominance_pairs
+        data: dict = {k: {} for k in self.members}
+        for (c, p), z in self.pairs.items():
+            if c in data:
+                data[c][p] = z
+        after = {k: 0 for k in self.members}
+        for a, b in dominance_pairs(self.members, {k: self.r[k] for k in self.members},
+                                    {k: self.w[k] for k in self.members}, data, "subset"):
+            if not data[a]:
+                continue        # the checker's condition: a has data (MLB(P) >= e_a)
+            after[a] |= self.bit[b]
+        entries: list[dict] = []
+        for size in range(max(by_size, default=0), 0, -1):
+            level = by_size.pop(size, {})
+            for done, (m, n) in enumerate(level.items()):
+                if n <= 0 or n <= self.cheap(m):
+                    continue
+                if size <= child_exact:
+                    if self.esb.dpb(m) < n:
+                        raise InvalidParameterError(
+                            f"no certificate: a set of {size} coflows needs DPB >= {n}, "
+                            f"more than its DPB {self.esb.dpb(m)}")
+                    continue
+                if len(entries) >= max_entries or time.perf_counter() > t_end:
+                    per = Counter(len(e["set"]) for e in entries)
+                    raise InvalidParameterError(
+                        f"no certificate: the DP values the closures need of sets above "
+                        f"{self.list_above} coflows take more than {len(entries):,} entries "
+                        f"(cap {max_entries:,}) or the time limit (entries per set size: "
+                        f"{', '.join(f'{n}: {per[n]:,}' for n in sorted(per, reverse=True))}; "
+                        f"{len(level) - done:,} sets of {size} coflows left at that size)")
+                S = [k for k in self.members if m & self.bit[k]]
+                last = [k for k in S if not after[k] & m]
+                M = self.esb.mlb(m)
+                kids = by_size.setdefault(size - 1, {})
+                for k in last:
+                    cn = n - self.w[k] * max(M, self.e[k])
+                    if cn <= 0:
+                        continue
+                    if size == 1:
+                        raise InvalidParameterError(
+                            f"no certificate: coflow {k} needs DPB >= {n}, more than its "
+                            "term")
+                    c = m ^ self.bit[k]
+                    if cn > kids.get(c, 0):
+                        kids[c] = cn
+                entries.append({"set": S, "value": fraction_str(n), "last": last})
+        return entries
+
 
 def optimum_certificate(instance, result, *, max_nodes: int = 200_000,
-                        time_limit: float = 600.0) -> dict[str, Any]:
+                        time_limit: float = 600.0, dp_exact_max: int | None = None,
+                        dp_child_exact: int | None = None,
+                        max_dp_entries: int = DP_MAX_ENTRIES) -> dict[str, Any]:
     """The certificate file (a JSON-ready dict) of an optimum proved by ``bnb``.
 
     Parameters
@@ -667,6 +803,18 @@ def optimum_certificate(instance, result, *, max_nodes: int = 200_000,
         ``certificate_status == "proved exactly"`` (an exact schedule, an exact proof).
     max_nodes, time_limit : int, float
         Effort for nodes whose closing bound has to be rebuilt (expanded) in the file's terms.
+    dp_exact_max : int, optional
+        Closures on sets of more coflows read ``DPB`` from listed entries (``proof.dp``, the
+        checker recomputes it only up to this size).  Default: :data:`DP_EXACT_MAX` when the
+        exact proof read ``DPB`` of larger sets from bnb's float tables
+        (``extra["dp_values"]``), else no ``proof.dp`` (every set recomputed).
+    dp_child_exact : int, optional
+        Sets of at most this many coflows (at most ``dp_exact_max``, the default) that an
+        entry needs are left to the checker's recomputation instead of being listed (on 4x4
+        K=20 seed 0: 986 entries and a 0.25 MB file at 16, 46,424 and 6.1 MB at 12, checked
+        in the same 10-11 s).
+    max_dp_entries : int
+        Most entries in ``proof.dp``; more: no certificate.
 
     Returns
     -------
@@ -699,13 +847,21 @@ def optimum_certificate(instance, result, *, max_nodes: int = 200_000,
     if result.objective != "weighted_completion_time":
         raise InvalidParameterError("optimum certificates are for sum w C")
     used = ((result.certificate or {}).get("exact") or {}).get("dp_from_float_tables")
-    if used:
-        # the file's chain bounds are rebuilt over 2^|U| subsets (here and by the checker):
-        # sets that large would take hours and gigabytes (proofs/bnb-exact-seed-bound.md)
+    big = (result.extra or {}).get("dp_values")
+    if used and big is None:
+        # the file's chain bounds would be rebuilt over 2^|U| subsets (here and by the
+        # checker): sets that large would take hours and gigabytes
         raise InvalidParameterError(
             f"no certificate: the exact proof read {used} DP bound(s) of sets of more than "
-            f"{result.certificate['exact'].get('max_set')} coflows from the float tables "
-            "(exact on this data); the file's chain bounds would be rebuilt over every subset")
+            f"{result.certificate['exact'].get('max_set')} coflows from the float tables and "
+            "the run did not record them (certificate_nodes=True)")
+    if dp_exact_max is None and used:
+        dp_exact_max = DP_EXACT_MAX
+    if dp_child_exact is None:
+        dp_child_exact = dp_exact_max
+    if dp_exact_max is not None and not 0 <= dp_child_exact <= dp_exact_max <= DP_EXACT_MAX:
+        raise InvalidParameterError(f"need 0 <= dp_child_exact <= dp_exact_max <= "
+                                    f"{DP_EXACT_MAX}")
     nodes = (result.extra or {}).get("closed_nodes")
     if nodes is None:
         raise InvalidParameterError("the bnb run did not record its closed nodes "
@@ -717,6 +873,9 @@ def optimum_certificate(instance, result, *, max_nodes: int = 200_000,
         raise InvalidParameterError("the schedule does not verify exactly at the result's value")
     dom = result.params.get("dominance", True)
     proof = _OptimumProof(instance, dom if dom == "subset" else bool(dom))
+    proof.list_above = dp_exact_max
+    for key, v in (big or {}).items():
+        proof.dp_big[proof.mask(int(k) for k in key.split(","))] = Fraction(v)
     seed = (result.extra or {}).get("seed_proof")
     if seed is not None:
         # bnb's seed bound solved exactly (its file form, written by bound_proof)
@@ -742,6 +901,14 @@ def optimum_certificate(instance, result, *, max_nodes: int = 200_000,
                     f"no certificate: the event sequence {list(s)} has no bound the checker "
                     f"can rebuild that reaches {value}")
         stack.extend(kids)
+    dp = None
+    if dp_exact_max is not None:
+        t_dp = time.perf_counter()
+        entries = proof.dp_entries(dp_child_exact, max_dp_entries,
+                                   max(t_end, t_dp + 1.0))
+        dp = {"exact_max_set": dp_exact_max, "entries": entries}
+        dp_stats = {"dp_entries": len(entries), "dp_sets_needed": len(proof.needs),
+                    "dp_milliseconds": int(1000 * (time.perf_counter() - t_dp))}
     pieces = [[int(f), fraction_str(Fraction(a)), fraction_str(Fraction(b)),
                fraction_str(Fraction(r))]
               for f, a, b, r in zip(sched.flow.tolist(), sched.start.tolist(),
@@ -757,8 +924,10 @@ def optimum_certificate(instance, result, *, max_nodes: int = 200_000,
         "proof": {"type": "event-sequence-search",
                   "dominance": proof.rule if proof.before else False,
                   "nodes": closed,
+                  **({} if dp is None else {"dp": dp}),
                   "stats": {"bnb_closed_nodes": len(cand), "nodes_written": len(closed),
-                            "nodes_walked": seen, "lps": proof.lps}},
+                            "nodes_walked": seen, "lps": proof.lps,
+                            **({} if dp is None else dp_stats)}},
     }
 
 

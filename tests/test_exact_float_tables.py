@@ -93,9 +93,10 @@ def test_28_coflows_proved_exactly():
     assert verify_schedule(inst, res.schedule, mode="exact").ok
 
 
-def test_no_certificate_file_from_float_tables():
-    """A proof that read the float tables has no certificate file (its chain bounds would be
-    rebuilt over every subset): refused at once, saying why."""
+def test_no_certificate_file_from_float_tables_without_their_values():
+    """A proof that read the float tables has a certificate file only with the values it read
+    (``extra["dp_values"]``, tests/test_certificate_dp.py): without them (its chain bounds
+    would be rebuilt over every subset) refused at once, saying why."""
     from coflowopt.certificate_files import optimum_certificate
     from coflowopt.exceptions import InvalidParameterError
     inst = uniform_random(3, 6, seed=1, weights=(1, 3), releases=(0, 2))
@@ -103,5 +104,6 @@ def test_no_certificate_file_from_float_tables():
               certificate_nodes=True)
     assert res.certificate_status == "proved exactly"
     assert res.certificate["exact"]["dp_from_float_tables"] > 0
+    res.extra.pop("dp_values")
     with pytest.raises(InvalidParameterError, match="float tables"):
         optimum_certificate(inst, res)

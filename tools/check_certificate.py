@@ -181,6 +181,23 @@ Certificates (``format: coflowopt-certificate``, ``version: 1``):
       bound on every feasible schedule bounds every region (bnb's seed bound, its LP solved
       exactly at the solver's basis, ``proofs/bnb-exact-seed-bound.md``; usually the root).
 
+      ``dp`` (optional; ``proofs/optimum-certificates.md``, section 3a): without it ``DPB`` is
+      recomputed for every set the bounds above read (``2^|S|`` subsets).  With it,
+      ``{"exact_max_set": m, "entries": [{"set": S, "value": v, "last": L}, ...]}``
+      (``m <= 16``; ``S`` and ``L`` increasing positive-weight coflow indices): ``DPB`` is
+      recomputed only for sets of at most ``m`` coflows; a larger set reads its listed ``v``,
+      or, unlisted, the *cheap* bound: the larger of ``sum_{k in S} w_k e_k`` and, for each
+      resource ``q`` and release ``a`` of ``S``, ``sum_{k in S, r_k < a} w_k e_k + a W_a +
+      min_order sum w L`` over the coflows of ``S`` released at or after ``a`` (weight
+      ``W_a``) with processing times ``d_k^q / c_q`` (Smith's rule; ``MLB(P) >= a + sum_{k
+      in P, r_k >= a} d_k^q / c_q``).  Each entry is checked on its own: every coflow of
+      ``S`` outside ``L`` has a coflow ``j`` of ``S`` that Lemma D (``proofs/bnb-dpb-chains.md``)
+      puts after it (same release, its data at most ``j``'s on every path, its weight at
+      least ``j``'s, before ``j`` in ``(-w, total data, index)``, and some data), and for every
+      ``k`` of ``L``, ``v <= w_k max(MLB(S), e_k) + DPB(S - k)`` with ``DPB(S - k)`` bounded
+      by its listed value, the cheap bound or, within ``m``, ``DPB`` recomputed.  By
+      induction on ``|S|`` every listed ``v`` is at most ``DPB(S)``.
+
 ``optimum`` / ``lower_bound`` of the integral model (``claim.model: "integral"``,
 ``proofs/integral-lattice-bound.md``)
     The model (coflowopt's ``slotted``): slots ``[t s, (t+1) s)`` of length ``s``
@@ -223,6 +240,8 @@ from fractions import Fraction
 
 FORMAT = "coflowopt-certificate"
 OBJECTIVES = ("weighted_completion_time", "weighted_cct")
+#: The largest ``proof.dp.exact_max_set``: DPB recomputed over the 2^16 subsets of a set.
+DP_EXACT_MAX = 16
 
 
 class Rejected(Exception):
@@ -977,30 +996,203 @@ class EventSearch:
                 raise Unreadable(f"proof.nodes[{n}].bound: expected an object")
             self.closed[tuple(suf)] = nd["bound"]
         self.root = tuple(k for k in range(K) if inst.weight[k] == 0)
-        self._mlb: dict[frozenset, Fraction] = {}
-        self._dpb: dict[frozenset, Fraction] = {frozenset(): Fraction(0)}
+        # MLB and DPB on exact integers: times (loads over capacities, releases) in units of
+        # 1 / tu, weights in units of 1 / wu (the common denominators); sets as bit masks
+        # (bit k: coflow k), memoised
+        pt = {k: {q: v / inst.cap[q] for q, v in inst.load[k].items()} for k in self.members}
+        self.tu = math.lcm(1, *(x.denominator for d in pt.values() for x in d.values()),
+                           *(inst.release[k].denominator for k in self.members))
+        self.wu = math.lcm(1, *(inst.weight[k].denominator for k in self.members))
+        self.p_int = {k: {q: int(x * self.tu) for q, x in d.items()} for k, d in pt.items()}
+        self.r_int = {k: int(inst.release[k] * self.tu) for k in self.members}
+        self.w_int = {k: int(inst.weight[k] * self.wu) for k in self.members}
+        self.e_int = {k: self.r_int[k] + max(self.p_int[k].values(), default=0)
+                      for k in self.members}
+        self._mlbi: dict[int, int] = {}
+        self._dpbi: dict[int, int] = {0: 0}
+        # DP values of large sets (proof.dp): None = DPB recomputed for every set (no "dp")
+        self.exact_max: int | None = None
+        self.listed: dict[frozenset, Fraction] = {}
+        self.entries: list[tuple] = []
+        self._cheap: dict[frozenset, Fraction] = {}
+        self._smith: dict | None = None
+        if proof.get("dp") is not None:
+            self._read_dp(proof["dp"])
 
     # --- subset bounds
-    def mlb(self, S: frozenset) -> Fraction:
-        v = self._mlb.get(S)
+    @staticmethod
+    def _mask(S) -> int:
+        m = 0
+        for k in S:
+            m |= 1 << k
+        return m
+
+    @staticmethod
+    def _bits(mask: int):
+        while mask:
+            low = mask & -mask
+            yield low.bit_length() - 1
+            mask ^= low
+
+    def _mlb_int(self, mask: int, memo: bool = True) -> int:
+        """``MLB`` of the set ``mask`` in units of ``1 / tu``: ``max_a max_q (a + sum_{k,
+        r_k >= a} d_k^q / c_q)`` over the releases ``a`` of its members (a resource counts
+        where the members carry data); ``memo=False`` for the DP's sets (read once each)."""
+        v = self._mlbi.get(mask)
         if v is None:
-            inst, v = self.inst, Fraction(0)
-            for a in set(inst.release[k] for k in S):
-                late = [k for k in S if inst.release[k] >= a]
-                for q in self.resources:
-                    d = sum((inst.load[k].get(q, Fraction(0)) for k in late), Fraction(0))
-                    if d:
-                        v = max(v, a + d / inst.cap[q])
-            self._mlb[S] = v
+            ks = list(self._bits(mask))
+            v = 0
+            for a in set(self.r_int[k] for k in ks):
+                acc: dict[int, int] = {}
+                for k in ks:
+                    if self.r_int[k] >= a:
+                        for q, x in self.p_int[k].items():
+                            acc[q] = acc.get(q, 0) + x
+                if acc:
+                    v = max(v, a + max(acc.values()))
+            if memo:
+                self._mlbi[mask] = v
         return v
 
-    def dpb(self, S: frozenset) -> Fraction:
-        v = self._dpb.get(S)
+    def _dpb_int(self, mask: int) -> int:
+        """``DPB`` of the set ``mask`` in units of ``1 / (tu wu)``: ``min_{k} [w_k max(MLB(S),
+        e_k) + DPB(S - k)]``."""
+        v = self._dpbi.get(mask)
         if v is None:
-            m = self.mlb(S)
-            v = min(self.inst.weight[k] * max(m, self.e[k]) + self.dpb(S - {k}) for k in S)
-            self._dpb[S] = v
+            m = self._mlb_int(mask, memo=False)
+            v = min(self.w_int[k] * max(m, self.e_int[k]) + self._dpb_int(mask & ~(1 << k))
+                    for k in self._bits(mask))
+            self._dpbi[mask] = v
         return v
+
+    def mlb(self, S) -> Fraction:
+        return Fraction(self._mlb_int(self._mask(S)), self.tu)
+
+    def dpb(self, S) -> Fraction:
+        return Fraction(self._dpb_int(self._mask(S)), self.tu * self.wu)
+
+    # --- DP values of large sets: proof.dp (proofs/optimum-certificates.md, section 3a)
+    def _read_dp(self, dp) -> None:
+        inst = self.inst
+        if not isinstance(dp, dict):
+            raise Unreadable("proof.dp: expected an object")
+        m = dp.get("exact_max_set")
+        if isinstance(m, bool) or not isinstance(m, int) or not 0 <= m <= DP_EXACT_MAX:
+            raise Unreadable(f"proof.dp.exact_max_set: expected an integer 0..{DP_EXACT_MAX}")
+        self.exact_max = m
+        # Lemma D's pairs (a, b): same release, a's data at most b's on every path (so on
+        # every resource), w_a >= w_b, a before b in (-w, total data, index), a with data
+        # (so MLB(P) >= e_a for P holding a): some order attaining DPB(S) completes a before
+        # b, for every set S holding both (proofs/bnb-dpb-chains.md)
+        data: dict = {k: {} for k in self.members}
+        for (c, p), z in self.pairs.items():
+            if c in data:
+                data[c][p] = z
+        tot = {k: sum(data[k].values(), Fraction(0)) for k in self.members}
+        self.dp_after: dict[int, set] = {k: set() for k in self.members}
+        for a in self.members:
+            for b in self.members:
+                if a != b and tot[a] > 0 and inst.release[a] == inst.release[b] and \
+                        inst.weight[a] >= inst.weight[b] and \
+                        (-inst.weight[a], tot[a], a) < (-inst.weight[b], tot[b], b) and \
+                        all(z <= data[b].get(p, 0) for p, z in data[a].items()):
+                    self.dp_after[a].add(b)
+        members = set(self.members)
+        for n, ent in enumerate(listed(dp.get("entries"), "proof.dp.entries")):
+            where = f"proof.dp.entries[{n}]"
+            if not isinstance(ent, dict):
+                raise Unreadable(f"{where}: expected an object")
+            sets = []
+            for key in ("set", "last"):
+                x = listed(ent.get(key), f"{where}.{key}")
+                if not all(isinstance(k, int) and not isinstance(k, bool) for k in x) or \
+                        any(a >= b for a, b in zip(x, x[1:])):
+                    raise Unreadable(f"{where}.{key}: expected coflow indices, increasing")
+                sets.append(frozenset(x))
+            S, last = sets
+            if not S or not S <= members:
+                raise Rejected(f"{where}: the set must be non-empty positive-weight coflows")
+            if S in self.listed:
+                raise Rejected(f"{where}: the set is listed twice")
+            self.listed[S] = exact(ent.get("value"), f"{where}.value")
+            self.entries.append((S, last, where))
+
+    def cheap(self, S: frozenset) -> Fraction:
+        """A lower bound on ``DPB(S)`` in polynomial time: the larger of ``sum_k w_k e_k`` and,
+        for each resource ``q`` and release ``a`` of ``S``, ``sum_{r_k < a} w_k e_k + a W_a +
+        Smith_q`` (``W_a``, ``Smith_q``: the total weight and Smith's rule's least
+        ``sum w L`` of the coflows released at or after ``a`` with processing times
+        ``d_k^q / c_q``: ``MLB(P) >= a + sum_{k in P, r_k >= a} d_k^q / c_q``)."""
+        v = self._cheap.get(S)
+        if v is not None:
+            return v
+        if self._smith is None:
+            # per resource: (coflow, d_k^q / c_q in units 1 / tu) in Smith's order (d / (c w)
+            # ascending, exact ratios)
+            self._smith = {}
+            for q in self.resources:
+                jobs = [(k, self.p_int[k].get(q, 0)) for k in self.members]
+                self._smith[q] = sorted(jobs, key=lambda kp: Fraction(kp[1], self.w_int[kp[0]]))
+        r, w = self.r_int, self.w_int          # in units 1 / (tu wu) below
+        iso = {k: w[k] * self.e_int[k] for k in S}
+        v = sum(iso.values())
+        for a in set(r[k] for k in S):
+            base = sum(iso[k] for k in S if r[k] < a) + a * sum(w[k] for k in S if r[k] >= a)
+            for q in self.resources:
+                t, tot = 0, base
+                for k, p in self._smith[q]:
+                    if k in S and r[k] >= a:
+                        t += p
+                        tot += w[k] * t
+                v = max(v, tot)
+        v = self._cheap[S] = Fraction(v, self.tu * self.wu)
+        return v
+
+    def dpv(self, S: frozenset, need: Fraction | None = None) -> Fraction:
+        """A lower bound on ``DPB(S)``: ``DPB(S)`` recomputed when ``S`` has at most
+        ``exact_max_set`` coflows (no limit without ``proof.dp``), else its listed value
+        (checked by :meth:`check_dp`), else :meth:`cheap`.  With ``need``, a listed value or
+        the cheap bound that meets it is taken first, and ``DPB`` recomputed only when they
+        fall short."""
+        v = self.listed.get(S)
+        small = self.exact_max is None or len(S) <= self.exact_max
+        if v is not None and (need is not None and v >= need or not small):
+            return v
+        c = self.cheap(S) if not small or need is not None else None
+        if c is not None and (not small or c >= need):
+            return c
+        return max(self.dpb(S), v or 0)
+
+    def check_dp(self) -> int:
+        """Check every listed ``v(S)`` on its own: ``v(S) <= w_k max(MLB(S), e_k) + DPB(S - k)``
+        for every ``k`` of ``last``, ``DPB(S - k)`` bounded by :meth:`dpv`, and every coflow of
+        ``S`` outside ``last`` has a coflow of ``S`` that Lemma D puts after it.  By induction
+        on ``|S|`` every listed value is then at most ``DPB(S)``."""
+        inst = self.inst
+        for S, last, where in self.entries:
+            v = self.listed[S]
+            if not last <= S:
+                raise Rejected(f"{where}: 'last' holds coflows outside the set")
+            for k in S - last:
+                if not self.dp_after[k] & S:
+                    raise Rejected(f"{where}: coflow {k} may complete last in the set (no "
+                                   "coflow of the set must follow it) but is not in 'last'")
+            m = self.mlb(S)
+            for k in sorted(last):
+                step = inst.weight[k] * max(m, self.e[k])
+                if v - step <= 0:
+                    continue
+                T = S - {k}
+                low = self.dpv(T, v - step) if T else Fraction(0)
+                if step + low < v:
+                    how = "its listed value" if T in self.listed else \
+                        "DPB" if self._mask(T) in self._dpbi else "the cheap bound"
+                    raise Rejected(
+                        f"{where}: value {v} ({float(v):.12g}) exceeds w_k max(MLB(S), e_k) + "
+                        f"DPB(S - k) >= {step + low} ({float(step + low):.12g}) for k = {k} "
+                        f"(DPB of the {len(T)} other coflows bounded by "
+                        f"{how})")
+        return len(self.entries)
 
     def unplaced(self, suffix: tuple) -> tuple[frozenset, int]:
         """``U`` (positive-weight coflows not completed in the suffix) and ``rho`` (the number
@@ -1022,7 +1214,7 @@ class EventSearch:
 
     # --- closing bounds
     def chain(self, suffix: tuple, U: frozenset) -> Fraction:
-        total, S = self.dpb(U), set(U)
+        total, S = self.dpv(U), set(U)
         for c in suffix:
             if c >= 0 and c in self.pos:
                 S.add(c)
@@ -1111,7 +1303,7 @@ class EventSearch:
         if kind == "chain":
             return self.chain(suffix, U)
         if kind == "lp":
-            return self.dpb(U) + self.lp(suffix, U, rho, b.get("duals"), where)
+            return self.dpv(U) + self.lp(suffix, U, rho, b.get("duals"), where)
         if kind == "lp-charged":
             # the last coflow k of U completes at the block time T >= M(U), so
             # cost(U) >= DPB(U) + w_min (T - M(U)): the LP charges w_min T, the bound takes
@@ -1124,7 +1316,7 @@ class EventSearch:
                                "release among the unplaced coflows")
             w_min = min(self.inst.weight[k] for k in U)
             M = max([self.mlb(U)] + [self.e[k] for k in U])
-            return self.dpb(U) - w_min * M + self.lp(suffix, U, rho, b.get("duals"), where,
+            return self.dpv(U) - w_min * M + self.lp(suffix, U, rho, b.get("duals"), where,
                                                      (w_min, M))
         if kind == "empty":
             if not suffix or suffix[0] >= 0 or not U:
@@ -1181,10 +1373,12 @@ def check_optimum(inst: Instance, cert: dict, value: Fraction, objective: str) -
     if not isinstance(proof, dict) or proof.get("type") != "event-sequence-search":
         raise Unreadable("proof.type must be event-sequence-search for an optimum")
     search = EventSearch(inst, proof)
+    dp = search.check_dp()
     used, expanded = search.cover(value + shift)
     return (f"{objective} = {value} ({float(value):.12g}) is optimal: the schedule "
             f"({pieces} pieces) is feasible with that value and {used} closed nodes "
-            f"({expanded} expanded) cover every event sequence, checked exactly")
+            f"({expanded} expanded) cover every event sequence"
+            f"{f' ({dp} DP values of large sets)' if dp else ''}, checked exactly")
 
 
 # ------------------------------------------------------------------------- integral model

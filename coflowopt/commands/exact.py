@@ -169,6 +169,7 @@ def run(args, common) -> int:
     if args.out and res.schedule is not None:
         payload["schedule_file"] = args.out
     payload.get("extra", {}).pop("closed_nodes", None)
+    payload.get("extra", {}).pop("dp_values", None)     # what the certificate file reads
     refused = _write_certificate(args, inst, res, payload) if args.certificate else None
     emit_text = _text(args, res, inst)
     if args.certificate:

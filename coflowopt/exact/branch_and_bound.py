@@ -1197,6 +1197,26 @@ class _Search:
             self.seed_lp = ex if ex is not None else False
         return self.seed_lp or None
 
+    def dp_values(self, suffixes, max_set: int) -> dict[str, str]:
+        """``DPB`` lower bounds read from the float tables (exact on this data:
+        ``float_tables_exact``, proofs/bnb-exact-seed-bound.md, Claim F) of the unplaced sets
+        of more than ``max_set`` coflows of these nodes, keyed by the sets' coflows joined by
+        commas: what the certificate file's closures read (``proof.dp``,
+        :func:`coflowopt.certificate_files.optimum_certificate`)."""
+        members = self.members.tolist()
+        pos = {k: i for i, k in enumerate(members)}
+        out: dict[str, str] = {}
+        for s in suffixes:
+            U = (1 << self.n) - 1
+            for c in s:
+                if c >= 0 and c in pos:
+                    U &= ~(1 << pos[c])
+            if bin(U).count("1") > max_set:
+                key = ",".join(str(members[i]) for i in range(self.n) if U >> i & 1)
+                if key not in out:
+                    out[key] = str(Fraction(self.sb.dpb(U)))
+        return out
+
     def exact_proof(self, ub: Fraction, max_set: int) -> dict[str, Any]:
         """Recompute exactly every closing bound that the float search left within 1e-6 of
         the incumbent: ``OPT = ub`` is proved exactly when each is ``>= ub``.
@@ -1497,7 +1517,9 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     certificate_nodes : bool
         Record the suffixes of the closed nodes (and of the nodes whose bounds closed them) in
         ``extra["closed_nodes"]``, for :func:`coflowopt.certificate_files.optimum_certificate`;
-        the search and its result are otherwise the same.
+        when the exact proof read ``DPB`` of sets above ``exact_proof_max_set`` from the float
+        tables, also those values at the closed nodes (``extra["dp_values"]``, the file's
+        ``proof.dp``); the search and its result are otherwise the same.
     dp_table_max : int
         Tabulate the DP bound over at most ``2^dp_table_max`` sets: all subsets of at most
         this many positive-weight coflows, or the chain-prefix sets of more (``dp_chains``)
@@ -1772,6 +1794,11 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
                                                search.seed_lp[0])}
         except InvalidParameterError:
             seed_proof = None       # the certificate file then expands the tree instead
+    dp_values = None
+    if exactly and closed_nodes is not None and exact_rec.get("dp_from_float_tables"):
+        # the exact proof read DPB of sets above exact_proof_max_set from the float tables:
+        # their values at the closed nodes, for the certificate file's proof.dp
+        dp_values = search.dp_values(closed_nodes, exact_proof_max_set)
     notes = []
     if instance.has_deadlines:
         notes.append("deadlines ignored (objective sum w C; see deadline-mip)")
@@ -1827,4 +1854,5 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
                   extra={"search": search_rec, "nodes": st.nodes_expanded,
                          "root_bound": st.root_bound, "exact_proof": exactly,
                          **({} if closed_nodes is None else {"closed_nodes": closed_nodes}),
-                         **({} if seed_proof is None else {"seed_proof": seed_proof})})
+                         **({} if seed_proof is None else {"seed_proof": seed_proof}),
+                         **({} if dp_values is None else {"dp_values": dp_values})})
