@@ -20,6 +20,8 @@ The capacity sweep sums the rates through each resource with a compensated runni
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .rates import _greedy_kernel as _gk  # its ``prefetch`` (llvm.prefetch once numba loads)
@@ -616,6 +618,19 @@ def _two_sum(h, l, a, m, v):
 
 
 @njit(cache=True, borrowed=True)
+def _next_instant(sval, sord, js, evl, eord, je):
+    """The time of the next run of starts (``sval[sord[js]]``, ``js < len(sval)``) or of ends
+    (``evl[eord[je]]``), whichever is earlier: the next instant of a walk over the sorted
+    runs (:func:`runs_judge`, :func:`screen_instants`)."""
+    t = np.inf
+    if js < sval.shape[0]:
+        t = sval[sord[js]]
+    if je < evl.shape[0] and evl[eord[je]] < t:
+        t = evl[eord[je]]
+    return t
+
+
+@njit(cache=True, borrowed=True)
 def _malformed_or_negative(f, s, e, r, F, lo_t, hi_t):
     """1 if the piece ``(f, s, e, r)`` breaks rule 1 (:func:`malformed_count`, in a window
     ``[lo_t, hi_t]``) or has a negative rate, else 0; without a branch (``abs(x) < inf``: x
@@ -765,29 +780,36 @@ def runs_flows(fl, st, en, rt, rows, irows):
 
 @njit(cache=True, nogil=True)
 def runs_sweep(fl, st, en, rt, nrs, nre, res, cap, limit, pr):
-    """:func:`runs_pass`'s capacity sweep, for a batch that :func:`runs_check` accepted with
-    ``nrs`` runs of equal starts and ``nre`` of equal ends: the runs recorded, each piece's
-    two resources gathered into ``pr`` (row ``fl[i]`` of ``res``, asked for
-    :data:`PREFETCH_AHEAD` pieces ahead), each side's runs sorted by time and swept.
-    Returns :func:`capacity_sweep`'s ``(res, t0, t1, load, upper)``; reads the batch and
-    ``res``, writes only ``pr`` and its own state."""
-    n = fl.shape[0]
+    """:func:`runs_pass`'s capacity check, for a batch that :func:`runs_check` accepted with
+    ``nrs`` runs of equal starts and ``nre`` of equal ends: the runs recorded and sorted
+    (:func:`runs_prep`), every load proven within the limit on exact sums
+    (:func:`exact_screen`: no overload, nothing to sweep) or else swept
+    (:func:`runs_judge`).  Returns :func:`capacity_sweep`'s ``(res, t0, t1, load, upper)``;
+    reads the batch and ``res``, writes only ``pr`` and its own state."""
+    sbeg, sval, sord, ebeg, evl, eord = runs_prep(st, en, nrs, nre)
+    if exact_screen(fl, st, en, rt, res, sbeg, sval, sord, ebeg, evl, eord, cap, limit,
+                    pr):
+        return (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0),
+                np.zeros(0))
+    return runs_judge(fl, rt, res, sbeg, sval, sord, ebeg, evl, eord, cap, limit, pr)
+
+
+@njit(cache=True, nogil=True)
+def runs_prep(st, en, nrs, nre):
+    """The runs of equal starts and of equal ends of a batch with ``nrs`` and ``nre`` of them
+    (:func:`runs_check`), in the given order: ``(sbeg, sval, sord, ebeg, evl, eord)``, each
+    run's first piece (one more entry: ``n``) and time, and the runs in the order the sweep
+    takes them (:func:`_run_order`)."""
+    n = st.shape[0]
     sbeg = np.empty(nrs + 1, dtype=np.int64)
     sval = np.empty(nrs)
     ebeg = np.empty(nre + 1, dtype=np.int64)
     evl = np.empty(nre)
-    # 1. in the given order: the runs of equal starts and of equal ends (first piece, time);
-    # every piece's two resources (the sweep then reads them run by run, not by flow)
-    flat = res.reshape(res.shape[0] * 2)
-    for i in range(min(PREFETCH_AHEAD, n)):
-        _gk.prefetch(flat, fl[i] * 2)
     ks = -1
     ke = -1
     prev_s = np.nan
     prev_e = np.nan
     for i in range(n):
-        if i + PREFETCH_AHEAD < n:
-            _gk.prefetch(flat, fl[i + PREFETCH_AHEAD] * 2)
         s = st[i]
         e = en[i]
         if s != prev_s:
@@ -800,27 +822,39 @@ def runs_sweep(fl, st, en, rt, nrs, nre, res, cap, limit, pr):
             ebeg[ke] = i
             evl[ke] = e
             prev_e = e
+    sbeg[nrs] = n
+    ebeg[nre] = n
+    return sbeg, sval, _run_order(sval), ebeg, evl, _run_order(evl)
+
+
+@njit(cache=True, nogil=True)
+def runs_judge(fl, rt, res, sbeg, sval, sord, ebeg, evl, eord, cap, limit, pr):
+    """:func:`runs_sweep`'s sweep, for the runs of :func:`runs_prep`: every piece's two
+    resources gathered into ``pr`` (row ``fl[i]`` of ``res``, asked for
+    :data:`PREFETCH_AHEAD` pieces ahead: the sweep then reads them run by run, not by flow),
+    then the instants swept: at each, the starts of its runs, then the ends of its runs (the
+    changes of :func:`bucket_by_hash` in their order), then the judgement (:func:`_judge`).
+    Returns :func:`capacity_sweep`'s ``(res, t0, t1, load, upper)``."""
+    n = fl.shape[0]
+    nrs = sval.shape[0]
+    nre = evl.shape[0]
+    flat = res.reshape(res.shape[0] * 2)
+    for i in range(min(PREFETCH_AHEAD, n)):
+        _gk.prefetch(flat, fl[i] * 2)
+    for i in range(n):
+        if i + PREFETCH_AHEAD < n:
+            _gk.prefetch(flat, fl[i + PREFETCH_AHEAD] * 2)
         f = fl[i]
         pr[i, 0] = res[f, 0]
         pr[i, 1] = res[f, 1]
-    sbeg[nrs] = n
-    ebeg[nre] = n
-    # 2. each side's runs by time, runs of one time in the given order
-    sord = _run_order(sval)
-    eord = _run_order(evl)
-    # 3. the sweep over the instants: at each, the starts of its runs, then the ends of its
-    # runs, then the judgement
+    # the sweep over the instants
     hi, lo, absum, cnt, touched, stack, is_open, o_t, o_load, o_up, fbuf, ibuf, thr = \
         _sweep_state(cap, limit)
     nout = 0
     js = 0
     je = 0
     while js < nrs or je < nre:
-        t = np.inf
-        if js < nrs:
-            t = sval[sord[js]]
-        if je < nre and evl[eord[je]] < t:
-            t = evl[eord[je]]
+        t = _next_instant(sval, sord, js, evl, eord, je)
         ntouch = 0
         # the two resources of the current run of changes, kept in registers (an ingress and
         # an egress: never the same resource)
@@ -871,3 +905,151 @@ def runs_sweep(fl, st, en, rt, nrs, nre, res, cap, limit, pr):
                                   limit, is_open, o_t, o_load, o_up, fbuf, ibuf, nout)
     return (ibuf[:nout, 0].copy(), fbuf[:nout, 0].copy(), fbuf[:nout, 1].copy(),
             fbuf[:nout, 2].copy(), fbuf[:nout, 3].copy())
+
+
+
+#: :func:`exact_screen`'s grid: each resource's capacity is at least ``2^(SCREEN_BITS - 1)``
+#: and below ``2^SCREEN_BITS`` units of its grid (``proofs/float-verifier-soundness.md``, "The
+#: exact screen", needs ``SCREEN_BITS <= 50``).
+SCREEN_BITS = 50
+
+
+@njit(cache=True, nogil=True)
+def exact_screen(fl, st, en, rt, res, sbeg, sval, sord, ebeg, evl, eord, cap, limit, pr):
+    """Whether every load of a big-switch batch is within ``limit`` times its resource's
+    capacity, proven on exact sums (``proofs/float-verifier-soundness.md``, "The exact
+    screen"): True proves that no load exceeds it and that :func:`runs_sweep`'s sweep would
+    record no overload; False proves nothing (the sweep then judges the batch).
+
+    Each rate ``v`` on resource ``r`` is rounded up to a whole number of units ``q_r = 2^(e_r
+    - SCREEN_BITS)`` (``cap_r`` in ``[2^(e_r - 1), 2^e_r)``): ``Q = ceil(v / q_r)``, an exact
+    product by a power of two >= 1 and an exact ``ceil`` (clamped at 2^62).  The distinct
+    times of the batch, read off its runs sorted (``sval[sord]``, ``evl[eord]``), are its
+    instants ``0 .. G - 1`` (:func:`screen_instants`); a piece adds its ``Q`` to the cell
+    (instant of its start, r) and takes it off the cell (instant of its end, r) of a ``G x
+    R`` grid of floats, in the given order, for both its resources (:func:`screen_add`); the
+    running sums of the rows, instant by instant, are the loads (in units) of the intervals
+    between instants, each compared with ``floor(cap_r limit (1 - 2^-40) / q_r)``
+    (:func:`screen_loads`).  While those loads are within the threshold (< 2^51) every value
+    is an integer below 2^53, so every sum is exact whatever the order (a batch may be added
+    in parts, into grids summed after); the first load beyond it is found however the sums
+    round (the proof).  The grid is ``pr``'s memory (the sweep's scratch, which the sweep
+    fills only if this answers False): False where it needs more cells than ``pr`` has rows
+    (``G R > n``), and where a capacity is outside ``[2^-900, 2^SCREEN_BITS)`` or a threshold
+    is ``2^(SCREEN_BITS + 1)`` units or more (``limit`` above 2 at least): no exact grid."""
+    sc, thr, sid, eid, G = screen_instants(sval, sord, evl, eord, cap, limit)
+    grid = screen_grid(pr, G, cap.shape[0])
+    if G < 0 or grid.shape[0] < G:
+        return False
+    screen_add(fl, st, en, rt, res, sbeg, ebeg, sid, eid, sc, 0, fl.shape[0], grid)
+    return screen_loads(grid, grid[:0], thr)
+
+
+@njit(cache=True, nogil=True)
+def screen_instants(sval, sord, evl, eord, cap, limit):
+    """:func:`exact_screen`'s set-up: ``(sc, thr, sid, eid, G)``, each resource's units per
+    unit of data (``1 / q_r``) and threshold in units, each run's instant (start runs
+    ``sid``, end runs ``eid``) and the number of instants; ``G = -1`` where there is no exact
+    grid (a capacity outside ``[2^-900, 2^SCREEN_BITS)``, a threshold of ``2^(SCREEN_BITS +
+    1)`` units or more)."""
+    R = cap.shape[0]
+    nrs = sval.shape[0]
+    nre = evl.shape[0]
+    sc = np.empty(R)
+    thr = np.empty(R)
+    sid = np.empty(nrs, dtype=np.int64)
+    eid = np.empty(nre, dtype=np.int64)
+    for r in range(R):
+        c = cap[r]
+        if not (c >= 2.0 ** -900 and c < 2.0 ** SCREEN_BITS):
+            return sc, thr, sid, eid, -1
+        sc[r] = math.ldexp(1.0, SCREEN_BITS - math.frexp(c)[1])   # 1 / q_r, >= 1
+        thr[r] = math.floor(c * limit * (1.0 - 2.0 ** -40) * sc[r])
+        if not thr[r] < 2.0 ** (SCREEN_BITS + 1):
+            return sc, thr, sid, eid, -1
+    G = 0
+    js = 0
+    je = 0
+    while js < nrs or je < nre:
+        t = _next_instant(sval, sord, js, evl, eord, je)
+        while js < nrs and sval[sord[js]] == t:
+            sid[sord[js]] = G
+            js += 1
+        while je < nre and evl[eord[je]] == t:
+            eid[eord[je]] = G
+            je += 1
+        G += 1
+    return sc, thr, sid, eid, G
+
+
+@njit(cache=True, nogil=True)
+def screen_grid(buf, G, R):
+    """A zeroed ``G x R`` grid of floats in the memory of ``buf`` (C-contiguous, 8 bytes a
+    row), or an empty one if ``buf`` is too small (or ``G < 0``)."""
+    if G < 0 or G * R > buf.shape[0]:
+        return np.zeros((0, R))
+    grid = buf.reshape(buf.size).view(np.float64)[:G * R].reshape((G, R))
+    grid[:] = 0.0
+    return grid
+
+
+@njit(cache=True, nogil=True)
+def screen_add(fl, st, en, rt, res, sbeg, ebeg, sid, eid, sc, lo, hi, grid):
+    """:func:`exact_screen`'s pass over the pieces ``lo .. hi - 1``: each piece's units added
+    to ``grid`` at its start's instant and taken off at its end's, for both its resources.
+    ``sbeg`` / ``ebeg``: the runs' first pieces (the run of piece ``lo`` is found in them)."""
+    if lo >= hi:
+        return
+    ks = np.searchsorted(sbeg, lo, side="right") - 1
+    ke = np.searchsorted(ebeg, lo, side="right") - 1
+    prev_s = st[lo]
+    prev_e = en[lo]
+    flat = res.reshape(res.shape[0] * 2)
+    for i in range(lo, min(lo + PREFETCH_AHEAD, hi)):
+        _gk.prefetch(flat, fl[i] * 2)
+    big = 2.0 ** 62
+    one = True                  # one scale for every resource: one product a piece
+    for r in range(sc.shape[0]):
+        one &= sc[r] == sc[0]
+    for i in range(lo, hi):
+        if i + PREFETCH_AHEAD < hi:
+            _gk.prefetch(flat, fl[i + PREFETCH_AHEAD] * 2)
+        s = st[i]
+        e = en[i]
+        ks += s != prev_s
+        ke += e != prev_e
+        prev_s = s
+        prev_e = e
+        gs = sid[ks]
+        ge = eid[ke]
+        f = fl[i]
+        a = res[f, 0]
+        b = res[f, 1]
+        v = rt[i]
+        qa = np.ceil(min(v * sc[a], big))
+        qb = qa if one else np.ceil(min(v * sc[b], big))
+        grid[gs, a] += qa
+        grid[gs, b] += qb
+        grid[ge, a] -= qa
+        grid[ge, b] -= qb
+
+
+@njit(cache=True, nogil=True)
+def screen_loads(grid, grid2, thr):
+    """The loads instant by instant, the rows of ``grid`` (plus those of ``grid2`` unless it
+    is empty: a batch added in two parts) summed in order; whether every one is at most
+    ``thr``."""
+    R = thr.shape[0]
+    cur = np.zeros(R)
+    bad = False
+    two = grid2.shape[0] > 0
+    for g in range(grid.shape[0]):
+        if two:
+            for r in range(R):
+                cur[r] += grid[g, r] + grid2[g, r]
+                bad |= cur[r] > thr[r]
+        else:
+            for r in range(R):
+                cur[r] += grid[g, r]
+                bad |= cur[r] > thr[r]
+    return not bad

@@ -405,6 +405,7 @@ class _FloatSums:
             self._paths = (read_only(inst.flow_resource_ptr, np.int64),
                            read_only(inst.flow_resource, np.int64))
         self._scratch = np.empty((0, 2), dtype=np.int32)
+        self._grid = np.empty(0)
 
     @property
     def paths(self):
@@ -417,6 +418,15 @@ class _FloatSums:
             self._paths = (read_only(np.zeros(0, dtype=np.int64), np.int64),
                            read_only(self.res.ravel(), np.int64))
         return self._paths
+
+    def grid(self, cells: int):
+        """Scratch for one part of the exact screen's grid (``_verify_kernel.screen_grid``),
+        ``cells`` floats at least, kept from batch to batch and grown by halves."""
+        g = self._grid
+        if g.shape[0] < cells:
+            g = np.empty(max(cells, g.shape[0] + g.shape[0] // 2))
+            self._grid = g
+        return g
 
     def scratch(self, n: int):
         """``runs_sweep``'s scratch for a batch of ``n`` pieces (each piece's two resources),
@@ -656,14 +666,50 @@ def _runs_pass(fl, st, en, rt, F, lo_t, hi_t, acc: _FloatSums, cap, limit, max_r
     nre += nre2
     if nrs + nre > max_runs:
         return (_vk.DECLINED,)
-    # the flow pass here, the sweep on a second thread
-    sweep = _on_second_thread(_vk.runs_sweep, fl, st, en, rt, nrs, nre, acc.res, cap, limit,
-                              pr)
+    # the flow pass here; on the second thread the runs and the exact screen's instants,
+    # then its grid of the first pieces; here, after the flow pass, the rest of the pieces
+    # into a grid of their own (the screen's sums are exact in any order)
+    import queue
+    m = int(n * _SCREEN_SHARE)
+    mid = queue.SimpleQueue()
+
+    def prep_and_first_part():
+        got = None
+        try:
+            runs = _vk.runs_prep(st, en, nrs, nre)
+            got = (runs, _vk.screen_instants(runs[1], runs[2], runs[4], runs[5], cap, limit))
+        finally:
+            mid.put(got)
+        G = got[1][4]
+        grid = _vk.screen_grid(pr, G, cap.shape[0])
+        if G >= 0 and grid.shape[0] == G:
+            _vk.screen_add(fl, st, en, rt, acc.res, runs[0], runs[3], got[1][2], got[1][3],
+                           got[1][0], 0, m, grid)
+        return grid
+
+    first = _on_second_thread(prep_and_first_part)
     try:
         flags = _vk.runs_flows(fl, st, en, rt, acc.rows, acc.irows)
     finally:
-        over = sweep()
-    return (flags, *over)
+        got = mid.get()
+    if got is None:        # the second thread failed: its exception
+        first()
+    runs, (sc, thr, sid, eid, G) = got
+    rest = _vk.screen_grid(acc.grid(max(G, 0) * cap.shape[0]), G, cap.shape[0])
+    if G >= 0 and rest.shape[0] == G:
+        _vk.screen_add(fl, st, en, rt, acc.res, runs[0], runs[3], sid, eid, sc, m, n, rest)
+    grid = first()
+    if G >= 0 and grid.shape[0] == G and rest.shape[0] == G and \
+            _vk.screen_loads(grid, rest, thr):
+        empty = np.zeros(0)
+        return (flags, np.zeros(0, dtype=np.int64), empty, empty, empty, empty)
+    return (flags, *_vk.runs_judge(fl, rt, acc.res, *runs, cap, limit, pr))
+
+
+#: The share of a batch's pieces whose units the second thread adds to the exact screen's
+#: grid (after the runs and the instants) while this thread runs the flow pass and then adds
+#: the rest: per-flow fairness's windows of the Facebook trace, in-process, 2026-11-29.
+_SCREEN_SHARE = 0.7
 
 
 #: The second thread of :func:`_runs_pass`: ``[pid, inbox]`` of one long-lived worker per

@@ -410,11 +410,21 @@ def _big_batch():
     return inst, Schedule(f, ev, ev + 1.0, np.full(n, 1.0 / 256))
 
 
+def _few_instants_batch():
+    """A batch of more than ``_THREAD_PIECES`` pieces in runs of 8 equal times over 16
+    instants, one piece a flow, every flow short (7 x 5 ports)."""
+    n = V._THREAD_PIECES + 8
+    inst = Instance.from_coflows([Coflow("c", [(k % 7, k % 5, 1.0) for k in range(n)])],
+                                 ingress_capacity=[1.0] * 7, egress_capacity=[1.0] * 5)
+    ev = (np.arange(n, dtype=float) // 8) % 16
+    return inst, Schedule(np.arange(n), ev, ev + 1.0, np.full(n, 1.0 / 1024))
+
+
 def test_sweep_runs_on_a_second_thread_by_default(monkeypatch):
     # a batch of _THREAD_PIECES pieces or more, numba loaded, a second core idle: the flow
-    # pass on the calling thread, the sweep on another, and the report is the one call's and
-    # the general path's (every flow short; tampered: a run of rates raised, two of them over
-    # one ingress); no idle core: the one call
+    # pass on the calling thread, the runs and the exact screen's first part on another, and
+    # the report is the one call's and the general path's (every flow short; tampered: a run
+    # of rates raised, two of them over one ingress); no idle core: the one call
     import threading
     monkeypatch.setattr(V, "_second_core_idle", lambda: True)
     inst, sched = _big_batch()
@@ -429,19 +439,25 @@ def test_sweep_runs_on_a_second_thread_by_default(monkeypatch):
             return real(*a)
         monkeypatch.setattr(vk, name, call)
 
-    spy("runs_sweep")
+    spy("runs_prep")
+    spy("runs_judge")
     spy("runs_pass")
     # a run of 8 pieces at rate 0.75: two of them share an ingress (1.5 > 1)
     bad = Schedule(f, ev, ev + 1.0, np.where(np.arange(n) // 8 == n // 16, 0.75, 1.0 / 256))
-    for s in (sched, bad):
+    inst2, few = _few_instants_batch()
+    for i2, s, judged in ((inst, sched, True), (inst2, few, False), (inst, bad, True)):
         threads.clear()
-        got = V.verify_schedule(inst, s)
-        assert [name for name, _ in threads] == ["runs_sweep"]
+        got = V.verify_schedule(i2, s)
+        # the runs on the other thread; the sweep (here) where the exact screen has no grid
+        # (``sched``: more instants x ports than pieces) or cannot prove every load within
+        # the limit (``bad``)
+        assert [name for name, _ in threads] == ["runs_prep"] + ["runs_judge"] * judged
         assert threads[0][1] != threading.get_ident()
+        assert all(t == threading.get_ident() for _, t in threads[1:])
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(V, "_THREADS", False)
-            one = V.verify_schedule(inst, s)
-        ref, _ = _report(inst, s, "general")
+            one = V.verify_schedule(i2, s)
+        ref, _ = _report(i2, s, "general")
         _same(got, ref)
         _same(one, ref)
     assert set(got.violation_counts) == {"capacity", "undersent"}

@@ -1,0 +1,176 @@
+"""The float verifier's exact screen (``_verify_kernel.exact_screen``; the argument:
+``proofs/float-verifier-soundness.md``, "The exact screen"): a big-switch batch it accepts has
+every exact load within ``limit`` times its capacity (checked against loads summed in exact
+rationals, on schedules straddling the limit at many scales, and on the adversarial sums of
+the proof's second case: huge rates, many pieces at one instant, cancelling starts and ends);
+it accepts loads safely within the limit; it answers False where it has no exact grid."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from coflowopt import _verify_kernel as vk
+from coflowopt.rates._jit import load_kernels
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _compiled():
+    load_kernels()
+
+
+LIMIT = 1 + 1e-9
+
+
+def screen(pieces, res, cap, limit=LIMIT, rows=None):
+    """exact_screen on ``pieces`` ((flow, start, end, rate), in the given order) with each
+    flow's resources ``res`` (F x 2) and capacities ``cap``; ``rows``: the scratch's rows
+    (default: enough for any grid)."""
+    fl, s, e, r = (np.array(x, dtype=t) for x, t in zip(zip(*pieces), (np.int64, float,
+                                                                       float, float)))
+    n = fl.shape[0]
+    nrs, nre = vk.runs_check(fl, s, e, r, res.shape[0], -np.inf, np.inf, 2 * n + 2)
+    assert nrs >= 0
+    runs = vk.runs_prep(s, e, nrs, nre)
+    cap = np.asarray(cap, dtype=float)
+    pr = np.empty((rows if rows is not None else max(n, (2 * n + 1) * cap.shape[0]), 2),
+                  dtype=np.int32)
+    return bool(vk.exact_screen(fl, s, e, r, res, *runs, cap, limit, pr))
+
+
+def exact_peak(pieces, res, cap):
+    """max over resources and intervals of (exact load) / capacity, in rationals."""
+    worst = Fraction(0)
+    times = sorted({p[1] for p in pieces} | {p[2] for p in pieces})
+    for t in times:
+        load = {}
+        for f, s, e, r in pieces:
+            if s <= t < e:
+                for k in res[f]:
+                    load[int(k)] = load.get(int(k), Fraction(0)) + Fraction(r)
+        for k, x in load.items():
+            worst = max(worst, x / Fraction(float(cap[k])))
+    return worst
+
+
+def ports(n_in, n_out, flows):
+    """``res`` of flows given as (ingress, egress) pairs, egress numbered after the ingress."""
+    return np.array([(i, n_in + j) for i, j in flows], dtype=np.int32).reshape(-1, 2)
+
+
+# -------------------------------------------------------------------------- soundness
+_SCALES = [1.0, 1e-3, 3e-7, 7e10, 2.0 ** 49.5, 1e-200]
+_NUDGE = [0.0, 1e-9, -1e-9, 2e-9, 1.5e-9, 1e-12, -1e-12, 1e-7, 2 ** -52, -(2 ** -52)]
+
+
+@st.composite
+def batches(draw):
+    scale = draw(st.sampled_from(_SCALES))
+    caps = [scale * draw(st.sampled_from([1.0, 0.5, 3.0, 1 / 3])) for _ in range(4)]
+    n_flows = draw(st.integers(1, 6))
+    flows = [(draw(st.integers(0, 1)), draw(st.integers(0, 1))) for _ in range(n_flows)]
+    res = ports(2, 2, flows)
+    tscale = draw(st.sampled_from([1.0, 1e-9, 1e6]))
+    pieces = []
+    for _ in range(draw(st.integers(1, 24))):
+        f = draw(st.integers(0, n_flows - 1))
+        a = draw(st.integers(0, 6))
+        b = draw(st.integers(a + 1, 8))
+        k = draw(st.sampled_from([1, 2, 3, 7, 1000]))
+        cap_f = min(caps[res[f, 0]], caps[res[f, 1]])
+        rate = cap_f / k * (1 + draw(st.sampled_from(_NUDGE)))
+        rate = draw(st.sampled_from([rate, rate, rate, 0.0, 1e300, 5e-324, cap_f * 1e9]))
+        pieces.append((f, a * tscale, b * tscale, rate))
+    order = draw(st.sampled_from(["end", "start", "given"]))
+    if order != "given":
+        pieces.sort(key=lambda p: p[2] if order == "end" else p[1])
+    return pieces, res, np.array(caps)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(batches())
+def test_accepted_batches_are_within_the_limit(b):
+    pieces, res, cap = b
+    peak = exact_peak(pieces, res, cap)
+    ok = screen(pieces, res, cap)
+    if ok:
+        assert peak <= Fraction(LIMIT), float(peak)
+    if peak <= Fraction(1) and max(cap) < 2.0 ** 50 and min(cap) >= 2.0 ** -900:
+        # within the limit by far more than the grid's rounding (at most 24 units of
+        # 2^-49 capacity each): accepted
+        assert ok, float(peak)
+
+
+def test_just_over_the_limit_is_not_accepted():
+    # one port at 1 + 3e-9 of its capacity (above 1 + 1e-9), as the sum of 1000 pieces
+    # whose rates are not on the grid
+    res = ports(1, 1, [(0, 0)] * 1000)
+    cap = np.array([1.0, 1.0])
+    r = (1 + 3e-9) / 1000
+    assert not screen([(f, 0.0, 1.0, r) for f in range(1000)], res, cap)
+    assert screen([(f, 0.0, 1.0, 1.0 / 1000) for f in range(1000)], res, cap)
+    assert screen([(f, 0.0, 1.0, 1.0 / 3000) for f in range(1000)], res, cap)
+
+
+@pytest.mark.parametrize("cap", [1.0, 1e-250, 3e14])
+def test_huge_sums_at_one_instant_are_not_accepted(cap):
+    # the proof's second case: the starts at one instant sum past 2^53 units while the ends
+    # there cancel most of them (the float sums of the cell round); and rates that overflow
+    # the grid (clamped at 2^62 units)
+    res = ports(1, 1, [(0, 0)] * 40)
+    caps = np.array([cap, cap])
+    held = [(f, 0.0, 1.0, cap / 20) for f in range(20)]                  # load = cap
+    spike = [(20 + f, 1.0, 2.0, cap) for f in range(20)]                 # 20 x cap at 1
+    assert screen(held, res, caps)
+    assert not screen(held + spike, res, caps)
+    assert not screen(held + [(20, 1.0, 2.0, cap * 1e300 if cap < 1e10 else 1e308)], res,
+                      caps)
+    assert not screen(held + [(20, 0.5, 0.5 + 1e-9, cap * 1e9)], res, caps)
+    # ends and starts cancelling at one instant, a small excess left
+    big = [(f, 0.0, 1.0, cap * 2 ** 20) for f in range(10)]
+    after = [(10 + f, 1.0, 2.0, cap * 2 ** 20) for f in range(10)] + [(39, 1.0, 2.0, cap)]
+    assert not screen(big + after, res, caps)
+    assert not screen(sorted(big + after, key=lambda p: p[2]), res, caps)
+
+
+def test_no_grid_no_answer():
+    res = ports(1, 1, [(0, 0)])
+    fine = [(0, 0.0, 1.0, 0.5)]
+    assert screen(fine, res, np.array([1.0, 1.0]))
+    # a capacity too large or too small for an exact grid, a threshold of 2^51 units or more
+    assert not screen(fine, res, np.array([2.0 ** 50, 1.0]))
+    assert not screen(fine, res, np.array([1.0, 2.0 ** -901]))
+    assert not screen(fine, res, np.array([1.0, 1.0]), limit=5.0)
+    # a grid (2 instants x 2 resources) larger than the scratch
+    assert not screen(fine, res, np.array([1.0, 1.0]), rows=3)
+    assert screen(fine, res, np.array([1.0, 1.0]), rows=4)
+
+
+def test_parts_add_up_to_the_whole():
+    # the two-thread path adds the pieces in two parts into two grids: the same verdicts
+    rng = np.random.default_rng(0)
+    n = 5000
+    fl = rng.integers(0, 50, n).astype(np.int64)
+    res = ports(4, 4, [(int(rng.integers(4)), int(rng.integers(4))) for _ in range(50)])
+    s = np.sort(rng.integers(0, 40, n)).astype(float)
+    e = s + rng.integers(1, 5, n)
+    cap = np.ones(8) * 2.5
+    for scale, want in ((1.0 / 400, True), (1.0 / 2, False)):
+        r = rng.random(n) * scale
+        nrs, nre = vk.runs_check(fl, s, e, r, 50, -np.inf, np.inf, 2 * n + 2)
+        runs = vk.runs_prep(s, e, nrs, nre)
+        sc, thr, sid, eid, G = vk.screen_instants(runs[1], runs[2], runs[4], runs[5], cap,
+                                                  LIMIT)
+        whole = vk.screen_grid(np.empty(G * 8), G, 8)
+        vk.screen_add(fl, s, e, r, res, runs[0], runs[3], sid, eid, sc, 0, n, whole)
+        verdicts = {vk.screen_loads(whole, whole[:0], thr)}
+        for m in (1, 777, n // 2, n - 1):
+            a = vk.screen_grid(np.empty(G * 8), G, 8)
+            b = vk.screen_grid(np.empty(G * 8), G, 8)
+            vk.screen_add(fl, s, e, r, res, runs[0], runs[3], sid, eid, sc, 0, m, a)
+            vk.screen_add(fl, s, e, r, res, runs[0], runs[3], sid, eid, sc, m, n, b)
+            assert np.array_equal(a + b, whole)
+            verdicts.add(vk.screen_loads(a, b, thr))
+        assert verdicts == {want}
