@@ -27,13 +27,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
 from . import limits
 from .exceptions import InvalidInstanceError, InvalidParameterError, NotSupportedError
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = ["Instance", "Coflow", "COFLOW_BINS"]
 
@@ -708,6 +710,7 @@ class Instance:
     def resource_flow_matrix(self) -> sp.csr_matrix:
         """The incidence as a sparse (F, R) 0/1 matrix: ``rates @ M`` is the load on every
         resource for per-flow ``rates``."""
+        import scipy.sparse as sp  # lazily: ~0.1 s of import, paid only where a matrix is built
         F, R = self.num_flows, self.num_resources
         data = np.ones(self.flow_resource.shape[0])
         return sp.csr_matrix((data, self.flow_resource, self.flow_resource_ptr), shape=(F, R))
@@ -749,6 +752,7 @@ class Instance:
     def port_loads_sparse(self) -> sp.csr_matrix:
         """d_k^p as a sparse (K, R) matrix: data coflow k sends through resource p (port p of
         the unified numbering on a big switch)."""
+        import scipy.sparse as sp  # lazily (see resource_flow_matrix)
         K, P = self.num_coflows, self.num_ports
         if self.is_big_switch:
             rows = np.concatenate([self.flow_coflow, self.flow_coflow])
@@ -789,12 +793,14 @@ class Instance:
         This is Varys' Gamma (Eq. 1) in an empty fabric and Sincronia's OCT: the time coflow k
         needs when it is alone, achieved by MADD (every flow at rate d_ij / rho_k).
         """
+        import scipy.sparse as sp  # lazily (see resource_flow_matrix)
         scaled = self.port_loads_sparse @ sp.diags(1.0 / self.capacity)
         return _readonly(np.asarray(scaled.max(axis=1).todense()).ravel())
 
     @cached_property
     def bottleneck_port(self) -> np.ndarray:
         """The port attaining rho_k (first index on ties), unified numbering, shape (K,)."""
+        import scipy.sparse as sp  # lazily (see resource_flow_matrix)
         scaled = self.port_loads_sparse @ sp.diags(1.0 / self.capacity)
         return _readonly(np.asarray(scaled.argmax(axis=1)).ravel().astype(np.int64))
 

@@ -37,7 +37,6 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..exceptions import InvalidParameterError, NotSupportedError
 from ..formulations.highs import HighsModel, highs_version
@@ -89,6 +88,7 @@ def _interval_model(instance: Instance, D: np.ndarray, tau: np.ndarray, wprime: 
     cols = np.concatenate([np.arange(X)[sel] for sel, _ in per_pos] + [np.arange(X),
                                                                       X + u_of[cof]])
     vals = np.concatenate([np.ones(keys.size), np.ones(X), -size])
+    import scipy.sparse as sp  # lazily: ~0.1 s of import, paid only where a matrix is built
     A = sp.csr_matrix((vals, (rows, cols)), shape=(R + nJ, X + nD))
     # a coflow whose isolated minimum time exceeds its window can never meet its deadline
     possible = instance.release[D] + instance.rho[D] <= instance.deadline[D] * (1 + 1e-12)

@@ -60,7 +60,6 @@ from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..exceptions import InvalidParameterError, SolverError
 from ..formulations.certificates import certify_lp, unit_scaling
@@ -532,6 +531,7 @@ def build_event_lp(pd: PairData, codes: Sequence[int], *, weight: np.ndarray | N
         np.ones(N - 1), -np.ones(N - 1),
         np.ones(keys.size), -cap, cap[has_prev],
         np.ones(X)])
+    import scipy.sparse as sp  # lazily: ~0.1 s of import, paid only where a matrix is built
     A = sp.csr_matrix((vals, (rows, cols)), shape=(r_ord + R + kept.size, N + X))
     size_k = size[kept]
     row_lo = np.concatenate([np.zeros(N - 1), np.full(R, -np.inf), size_k])
@@ -757,6 +757,7 @@ def _load_event_lp(hm: HighsModel, lp: LinearProgram) -> None:
     ``HighsLp`` object: about 0.15 ms where :meth:`HighsModel.load` takes 0.7-1.5 ms on a
     1,300-column node LP, measured 2026-11-27); the same model.  HiGHS wants the row starts
     without the final entry and one integrality code per column (0: continuous, an LP)."""
+    import scipy.sparse as sp  # lazily (see above)
     A = lp.A
     if not isinstance(A, sp.csr_matrix) or lp.is_mip:
         hm.load(lp)

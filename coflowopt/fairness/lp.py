@@ -27,12 +27,16 @@ as an LP), App. D.1 (the optimisation problems O1/O2).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
 import numpy as np
-import scipy.sparse as sp
 
 from ..exceptions import InvalidParameterError, SolverError, SolverNotAvailableError
 from ..instance import Instance
 from .correlation import CorrelationVectors, as_correlation_vectors
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = ["MaxMinLPResult", "max_min_lp", "max_min_lp_cvxpy"]
 
@@ -151,6 +155,7 @@ def _link_lp(cv: CorrelationVectors) -> MaxMinLPResult:
     n = kk.size
     cols = 1 + np.arange(n)              # column 0 is t
     # capacity rows: sum_k a_k^i <= 1
+    import scipy.sparse as sp  # lazily: ~0.1 s of import, paid only where a matrix is built
     cap = sp.csr_matrix((np.ones(n), (ii, cols)), shape=(L, 1 + n))
     # progress rows: a_k^i - t * dd_k^i >= 0
     r = np.arange(n)
@@ -184,6 +189,7 @@ def _flow_lp(inst: Instance, weighted: bool) -> MaxMinLPResult:
         key = np.repeat(k_of, length) * P + ent_port
     NE = ent_port.size
     # capacity rows: sum_{f at p} r_f <= C_p
+    import scipy.sparse as sp  # lazily (see above)
     cap = sp.csr_matrix((np.ones(NE), (ent_port, ent_col)), shape=(P, 1 + F))
     # progress rows, one per (coflow, port) with load: sum r_f - t w_k L_k^p / rho_k >= 0
     uniq, row_of = np.unique(key, return_inverse=True)

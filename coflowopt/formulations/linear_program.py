@@ -40,12 +40,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..exceptions import InvalidParameterError
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = ["LinearProgram", "RangeRows", "row_ranges", "covering_sums", "range_min",
            "csr_from_rows", "exact_group_sums", "MatrixAssembler", "float_down",
@@ -101,6 +103,7 @@ class LinearProgram:
             if np.shape(arr) != (size,):
                 raise InvalidParameterError(f"LinearProgram {self.name}: {nm} has shape "
                                             f"{np.shape(arr)}, expected ({size},)")
+        import scipy.sparse as sp  # lazily: ~0.1 s of import, paid only where a matrix is built
         if not (sp.isspmatrix_csr(self.A) or isinstance(self.A, RangeRows)):
             raise InvalidParameterError(f"LinearProgram {self.name}: A must be a CSR or a "
                                         "RangeRows matrix")
@@ -141,6 +144,7 @@ class LinearProgram:
 
     def csr(self) -> sp.csr_matrix:
         """``A`` as a CSR matrix (a :class:`RangeRows` matrix expanded: what a solver loads)."""
+        import scipy.sparse as sp  # lazily (see __post_init__)
         return self.A if sp.isspmatrix_csr(self.A) else self.A.tocsr()
 
     def summary(self) -> dict[str, Any]:
@@ -276,6 +280,7 @@ def csr_from_rows(row_ptr: np.ndarray, cols: np.ndarray, vals: np.ndarray,
                   num_cols: int) -> sp.csr_matrix:
     """A CSR matrix from row pointers, column indices and values, kept in the given order
     (scipy does not sort or merge them), so that exact values stay aligned with ``data``."""
+    import scipy.sparse as sp  # lazily (see LinearProgram.__post_init__)
     A = sp.csr_matrix((np.asarray(vals, dtype=float), np.asarray(cols, dtype=np.int32),
                        np.asarray(row_ptr, dtype=np.int64)),
                       shape=(len(row_ptr) - 1, num_cols))

@@ -61,7 +61,6 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..exceptions import InvalidParameterError, NotSupportedError
 from ..instance import Instance
@@ -452,6 +451,7 @@ def _cut_rows(instance: Instance, loads: PortLoads, cuts):
         ptr = np.zeros(len(cuts) + 1, dtype=np.int64)
         np.cumsum(np.bincount(cut_of, minlength=len(cuts)), out=ptr[1:])
         start, stop = ptr[:-1], ptr[1:]
+        import scipy.sparse as sp  # lazily: ~0.1 s of import, paid only where a matrix is built
         A = sp.csr_matrix((loads.load[pos], members.astype(np.int32), ptr),
                           shape=(len(cuts), K))
     if len(cuts) and (np.any(cuts.theta > rmin) or np.any(cuts.theta < 0)):

@@ -61,14 +61,16 @@ import bisect
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..exceptions import InvalidParameterError
 from ..instance import Instance
 from ..registry import register
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = ["bssi", "bssi_trace", "bssi_dual_bound", "dual_bound_of_trace", "BssiTrace", "BssiDualBound",
            "TIE_BREAKS", "RELEASE_MODES", "TIE_RTOL", "processing_times"]
@@ -231,6 +233,7 @@ def processing_times(instance: Instance, exact: bool = False) -> sp.csr_matrix |
     True
     """
     if not exact:
+        import scipy.sparse as sp  # lazily (see Instance.resource_flow_matrix)
         return (instance.port_loads_sparse @ sp.diags(1.0 / instance.capacity)).tocsr()
     keys, vals, unit = _scaled_processing_times(instance)
     return {kp: v * unit for kp, v in zip(keys, vals)}

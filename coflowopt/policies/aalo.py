@@ -113,7 +113,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..exceptions import InvalidParameterError, SolverError
 from ..instance import Instance
@@ -1769,6 +1768,7 @@ def _leximin(n_items, item, ev, er, res, lower_group=None, lower=None):
         r = np.concatenate([r, ports.size + np.arange(U.size)])
         c = np.concatenate([c, np.full(U.size, nv)])
         vals = np.concatenate([vals, -np.ones(U.size)])
+        import scipy.sparse as sp  # lazily: ~0.1 s of import, paid only where a matrix is built
         A = sp.csr_matrix((vals, (r, c)), shape=(nrows, nv + 1))
         lo = np.concatenate([np.full(ports.size, -np.inf), np.zeros(U.size),
                              frozen[Fz] * (1 - 1e-12), np.zeros(0) if not ng else lower])

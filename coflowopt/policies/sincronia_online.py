@@ -87,7 +87,6 @@ import heapq
 import math
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..exceptions import InvalidParameterError, SolverError
 from ..instance import Instance
@@ -227,6 +226,7 @@ def muwp_lp(loads, weights, budget) -> MuwpSolution:
     """
     from ..formulations.highs import solve_with_highs
     from ..formulations.linear_program import LinearProgram
+    import scipy.sparse as sp  # lazily: ~0.1 s of import, paid only where a matrix is built
 
     A = sp.csr_matrix(loads, dtype=float)
     w = np.asarray(weights, dtype=float)
@@ -367,6 +367,7 @@ def select_epoch(instance: Instance, remaining: np.ndarray, active: np.ndarray,
     """The epoch-start decision: MUWP LP over the ``active`` coflows with their remaining
     data, 1/2-rounding, BSSI order of the selected ones.  Returns ``(selected in BSSI order,
     info dict)``."""
+    import scipy.sparse as sp  # lazily (see muwp_lp)
     info = {"candidates": active.tolist(), "selected": [], "objective": 0.0}
     if active.size == 0:
         return np.zeros(0, dtype=np.int64), info
