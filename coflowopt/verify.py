@@ -680,12 +680,13 @@ def _runs_pass(fl, st, en, rt, F, lo_t, hi_t, acc: _FloatSums, cap, limit, max_r
             got = (runs, _vk.screen_instants(runs[1], runs[2], runs[4], runs[5], cap, limit))
         finally:
             mid.put(got)
-        G = got[1][4]
-        grid = _vk.screen_grid(pr, G, cap.shape[0])
-        if G >= 0 and grid.shape[0] == G:
+        grid = _vk.screen_grid(pr, got[1][4], cap.shape[0])
+        if grid.shape[0] == got[1][4]:
             _vk.screen_add(fl, st, en, rt, acc.res, runs[0], runs[3], got[1][2], got[1][3],
                            got[1][0], 0, m, grid)
-        return grid
+            return grid, None
+        # no exact grid: the sweep, here, while the other thread does the flow pass
+        return grid, _vk.runs_judge(fl, rt, acc.res, *runs, cap, limit, pr)
 
     first = _on_second_thread(prep_and_first_part)
     try:
@@ -695,12 +696,13 @@ def _runs_pass(fl, st, en, rt, F, lo_t, hi_t, acc: _FloatSums, cap, limit, max_r
     if got is None:        # the second thread failed: its exception
         first()
     runs, (sc, thr, sid, eid, G) = got
-    rest = _vk.screen_grid(acc.grid(max(G, 0) * cap.shape[0]), G, cap.shape[0])
-    if G >= 0 and rest.shape[0] == G:
-        _vk.screen_add(fl, st, en, rt, acc.res, runs[0], runs[3], sid, eid, sc, m, n, rest)
-    grid = first()
-    if G >= 0 and grid.shape[0] == G and rest.shape[0] == G and \
-            _vk.screen_loads(grid, rest, thr):
+    R = cap.shape[0]
+    if not 0 <= G * R <= pr.shape[0] or G < 0:     # screen_grid's test: no grid
+        return (flags, *first()[1])
+    rest = _vk.screen_grid(acc.grid(G * R), G, R)
+    _vk.screen_add(fl, st, en, rt, acc.res, runs[0], runs[3], sid, eid, sc, m, n, rest)
+    grid, _ = first()
+    if _vk.screen_loads(grid, rest, thr):
         empty = np.zeros(0)
         return (flags, np.zeros(0, dtype=np.int64), empty, empty, empty, empty)
     return (flags, *_vk.runs_judge(fl, rt, acc.res, *runs, cap, limit, pr))

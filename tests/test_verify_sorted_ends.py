@@ -445,15 +445,18 @@ def test_sweep_runs_on_a_second_thread_by_default(monkeypatch):
     # a run of 8 pieces at rate 0.75: two of them share an ingress (1.5 > 1)
     bad = Schedule(f, ev, ev + 1.0, np.where(np.arange(n) // 8 == n // 16, 0.75, 1.0 / 256))
     inst2, few = _few_instants_batch()
-    for i2, s, judged in ((inst, sched, True), (inst2, few, False), (inst, bad, True)):
+    here = threading.get_ident()
+    few_bad = Schedule(few.flow, few.start, few.end, np.where(np.arange(n) // 8 == n // 16,
+                                                              0.75, 1.0 / 1024))
+    for i2, s, judged in ((inst, sched, "there"), (inst2, few, None), (inst2, few_bad, "here"),
+                          (inst, bad, "there")):
         threads.clear()
         got = V.verify_schedule(i2, s)
-        # the runs on the other thread; the sweep (here) where the exact screen has no grid
-        # (``sched``: more instants x ports than pieces) or cannot prove every load within
-        # the limit (``bad``)
-        assert [name for name, _ in threads] == ["runs_prep"] + ["runs_judge"] * judged
-        assert threads[0][1] != threading.get_ident()
-        assert all(t == threading.get_ident() for _, t in threads[1:])
+        # the runs on the other thread; the sweep there where the exact screen has no grid
+        # (``sched``, ``bad``: more instants x ports than pieces), here after the screen
+        # where it cannot prove every load within the limit (``few_bad``), nowhere else
+        assert [(name, t == here) for name, t in threads] == [("runs_prep", False)] + (
+            [("runs_judge", judged == "here")] if judged else [])
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(V, "_THREADS", False)
             one = V.verify_schedule(i2, s)
