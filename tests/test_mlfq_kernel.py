@@ -301,3 +301,28 @@ def test_compiled_loop_crossing_at_the_event_time():
     assert (b.end - R).tolist() == [1.0, 1.0, 3.0, 3.0, 5.0]
     # A's first flow: 1 - 2e-9 sent over a piece that float time makes 1 long
     assert b.rate[1:].tolist() == [1.0, 0.5, 0.5, 1.0] and abs(b.rate[0] - 1.0) < 1e-8
+
+
+@pytest.mark.parametrize("buffer", [1, 3, 64])
+def test_compiled_loops_with_small_write_buffers(monkeypatch, buffer):
+    """The shared step (``_mlfq_kernel.change_rates`` / ``advance``) stops when the write
+    buffers are full and the loop spills them and resumes where it stopped: with buffers of 1,
+    3 and 64 pieces (fewer than the flows running at once) ``slots_simulate`` (mlfq, baraat),
+    ``levels_simulate`` (creek, decentralized-las) and ``aalo.dclas_simulate`` give the
+    pieces of the default buffer, bit for bit (a resume that skipped, repeated or re-advanced
+    a flow would lose or double a piece or change ``rem``)."""
+    from coflowopt.policies.aalo import aalo
+    from coflowopt.rates._pieces import PieceChunks
+    inst = uniform_random(num_ports=6, num_coflows=60, size=(1, 30), releases=(0, 10), seed=4)
+    runs = [(M.mlfq, {"thresholds": [5.0, 20.0]}), (M.baraat, {"heavy_threshold": 12.0}),
+            (M.creek, {"thresholds": [5.0, 20.0]}),
+            (M.decentralized_las, {"thresholds": [5.0, 20.0]}),
+            (aalo, {"first_threshold": 5.0})]
+    wide = [func(inst, **params) for func, params in runs]
+    monkeypatch.setattr(PieceChunks.__init__, "__defaults__", (buffer,))
+    assert PieceChunks().buffer == buffer
+    for (func, params), a in zip(runs, wide):
+        b = func(inst, **params)
+        assert len(b.flow) > 10 * buffer        # the buffers filled (and spilt) many times
+        assert verify_schedule(inst, b).ok
+        _same(a, b)

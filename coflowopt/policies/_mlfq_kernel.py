@@ -117,6 +117,20 @@ def _held_sum(f, amount, hidx, hblk, hpart, htot):
 # (:func:`_held_sum`, with ``ostart`` the held piece's start, ``hidx`` the held piece count) and
 # the window of its first piece (``first_win``, window ``wins`` now); without it those arrays
 # may be empty.
+# change_rates and advance are ``borrowed`` (no reference counts on their ~20 array
+# arguments, called at every event) and so cannot take the chunk lists: when the buffers fill
+# they return where they stopped, and the caller spills and calls again from there:
+#
+#     i = 0
+#     while True:
+#         i, nc, ... = change_rates(t, cur, ncur, i, ...)
+#         if i == ncur:
+#             break
+#         spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+#         nc = 0
+#
+# (b64c3cb's fold passed the lists, and each call counted references to its 20+ arrays and
+# four typed lists: experiments/results/step_fold.md).
 
 @njit(cache=True)
 def step_state(F, held):
@@ -131,20 +145,22 @@ def step_state(F, held):
             np.zeros(H))
 
 
-@njit(cache=True)
-def change_rates(t, cur, ncur, srt, nnew, nrate, frate, pstart, lf, ls, le, lv, cf, cs, ce, cv,
-                 nc, held, ostart, hidx, hblk, hpart, htot, first_win, wins):
+@njit(cache=True, borrowed=True)
+def change_rates(t, cur, ncur, i, srt, nnew, nrate, frate, pstart, cf, cs, ce, cv, nc, held,
+                 ostart, hidx, hblk, hpart, htot, first_win, wins):
     """A policy call's new rates at ``t``: the flows ``srt[:nnew]`` (index order) get
     ``nrate`` (which is left zero); the piece of a running flow whose rate changes is closed at
-    ``t`` (running flows in index order: the simulator's order of pieces) and a new one opened.
-    ``cur[:nnew]`` becomes the new running flows.  Returns ``(nc, pieces closed, hidx)``."""
+    ``t`` (running flows in index order, from ``cur[i]`` on: the simulator's order of pieces)
+    and a new one opened.  ``cur[:nnew]`` becomes the new running flows.  Returns ``(i, nc,
+    pieces closed, hidx)``; ``i < ncur`` when the write buffers are full before ``cur[i]``'s
+    piece: nothing else changed, the caller spills them and calls again from ``i`` (the
+    step's note above)."""
     closed = 0
-    for i in range(ncur):
+    while i < ncur:
         f = cur[i]
         if nrate[f] != frate[f]:
             if nc == cf.shape[0]:
-                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-                nc = 0
+                return i, nc, closed, hidx
             nc = _put(cf, cs, ce, cv, nc, f, pstart[f], t, frate[f])
             closed += 1
             if held:
@@ -152,20 +168,21 @@ def change_rates(t, cur, ncur, srt, nnew, nrate, frate, pstart, lf, ls, le, lv, 
                 hidx += 1
                 if first_win[f] < 0:
                     first_win[f] = wins
-    for i in range(nnew):
-        f = srt[i]
+        i += 1
+    for j in range(nnew):
+        f = srt[j]
         if frate[f] != nrate[f]:
             pstart[f] = t
             if held:
                 ostart[f] = t
-    for i in range(ncur):
-        frate[cur[i]] = 0.0
-    for i in range(nnew):
-        f = srt[i]
+    for j in range(ncur):
+        frate[cur[j]] = 0.0
+    for j in range(nnew):
+        f = srt[j]
         frate[f] = nrate[f]
         nrate[f] = 0.0
-        cur[i] = f
-    return nc, closed, hidx
+        cur[j] = f
+    return ncur, nc, closed, hidx
 
 
 @njit(cache=True)
@@ -210,27 +227,26 @@ def next_event(t_first, rel_t, rel_order, next_rel, timer):
     return t_next
 
 
-@njit(cache=True)
-def advance(t, t_next, cur, ncur, fin, rem, size, frate, pstart, done, completion_rtol, lf, ls,
-            le, lv, cf, cs, ce, cv, nc, held, ostart, hidx, hblk, hpart, htot, sent, first_win,
-            wins, wdone, nw, ended, ends):
-    """Advance the running flows from ``t`` to ``t_next`` (``fin`` from :func:`flow_ends`):
-    ``rem -= rate x (min(fin, t_next) - t)``; a flow completes when ``fin <= t_next`` or
-    ``rem <= completion_rtol x size``, its piece closed at ``fin`` or ``t_next`` (running
-    flows in index order), and is listed in ``ended`` with that end in ``ends``; held, its
-    ``sent`` is set and it is added to the window's finished flows ``wdone[:nw]``.  Returns
-    ``(nc, running flows left in cur, flows ended, hidx, nw)``."""
-    k = 0
-    ne = 0
-    for i in range(ncur):
+@njit(cache=True, borrowed=True)
+def advance(t, t_next, cur, ncur, i, k, ne, fin, rem, size, frate, pstart, done,
+            completion_rtol, cf, cs, ce, cv, nc, held, ostart, hidx, hblk, hpart, htot, sent,
+            first_win, wins, wdone, nw, ended, ends):
+    """Advance the running flows ``cur[i:ncur]`` from ``t`` to ``t_next`` (``fin`` from
+    :func:`flow_ends`): ``rem -= rate x (min(fin, t_next) - t)``; a flow completes when ``fin <=
+    t_next`` or ``rem <= completion_rtol x size``, its piece closed at ``fin`` or ``t_next``
+    (running flows in index order), and is listed in ``ended[:ne]`` with that end in ``ends``;
+    held, its ``sent`` is set and it is added to the window's finished flows ``wdone[:nw]``.
+    The running flows left go to ``cur[:k]``.  Returns ``(i, k, ne, nc, hidx, nw)``; ``i <
+    ncur`` when the write buffers are full before ``cur[i]``'s piece: flow ``cur[i]`` is not
+    touched, the caller spills them and calls again with these values (the step's note)."""
+    while i < ncur:
         f = cur[i]
         r = frate[f]
         v = fin[i]
-        rem[f] -= r * ((v if v < t_next else t_next) - t)
-        if v <= t_next or rem[f] <= completion_rtol * size[f]:
+        left = rem[f] - r * ((v if v < t_next else t_next) - t)
+        if v <= t_next or left <= completion_rtol * size[f]:
             if nc == cf.shape[0]:
-                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-                nc = 0
+                return i, k, ne, nc, hidx, nw
             end = v if v <= t_next else t_next
             nc = _put(cf, cs, ce, cv, nc, f, pstart[f], end, r)
             if held:
@@ -248,9 +264,11 @@ def advance(t, t_next, cur, ncur, fin, rem, size, frate, pstart, done, completio
             ends[ne] = end
             ne += 1
         else:
+            rem[f] = left
             cur[k] = f
             k += 1
-    return nc, k, ne, hidx, nw
+        i += 1
+    return i, k, ne, nc, hidx, nw
 
 
 @njit(cache=True)
@@ -454,10 +472,16 @@ def slots_simulate(mode, ptr, size, flow_cof, rel_order, fifo, hs, H, thr_s, thr
                         nd += 1
         # ------------------------------------------------ the simulator: pieces by index
         srt = np.sort(newf[:nnew])
-        nc, closed, hidx = change_rates(t, cur, ncur, srt, nnew, nrate, frate, pstart, lf, ls,
-                                        le, lv, cf, cs, ce, cv, nc, held, ostart, hidx, hblk,
-                                        hpart, htot, first_win, wins)
-        npieces += closed
+        i = 0
+        while True:
+            i, nc, closed, hidx = change_rates(t, cur, ncur, i, srt, nnew, nrate, frate, pstart,
+                                               cf, cs, ce, cv, nc, held, ostart, hidx, hblk,
+                                               hpart, htot, first_win, wins)
+            npieces += closed
+            if i == ncur:
+                break
+            _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+            nc = 0
         ncur = nnew
         # sink mode: cut a window at t once the buffer is full enough (docstring)
         if held and nc >= window:
@@ -474,10 +498,17 @@ def slots_simulate(mode, ptr, size, flow_cof, rel_order, fifo, hs, H, thr_s, thr
         if not np.isfinite(t_next):
             stats[0] = NO_FUTURE_EVENT
             break
-        nc, ncur, ne, hidx, nw = advance(t, t_next, cur, ncur, fin, rem, size, frate, pstart,
-                                         done, completion_rtol, lf, ls, le, lv, cf, cs, ce, cv,
-                                         nc, held, ostart, hidx, hblk, hpart, htot, sent,
-                                         first_win, wins, wdone, nw, ended, ends)
+        i = k = ne = 0
+        while True:
+            i, k, ne, nc, hidx, nw = advance(t, t_next, cur, ncur, i, k, ne, fin, rem, size,
+                                             frate, pstart, done, completion_rtol, cf, cs, ce,
+                                             cv, nc, held, ostart, hidx, hblk, hpart, htot, sent,
+                                             first_win, wins, wdone, nw, ended, ends)
+            if i == ncur:
+                break
+            _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+            nc = 0
+        ncur = k
         npieces += ne
         for i in range(ne):
             f = ended[i]
