@@ -53,7 +53,6 @@ import numpy as np
 
 from ..rates._jit import njit
 from ..rates._pieces import close_pieces as _close
-from ..rates._pieces import spill as _spill
 from ._class_kernel import BLOCK, _start, leave_residuals, live_flows
 from ._mlfq_kernel import (NO_FUTURE_EVENT, OK, TOO_MANY_EVENTS, advance, change_rates, cut,
                            flow_ends, next_event, step_state)
@@ -482,16 +481,10 @@ def levels_simulate(ptr, size, flow_cof, rel_order, unit, unit_ptr, unit_flows, 
                         best = g
                 srt[i] = bf
                 heads[best] += 1
-        i = 0
-        while True:
-            i, nc, closed, hidx = change_rates(t, cur, ncur, i, srt, nnew, nrate, frate, pstart,
-                                               cf, cs, ce, cv, nc, held, ostart, hidx, hblk,
-                                               hpart, htot, first_win, wins)
-            npieces += closed
-            if i == ncur:
-                break
-            _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-            nc = 0
+        nc, closed, hidx = change_rates(t, cur, ncur, srt, nnew, nrate, frate, pstart, lf, ls,
+                                        le, lv, cf, cs, ce, cv, nc, held, ostart, hidx, hblk,
+                                        hpart, htot, first_win, wins)
+        npieces += closed
         ncur = nnew
         if held and nc >= window:
             npieces += cut(t, cur, ncur, pstart, frate, cf, cs, ce, cv, nc, first_win, wins,
@@ -507,17 +500,10 @@ def levels_simulate(ptr, size, flow_cof, rel_order, unit, unit_ptr, unit_flows, 
         if not np.isfinite(t_next):
             stats[0] = NO_FUTURE_EVENT
             break
-        i = k = ne = 0
-        while True:
-            i, k, ne, nc, hidx, nw = advance(t, t_next, cur, ncur, i, k, ne, fin, rem, size,
-                                             frate, pstart, done, completion_rtol, cf, cs, ce,
-                                             cv, nc, held, ostart, hidx, hblk, hpart, htot, sent,
-                                             first_win, wins, wdone, nw, ended, ends)
-            if i == ncur:
-                break
-            _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-            nc = 0
-        ncur = k
+        nc, ncur, ne, hidx, nw = advance(t, t_next, cur, ncur, fin, rem, size, frate, pstart,
+                                         done, completion_rtol, lf, ls, le, lv, cf, cs, ce, cv,
+                                         nc, held, ostart, hidx, hblk, hpart, htot, sent,
+                                         first_win, wins, wdone, nw, ended, ends)
         npieces += ne
         for i in range(ne):
             f = ended[i]

@@ -117,20 +117,6 @@ def _held_sum(f, amount, hidx, hblk, hpart, htot):
 # (:func:`_held_sum`, with ``ostart`` the held piece's start, ``hidx`` the held piece count) and
 # the window of its first piece (``first_win``, window ``wins`` now); without it those arrays
 # may be empty.
-# change_rates and advance are ``borrowed`` (no reference counts on their ~20 array
-# arguments, called at every event) and so cannot take the chunk lists: when the buffers fill
-# they return where they stopped, and the caller spills and calls again from there:
-#
-#     i = 0
-#     while True:
-#         i, nc, ... = change_rates(t, cur, ncur, i, ...)
-#         if i == ncur:
-#             break
-#         spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-#         nc = 0
-#
-# (b64c3cb's fold passed the lists, and each call counted references to its 20+ arrays and
-# four typed lists: experiments/results/step_fold.md).
 
 @njit(cache=True)
 def step_state(F, held):
@@ -145,22 +131,20 @@ def step_state(F, held):
             np.zeros(H))
 
 
-@njit(cache=True, borrowed=True)
-def change_rates(t, cur, ncur, i, srt, nnew, nrate, frate, pstart, cf, cs, ce, cv, nc, held,
-                 ostart, hidx, hblk, hpart, htot, first_win, wins):
+@njit(cache=True)
+def change_rates(t, cur, ncur, srt, nnew, nrate, frate, pstart, lf, ls, le, lv, cf, cs, ce, cv,
+                 nc, held, ostart, hidx, hblk, hpart, htot, first_win, wins):
     """A policy call's new rates at ``t``: the flows ``srt[:nnew]`` (index order) get
     ``nrate`` (which is left zero); the piece of a running flow whose rate changes is closed at
-    ``t`` (running flows in index order, from ``cur[i]`` on: the simulator's order of pieces)
-    and a new one opened.  ``cur[:nnew]`` becomes the new running flows.  Returns ``(i, nc,
-    pieces closed, hidx)``; ``i < ncur`` when the write buffers are full before ``cur[i]``'s
-    piece: nothing else changed, the caller spills them and calls again from ``i`` (the
-    step's note above)."""
+    ``t`` (running flows in index order: the simulator's order of pieces) and a new one opened.
+    ``cur[:nnew]`` becomes the new running flows.  Returns ``(nc, pieces closed, hidx)``."""
     closed = 0
-    while i < ncur:
+    for i in range(ncur):
         f = cur[i]
         if nrate[f] != frate[f]:
             if nc == cf.shape[0]:
-                return i, nc, closed, hidx
+                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                nc = 0
             nc = _put(cf, cs, ce, cv, nc, f, pstart[f], t, frate[f])
             closed += 1
             if held:
@@ -168,21 +152,20 @@ def change_rates(t, cur, ncur, i, srt, nnew, nrate, frate, pstart, cf, cs, ce, c
                 hidx += 1
                 if first_win[f] < 0:
                     first_win[f] = wins
-        i += 1
-    for j in range(nnew):
-        f = srt[j]
+    for i in range(nnew):
+        f = srt[i]
         if frate[f] != nrate[f]:
             pstart[f] = t
             if held:
                 ostart[f] = t
-    for j in range(ncur):
-        frate[cur[j]] = 0.0
-    for j in range(nnew):
-        f = srt[j]
+    for i in range(ncur):
+        frate[cur[i]] = 0.0
+    for i in range(nnew):
+        f = srt[i]
         frate[f] = nrate[f]
         nrate[f] = 0.0
-        cur[j] = f
-    return ncur, nc, closed, hidx
+        cur[i] = f
+    return nc, closed, hidx
 
 
 @njit(cache=True)
@@ -227,26 +210,27 @@ def next_event(t_first, rel_t, rel_order, next_rel, timer):
     return t_next
 
 
-@njit(cache=True, borrowed=True)
-def advance(t, t_next, cur, ncur, i, k, ne, fin, rem, size, frate, pstart, done,
-            completion_rtol, cf, cs, ce, cv, nc, held, ostart, hidx, hblk, hpart, htot, sent,
-            first_win, wins, wdone, nw, ended, ends):
-    """Advance the running flows ``cur[i:ncur]`` from ``t`` to ``t_next`` (``fin`` from
-    :func:`flow_ends`): ``rem -= rate x (min(fin, t_next) - t)``; a flow completes when ``fin <=
-    t_next`` or ``rem <= completion_rtol x size``, its piece closed at ``fin`` or ``t_next``
-    (running flows in index order), and is listed in ``ended[:ne]`` with that end in ``ends``;
-    held, its ``sent`` is set and it is added to the window's finished flows ``wdone[:nw]``.
-    The running flows left go to ``cur[:k]``.  Returns ``(i, k, ne, nc, hidx, nw)``; ``i <
-    ncur`` when the write buffers are full before ``cur[i]``'s piece: flow ``cur[i]`` is not
-    touched, the caller spills them and calls again with these values (the step's note)."""
-    while i < ncur:
+@njit(cache=True)
+def advance(t, t_next, cur, ncur, fin, rem, size, frate, pstart, done, completion_rtol, lf, ls,
+            le, lv, cf, cs, ce, cv, nc, held, ostart, hidx, hblk, hpart, htot, sent, first_win,
+            wins, wdone, nw, ended, ends):
+    """Advance the running flows from ``t`` to ``t_next`` (``fin`` from :func:`flow_ends`):
+    ``rem -= rate x (min(fin, t_next) - t)``; a flow completes when ``fin <= t_next`` or
+    ``rem <= completion_rtol x size``, its piece closed at ``fin`` or ``t_next`` (running
+    flows in index order), and is listed in ``ended`` with that end in ``ends``; held, its
+    ``sent`` is set and it is added to the window's finished flows ``wdone[:nw]``.  Returns
+    ``(nc, running flows left in cur, flows ended, hidx, nw)``."""
+    k = 0
+    ne = 0
+    for i in range(ncur):
         f = cur[i]
         r = frate[f]
         v = fin[i]
-        left = rem[f] - r * ((v if v < t_next else t_next) - t)
-        if v <= t_next or left <= completion_rtol * size[f]:
+        rem[f] -= r * ((v if v < t_next else t_next) - t)
+        if v <= t_next or rem[f] <= completion_rtol * size[f]:
             if nc == cf.shape[0]:
-                return i, k, ne, nc, hidx, nw
+                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
+                nc = 0
             end = v if v <= t_next else t_next
             nc = _put(cf, cs, ce, cv, nc, f, pstart[f], end, r)
             if held:
@@ -264,11 +248,9 @@ def advance(t, t_next, cur, ncur, i, k, ne, fin, rem, size, frate, pstart, done,
             ends[ne] = end
             ne += 1
         else:
-            rem[f] = left
             cur[k] = f
             k += 1
-        i += 1
-    return i, k, ne, nc, hidx, nw
+    return nc, k, ne, hidx, nw
 
 
 @njit(cache=True)
@@ -472,16 +454,10 @@ def slots_simulate(mode, ptr, size, flow_cof, rel_order, fifo, hs, H, thr_s, thr
                         nd += 1
         # ------------------------------------------------ the simulator: pieces by index
         srt = np.sort(newf[:nnew])
-        i = 0
-        while True:
-            i, nc, closed, hidx = change_rates(t, cur, ncur, i, srt, nnew, nrate, frate, pstart,
-                                               cf, cs, ce, cv, nc, held, ostart, hidx, hblk,
-                                               hpart, htot, first_win, wins)
-            npieces += closed
-            if i == ncur:
-                break
-            _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-            nc = 0
+        nc, closed, hidx = change_rates(t, cur, ncur, srt, nnew, nrate, frate, pstart, lf, ls,
+                                        le, lv, cf, cs, ce, cv, nc, held, ostart, hidx, hblk,
+                                        hpart, htot, first_win, wins)
+        npieces += closed
         ncur = nnew
         # sink mode: cut a window at t once the buffer is full enough (docstring)
         if held and nc >= window:
@@ -498,17 +474,10 @@ def slots_simulate(mode, ptr, size, flow_cof, rel_order, fifo, hs, H, thr_s, thr
         if not np.isfinite(t_next):
             stats[0] = NO_FUTURE_EVENT
             break
-        i = k = ne = 0
-        while True:
-            i, k, ne, nc, hidx, nw = advance(t, t_next, cur, ncur, i, k, ne, fin, rem, size,
-                                             frate, pstart, done, completion_rtol, cf, cs, ce,
-                                             cv, nc, held, ostart, hidx, hblk, hpart, htot, sent,
-                                             first_win, wins, wdone, nw, ended, ends)
-            if i == ncur:
-                break
-            _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-            nc = 0
-        ncur = k
+        nc, ncur, ne, hidx, nw = advance(t, t_next, cur, ncur, fin, rem, size, frate, pstart,
+                                         done, completion_rtol, lf, ls, le, lv, cf, cs, ce, cv,
+                                         nc, held, ostart, hidx, hblk, hpart, htot, sent,
+                                         first_win, wins, wdone, nw, ended, ends)
         npieces += ne
         for i in range(ne):
             f = ended[i]

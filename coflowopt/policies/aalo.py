@@ -120,7 +120,6 @@ from ..limits import SIZE_MIN, TIE_RTOL_MIN, TOL_REL_MAX, check_tolerance
 from ..rates._fill_kernel import fill_scratch, weighted_fill
 from ..rates._madd_kernel import _attained, _path_blocked, weighted_fill_paths
 from ..rates._pieces import close_pieces, cut_window
-from ..rates._pieces import spill as _spill
 from ..rates.greedy import priority_flow_order
 from ..rates.madd import (WINDOW_PIECES, _pair_groups, _path_groups, _refuse_python,
                           check_engine, held_as_window)
@@ -1073,16 +1072,10 @@ def dclas_simulate(ptr, size, flow_cof, rel_order, fifo, hs, H, qweight, rounds,
                     nrate[f] = out_r[x]
             # ------------------------------------------------ the simulator: pieces by index
             srt = np.sort(newf[:nnew])
-            i = 0
-            while True:
-                i, nc, closed, _ = change_rates(t, cur, ncur, i, srt, nnew, nrate, frate, pstart,
-                                                cf, cs, ce, cv, nc, False, ostart, 0, hblk,
-                                                hpart, htot, hblk, 0)
-                npieces += closed
-                if i == ncur:
-                    break
-                _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-                nc = 0
+            nc, closed, _ = change_rates(t, cur, ncur, srt, nnew, nrate, frate, pstart, lf, ls,
+                                         le, lv, cf, cs, ce, cv, nc, False, ostart, 0, hblk,
+                                         hpart, htot, hblk, 0)
+            npieces += closed
             ncur = nnew
         # sink mode: cut a window at t once the buffer is full enough (docstring)
         if window > 0 and nc >= window:
@@ -1104,17 +1097,10 @@ def dclas_simulate(ptr, size, flow_cof, rel_order, fifo, hs, H, qweight, rounds,
         if not np.isfinite(t_next):
             stats[0] = SIM_NO_FUTURE_EVENT
             break
-        i = k = ne = 0
-        while True:
-            i, k, ne, nc, _, _ = advance(t, t_next, cur, ncur, i, k, ne, fin, rem, size, frate,
-                                         pstart, done, completion_rtol, cf, cs, ce, cv, nc,
-                                         False, ostart, 0, hblk, hpart, htot, htot, hblk, 0, hblk,
-                                         0, ended, ends)
-            if i == ncur:
-                break
-            _spill(lf, ls, le, lv, cf, cs, ce, cv, nc)
-            nc = 0
-        ncur = k
+        nc, ncur, ne, _, _ = advance(t, t_next, cur, ncur, fin, rem, size, frate, pstart,
+                                     done, completion_rtol, lf, ls, le, lv, cf, cs, ce, cv, nc,
+                                     False, ostart, 0, hblk, hpart, htot, htot, hblk, 0, hblk, 0,
+                                     ended, ends)
         npieces += ne
         for i in range(ne):
             f = ended[i]
