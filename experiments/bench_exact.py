@@ -36,7 +36,8 @@ What it measures (wall-clock seconds on this machine, all in this process):
    K coflows).  ``--variants`` adds ``lns`` (:data:`LNS_SEARCH`), ``sub``
    (:data:`SUB_SEARCH`: the current search with the sub-instance bound and the LNS) and
    ``prev`` (:data:`PREV_SEARCH`: the defaults without the dive back-off), ``unlowered``
-   (:data:`UNLOWERED_SEARCH`: the defaults without the lowered DP tables).  Seed
+   (:data:`UNLOWERED_SEARCH`: the defaults without the lowered DP tables), ``split``
+   (:data:`SPLIT_SEARCH`: the defaults with the split node LP).  Seed
    by seed the variants alternate, in one process; they must agree on every optimum two of
    them prove.  ``--clock cpu``: the limit counts the process's CPU seconds (a loaded
    host).  ``--every-k``: every K for every variant (else a variant stops at its first
@@ -90,8 +91,12 @@ LNS_SEARCH: dict = {"lns": True}
 #: limit the fallback bound, the search before proofs/bnb-dpb-lowered.md), measured against
 #: them (experiments/results/bench_exact_lowered_2026-11-28.md).
 UNLOWERED_SEARCH: dict = {"dp_lowered_max": 0}
+#: The current search with the split node LP (``bnb(split_max=16)``,
+#: proofs/bnb-split-block.md), measured against the defaults
+#: (experiments/results/bench_exact_coupling_2026-11-29.md).
+SPLIT_SEARCH: dict = {"split_max": 16}
 VARIANTS = {"old": OLD_SEARCH, "prev": PREV_SEARCH, "new": NEW_SEARCH, "lns": LNS_SEARCH,
-            "sub": SUB_SEARCH, "unlowered": UNLOWERED_SEARCH}
+            "sub": SUB_SEARCH, "unlowered": UNLOWERED_SEARCH, "split": SPLIT_SEARCH}
 
 
 def family(K: int, seed: int, name: str = "4x4"):
@@ -323,7 +328,8 @@ def main(argv=None) -> int:
                          "defaults without the dive back-off), new (the "
                          "defaults), lns (LNS_SEARCH: with the incumbent's LNS), sub "
                          "(SUB_SEARCH: with sub_max and the LNS), unlowered "
-                         "(UNLOWERED_SEARCH: without the lowered DP tables)")
+                         "(UNLOWERED_SEARCH: without the lowered DP tables), split "
+                         "(SPLIT_SEARCH: with the split node LP)")
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                     help="what the reach ladders' limit counts: wall seconds (default) or the "
                          "process's CPU seconds (a loaded host)")

@@ -58,6 +58,11 @@ Bounds at a node (all proven; proofs/completion-order-lp-exact.md, Lemmas 5-7)
       deleting the other coflows from a schedule leaves one of ``U`` alone
       (proofs/bnb-sub-bound.md, Lemma S).  ``DPB(U)`` is often 2-4 % below that optimum
       where the search spends its nodes; not used when certificate nodes are recorded.
+    * split (``split_max``, off by default): a node of 3 to ``split_max`` unplaced coflows
+      that its LP leaves open, near the incumbent, is bounded by its split LP
+      (:mod:`.split_lp`: ``U``'s last completion apart from the rest, at most the least bound
+      of the node's children; proofs/bnb-split-block.md, Lemma Z).  It closes what one
+      expansion would and does not pay (experiments/results/bench_exact_coupling_2026-11-29.md).
 
     Nodes are first queued with the cheap (or inherited) bound; the LP is solved when the node
     reaches the front of the queue (best first), and the node is queued again with the LP
@@ -231,6 +236,13 @@ TIE_DIGITS = 10
 #: coflows), up to the limit less this fraction of it, kept for verifying the final schedule
 #: (0.7-1 s for 28 coflows at a 60 s limit, exact mode, machine load ~4).
 RESUME_TAIL = 0.05
+#: The split LP (``bnb(split_max=...)``, proofs/bnb-split-block.md): tried at the first
+#: SPLIT_FIRST nodes whose LP leaves them open, at every SPLIT_EVERY-th, and at a node whose
+#: bound is at most SPLIT_REACH times the mean rise it gave so far below the incumbent
+SPLIT_FIRST = 20
+SPLIT_REACH = 1.0
+SPLIT_EVERY = 50
+
 #: Nodes with at most this many unplaced coflows (``bnb(sub_max=...)``, off by default) whose node LP
 #: leaves them open are bounded again with ``SUB(U)``, a certified lower bound on the optimum of
 #: their unplaced coflows *alone*, from a search of its own on that sub-instance (at most
@@ -401,6 +413,8 @@ class BnBStats:
     sub_searches: int = 0       # searches of sub-instances for SUB(U) (bnb-sub-bound.md)
     sub_nodes: int = 0          # nodes they expanded
     sub_closed: int = 0         # nodes closed by SUB(U) + their uncharged LP
+    split_lps: int = 0          # split node LPs solved (proofs/bnb-split-block.md)
+    split_closed: int = 0       # nodes they closed
     lns_windows: int = 0        # windows searched by the incumbent's LNS (LNS_WINDOWS)
     lns_nodes: int = 0          # nodes they expanded (not counted in nodes_expanded)
     lns_improvements: int = 0   # windows that improved the incumbent
@@ -426,7 +440,7 @@ class _Search:
                  local_search: bool, table_max: int = 22, table_kernel: bool = False,
                  insertion: bool = False, block_charge: bool = False, dive_period: int = 0,
                  tie_digits: int = 0, dp_chains: bool = False, sub_max: int = 0,
-                 dive_backoff: bool = False, lowered_max: int = 0):
+                 dive_backoff: bool = False, lowered_max: int = 0, split_max: int = 0):
         self.inst = instance
         self.dominance = dominance
         self.t_start = time.perf_counter()
@@ -464,6 +478,15 @@ class _Search:
         # complete (for the exact proof)]
         self.sub_max = sub_max
         self.sub_memo: dict[int, list] = {}
+        # the split node LP (proofs/bnb-split-block.md, Lemma Z): tried at a node of at most
+        # split_max unplaced coflows that its LP left open; 0: never
+        self.split_max = split_max
+        self.split_highs = None
+        # the mean rise of the node's bound by its split LP (an exponential average over the
+        # tries): a node further than SPLIT_REACH times that below the incumbent is expanded
+        # without trying it
+        self.split_gain = math.inf
+        self.split_seen = 0
         self.table_kernel = table_kernel
         self.pd: PairData = pair_data(instance)
         self.lp_too_large = (self.pd.size.size * (instance.num_coflows + self.pd.num_groups)
@@ -981,6 +1004,98 @@ class _Search:
                        ent[3] if ent is not None and ent[0] == sub else None)
         return bound, prov
 
+    def split_worth(self, bound: float) -> bool:
+        """Whether to try the split LP at a node of this bound (its LP just solved): the
+        first :data:`SPLIT_FIRST` tries always, then when the node needs at most
+        :data:`SPLIT_REACH` times the mean rise the split LPs gave so far, and every
+        :data:`SPLIT_EVERY`-th node besides (to keep that mean current).  Most nodes of a
+        search stand further below the incumbent than the split LP raises them (4x4, 28
+        coflows, seed 0: 2,803 tries at every node closed 215)."""
+        self.split_seen += 1
+        if self.stats.split_lps < SPLIT_FIRST or self.split_seen % SPLIT_EVERY == 0:
+            return True
+        return self.threshold() - bound <= SPLIT_REACH * self.split_gain
+
+    def split_closure(self, U: int, rho: int, suffix, bound: float, prov: tuple):
+        """The node's bound from its split LP (:meth:`split_bound`) when it closes the node,
+        with its provenance ``("split", U, the SplitLP, suffix, its exact certified bound,
+        HiGHS's row duals)``; else ``bound, prov``."""
+        got = self.split_bound(U, rho, suffix)
+        if got is None:
+            return bound, prov
+        b, b_ex, y, slp = got
+        if math.isfinite(b):
+            g = max(0.0, b - bound)
+            self.split_gain = g if not math.isfinite(self.split_gain) else \
+                0.95 * self.split_gain + 0.05 * g
+        if b > bound and b >= self.threshold():
+            # kept only when it closes the node (a queued node would hold the LP)
+            self.stats.split_closed += 1
+            return b, ("split", U, slp, suffix, b_ex, y)
+        return bound, prov
+
+    def split_bound(self, U: int, rho: int, suffix):
+        """``(certified float bound, its exact value, HiGHS's row duals, the SplitLP)`` of
+        the node's split LP (proofs/bnb-split-block.md, Lemma Z), or None where it is not
+        built: only with the DP tables and the block charge (the constants rest on DPB's
+        recursion), in the instance's units, with more than two coflows in ``U``, and when
+        every release the LP puts first precedes ``t_0`` (``rho = 0``, or two coflows of
+        ``U`` in group ``rho - 1``)."""
+        from .split_lp import build_split_lp, new_split_lp_solver, solve_split_lp, \
+            split_lp_supported
+        if not self.charge_block or not self.sb.tabulated or not split_lp_supported(self.pd):
+            return None
+        if bin(U).count("1") < 3:
+            return None
+        if rho > 0 and bin(U & self.group_mask[rho - 1]).count("1") < 2:
+            return None
+        members = self.members.tolist()
+        idx = [i for i in range(self.n) if U >> i & 1]
+        sb = self.sb
+        W = float(min(sb.w[i] for i in idx))
+        if not W > 0:
+            return None
+        R = ROUNDING_RTOL
+
+        def m_of(V):
+            """``M(V)`` as a float at most the exact one (the block charge's rule)."""
+            m = max(sb.mlb(V), max(float(sb.e[i]) for i in range(self.n) if V >> i & 1))
+            return m if m == math.floor(m) else m * (1 - 4 * R)
+
+        mlb_U = sb.mlb(U)
+        last, cost, floor = [], [], []
+        for i in idx:
+            if U & self.succ[i]:
+                continue        # the search never completes i last in U (dominance)
+            V = U ^ (1 << i)
+            mv = max(sb.mlb(V), max(float(sb.e[j]) for j in range(self.n) if V >> j & 1))
+            x1 = max(mlb_U, float(sb.e[i]))
+            # c_k = DPB(V) - W M(V) + (w_k - W) max(MLB(U), e_k): exact when every term is
+            # an integer (integral data), else each term rounded down
+            d = sb.dpb(V)
+            ck = d - W * mv + (float(sb.w[i]) - W) * x1
+            if not all(v == math.floor(v) and abs(v) < 2.0 ** 50
+                       for v in (d, W, mv, x1, float(sb.w[i]), ck)):
+                ck = self.safe(d) - W * mv * (1 + 4 * R) + \
+                    (float(sb.w[i]) - W) * x1 * (1 - 4 * R)
+                ck -= abs(ck) * 4 * R
+            last.append(members[i])
+            cost.append(ck)
+            floor.append(m_of(V))
+        if not last:
+            return None
+        try:
+            slp = build_split_lp(self.pd, [members[i] for i in idx], suffix, rho, last, cost,
+                                 floor, m_of(U), W)
+        except ValueError:
+            return None
+        if self.split_highs is None:
+            self.split_highs = new_split_lp_solver()
+        b, b_ex, y = solve_split_lp(slp, self.split_highs, max(1e-3, self.time_left()))
+        self.stats.split_lps += 1
+        self.stats.lps_solved += 1
+        return b, b_ex, y, slp
+
     def prune(self, bound: float, prov: tuple) -> None:
         self.stats.nodes_pruned += 1
         self.record(bound, prov)
@@ -1079,6 +1194,13 @@ class _Search:
                         1 < bin(U).count("1") <= self.sub_max:
                     bound, prov = self.sub_closure(U, rho, suffix, block, sol, charge, warm2,
                                                    bound, prov)
+                if bound < self.threshold() and sol.status == "optimal" and \
+                        self.split_max and 2 < bin(U).count("1") <= self.split_max and \
+                        self.split_worth(bound):
+                    # the split LP is at most the least bound of the node's children: where
+                    # it reaches the incumbent it closes the node in one LP
+                    # (proofs/bnb-split-block.md)
+                    bound, prov = self.split_closure(U, rho, suffix, bound, prov)
                 if bound >= self.threshold():
                     self.prune(bound, prov)
                     self.note(suffix, prov)
@@ -1299,6 +1421,53 @@ class _Search:
                 return None
             return w_min * (M if k is None else max(esb.mlb(U), e_ex[pos[k]]))
 
+        def split_exact(prov):
+            """The split LP's bound (proofs/bnb-split-block.md, Lemma Z) when its float data
+            are at most the exact ones: each ``c_k <= DPB(U - k) - W M(U - k) + (w_k - W)
+            max(MLB(U), e_k)`` and ``m_k <= M(U - k)``, ``t_1``'s floor ``<= M(U)``, ``W``
+            the least weight of ``U``; the LP's certified bound at HiGHS's duals, else its
+            exact optimum at HiGHS's basis."""
+            from ..formulations.certificates import certify_lp
+            from .split_lp import with_exact_costs
+            U, slp, b_ex, y = prov[1], prov[2], prov[4], prov[5]
+            idx = [i for i in range(len(members)) if U >> i & 1]
+            W = min(w[members[i]] for i in idx)
+            if Fraction(slp.weight) != W or Fraction(slp.floor_last) > block_m(U):
+                return None
+            mlb_U = esb.mlb(U)
+            costs = []
+            for k, ck, mk in zip(slp.last, slp.cost, slp.floor):
+                V = U & ~(1 << pos[k])
+                d = dpb_exact(V)
+                if d is None:
+                    return None
+                mv = block_m(V)
+                c_ex = d - W * mv + (w[k] - W) * max(mlb_U, e_ex[pos[k]])
+                if Fraction(mk) > mv or Fraction(ck) > c_ex:
+                    return None
+                costs.append(c_ex)
+            best = b_ex
+            if best is None or best < ub:
+                # the exact constants in place of their floats (rounded down where the
+                # data are not integral), at HiGHS's duals, then the exact optimum
+                lp = with_exact_costs(slp, costs)
+                chk = certify_lp(lp, y)
+                if chk.ok and (best is None or chk.value > best):
+                    best = chk.value
+                if (best is None or best < ub) and np.all(np.isfinite(y)):
+                    # the duals rounded to small fractions (on integral data they usually
+                    # prove the optimum itself), checked strictly
+                    ys = np.empty(y.size, dtype=object)
+                    ys[:] = [Fraction(float(v)).limit_denominator(10 ** 6) for v in y.tolist()]
+                    chk = certify_lp(lp, ys, repair=False)
+                    if chk.ok and (best is None or chk.value > best):
+                        best = chk.value
+                if (best is None or best < ub) and lp.A.nnz <= EXACT_PROOF_MAX_NONZEROS:
+                    ex = exact_lp_solution(lp)
+                    if ex is not None and (best is None or ex.value > best):
+                        best = ex.value
+            return best
+
         def value(prov):
             kind = prov[0]
             if kind == "chain":
@@ -1363,6 +1532,8 @@ class _Search:
                     if prov[6].exact_proof(ub - lp, max_set)["proved"]:
                         return ub
                 return x + lp
+            if kind == "split":
+                return split_exact(prov)
             if kind == "seed":
                 v = self.seed_exact
                 if v is not None and v < ub:
@@ -1467,7 +1638,7 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         insertion: bool = False, block_charge: bool = True, dive_period: int = DIVE_PERIOD,
         tie_digits: int = TIE_DIGITS, dp_chains: bool = True, sub_max: int = 0,
         lns: bool = False, dive_backoff: bool = True,
-        dp_lowered_max: int = DP_LOWERED_MAX) -> Result:
+        dp_lowered_max: int = DP_LOWERED_MAX, split_max: int = 0) -> Result:
     """The optimal total weighted completion time, by branch and bound over event sequences.
 
     Parameters
@@ -1573,6 +1744,11 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         proved that seed in the same 2,340 nodes, 99 s of CPU at load 7-9; at 60 s of CPU
         (8x8 K=20 and 4x4 K=26, bench_exact_lns_2026-11-28.md) it proves the same seeds as
         the default, with 2-7x fewer nodes on 8x8 but no less CPU overall.
+    split_max : int
+        Bound the open nodes of more than 2 and at most this many unplaced coflows also by
+        their split LP (:mod:`coflowopt.exact.split_lp`; proofs/bnb-split-block.md, Lemma
+        Z): the last completion of ``U`` separated from the rest, which couples ``U`` with
+        the suffix as the node's children do, in one LP.  0 (the default): never.
     lns : bool
         After the heuristics, search the subtrees whose suffix is the incumbent's sequence
         but for its first ``w`` completions (``w`` in :data:`LNS_WINDOWS`, at most
@@ -1650,6 +1826,7 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     # exponents of 2 (tables over at most 2^k sets): -1 was a negative shift and 10^30 an
     # overflow inside the table code (internal errors, found by the parameter fuzz)
     from ..limits import check_integer
+    check_integer(split_max, "split_max", 0)
     for name, k in (("dp_table_max", dp_table_max), ("dp_lowered_max", dp_lowered_max)):
         check_integer(k, name, 0)
         if k > 40:
@@ -1662,7 +1839,7 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
                      block_charge=block_charge, dive_period=dive_period,
                      tie_digits=tie_digits, dp_chains=dp_chains,
                      sub_max=sub_max if dp_kernel else 0, dive_backoff=dive_backoff,
-                     lowered_max=dp_lowered_max if dp_chains else 0)
+                     lowered_max=dp_lowered_max if dp_chains else 0, split_max=split_max)
     if certificate_nodes:
         search.closures = []
     seed_rec = None
