@@ -224,8 +224,8 @@ def test_pair_rates_is_compiled_once_for_both_models(repo_dir):
         for name in ("ps-p", "hug-cooperative"):
             assert as_scheduler(name).run(inst).report.ok
         counts.append([len(getattr(_pairs_kernel, k).signatures) for k in kernels])
-    # the instance over paths compiled nothing new (hug-cooperative runs hug_run, with
-    # hug_rates inside; pair_rates is the generic FairnessPolicy's, called here only if a
+    # the instance over paths compiled nothing new (hug-cooperative runs hug_run, its
+    # allocation inside; pair_rates is the generic FairnessPolicy's, called here only if a
     # report reruns the policy that way)
     assert counts[0] == counts[1]
     assert counts[1][1:] == [1, 1] and counts[1][0] <= 1
@@ -288,6 +288,11 @@ def _hug_cases():
     # weights (some 0), heterogeneous capacities, fractional sizes
     cases.append(uniform_random(6, 30, seed=4, releases=(0, 6), weights=(0, 3),
                                 capacities=(1, 4), integer_sizes=False, size=(0.5, 20)))
+    # idle spans: every released coflow done before the next release (an event with no
+    # active coflow, where the fused loop once divided by a zero P* denominator)
+    cases.append(Instance.from_coflows([
+        Coflow("A", [(0, 0, 1.0), (1, 0, 2.0)]), Coflow("B", [(1, 1, 1.0)], release=5.0),
+        Coflow("C", [(0, 1, 3.0), (0, 0, 1.0)], release=9.5, weight=2.0)]))
     return cases
 
 

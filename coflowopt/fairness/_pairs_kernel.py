@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._simulate_kernel import advance, next_coflow_completion, rate_changes
 from ..rates._jit import njit
 
 
@@ -140,6 +139,17 @@ def pair_rates(act, flows, remaining, pair_ptr, pair_res, entry_ptr, entry_pair,
                 best = r
         out[x] = best if np.isfinite(best) and best > 0 else 0.0
     return pstar, guarantee
+
+
+@njit(cache=True, borrowed=True)
+def _put(out_f, out_s, out_e, out_r, m, f, start, end, rate):
+    """The piece ``(f, start, end, rate)`` written at ``m`` of the piece buffers; returns
+    ``m + 1``."""
+    out_f[m] = f
+    out_s[m] = start
+    out_e[m] = end
+    out_r[m] = rate
+    return m + 1
 
 
 # --- PS-P event by event, touching only the coflows whose rates can change ------------------
@@ -295,11 +305,7 @@ def psp_run(t, resume, pair_ptr, pair_res, pair_coflow, entry_ptr, entry_pair, e
             end = t0[f] + rem0[f] / rate[f]
             if end > t:
                 end = t
-            out_f[m] = f
-            out_s[m] = pstart[f]
-            out_e[m] = end
-            out_r[m] = rate[f]
-            m += 1
+            m = _put(out_f, out_s, out_e, out_r, m, f, pstart[f], end, rate[f])
             done[f] = True
             fc[f] = end
             # a pair left with no flow takes its coflow off the resource's count
@@ -431,11 +437,7 @@ def psp_run(t, resume, pair_ptr, pair_res, pair_coflow, entry_ptr, entry_pair, e
                 changed = r_new != rate[f]
                 if changed:
                     if rate[f] > 0:
-                        out_f[m] = f
-                        out_s[m] = pstart[f]
-                        out_e[m] = t
-                        out_r[m] = rate[f]
-                        m += 1
+                        m = _put(out_f, out_s, out_e, out_r, m, f, pstart[f], t, rate[f])
                         if not fresh:
                             rem0[f] = rem0[f] - rate[f] * (t - t0[f])
                             t0[f] = t
@@ -469,92 +471,47 @@ def psp_run(t, resume, pair_ptr, pair_res, pair_coflow, entry_ptr, entry_pair, e
 # --- cooperative HUG event by event, the generic event loop's steps in one compiled loop -----
 # (the driver is coflowopt.fairness.simulation.hug_run_loop)
 
-@njit(cache=True, borrowed=True)
-def hug_rates(act, flows, remaining, pair_ptr, pair_res, entry_ptr, entry_pair, cap, weight,
-              weighted, rtol, loads, d, alloc, on_link, link_sum, used, share, spare_on, out):
-    """Cooperative HUG's rates: :func:`pair_rates` with ``cooperative`` true, its operations
-    in its order (so the same bits), without the isolation guarantee, on scratch indexed by
-    pair (``loads``, ``d``, ``alloc``, one entry per pair of the instance) and by resource
-    instead of arrays numbered afresh at each call: no numbering pass, no allocation, no
-    ``local`` indirection, and a pair's spare share added where each flow reads it (the same
-    addition) instead of in a pass over the pairs.  Returns ``P*`` (-1 or NaN as
-    :func:`pair_rates`)."""
-    R = cap.shape[0]
-    for a in range(act.shape[0]):
-        k = act[a]
-        for p in range(pair_ptr[k], pair_ptr[k + 1]):
-            loads[p] = 0.0
-    for x in range(flows.shape[0]):
-        f = flows[x]
-        for q in range(entry_ptr[f], entry_ptr[f + 1]):
-            loads[entry_pair[q]] += remaining[f]
-    for r in range(R):
-        on_link[r] = 0
-        link_sum[r] = 0.0
-        used[r] = 0.0
-    for a in range(act.shape[0]):
-        k = act[a]
-        top = -np.inf
-        for p in range(pair_ptr[k], pair_ptr[k + 1]):
-            d[p] = loads[p] / cap[pair_res[p]]
-            if d[p] > top:
-                top = d[p]
-        if not top > 0:
-            return -1.0
-        for p in range(pair_ptr[k], pair_ptr[k + 1]):
-            d[p] = d[p] / top
-            r = pair_res[p]
-            if d[p] > 0:
-                on_link[r] += 1
-            link_sum[r] += d[p] * weight[k] if weighted else d[p]
-    top_sum = -np.inf
-    for r in range(R):
-        if link_sum[r] > top_sum:
-            top_sum = link_sum[r]
-    if not top_sum > 0:
-        return np.nan
-    pstar = 1 / top_sum
-    for a in range(act.shape[0]):
-        k = act[a]
-        for p in range(pair_ptr[k], pair_ptr[k + 1]):
-            alloc[p] = pstar * (d[p] * weight[k] if weighted else d[p])
-            used[pair_res[p]] += alloc[p]
-    for r in range(R):
-        spare = 1 - used[r]
-        spare_on[r] = spare > rtol and on_link[r] > 0
-        share[r] = spare / max(on_link[r], 1)
-    for x in range(flows.shape[0]):
-        f = flows[x]
-        best = np.inf
-        for q in range(entry_ptr[f], entry_ptr[f + 1]):
-            p = entry_pair[q]
-            load = loads[p]
-            rj = pair_res[p]
-            aj = alloc[p] + share[rj] if d[p] > 0 and spare_on[rj] else alloc[p]
-            v = aj * cap[rj] * remaining[f] / load if load > 0 else 0.0
-            if v < best:
-                best = v
-        out[x] = best if np.isfinite(best) and best > 0 else 0.0
-    return pstar
-
-
 @njit(cache=True)
 def hug_run(t, resume, pair_ptr, pair_res, entry_ptr, entry_pair, flow_ptr, flow_coflow, size,
-            cap, weight, weighted, rel_order, rel_times, st, rem, done, released, finished, unf,
-            cc, fc, pstart, actc, flows, out, ploads, pd, palloc, on_link, link_sum, used, share,
-            spare_on, cur_f, cur_r, same_o, same_n, fin, fin_now,
-            out_f, out_s, out_e, out_r, window, sink, max_events, rtol_fair, rtol_done):
+            cap, weight, weighted, rel_order, rel_times, st, clock, rem, done, released,
+            finished, unf, cc, fc, pstart, rate, actc, ploads, pd, palloc, on_link, link_sum,
+            used, share, spare_on, out_f, out_s, out_e, out_r, window, sink, max_events,
+            rtol_fair, rtol_done):
     """:func:`coflowopt.simulate.simulate` with ``FairnessPolicy("hug-cooperative")`` (pairs),
-    its steps in the same order with the same operations, so the same pieces bit for bit in
-    the same order: at each event the releases, the allocation of every active coflow
-    (:func:`pair_rates`, as the policy calls it), the pieces of the flows whose rate changed
-    (:func:`.._simulate_kernel.rate_changes`), the window check, the next event (the next
-    release or coflow completion, :func:`.._simulate_kernel.next_coflow_completion`, or the
-    next flow completion when no coflow can complete, which forces a call), the clock
-    (:func:`.._simulate_kernel.advance`) and the completions.  Resumable: every state is in
-    the arrays; ``st = [next release, coflows finished, active coflows, open pieces, pieces in
-    the buffer, events, policy calls, call at the next event, phase]``, phase 1 meaning the
-    loop stopped after the window check of its event.
+    the same operations on the same values, so the same pieces bit for bit in the same order,
+    in three passes over the active flows per event instead of about ten.
+
+    The generic loop's steps and where they are here, at each event ``t`` (the previous one
+    ``tp``):
+
+    * the clock from ``tp`` to ``t`` (:func:`.._simulate_kernel.advance`: ``rem -= rate *
+      (min(fin, t) - tp)`` with ``fin = tp + rem / rate``; done when ``fin <= t`` or ``rem <=
+      rtol_done * size``, its piece ending at ``min(fin, t)``), then the releases at ``t``, then
+      the allocation: pass 1 walks the active coflows (ascending) and their unfinished flows
+      (ascending), advances each flow that has a rate, closes the finished ones and adds the
+      others' bytes left to their pairs' loads (the order :func:`pair_rates` adds them in:
+      flow by flow, ascending), then the coflow's pairs (``d``, the links' counts and sums, as
+      :func:`pair_rates`).  A coflow whose flows have all finished leaves the active list
+      there.  The pieces come out in the same order as the generic loop's (the clock's
+      completions, flow by flow, before the event's rate changes);
+    * ``P*``, the allocation of every pair and the links' spare shares (passes over the pairs
+      and the links, :func:`pair_rates`' operations);
+    * pass 2: each unfinished flow's rate (``min`` over its pairs of ``alloc * C * rem / load``,
+      :func:`pair_rates`' expression), compared with its current rate ``rate[f]`` (0: none,
+      :func:`.._simulate_kernel.rate_changes`' test), the piece of a changed rate closed at
+      ``t``, and the next event's candidates (``fin``, the earliest flow end and the earliest
+      coflow end, :func:`.._simulate_kernel.next_coflow_completion`).
+
+    The generic loop calls the policy at every event: the next event is a release, or the
+    earliest end of a coflow all of whose unfinished flows run (each of them has ``fin`` at most
+    that end, so all finish and the coflow completes), or, when no coflow can complete, the
+    earliest flow end with a forced call.  So the allocation is computed at every event here;
+    an event that would not call (which cannot happen) stops the loop with status -4 rather
+    than recompute.  Resumable:
+    every state is in the arrays; ``st = [next release, coflows finished, active coflows,
+    forced call, pieces in the buffer, events, policy calls, (unused), phase]``, phase 1
+    meaning the loop stopped after the window check of its event; ``clock = [earliest coflow
+    end, earliest flow end, tp]``.
 
     Returns
     -------
@@ -562,21 +519,27 @@ def hug_run(t, resume, pair_ptr, pair_res, entry_ptr, entry_pair, flow_ptr, flow
         0 every coflow finished; 1 the buffer holds ``window`` pieces or more (in sink mode the
         pieces still open were cut at ``t``, as the generic loop's window); -1 no future event
         while coflows are unfinished; -2 more than ``max_events`` events; -3 the allocation
-        met a case the kernel leaves to the reference (``pair_rates`` returned -1 or NaN).
+        met a case the kernel leaves to the reference (``pair_rates`` would return -1 or NaN);
+        -4 an event without a policy call.
     """
     K = flow_ptr.shape[0] - 1
+    R = cap.shape[0]
     next_rel = st[0]
     nfin = st[1]
     na = st[2]
-    nc = st[3]
+    forced = st[3] != 0
     m = st[4]
     events = st[5]
     calls = st[6]
-    call = st[7] != 0
     skip = resume and st[8] == 1
+    t_cof = clock[0]
+    t_flow = clock[1]
+    tp = clock[2] if resume else t
     status = 0
     while True:
         if not skip:
+            call = forced
+            forced = False
             # releases at t (merged into the sorted active coflows)
             r0 = next_rel
             while next_rel < K and rel_times[next_rel] <= t:
@@ -599,6 +562,69 @@ def hug_run(t, resume, pair_ptr, pair_res, entry_ptr, entry_pair, flow_ptr, flow
                     x += 1
                 actc[:x] = merged
                 na = x
+            # pass 1: the clock from tp to t, the loads, each coflow's pairs
+            for r in range(R):
+                on_link[r] = 0
+                link_sum[r] = 0.0
+                used[r] = 0.0
+            plain = not weighted
+            anyw = False
+            bad = False
+            x = 0
+            for a in range(na):
+                k = actc[a]
+                for p in range(pair_ptr[k], pair_ptr[k + 1]):
+                    ploads[p] = 0.0
+                for f in range(flow_ptr[k], flow_ptr[k + 1]):
+                    if done[f]:
+                        continue
+                    v = rate[f]
+                    if v > 0:
+                        fin = tp + rem[f] / v
+                        e = fin if fin < t else t
+                        rem[f] = rem[f] - v * (e - tp)
+                        if fin <= t or rem[f] <= rtol_done * size[f]:
+                            end = fin if fin <= t else t
+                            m = _put(out_f, out_s, out_e, out_r, m, f, pstart[f], end, v)
+                            rem[f] = 0.0
+                            done[f] = True
+                            fc[f] = end
+                            rate[f] = 0.0
+                            unf[k] -= 1
+                            continue
+                    rf = rem[f]
+                    for q in range(entry_ptr[f], entry_ptr[f + 1]):
+                        ploads[entry_pair[q]] += rf
+                if unf[k] == 0:
+                    top = fc[flow_ptr[k]]
+                    for g in range(flow_ptr[k] + 1, flow_ptr[k + 1]):
+                        if fc[g] > top:
+                            top = fc[g]
+                    cc[k] = top
+                    finished[k] = True
+                    nfin += 1
+                    call = True
+                    continue
+                actc[x] = k
+                x += 1
+                if weight[k] > 0:
+                    anyw = True
+                top = -np.inf
+                for p in range(pair_ptr[k], pair_ptr[k + 1]):
+                    pd[p] = ploads[p] / cap[pair_res[p]]
+                    if pd[p] > top:
+                        top = pd[p]
+                if not top > 0:
+                    bad = True      # no bytes left: stops at status -3 below
+                    continue
+                for p in range(pair_ptr[k], pair_ptr[k + 1]):
+                    pd[p] = pd[p] / top
+                    r = pair_res[p]
+                    if pd[p] > 0:
+                        on_link[r] += 1
+                    if plain:
+                        link_sum[r] += pd[p]
+            na = x
             if nfin == K:
                 status = 0
                 break
@@ -606,67 +632,81 @@ def hug_run(t, resume, pair_ptr, pair_res, entry_ptr, entry_pair, flow_ptr, flow
             if events > max_events:
                 status = -2
                 break
-            if call:
-                # the active coflows and their unfinished flows, both ascending
-                x = 0
-                for i in range(na):
-                    if not finished[actc[i]]:
-                        actc[x] = actc[i]
-                        x += 1
-                na = x
-                nf = 0
-                anyw = False
-                for i in range(na):
-                    k = actc[i]
-                    if weight[k] > 0:
-                        anyw = True
-                    for f in range(flow_ptr[k], flow_ptr[k + 1]):
-                        if not done[f]:
-                            flows[nf] = f
-                            nf += 1
-                calls += 1
-                nk = 0
-                if na > 0 and nf > 0:
-                    pstar = hug_rates(actc[:na], flows[:nf], rem, pair_ptr, pair_res,
-                                      entry_ptr, entry_pair, cap, weight, weighted and anyw,
-                                      rtol_fair, ploads, pd, palloc, on_link, link_sum, used,
-                                      share, spare_on, out[:nf])
-                    if not (pstar > 0):
-                        status = -3
-                        break
-                    # rates > 0 kept (flows stay ascending)
-                    for i in range(nf):
-                        if out[i] > 0:
-                            flows[nk] = flows[i]
-                            out[nk] = out[i]
-                            nk += 1
-                rate_changes(cur_f[:nc], cur_r[:nc], flows[:nk], out[:nk], same_o[:nc],
-                             same_n[:nk])
-                for i in range(nc):
-                    if not same_o[i]:
-                        f = cur_f[i]
-                        out_f[m] = f
-                        out_s[m] = pstart[f]
-                        out_e[m] = t
-                        out_r[m] = cur_r[i]
-                        m += 1
-                for i in range(nk):
-                    if not same_n[i]:
-                        pstart[flows[i]] = t
-                    cur_f[i] = flows[i]
-                    cur_r[i] = out[i]
-                nc = nk
+            if not call:
+                status = -4
+                break
+            if bad:
+                status = -3
+                break
+            calls += 1
+            wtd = weighted and anyw
+            if weighted:
+                # the links' sums once the weights' use is known (same order as above)
+                for a in range(na):
+                    k = actc[a]
+                    for p in range(pair_ptr[k], pair_ptr[k + 1]):
+                        link_sum[pair_res[p]] += pd[p] * weight[k] if wtd else pd[p]
+            top_sum = -np.inf
+            for r in range(R):
+                if link_sum[r] > top_sum:
+                    top_sum = link_sum[r]
+            if na > 0 and not top_sum > 0:
+                status = -3
+                break
+            pstar = 1 / top_sum if na > 0 else 0.0     # no active coflow: nothing to allocate
+            for a in range(na):
+                k = actc[a]
+                for p in range(pair_ptr[k], pair_ptr[k + 1]):
+                    palloc[p] = pstar * (pd[p] * weight[k] if wtd else pd[p])
+                    used[pair_res[p]] += palloc[p]
+            for r in range(R):
+                spare = 1 - used[r]
+                spare_on[r] = spare > rtol_fair and on_link[r] > 0
+                share[r] = spare / max(on_link[r], 1)
+            # pass 2: the rates, the changed ones' pieces, the next event's candidates
+            t_flow = np.inf
+            t_cof = np.inf
+            for a in range(na):
+                k = actc[a]
+                last = -np.inf
+                n_on = 0
+                for f in range(flow_ptr[k], flow_ptr[k + 1]):
+                    if done[f]:
+                        continue
+                    rf = rem[f]
+                    best = np.inf
+                    for q in range(entry_ptr[f], entry_ptr[f + 1]):
+                        p = entry_pair[q]
+                        load = ploads[p]
+                        rj = pair_res[p]
+                        aj = palloc[p] + share[rj] if pd[p] > 0 and spare_on[rj] else palloc[p]
+                        v = aj * cap[rj] * rf / load if load > 0 else 0.0
+                        if v < best:
+                            best = v
+                    v = best if np.isfinite(best) and best > 0 else 0.0
+                    old = rate[f]
+                    if not (old > 0 and old == v):
+                        if old > 0:
+                            m = _put(out_f, out_s, out_e, out_r, m, f, pstart[f], t, old)
+                        if v > 0:
+                            pstart[f] = t
+                        rate[f] = v
+                    if v > 0:
+                        fin = t + rf / v
+                        if fin < t_flow:
+                            t_flow = fin
+                        if n_on == 0 or fin > last:
+                            last = fin
+                        n_on += 1
+                if n_on == unf[k] and last < t_cof:
+                    t_cof = last
             if sink and m >= window:
-                for i in range(nc):
-                    f = cur_f[i]
-                    if pstart[f] < t:
-                        out_f[m] = f
-                        out_s[m] = pstart[f]
-                        out_e[m] = t
-                        out_r[m] = cur_r[i]
-                        m += 1
-                        pstart[f] = t
-            call = False
+                for a in range(na):
+                    k = actc[a]
+                    for f in range(flow_ptr[k], flow_ptr[k + 1]):
+                        if not done[f] and rate[f] > 0 and pstart[f] < t:
+                            m = _put(out_f, out_s, out_e, out_r, m, f, pstart[f], t, rate[f])
+                            pstart[f] = t
             if m >= window:
                 st[8] = 1
                 status = 1
@@ -675,60 +715,23 @@ def hug_run(t, resume, pair_ptr, pair_res, entry_ptr, entry_pair, flow_ptr, flow
         st[8] = 0
         # the next event
         t_rel = rel_times[next_rel] if next_rel < K else np.inf
-        t_flow = np.inf
-        for i in range(nc):
-            fin[i] = t + rem[cur_f[i]] / cur_r[i]
-            if fin[i] < t_flow:
-                t_flow = fin[i]
-        t_cof = next_coflow_completion(cur_f[:nc], fin[:nc], flow_coflow, unf) if nc else np.inf
         t_next = min(t_cof, t_rel)
         if not t_next < np.inf and t_flow < np.inf:
             t_next = t_flow
-            call = True
+            forced = True
         if not t_next < np.inf:
             status = -1
             break
-        if nc:
-            advance(cur_f[:nc], cur_r[:nc], fin[:nc], rem, size, t, t_next, rtol_done,
-                    fin_now[:nc])
-            x = 0
-            for i in range(nc):
-                f = cur_f[i]
-                if fin_now[i]:
-                    end = fin[i] if fin[i] <= t_next else t_next
-                    out_f[m] = f
-                    out_s[m] = pstart[f]
-                    out_e[m] = end
-                    out_r[m] = cur_r[i]
-                    m += 1
-                    rem[f] = 0.0
-                    done[f] = True
-                    fc[f] = end
-                else:
-                    cur_f[x] = f
-                    cur_r[x] = cur_r[i]
-                    x += 1
-            if x < nc:
-                for i in range(m - (nc - x), m):
-                    k = flow_coflow[out_f[i]]
-                    unf[k] -= 1
-                    if unf[k] == 0:
-                        top = fc[flow_ptr[k]]
-                        for g in range(flow_ptr[k] + 1, flow_ptr[k + 1]):
-                            if fc[g] > top:
-                                top = fc[g]
-                        cc[k] = top
-                        finished[k] = True
-                        nfin += 1
-                        call = True
-            nc = x
+        tp = t
         t = t_next
     st[0] = next_rel
     st[1] = nfin
     st[2] = na
-    st[3] = nc
+    st[3] = 1 if forced else 0
     st[4] = m
     st[5] = events
     st[6] = calls
-    st[7] = 1 if call else 0
+    clock[0] = t_cof
+    clock[1] = t_flow
+    clock[2] = tp
     return t, status

@@ -285,14 +285,28 @@ def _piece_sink(instance: Instance, fc: np.ndarray, size: int, on_window, meta: 
     """A compiled event loop's piece buffers (flow, start, end, rate; ``size`` pieces) and, in
     sink mode, its :class:`~coflowopt.rates._pieces.WindowSink` settled by a
     :class:`~coflowopt.simulate.WindowSettler` on the loop's flow completions ``fc``:
-    ``(buffers, sink or None, settler or None)``."""
+    ``(buffers, sink or None, settler or None)``.
+
+    When ``on_window`` borrows (keeps nothing of a window: the streamed verifier) the settler
+    rescales the buffers themselves, which the loops only write and refill from 0 after each
+    window, and the window is handed on without the sink's four copies (1.2e9 pieces, 39 GB
+    copied, for ``hug-cooperative`` at 50,000 coflows); the same operations on the same
+    values, so the same pieces."""
     from ..simulate import WindowSettler
     buf = (np.zeros(size, dtype=np.int64), np.zeros(size), np.zeros(size), np.zeros(size))
     if on_window is None:
         return buf, None, None
     from ..rates._pieces import WindowSink
     settler = WindowSettler(instance, fc)
-    return buf, WindowSink(instance, on_window, meta, prepare=settler), settler
+    if not getattr(on_window, "borrows", False):
+        return buf, WindowSink(instance, on_window, meta, prepare=settler), settler
+
+    def settled(schedule, start, end):
+        settler(schedule.flow, schedule.start, schedule.end, schedule.rate)
+        on_window(schedule, start, end)
+
+    settled.borrows = True
+    return buf, WindowSink(instance, settled, meta), settler
 
 
 def _drain(buf: tuple, m: int, sink, held: list, t: float) -> int:
@@ -463,11 +477,12 @@ def hug_run_loop(instance: Instance, *, weighted: bool = False, on_window=None,
     """Cooperative HUG over time in one compiled loop (:func:`._pairs_kernel.hug_run`): the
     schedule of :func:`simulate` with ``FairnessPolicy("hug-cooperative")``, the same pieces
     bit for bit and in the same order (so the same windows in sink mode), without the generic
-    loop's per-event numpy and Python; the allocation is :func:`._pairs_kernel.hug_rates`,
-    ``pair_rates``' operations on scratch indexed by pair.  Why: at 50,000 coflows the policy
-    changes essentially every active flow's rate at every event (1.2e9 pieces), and the
-    generic loop around the allocation cost as much as the allocation
-    (``experiments/results/psp_50k_profile.md``).
+    loop's per-event numpy and Python; the allocation is ``pair_rates``' operations on scratch
+    indexed by pair, fused with the clock, the rate changes and the next event into three
+    passes over the active flows per event.  Why: at 50,000 coflows the policy changes
+    essentially every active flow's rate at every event (1.2e9 pieces), so every pass over the
+    active flows costs ~1e9 visits (``experiments/results/psp_50k_profile.md``,
+    ``experiments/results/hug_50k_fused.md``).
 
     An instance's coflows have flows and its flows positive sizes, so every active coflow has
     bytes left and the allocation never meets the case ``pair_rates`` hands to the numpy form
@@ -509,16 +524,13 @@ def hug_run_loop(instance: Instance, *, weighted: bool = False, on_window=None,
     cc = np.full(K, np.nan)
     fc = np.full(F, np.nan)
     pstart = np.full(F, np.nan)
-    cur_f = np.zeros(F, dtype=np.int64)
-    cur_r = np.zeros(F)
-    state = (st, rem, done, np.zeros(K, dtype=bool), finished, np.diff(ptr).astype(np.int64),
-             cc, fc, pstart, np.zeros(K, dtype=np.int64), np.zeros(F, dtype=np.int64),
-             np.zeros(F),
-             # hug_rates' scratch: per pair (loads, d, alloc), per resource
+    state = (st, np.zeros(3), rem, done, np.zeros(K, dtype=bool), finished,
+             np.diff(ptr).astype(np.int64), cc, fc, pstart,
+             np.zeros(F),                   # each flow's rate (0: none)
+             np.zeros(K, dtype=np.int64),   # the active coflows
+             # the allocation's scratch: per pair (loads, d, alloc), per resource
              np.zeros(NP), np.zeros(NP), np.zeros(NP), np.zeros(R, dtype=np.int64),
-             np.zeros(R), np.zeros(R), np.zeros(R), np.zeros(R, dtype=bool),
-             cur_f, cur_r, np.zeros(F, dtype=bool),
-             np.zeros(F, dtype=bool), np.zeros(F), np.zeros(F, dtype=bool))
+             np.zeros(R), np.zeros(R), np.zeros(R), np.zeros(R, dtype=bool))
     del cp
     # a window, then at most three pieces per flow in one event (rate change, cut, end)
     buf, sink, settler = _piece_sink(instance, fc, window + 3 * F, on_window, meta)
@@ -533,7 +545,8 @@ def hug_run_loop(instance: Instance, *, weighted: bool = False, on_window=None,
         if status < 0:
             stuck = np.flatnonzero(~finished & (rel_times[0] <= t))[:3].tolist()
             why = {-1: "no future event", -2: f"more than {max_events} events",
-                   -3: "an allocation the compiled loop does not handle"}[status]
+                   -3: "an allocation the compiled loop does not handle",
+                   -4: "an event without a policy call"}[status]
             raise SimulationError(f"hug-cooperative: {why} at time {t} (unfinished coflows "
                                   f"include {stuck})")
         pieces += _drain(buf, int(st[4]), sink, held, t)
