@@ -677,13 +677,15 @@ def _runs_pass(fl, st, en, rt, F, lo_t, hi_t, acc: _FloatSums, cap, limit, max_r
         got = None
         try:
             runs = _vk.runs_prep(st, en, nrs, nre)
-            got = (runs, _vk.screen_instants(runs[1], runs[2], runs[4], runs[5], cap, limit))
+            screen = _vk.screen_instants(runs[1], runs[2], runs[4], runs[5], cap, limit)
+            grid = _vk.screen_grid(pr, screen[4], cap.shape[0])
+            # screen_grid's verdict, for both threads: an exact grid, or none (then the sweep)
+            got = (runs, screen, grid.shape[0] == screen[4])
         finally:
             mid.put(got)
-        grid = _vk.screen_grid(pr, got[1][4], cap.shape[0])
-        if grid.shape[0] == got[1][4]:
-            _vk.screen_add(fl, st, en, rt, acc.res, runs[0], runs[3], got[1][2], got[1][3],
-                           got[1][0], 0, m, grid)
+        if got[2]:
+            _vk.screen_add(fl, st, en, rt, acc.res, runs[0], runs[3], screen[2], screen[3],
+                           screen[0], 0, m, grid)
             return grid, None
         # no exact grid: the sweep, here, while the other thread does the flow pass
         return grid, _vk.runs_judge(fl, rt, acc.res, *runs, cap, limit, pr)
@@ -695,9 +697,9 @@ def _runs_pass(fl, st, en, rt, F, lo_t, hi_t, acc: _FloatSums, cap, limit, max_r
         got = mid.get()
     if got is None:        # the second thread failed: its exception
         first()
-    runs, (sc, thr, sid, eid, G) = got
+    runs, (sc, thr, sid, eid, G), gridded = got
     R = cap.shape[0]
-    if not 0 <= G * R <= pr.shape[0] or G < 0:     # screen_grid's test: no grid
+    if not gridded:
         return (flags, *first()[1])
     rest = _vk.screen_grid(acc.grid(G * R), G, R)
     _vk.screen_add(fl, st, en, rt, acc.res, runs[0], runs[3], sid, eid, sc, m, n, rest)
