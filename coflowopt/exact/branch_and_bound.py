@@ -1057,9 +1057,12 @@ class _Search:
             return None
         R = ROUNDING_RTOL
 
-        def m_of(V):
-            """``M(V)`` as a float at most the exact one (the block charge's rule)."""
-            m = max(sb.mlb(V), max(float(sb.e[i]) for i in range(self.n) if V >> i & 1))
+        def m_raw(V):
+            """``M(V) = max(MLB(V), max e)`` as computed in floats."""
+            return max(sb.mlb(V), max(float(sb.e[i]) for i in range(self.n) if V >> i & 1))
+
+        def down(m):
+            """``m`` as a float at most the exact ``M`` (the block charge's rule)."""
             return m if m == math.floor(m) else m * (1 - 4 * R)
 
         mlb_U = sb.mlb(U)
@@ -1068,7 +1071,7 @@ class _Search:
             if U & self.succ[i]:
                 continue        # the search never completes i last in U (dominance)
             V = U ^ (1 << i)
-            mv = max(sb.mlb(V), max(float(sb.e[j]) for j in range(self.n) if V >> j & 1))
+            mv = m_raw(V)
             x1 = max(mlb_U, float(sb.e[i]))
             # c_k = DPB(V) - W M(V) + (w_k - W) max(MLB(U), e_k): exact when every term is
             # an integer (integral data), else each term rounded down
@@ -1081,12 +1084,12 @@ class _Search:
                 ck -= abs(ck) * 4 * R
             last.append(members[i])
             cost.append(ck)
-            floor.append(m_of(V))
+            floor.append(down(mv))
         if not last:
             return None
         try:
             slp = build_split_lp(self.pd, [members[i] for i in idx], suffix, rho, last, cost,
-                                 floor, m_of(U), W)
+                                 floor, down(m_raw(U)), W)
         except ValueError:
             return None
         if self.split_highs is None:
