@@ -24,7 +24,12 @@ Appendix A.3.1 for length, width, size, skew and the SN/LN/SW/LW bins.
 
 from __future__ import annotations
 
+import functools
+import importlib.machinery
+import importlib.util
 import math
+import os
+import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
@@ -64,6 +69,67 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     a = np.ascontiguousarray(a)
     a.setflags(write=False)
     return a
+
+
+@functools.cache
+def _sparsetools():
+    """scipy's compiled sparse routines, ``scipy.sparse._sparsetools``, loaded from their file
+    without running ``scipy.sparse``'s package import (~0.1 s of a process's start: it clones
+    numpy for the array API); ``None`` when they cannot be loaded so (the caller then imports
+    scipy.sparse).  The same compiled code as scipy.sparse's, so the same bits."""
+    need = ("coo_tocsr", "csr_has_sorted_indices", "csr_sort_indices", "csr_sum_duplicates")
+    name = "scipy.sparse._sparsetools"
+    mod = sys.modules.get(name)
+    if mod is None:
+        try:
+            spec = importlib.util.find_spec("scipy")      # finds the package, runs nothing
+            base = os.path.join(os.path.dirname(spec.origin), "sparse", "_sparsetools")
+            path = next(base + s for s in importlib.machinery.EXTENSION_SUFFIXES
+                        if os.path.isfile(base + s))
+            loader = importlib.machinery.ExtensionFileLoader(name, path)
+            mod = importlib.util.module_from_spec(
+                importlib.util.spec_from_file_location(name, path, loader=loader))
+            loader.exec_module(mod)
+        except Exception:       # no scipy file layout we know: scipy.sparse's own import
+            return None
+    return mod if all(hasattr(mod, f) for f in need) else None
+
+
+def _csr_sum_duplicates(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray,
+                        shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(indptr, indices, data)`` of ``scipy.sparse.csr_matrix((vals, (rows, cols)), shape)``
+    with its duplicates summed, bit for bit (tested), through scipy's compiled routines
+    without importing scipy.sparse (:func:`_sparsetools`).
+
+    Why scipy's own routines and not a numpy sum: scipy sums each (row, column)'s duplicates
+    in the order ``std::sort`` leaves them after sorting the row's columns, and libstdc++'s
+    sort is an unstable introsort above 16 entries a row: the order is not the flows' order,
+    and with fractional sizes the sums then differ in the last bit (30 % of the entries of
+    random coflows of 20-80 fractional flows; none on the FB trace, by luck of its sizes).
+    """
+    st = _sparsetools()
+    K, P = shape
+    if st is None:
+        import scipy.sparse as sp
+        m = sp.csr_matrix((vals, (rows, cols)), shape=shape)
+        m.sum_duplicates()
+        return m.indptr, m.indices, m.data
+    nnz = int(vals.size)
+    idx = np.int32 if max(nnz, K, P) < np.iinfo(np.int32).max else np.int64
+    indptr = np.empty(K + 1, dtype=idx)
+    indices = np.empty(nnz, dtype=idx)
+    data = np.empty(nnz, dtype=np.float64)
+    # what csr_matrix((vals, (rows, cols))) runs: coo_tocsr (each row's entries in input
+    # order), then sum_duplicates: the sort only when some row is unsorted, then the sums
+    # (the index type changes no comparison, so no order)
+    st.coo_tocsr(K, P, nnz, np.ascontiguousarray(rows, dtype=idx),
+                 np.ascontiguousarray(cols, dtype=idx),
+                 np.ascontiguousarray(vals, dtype=np.float64), indptr, indices, data)
+    if not st.csr_has_sorted_indices(K, indptr, indices):
+        st.csr_sort_indices(K, indptr, indices, data)
+    st.csr_sum_duplicates(K, P, indptr, indices, data)
+    n = int(indptr[-1])
+    return indptr, indices[:n].copy(), data[:n].copy()
 
 
 @dataclass(frozen=True, eq=False)
@@ -749,42 +815,72 @@ class Instance:
 
     # ------------------------------------------------------------------ derived quantities
     @cached_property
-    def port_loads_sparse(self) -> sp.csr_matrix:
-        """d_k^p as a sparse (K, R) matrix: data coflow k sends through resource p (port p of
-        the unified numbering on a big switch)."""
-        import scipy.sparse as sp  # lazily (see resource_flow_matrix)
+    def _port_loads_csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(indptr, indices, data)`` of :attr:`port_loads_sparse`, canonical (each row's
+        columns ascending, no duplicates), built without importing scipy.sparse: the arrays
+        :attr:`rho`, :attr:`bottleneck_port` and BSSI read (scipy.sparse's import is ~0.1 s of
+        a process's start)."""
         K, P = self.num_coflows, self.num_ports
-        if self.is_big_switch:
-            rows = np.concatenate([self.flow_coflow, self.flow_coflow])
-            cols = np.concatenate([self.flow_src, self.flow_egress_port])
-            vals = np.concatenate([self.flow_size, self.flow_size])
-        else:
-            rows = np.repeat(self.flow_coflow, self.path_length)
-            cols = self.flow_resource
-            vals = np.repeat(self.flow_size, self.path_length)
+        n = 2 * self.num_flows if self.is_big_switch else int(self.flow_resource.size)
         # Why a dense count when the sizes are integers: scipy sorts each row's column indices
         # to sum the duplicates, 0.5 of the 0.77 s BSSI took on the Facebook trace on a k=16
         # fat-tree (4.1 million (coflow, link) entries); a bincount over k * R + p takes 0.09 s.
         # Only for integral sizes whose total is exact in float64: then every order of
         # summation gives the same bits, so the matrix is scipy's, bit for bit (tested); and
         # only while the K x R count stays small beside the entries.
-        if (K * P <= max(1 << 22, 2 * rows.size) and K * P <= 1 << 25
-                and float(self.flow_size.sum()) < 2.0 ** 53
-                and np.array_equal(self.flow_size, np.floor(self.flow_size))):
-            key = rows.astype(np.int64) * P + cols
-            dense = np.bincount(key, weights=vals, minlength=K * P)
-            nz = np.flatnonzero(dense)
+        dense = (K * P <= max(1 << 22, 2 * n) and K * P <= 1 << 25
+                 and float(self.flow_size.sum()) < 2.0 ** 53
+                 and np.array_equal(self.flow_size, np.floor(self.flow_size)))
+        # the entries (coflow, resource, size): on a big switch every flow's ingress port
+        # first, then every flow's egress port (the order scipy's sums depend on); written
+        # once in the index type the sums take, without int64 intermediates (1.4 million
+        # entries on the FB trace)
+        idx = np.int64 if dense or max(n, K, P) >= np.iinfo(np.int32).max else np.int32
+        rows, cols, vals = np.empty(n, dtype=idx), np.empty(n, dtype=idx), np.empty(n)
+        if self.is_big_switch:
+            F = self.num_flows
+            rows[:F] = rows[F:] = self.flow_coflow
+            cols[:F], cols[F:] = self.flow_src, self.flow_egress_port
+            vals[:F] = vals[F:] = self.flow_size
+        else:
+            rows[:] = np.repeat(self.flow_coflow, self.path_length)
+            cols[:] = self.flow_resource
+            vals[:] = np.repeat(self.flow_size, self.path_length)
+        if dense:
+            key = rows * P + cols
+            sums = np.bincount(key, weights=vals, minlength=K * P)
+            nz = np.flatnonzero(sums)
             indptr = np.zeros(K + 1, dtype=np.int64)
             np.cumsum(np.bincount(nz // P, minlength=K), out=indptr[1:])
-            return sp.csr_matrix((dense[nz], nz % P, indptr), shape=(K, P))
-        m = sp.csr_matrix((vals, (rows, cols)), shape=(K, P))
-        m.sum_duplicates()
-        return m
+            return indptr, nz % P, sums[nz]
+        return _csr_sum_duplicates(rows, cols, vals, (K, P))
+
+    @cached_property
+    def port_loads_sparse(self) -> sp.csr_matrix:
+        """d_k^p as a sparse (K, R) matrix: data coflow k sends through resource p (port p of
+        the unified numbering on a big switch)."""
+        import scipy.sparse as sp  # lazily (see resource_flow_matrix)
+        indptr, indices, data = self._port_loads_csr
+        return sp.csr_matrix((data, indices, indptr), shape=(self.num_coflows, self.num_ports))
 
     @cached_property
     def port_loads(self) -> np.ndarray:
         """d_k^p as a dense (K, m_in + m_out) array (Sincronia's v_k^p)."""
-        return _readonly(self.port_loads_sparse.toarray())
+        indptr, indices, data = self._port_loads_csr
+        dense = np.zeros((self.num_coflows, self.num_ports))
+        dense[np.repeat(np.arange(self.num_coflows), np.diff(indptr)), indices] = data
+        return _readonly(dense)
+
+    @cached_property
+    def _port_times(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(row, col, t)``: the non-zero ``t = d_k^p / c_p`` in :attr:`_port_loads_csr`'s
+        order (coflow by coflow, ports ascending), each computed as
+        ``port_loads_sparse @ scipy.sparse.diags(1.0 / capacity)`` computes it, ``d * fl(1 /
+        c)`` (not ``d / c``), so that :attr:`rho` and BSSI keep scipy's bits (tested)."""
+        indptr, indices, data = self._port_loads_csr
+        row = np.repeat(np.arange(self.num_coflows, dtype=np.int64), np.diff(indptr))
+        col = indices.astype(np.int64)
+        return _readonly(row), _readonly(col), _readonly(data * (1.0 / self.capacity)[col])
 
     @cached_property
     def rho(self) -> np.ndarray:
@@ -793,16 +889,17 @@ class Instance:
         This is Varys' Gamma (Eq. 1) in an empty fabric and Sincronia's OCT: the time coflow k
         needs when it is alone, achieved by MADD (every flow at rate d_ij / rho_k).
         """
-        import scipy.sparse as sp  # lazily (see resource_flow_matrix)
-        scaled = self.port_loads_sparse @ sp.diags(1.0 / self.capacity)
-        return _readonly(np.asarray(scaled.max(axis=1).todense()).ravel())
+        # every coflow has a flow, so every row has an entry and reduceat's starts are distinct
+        return _readonly(np.maximum.reduceat(self._port_times[2], self._port_loads_csr[0][:-1]))
 
     @cached_property
     def bottleneck_port(self) -> np.ndarray:
         """The port attaining rho_k (first index on ties), unified numbering, shape (K,)."""
-        import scipy.sparse as sp  # lazily (see resource_flow_matrix)
-        scaled = self.port_loads_sparse @ sp.diags(1.0 / self.capacity)
-        return _readonly(np.asarray(scaled.argmax(axis=1)).ravel().astype(np.int64))
+        row, col, t = self._port_times
+        hit = np.flatnonzero(t == self.rho[row])     # columns ascend within a row
+        r = row[hit]
+        first = hit[np.concatenate([[True], r[1:] != r[:-1]])]
+        return _readonly(col[first])
 
     @cached_property
     def length(self) -> np.ndarray:

@@ -44,7 +44,7 @@ Implementation
 --------------
 Each step costs O(P + nnz of the bottleneck's column + nnz of the chosen coflow's row): port
 loads are kept up to date by subtracting the chosen coflow's row, the scaled weights live in one
-array and only the bottleneck's column is read (``scipy.sparse`` CSR and CSC copies of the
+array and only the bottleneck's column is read (CSR and CSC index arrays of the
 processing-time matrix).  There is no dense ``K x P`` pass per step.
 
 References
@@ -234,7 +234,10 @@ def processing_times(instance: Instance, exact: bool = False) -> sp.csr_matrix |
     """
     if not exact:
         import scipy.sparse as sp  # lazily (see Instance.resource_flow_matrix)
-        return (instance.port_loads_sparse @ sp.diags(1.0 / instance.capacity)).tocsr()
+        indptr = instance._port_loads_csr[0]
+        _, cols, vals = instance._port_times
+        return sp.csr_matrix((vals.copy(), cols, indptr),
+                             shape=(instance.num_coflows, instance.num_ports))
     keys, vals, unit = _scaled_processing_times(instance)
     return {kp: v * unit for kp, v in zip(keys, vals)}
 
@@ -395,10 +398,8 @@ def _run(instance: Instance, *, tie_break: str, release: str, exact: bool, weigh
         rel[:] = [Fraction(float(x)) for x in instance.release.tolist()]
         half = Fraction(1, 2)
     else:
-        M = processing_times(instance)
-        M.sort_indices()
-        coo = M.tocoo()
-        rows, cols, vals = coo.row.astype(np.int64), coo.col.astype(np.int64), coo.data
+        # processing_times' entries, coflow by coflow, ports ascending, without scipy.sparse
+        rows, cols, vals = instance._port_times
         zero = 0.0
         w = instance.weight.astype(float).copy() if weighted else np.ones(K)
         rel = instance.release.astype(float)
