@@ -24,3 +24,24 @@ def test_a_matrix_still_imports_it_where_needed():
     inst = Instance.from_coflows([Coflow("A", [(0, 0, 2.0), (0, 1, 1.0)])])
     assert inst.rho.tolist() == [3.0]
     assert inst.port_loads_sparse.shape == (1, 3)     # 1 ingress + 2 egress ports
+
+
+_LOOKUP = ("import sys\n"
+           "from coflowopt.registry import get_algorithm\n"
+           "get_algorithm('ordering', 'sebf'); get_algorithm('rates', 'greedy')\n"
+           "print(sorted(p for p in ('policies', 'bounds', 'exact', 'fairness')\n"
+           "             if 'coflowopt.' + p in sys.modules))\n"
+           "a = get_algorithm('ordering', 'ordering-lp')\n"
+           "print(a.func.__module__, 'coflowopt.policies' in sys.modules)\n")
+
+
+def test_a_lookup_imports_its_kinds_package_and_falls_back_to_all():
+    # sebf and greedy live in their kinds' packages: nothing else is imported for them;
+    # ordering-lp is registered in coflowopt.formulations, outside its kind's package, and a
+    # miss there loads every package, so it is still found
+    out = subprocess.run([sys.executable, "-c", _LOOKUP], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    first, second = out.stdout.strip().splitlines()[-2:]
+    assert first == "[]"
+    assert second == "coflowopt.formulations.lp_orderings True"
