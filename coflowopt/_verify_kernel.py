@@ -621,7 +621,7 @@ def _two_sum(h, l, a, m, v):
 def _next_instant(sval, sord, js, evl, eord, je):
     """The time of the next run of starts (``sval[sord[js]]``, ``js < len(sval)``) or of ends
     (``evl[eord[je]]``), whichever is earlier: the next instant of a walk over the sorted
-    runs (:func:`runs_judge`, :func:`screen_instants`)."""
+    runs (:func:`runs_judge`)."""
     t = np.inf
     if js < sval.shape[0]:
         t = sval[sord[js]]
@@ -781,16 +781,15 @@ def runs_flows(fl, st, en, rt, rows, irows):
 @njit(cache=True, nogil=True)
 def runs_sweep(fl, st, en, rt, nrs, nre, res, cap, limit, pr):
     """:func:`runs_pass`'s capacity check, for a batch that :func:`runs_check` accepted with
-    ``nrs`` runs of equal starts and ``nre`` of equal ends: the runs recorded and sorted
-    (:func:`runs_prep`), every load proven within the limit on exact sums
-    (:func:`exact_screen`: no overload, nothing to sweep) or else swept
-    (:func:`runs_judge`).  Returns :func:`capacity_sweep`'s ``(res, t0, t1, load, upper)``;
-    reads the batch and ``res``, writes only ``pr`` and its own state."""
-    sbeg, sval, sord, ebeg, evl, eord = runs_prep(st, en, nrs, nre)
-    if exact_screen(fl, st, en, rt, res, sbeg, sval, sord, ebeg, evl, eord, cap, limit,
-                    pr):
+    ``nrs`` runs of equal starts and ``nre`` of equal ends: every load proven within the limit
+    on exact sums (:func:`exact_screen`: no overload, nothing to sweep) or else the runs
+    recorded and sorted (:func:`runs_prep`) and swept (:func:`runs_judge`).  Returns
+    :func:`capacity_sweep`'s ``(res, t0, t1, load, upper)``; reads the batch and ``res``,
+    writes only ``pr`` and its own state."""
+    if exact_screen(fl, st, en, rt, res, cap, limit, pr, nrs + nre):
         return (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0),
                 np.zeros(0))
+    sbeg, sval, sord, ebeg, evl, eord = runs_prep(st, en, nrs, nre)
     return runs_judge(fl, rt, res, sbeg, sval, sord, ebeg, evl, eord, cap, limit, pr)
 
 
@@ -913,9 +912,15 @@ def runs_judge(fl, rt, res, sbeg, sval, sord, ebeg, evl, eord, cap, limit, pr):
 #: exact screen", needs ``SCREEN_BITS <= 50``).
 SCREEN_BITS = 50
 
+#: :func:`screen_add` asks for each piece's flow's resources ahead (as :func:`runs_flows`
+#: does) only above this many flows: below, ``res`` (8 bytes a flow) is in the caches and the
+#: prefetch costs more than it saves (per-flow fairness's windows of the Facebook trace, 7e5
+#: flows: 3.9 -> 3.5 ns a piece without it, in-process, 2026-11-29).
+SCREEN_PREFETCH_FLOWS = 1 << 21
+
 
 @njit(cache=True, nogil=True)
-def exact_screen(fl, st, en, rt, res, sbeg, sval, sord, ebeg, evl, eord, cap, limit, pr):
+def exact_screen(fl, st, en, rt, res, cap, limit, pr, most):
     """Whether every load of a big-switch batch is within ``limit`` times its resource's
     capacity, proven on exact sums (``proofs/float-verifier-soundness.md``, "The exact
     screen"): True proves that no load exceeds it and that :func:`runs_sweep`'s sweep would
@@ -923,133 +928,215 @@ def exact_screen(fl, st, en, rt, res, sbeg, sval, sord, ebeg, evl, eord, cap, li
 
     Each rate ``v`` on resource ``r`` is rounded up to a whole number of units ``q_r = 2^(e_r
     - SCREEN_BITS)`` (``cap_r`` in ``[2^(e_r - 1), 2^e_r)``): ``Q = ceil(v / q_r)``, an exact
-    product by a power of two >= 1 and an exact ``ceil`` (clamped at 2^62).  The distinct
-    times of the batch, read off its runs sorted (``sval[sord]``, ``evl[eord]``), are its
-    instants ``0 .. G - 1`` (:func:`screen_instants`); a piece adds its ``Q`` to the cell
-    (instant of its start, r) and takes it off the cell (instant of its end, r) of a ``G x
-    R`` grid of floats, in the given order, for both its resources (:func:`screen_add`); the
-    running sums of the rows, instant by instant, are the loads (in units) of the intervals
-    between instants, each compared with ``floor(cap_r limit (1 - 2^-40) / q_r)``
-    (:func:`screen_loads`).  While those loads are within the threshold (< 2^51) every value
-    is an integer below 2^53, so every sum is exact whatever the order (a batch may be added
-    in parts, into grids summed after); the first load beyond it is found however the sums
-    round (the proof).  The grid is ``pr``'s memory (the sweep's scratch, which the sweep
-    fills only if this answers False): False where it needs more cells than ``pr`` has rows
-    (``G R > n``), and where a capacity is outside ``[2^-900, 2^SCREEN_BITS)`` or a threshold
-    is ``2^(SCREEN_BITS + 1)`` units or more (``limit`` above 2 at least): no exact grid."""
-    sc, thr, sid, eid, G = screen_instants(sval, sord, evl, eord, cap, limit)
-    grid = screen_grid(pr, G, cap.shape[0])
-    if G < 0 or grid.shape[0] < G:
+    product by a power of two >= 1 and an exact ``ceil`` (clamped at 2^62)
+    (:func:`screen_units`).  Each distinct time of the batch gets a row of a grid of floats
+    (``G x R``, found by hashing the times as they come, :func:`screen_add`); a piece adds its
+    ``Q`` to the cell (row of its start, r) and takes it off the cell (row of its end, r), for
+    both its resources, in the given order; the rows' running sums in the order of their times
+    are the loads (in units) of the intervals between instants, each compared with
+    ``floor(cap_r limit (1 - 2^-40) / q_r)`` (:func:`screen_loads`).  While those loads are
+    within the threshold (< 2^51) every value is an integer below 2^53, so every sum is exact
+    whatever the order and grouping (a batch may be added in parts, into grids summed after;
+    consecutive pieces on the same cells are summed first); the first load beyond it is found
+    however the sums round (the proof).  The grid is ``pr``'s memory (the sweep's scratch,
+    which the sweep fills only if this answers False): False where the batch has more distinct
+    times than ``pr`` has rows over ``R`` (``G R > len(pr)``) or than ``most`` (a bound on
+    them: the runs of starts and of ends), and where a capacity is outside
+    ``[2^-900, 2^SCREEN_BITS)`` or a threshold is ``2^(SCREEN_BITS + 1)`` units or more
+    (``limit`` above 2 at least): no exact grid."""
+    sc, thr, ok = screen_units(cap, limit)
+    if not ok:
         return False
-    screen_add(fl, st, en, rt, res, sbeg, ebeg, sid, eid, sc, 0, fl.shape[0], grid)
-    return screen_loads(grid, grid[:0], thr)
+    grid = screen_grid(pr, cap.shape[0])
+    G, vals = screen_add(fl, st, en, rt, res, sc, 0, fl.shape[0], grid, most)
+    if G < 0:
+        return False
+    return screen_loads(grid, vals, grid, vals[:0], thr)
 
 
 @njit(cache=True, nogil=True)
-def screen_instants(sval, sord, evl, eord, cap, limit):
-    """:func:`exact_screen`'s set-up: ``(sc, thr, sid, eid, G)``, each resource's units per
-    unit of data (``1 / q_r``) and threshold in units, each run's instant (start runs
-    ``sid``, end runs ``eid``) and the number of instants; ``G = -1`` where there is no exact
-    grid (a capacity outside ``[2^-900, 2^SCREEN_BITS)``, a threshold of ``2^(SCREEN_BITS +
-    1)`` units or more)."""
+def screen_units(cap, limit):
+    """:func:`exact_screen`'s units: ``(sc, thr, ok)``, each resource's units per unit of data
+    (``1 / q_r``) and threshold in units; ``ok`` False where there is no exact grid (a capacity
+    outside ``[2^-900, 2^SCREEN_BITS)``, a threshold of ``2^(SCREEN_BITS + 1)`` units or
+    more)."""
     R = cap.shape[0]
-    nrs = sval.shape[0]
-    nre = evl.shape[0]
     sc = np.empty(R)
     thr = np.empty(R)
-    sid = np.empty(nrs, dtype=np.int64)
-    eid = np.empty(nre, dtype=np.int64)
     for r in range(R):
         c = cap[r]
         if not (c >= 2.0 ** -900 and c < 2.0 ** SCREEN_BITS):
-            return sc, thr, sid, eid, -1
+            return sc, thr, False
         sc[r] = math.ldexp(1.0, SCREEN_BITS - math.frexp(c)[1])   # 1 / q_r, >= 1
         thr[r] = math.floor(c * limit * (1.0 - 2.0 ** -40) * sc[r])
         if not thr[r] < 2.0 ** (SCREEN_BITS + 1):
-            return sc, thr, sid, eid, -1
-    G = 0
-    js = 0
-    je = 0
-    while js < nrs or je < nre:
-        t = _next_instant(sval, sord, js, evl, eord, je)
-        while js < nrs and sval[sord[js]] == t:
-            sid[sord[js]] = G
-            js += 1
-        while je < nre and evl[eord[je]] == t:
-            eid[eord[je]] = G
-            je += 1
-        G += 1
-    return sc, thr, sid, eid, G
+            return sc, thr, False
+    return sc, thr, True
 
 
 @njit(cache=True, nogil=True)
-def screen_grid(buf, G, R):
-    """A zeroed ``G x R`` grid of floats in the memory of ``buf`` (C-contiguous, 8 bytes a
-    row), or an empty one if ``buf`` is too small (or ``G < 0``)."""
-    if G < 0 or G * R > buf.shape[0]:
-        return np.zeros((0, R))
-    grid = buf.reshape(buf.size).view(np.float64)[:G * R].reshape((G, R))
-    grid[:] = 0.0
-    return grid
+def screen_grid(buf, R):
+    """The largest ``rows x R`` grid of floats in the memory of ``buf`` (C-contiguous, 8 bytes
+    a row), not zeroed (:func:`screen_add` zeroes a row when it first uses it)."""
+    rows = buf.size * buf.itemsize // 8 // R
+    return buf.reshape(buf.size).view(np.float64)[:rows * R].reshape((rows, R))
+
+
+@njit(cache=True)
+def _screen_row(t, bits, table, logsize, vals, G, grid):
+    """The row of time ``t`` (its bits ``bits``) in :func:`screen_add`'s table (open
+    addressing, linear probing, kept at most half full): ``(row, G)``, a new row (zeroed,
+    ``G + 1`` rows then) for a time not seen, ``-1`` when all ``len(vals)`` rows are taken
+    (the table has more than twice as many slots).  ``-0.0`` and ``0.0`` are one time (they
+    compare equal: one key)."""
+    key = 0 if t == 0.0 else bits
+    size = table.shape[0]
+    h = _time_slot(key, logsize)
+    while table[h, 1] >= 0 and table[h, 0] != key:
+        h = (h + 1) & (size - 1)
+    d = table[h, 1]
+    if d >= 0:
+        return d, G
+    if G >= vals.shape[0]:
+        return -1, G
+    table[h, 0] = key
+    table[h, 1] = G
+    vals[G] = t
+    for r in range(grid.shape[1]):
+        grid[G, r] = 0.0
+    return G, G + 1
 
 
 @njit(cache=True, nogil=True)
-def screen_add(fl, st, en, rt, res, sbeg, ebeg, sid, eid, sc, lo, hi, grid):
+def screen_add(fl, st, en, rt, res, sc, lo, hi, grid, most):
     """:func:`exact_screen`'s pass over the pieces ``lo .. hi - 1``: each piece's units added
-    to ``grid`` at its start's instant and taken off at its end's, for both its resources.
-    ``sbeg`` / ``ebeg``: the runs' first pieces (the run of piece ``lo`` is found in them)."""
+    to ``grid`` in the row of its start and taken off in the row of its end, for both its
+    resources.  Returns ``(G, vals)``: the rows used and their times (each distinct time of
+    the part once, in the order first seen), or ``G = -1`` (the caller then sweeps without a
+    screen) when the part has more distinct times than ``grid`` has rows or than ``most`` (a
+    bound on them, the batch's runs of starts and of ends, which sizes the hash table), when a
+    sixteenth of the way it looks set to have more than ``grid`` has rows (16 times its times
+    so far, where ``most`` does not already say they fit: an estimate that only saves time),
+    or when it has ``2^47`` pieces or more.
+
+    The rows are found by hashing each time when it differs from the previous piece's (once a
+    run of equal times; the table is not grown in the loop: an array reassigned there made the
+    loop 7x slower), and the units of consecutive pieces with one start, one end and the same
+    two resources (a pair's flows, written together) are summed in registers and added to the
+    four cells once (integers: exact in any grouping, the proof)."""
+    rows = min(grid.shape[0], most)
+    logsize = 4
+    while (1 << logsize) < 2 * rows + 2:
+        logsize += 1
+    table = np.full((1 << logsize, 2), -1, dtype=np.int64)   # (bits, row); row -1: empty
+    vals = np.empty(rows)
+    G = 0
     if lo >= hi:
-        return
-    ks = np.searchsorted(sbeg, lo, side="right") - 1
-    ke = np.searchsorted(ebeg, lo, side="right") - 1
-    prev_s = st[lo]
-    prev_e = en[lo]
-    flat = res.reshape(res.shape[0] * 2)
-    for i in range(lo, min(lo + PREFETCH_AHEAD, hi)):
-        _gk.prefetch(flat, fl[i] * 2)
+        return G, vals[:0]
+    if hi - lo >= 1 << 47:      # the proof's bound on the terms of a cell needs n < 2^48
+        return -1, vals[:0]
+    sbits = st.view(np.int64)
+    ebits = en.view(np.int64)
     big = 2.0 ** 62
     one = True                  # one scale for every resource: one product a piece
     for r in range(sc.shape[0]):
         one &= sc[r] == sc[0]
-    for i in range(lo, hi):
-        if i + PREFETCH_AHEAD < hi:
-            _gk.prefetch(flat, fl[i + PREFETCH_AHEAD] * 2)
-        s = st[i]
-        e = en[i]
-        ks += s != prev_s
-        ke += e != prev_e
-        prev_s = s
-        prev_e = e
-        gs = sid[ks]
-        ge = eid[ke]
-        f = fl[i]
-        a = res[f, 0]
-        b = res[f, 1]
-        v = rt[i]
-        qa = np.ceil(min(v * sc[a], big))
-        qb = qa if one else np.ceil(min(v * sc[b], big))
-        grid[gs, a] += qa
-        grid[gs, b] += qb
-        grid[ge, a] -= qa
-        grid[ge, b] -= qb
+    sc0 = sc[0]
+    pair = res.reshape(res.shape[0] * 2).view(np.int64)    # a flow's two resources at once
+    pf = res.shape[0] > SCREEN_PREFETCH_FLOWS
+    if pf:
+        for i in range(lo, min(lo + PREFETCH_AHEAD, hi)):
+            _gk.prefetch(pair, fl[i])
+    probe = lo + (hi - lo) // 16 if hi - lo >= 1 << 16 else hi
+    prev_s = np.nan
+    prev_e = np.nan
+    gs = 0
+    ge = 0
+    cp = -1                     # the resources (as ``pair``) of the pieces summed in registers
+    ca = 0
+    cb = 0
+    ua = 0.0
+    ub = 0.0
+    for part in range(2):
+        i0, i1 = (lo, probe) if part == 0 else (probe, hi)
+        if part == 1 and i0 < hi and most > grid.shape[0] and 16 * G > grid.shape[0]:
+            return -1, vals[:0]
+        for i in range(i0, i1):
+            if pf and i + PREFETCH_AHEAD < hi:
+                _gk.prefetch(pair, fl[i + PREFETCH_AHEAD])
+            s = st[i]
+            e = en[i]
+            p = pair[fl[i]]
+            if s != prev_s or e != prev_e or p != cp:
+                if cp >= 0:
+                    grid[gs, ca] += ua
+                    grid[gs, cb] += ub
+                    grid[ge, ca] -= ua
+                    grid[ge, cb] -= ub
+                ua = 0.0
+                ub = 0.0
+                cp = p
+                ca = res[fl[i], 0]
+                cb = res[fl[i], 1]
+                if s != prev_s:
+                    gs, G = _screen_row(s, sbits[i], table, logsize, vals, G, grid)
+                    if gs < 0:
+                        return -1, vals[:0]
+                    prev_s = s
+                if e != prev_e:
+                    ge, G = _screen_row(e, ebits[i], table, logsize, vals, G, grid)
+                    if ge < 0:
+                        return -1, vals[:0]
+                    prev_e = e
+            v = rt[i]
+            if one:
+                q = np.ceil(min(v * sc0, big))
+                ua += q
+                ub += q
+            else:
+                ua += np.ceil(min(v * sc[ca], big))
+                ub += np.ceil(min(v * sc[cb], big))
+    grid[gs, ca] += ua
+    grid[gs, cb] += ub
+    grid[ge, ca] -= ua
+    grid[ge, cb] -= ub
+    return G, vals[:G]
 
 
 @njit(cache=True, nogil=True)
-def screen_loads(grid, grid2, thr):
-    """The loads instant by instant, the rows of ``grid`` (plus those of ``grid2`` unless it
-    is empty: a batch added in two parts) summed in order; whether every one is at most
+def screen_loads(grid, vals, grid2, vals2, thr):
+    """The loads instant by instant: the rows of ``grid`` (times ``vals``) and of ``grid2``
+    (times ``vals2``: a batch added in two parts; none if empty), a time's row of each summed
+    into its cell, the cells summed in the order of their times; whether every one is at most
     ``thr``."""
     R = thr.shape[0]
     cur = np.zeros(R)
     bad = False
-    two = grid2.shape[0] > 0
-    for g in range(grid.shape[0]):
-        if two:
-            for r in range(R):
-                cur[r] += grid[g, r] + grid2[g, r]
-                bad |= cur[r] > thr[r]
-        else:
+    oa = np.argsort(vals)
+    ob = np.argsort(vals2)
+    ga = vals.shape[0]
+    gb = vals2.shape[0]
+    ja = 0
+    jb = 0
+    while ja < ga or jb < gb:
+        if jb >= gb or (ja < ga and vals[oa[ja]] < vals2[ob[jb]]):
+            g = oa[ja]
+            ja += 1
             for r in range(R):
                 cur[r] += grid[g, r]
+                bad |= cur[r] > thr[r]
+        elif ja >= ga or vals2[ob[jb]] < vals[oa[ja]]:
+            g = ob[jb]
+            jb += 1
+            for r in range(R):
+                cur[r] += grid2[g, r]
+                bad |= cur[r] > thr[r]
+        else:
+            g = oa[ja]
+            h = ob[jb]
+            ja += 1
+            jb += 1
+            for r in range(R):
+                cur[r] += grid[g, r] + grid2[h, r]
                 bad |= cur[r] > thr[r]
     return not bad

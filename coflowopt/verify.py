@@ -632,13 +632,17 @@ def _runs_pass(fl, st, en, rt, F, lo_t, hi_t, acc: _FloatSums, cap, limit, max_r
     """:func:`._verify_kernel.runs_pass` on a batch: ``(flags, res, t0, t1, load, upper)``.
 
     A large batch (:data:`_THREAD_PIECES`) is checked on two threads where the process may
-    use two cores and one is idle (:data:`_THREADS`): :func:`._verify_kernel.runs_check` on its two halves at
-    once, then the flow pass
-    (:func:`._verify_kernel.runs_flows`, the flows' rows) runs on this thread while the
-    capacity sweep (:func:`._verify_kernel.runs_sweep`, its own state and ``pr``) runs on a
-    second one; both only read the batch and write disjoint memory, each does what it does in
-    the one call, in the same order, so the results are the one call's, bit for bit, whatever
-    the threads' timing."""
+    use two cores and one is idle (:data:`_THREADS`): :func:`._verify_kernel.runs_check` on
+    its two halves at once, then the flow pass (:func:`._verify_kernel.runs_flows`, the flows'
+    rows) runs on this thread while the exact screen adds the first pieces
+    (:data:`_SCREEN_SHARE`) into its grid in ``pr`` on a second one, and this thread the rest
+    into a grid of its own (:func:`._verify_kernel.screen_add`; the two summed by
+    :func:`._verify_kernel.screen_loads`); where the screen has no grid the second thread
+    sweeps the batch instead (:func:`._verify_kernel.runs_judge`, its own state and ``pr``),
+    and where it cannot prove every load within the limit this one sweeps it after.  The
+    threads only read the batch and write disjoint memory, each does what it does in the one
+    call, in the same order (the screen's sums are exact integers in any order), so the
+    results are the one call's, bit for bit, whatever the threads' timing."""
     from . import _verify_kernel as _vk
     from .rates._jit import kernels_loaded
 
@@ -666,54 +670,53 @@ def _runs_pass(fl, st, en, rt, F, lo_t, hi_t, acc: _FloatSums, cap, limit, max_r
     nre += nre2
     if nrs + nre > max_runs:
         return (_vk.DECLINED,)
-    # the flow pass here; on the second thread the runs and the exact screen's instants,
-    # then its grid of the first pieces; here, after the flow pass, the rest of the pieces
-    # into a grid of their own (the screen's sums are exact in any order)
-    import queue
+    # the flow pass here; on the second thread the exact screen's grid of the first pieces;
+    # here, after the flow pass, the rest of the pieces into a grid of their own (the screen's
+    # sums are exact in any order).  Where the screen has no grid, the second thread sweeps
+    # the batch (the runs, then runs_judge) while this one does the flow pass.
+    sc, thr, exact = _vk.screen_units(cap, limit)
     m = int(n * _SCREEN_SHARE)
-    mid = queue.SimpleQueue()
+    R = cap.shape[0]
+    no_grid = []
 
-    def prep_and_first_part():
-        got = None
-        try:
-            runs = _vk.runs_prep(st, en, nrs, nre)
-            screen = _vk.screen_instants(runs[1], runs[2], runs[4], runs[5], cap, limit)
-            grid = _vk.screen_grid(pr, screen[4], cap.shape[0])
-            # screen_grid's verdict, for both threads: an exact grid, or none (then the sweep)
-            got = (runs, screen, grid.shape[0] == screen[4])
-        finally:
-            mid.put(got)
-        if got[2]:
-            _vk.screen_add(fl, st, en, rt, acc.res, runs[0], runs[3], screen[2], screen[3],
-                           screen[0], 0, m, grid)
-            return grid, None
-        # no exact grid: the sweep, here, while the other thread does the flow pass
-        return grid, _vk.runs_judge(fl, rt, acc.res, *runs, cap, limit, pr)
+    def sweep():
+        return _vk.runs_judge(fl, rt, acc.res, *_vk.runs_prep(st, en, nrs, nre), cap, limit, pr)
 
-    first = _on_second_thread(prep_and_first_part)
+    def first_part():
+        if exact:
+            G, vals = _vk.screen_add(fl, st, en, rt, acc.res, sc, 0, m, _vk.screen_grid(pr, R),
+                                     nrs + nre)
+            if G >= 0:
+                return vals, None
+        no_grid.append(True)
+        return None, sweep()
+
+    first = _on_second_thread(first_part)
     try:
         flags = _vk.runs_flows(fl, st, en, rt, acc.rows, acc.irows)
-    finally:
-        got = mid.get()
-    if got is None:        # the second thread failed: its exception
-        first()
-    runs, (sc, thr, sid, eid, G), gridded = got
-    R = cap.shape[0]
-    if not gridded:
-        return (flags, *first()[1])
-    rest = _vk.screen_grid(acc.grid(G * R), G, R)
-    _vk.screen_add(fl, st, en, rt, acc.res, runs[0], runs[3], sid, eid, sc, m, n, rest)
-    grid, _ = first()
-    if _vk.screen_loads(grid, rest, thr):
+    except BaseException:
+        try:                # the second thread is done with the scratch before this raises
+            first()
+        except BaseException:
+            pass
+        raise
+    G2 = -1
+    if exact and not no_grid:
+        rest = _vk.screen_grid(acc.grid(n), R)
+        G2, vals2 = _vk.screen_add(fl, st, en, rt, acc.res, sc, m, n, rest, nrs + nre)
+    vals, over = first()
+    if over is not None:
+        return (flags, *over)
+    if G2 >= 0 and _vk.screen_loads(_vk.screen_grid(pr, R), vals, rest, vals2, thr):
         empty = np.zeros(0)
         return (flags, np.zeros(0, dtype=np.int64), empty, empty, empty, empty)
-    return (flags, *_vk.runs_judge(fl, rt, acc.res, *runs, cap, limit, pr))
+    return (flags, *sweep())
 
 
 #: The share of a batch's pieces whose units the second thread adds to the exact screen's
-#: grid (after the runs and the instants) while this thread runs the flow pass and then adds
-#: the rest: per-flow fairness's windows of the Facebook trace, in-process, 2026-11-29.
-_SCREEN_SHARE = 0.7
+#: grid while this thread runs the flow pass and then adds the rest: per-flow fairness's
+#: windows of the Facebook trace, in-process, 2026-11-29.
+_SCREEN_SHARE = 0.9
 
 
 #: The second thread of :func:`_runs_pass`: ``[pid, inbox]`` of one long-lived worker per

@@ -33,11 +33,10 @@ def screen(pieces, res, cap, limit=LIMIT, rows=None):
     n = fl.shape[0]
     nrs, nre = vk.runs_check(fl, s, e, r, res.shape[0], -np.inf, np.inf, 2 * n + 2)
     assert nrs >= 0
-    runs = vk.runs_prep(s, e, nrs, nre)
     cap = np.asarray(cap, dtype=float)
     pr = np.empty((rows if rows is not None else max(n, (2 * n + 1) * cap.shape[0]), 2),
                   dtype=np.int32)
-    return bool(vk.exact_screen(fl, s, e, r, res, *runs, cap, limit, pr))
+    return bool(vk.exact_screen(fl, s, e, r, res, cap, limit, pr, nrs + nre))
 
 
 def exact_peak(pieces, res, cap):
@@ -148,8 +147,13 @@ def test_no_grid_no_answer():
     assert screen(fine, res, np.array([1.0, 1.0]), rows=4)
 
 
+def _rows_by_time(grid, vals):
+    return {float(t): grid[g].copy() for g, t in enumerate(vals)}
+
+
 def test_parts_add_up_to_the_whole():
-    # the two-thread path adds the pieces in two parts into two grids: the same verdicts
+    # the two-thread path adds the pieces in two parts into two grids, each with its own rows
+    # (the distinct times of its part): the same cells and verdicts as the whole
     rng = np.random.default_rng(0)
     n = 5000
     fl = rng.integers(0, 50, n).astype(np.int64)
@@ -159,18 +163,63 @@ def test_parts_add_up_to_the_whole():
     cap = np.ones(8) * 2.5
     for scale, want in ((1.0 / 400, True), (1.0 / 2, False)):
         r = rng.random(n) * scale
-        nrs, nre = vk.runs_check(fl, s, e, r, 50, -np.inf, np.inf, 2 * n + 2)
-        runs = vk.runs_prep(s, e, nrs, nre)
-        sc, thr, sid, eid, G = vk.screen_instants(runs[1], runs[2], runs[4], runs[5], cap,
-                                                  LIMIT)
-        whole = vk.screen_grid(np.empty(G * 8), G, 8)
-        vk.screen_add(fl, s, e, r, res, runs[0], runs[3], sid, eid, sc, 0, n, whole)
-        verdicts = {vk.screen_loads(whole, whole[:0], thr)}
+        sc, thr, ok = vk.screen_units(cap, LIMIT)
+        assert ok
+        whole = vk.screen_grid(np.empty(64 * 8), 8)
+        G, vals = vk.screen_add(fl, s, e, r, res, sc, 0, n, whole, 2 * n)
+        assert sorted(vals) == sorted(set(s) | set(e))
+        cells = _rows_by_time(whole, vals)
+        verdicts = {vk.screen_loads(whole, vals, whole, vals[:0], thr)}
         for m in (1, 777, n // 2, n - 1):
-            a = vk.screen_grid(np.empty(G * 8), G, 8)
-            b = vk.screen_grid(np.empty(G * 8), G, 8)
-            vk.screen_add(fl, s, e, r, res, runs[0], runs[3], sid, eid, sc, 0, m, a)
-            vk.screen_add(fl, s, e, r, res, runs[0], runs[3], sid, eid, sc, m, n, b)
-            assert np.array_equal(a + b, whole)
-            verdicts.add(vk.screen_loads(a, b, thr))
+            a = vk.screen_grid(np.empty(64 * 8), 8)
+            b = vk.screen_grid(np.empty(64 * 8), 8)
+            _, va = vk.screen_add(fl, s, e, r, res, sc, 0, m, a, 2 * n)
+            _, vb = vk.screen_add(fl, s, e, r, res, sc, m, n, b, 2 * n)
+            ca, cb = _rows_by_time(a, va), _rows_by_time(b, vb)
+            assert set(ca) | set(cb) == set(cells)
+            for t, row in cells.items():
+                assert np.array_equal(ca.get(t, 0) + cb.get(t, 0), row)
+            verdicts.add(vk.screen_loads(a, va, b, vb, thr))
+            verdicts.add(vk.screen_loads(b, vb, a, va, thr))
         assert verdicts == {want}
+
+
+def test_minus_zero_is_zero():
+    # -0.0 and 0.0 are one instant: a piece ending at -0.0 and one starting at 0.0 on one
+    # port never overlap (two rows for them, summed in either order, could add both)
+    res = ports(1, 1, [(0, 0)] * 2)
+    cap = np.array([1.0, 1.0])
+    for a, b in ((-0.0, 0.0), (0.0, -0.0)):
+        assert screen([(0, -1.0, a, 1.0), (1, b, 1.0, 1.0)], res, cap)
+        assert screen([(1, b, 1.0, 1.0), (0, -1.0, a, 1.0)], res, cap)
+        assert not screen([(0, -1.0, 0.5, 1.0), (1, b, 1.0, 1.0)], res, cap)
+
+
+def test_many_instants_give_up_early():
+    # a part whose first sixteenth already has distinct times for more than a sixteenth of
+    # the grid's rows gives up there (G = -1: the caller sweeps), though its times would fit;
+    # with sixteen times as many rows, or those times spread over the part, it does not
+    n = 1 << 16
+    res = ports(1, 1, [(0, 0)] * n)
+    cap = np.array([1.0, 1.0])
+    sc, thr, ok = vk.screen_units(cap, LIMIT)
+    fl = np.arange(n, dtype=np.int64)
+    r = np.full(n, 1.0 / n)
+    t = np.arange(n, dtype=float) % (n // 16)              # n/16 + 1 times, all in the first 16th
+    G, _ = vk.screen_add(fl, t, t + 1.0, r, res, sc, 0, n, vk.screen_grid(np.empty(n // 4), 2),
+                         2 * n)
+    assert G == -1                                         # n/8 rows
+    grid = vk.screen_grid(np.empty(4 * n), 2)              # 2n rows
+    G, vals = vk.screen_add(fl, t, t + 1.0, r, res, sc, 0, n, grid, 2 * n)
+    assert G == n // 16 + 1 and vk.screen_loads(grid, vals, grid, vals[:0], thr)
+    spread = np.floor(np.arange(n, dtype=float) / 16)      # n/16 + 1 times, 1/16 of them early
+    G, vals = vk.screen_add(fl, spread, spread + 1.0, r, res, sc, 0, n,
+                            vk.screen_grid(np.empty(n // 4), 2), 2 * n)
+    assert G == n // 16 + 1
+    # at most `most` times (it sizes the hash table): one more is no answer (below 2^16
+    # pieces: no early estimate)
+    m = 4096
+    args = (fl[:m], spread[:m], spread[:m] + 1.0, r[:m], res, sc, 0, m, grid)
+    assert vk.screen_add(*args, 2 * m)[0] == m // 16 + 1
+    assert vk.screen_add(*args, m // 16 + 1)[0] == m // 16 + 1
+    assert vk.screen_add(*args, m // 16)[0] == -1

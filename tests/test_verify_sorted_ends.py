@@ -422,7 +422,7 @@ def _few_instants_batch():
 
 def test_sweep_runs_on_a_second_thread_by_default(monkeypatch):
     # a batch of _THREAD_PIECES pieces or more, numba loaded, a second core idle: the flow
-    # pass on the calling thread, the runs and the exact screen's first part on another, and
+    # pass on the calling thread, the exact screen's first part on another, and
     # the report is the one call's and the general path's (every flow short; tampered: a run
     # of rates raised, two of them over one ingress); no idle core: the one call
     import threading
@@ -452,11 +452,12 @@ def test_sweep_runs_on_a_second_thread_by_default(monkeypatch):
                           (inst, bad, "there")):
         threads.clear()
         got = V.verify_schedule(i2, s)
-        # the runs on the other thread; the sweep there where the exact screen has no grid
+        # the runs and the sweep on the other thread where the exact screen has no grid
         # (``sched``, ``bad``: more instants x ports than pieces), here after the screen
         # where it cannot prove every load within the limit (``few_bad``), nowhere else
-        assert [(name, t == here) for name, t in threads] == [("runs_prep", False)] + (
-            [("runs_judge", judged == "here")] if judged else [])
+        assert [(name, t == here) for name, t in threads] == (
+            [("runs_prep", judged == "here"), ("runs_judge", judged == "here")] if judged
+            else [])
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(V, "_THREADS", False)
             one = V.verify_schedule(i2, s)
