@@ -117,3 +117,63 @@ def test_sub_bound_keeps_the_optimum_and_closes_nodes(seed):
     assert new.value == plain.value
     assert plain.extra["search"]["sub_searches"] == 0
     assert new.extra["search"]["sub_closed"] > 0
+
+
+def _sub_search_of_all(seed, need_of):
+    """The sub-search of ``SUB(U)`` for ``U`` all of a small 8x8 instance's coflows, its target
+    ``need_of(OPT, DPB(U))``; asserts that its exact proof confirms ``SUB(U)`` (its float
+    bound, at most the brute-force optimum) and refuses ``OPT(U) + 1``; returns it."""
+    inst = uniform_random(8, 6, flows_per_coflow=(1, 8), size=(1, 10), weights=(1, 5),
+                          releases=(0, 5), seed=seed)
+    opt = enumerate_orders(inst).value
+    s = B._Search(inst, time_limit=120, rtol=B.DEFAULT_RTOL, atol=0.0, node_lp=True,
+                  dominance="subset", max_nodes=None, local_search=False, table_max=22,
+                  table_kernel=True, block_charge=True, dive_period=0, tie_digits=10,
+                  dp_chains=True, sub_max=6)
+    full = (1 << s.n) - 1
+    lb = s.sub_bound(full, need_of(float(opt), s.sb.dpb(full)))
+    sub = s.sub_memo[full][3]
+    assert sub is not None
+    assert Fraction(lb) <= opt
+    assert sub.exact_proof(Fraction(lb), 16)["proved"]
+    assert not sub.exact_proof(opt + 1, 16)["proved"]
+    return sub
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_sub_search_records_every_closure_for_its_exact_proof(seed, monkeypatch):
+    # a complete sub-search whose target sits just above DPB(U): its closures lie above the
+    # target, where a search records only those within 1e-6 of its incumbent; its exact proof
+    # is asked for SUB(U) itself, so it keeps them all (before: no closure recorded below
+    # OPT(U) + 1, so it "proved" OPT(U) + 1)
+    monkeypatch.setattr(B, "SUB_REACH", 1e9)
+    sub = _sub_search_of_all(seed, lambda opt, dpb: dpb + 0.01)
+    assert sub.complete and sub.tight
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_stopped_sub_search_is_reproved_with_its_open_nodes(seed, monkeypatch):
+    # a sub-search stopped by its node limit: its exact proof re-proves its open nodes as well
+    # as its closures (with its closures alone, none below the target here, it would "prove"
+    # anything; before, the stopped search was not kept)
+    monkeypatch.setattr(B, "SUB_NODES", 2)
+    monkeypatch.setattr(B, "SUB_REACH", 1e9)
+    sub = _sub_search_of_all(seed, lambda opt, dpb: opt * 1.5)
+    assert not sub.complete and sub.open_at_stop
+    assert sub.heap is None                    # the queue itself is not kept
+
+
+def test_sub_closure_of_a_stopped_sub_search_proved_exactly(monkeypatch):
+    # 8x8, 12 coflows, seed 2: SUB closures from sub-searches stopped at 3 nodes are tight at
+    # the optimum; the exact proof re-proves those searches' open nodes and closures (before,
+    # only complete ones: "proved within rtol")
+    monkeypatch.setattr(B, "SUB_NODES", 3)
+    monkeypatch.setattr(B, "SUB_REACH", 1e9)
+    inst = uniform_random(8, 12, flows_per_coflow=(1, 8), size=(1, 10), weights=(1, 5),
+                          releases=(0, 5), seed=2)
+    new = bnb(inst, time_limit=300, seed_bounds=False, sub_max=B.SUB_MAX)
+    plain = bnb(inst, time_limit=300, seed_bounds=False)
+    assert new.kind == plain.kind == "optimal"
+    assert new.extra["search"]["sub_closed"] > 0
+    assert new.value == plain.value
+    assert new.certificate_status == plain.certificate_status == "proved exactly"

@@ -478,6 +478,13 @@ class _Search:
         # complete (for the exact proof)]
         self.sub_max = sub_max
         self.sub_memo: dict[int, list] = {}
+        # a search stopped by a limit, kept for an exact proof: its open nodes' (bound,
+        # provenance) (sub_bound sets them; the main search resumes its queue instead)
+        self.open_at_stop: list[tuple] = []
+        # record every closing bound for the exact proof, not only those within 1e-6 of the
+        # incumbent (a SUB(U) sub-search, whose proof is asked for a target other than its
+        # threshold)
+        self.record_all = False
         # the split node LP (proofs/bnb-split-block.md, Lemma Z): tried at a node of at most
         # split_max unplaced coflows that its LP left open; 0: never
         self.split_max = split_max
@@ -903,7 +910,7 @@ class _Search:
             bound, prov = self.seed, ("seed",)
         self.closed_min = min(self.closed_min, bound)
         ub = self.inc.value
-        if not math.isfinite(ub) or bound < ub + 1e-6 * abs(ub) + 1e-9:
+        if self.record_all or not math.isfinite(ub) or bound < ub + 1e-6 * abs(ub) + 1e-9:
             self.tight.append((bound, prov))
 
     def block_charge(self, U: int, rho: int) -> tuple[float, float] | None:
@@ -958,6 +965,9 @@ class _Search:
         # the threshold: regions of the sub-instance at or above it are closed; a leaf below
         # it lowers it (the sub-instance's own incumbent)
         sub.inc.value = need
+        # its exact proof is asked for SUB(U) less rounding, which may lie above need: every
+        # closing bound is kept (at most SUB_NODES expansions' worth)
+        sub.record_all = True
         sub.run()
         self.stats.sub_searches += 1
         self.stats.sub_nodes += sub.stats.nodes_expanded
@@ -969,8 +979,15 @@ class _Search:
         # target would stop it again)
         found = (sub.complete and sub.inc.value < need) or not sub.complete
         if ent is None or lb > ent[0]:
-            # the search itself is kept for the exact proof (its closures, re-proved exactly)
-            self.sub_memo[U] = [lb, need, found, sub if sub.complete else None]
+            # the search itself is kept for the exact proof (its closures and, when a limit
+            # stopped it, its open nodes, re-proved exactly); a stopped search keeps only
+            # its open nodes' bounds and provenances, not its queue
+            if not sub.complete:
+                sub.open_at_stop = [(h[3], h[4][5]) for h in sub.heap] + \
+                    [(p[2], p[3]) for p in sub.pending_leaves] if sub.heap is not None \
+                    else [(0.0, ("unstarted",))]    # stopped before its root: proves nothing
+                sub.heap, sub.pending_leaves = None, []
+            self.sub_memo[U] = [lb, need, found, sub]
         return max(lb, ent[0]) if ent is not None else lb
 
     def sub_closure(self, U, rho, suffix, block, sol, charge, warm, bound, prov):
@@ -1529,8 +1546,8 @@ class _Search:
                 if lp is None:
                     return None
                 if x + lp < ub and prov[6] is not None:
-                    # SUB(U)'s float was deflated: its complete search's closures, re-proved
-                    # exactly, give SUB(U) >= ub - lp
+                    # SUB(U)'s float was deflated: its search's closures (and, if a limit
+                    # stopped it, its open nodes), re-proved exactly, give SUB(U) >= ub - lp
                     prov[6].deadline = self.deadline
                     if prov[6].exact_proof(ub - lp, max_set)["proved"]:
                         return ub
@@ -1546,6 +1563,8 @@ class _Search:
                     if ex is not None and ex[0] > v:
                         v = ex[0]
                 return v
+            if kind == "unstarted":
+                return None
             if kind == "leaf":
                 cands = [lp_exact(prov[1], ub), value(prov[2])]
                 cands = [c for c in cands if c is not None]
@@ -1567,7 +1586,9 @@ class _Search:
         checked = failed = 0
         worst = None
         out_of_time = False
-        for bound, prov in self.tight:
+        # a search stopped by its node or time limit (a SUB(U) sub-search): its bound is the
+        # least of its closures and of its open nodes', so both are re-proved
+        for bound, prov in self.tight + self.open_at_stop:
             if Fraction(bound) >= ub:
                 continue
             if time.perf_counter() > self.deadline:
