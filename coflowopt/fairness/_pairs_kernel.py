@@ -225,7 +225,7 @@ def _heap_del(heap, pos, key, n, x):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def psp_run(t, resume, pair_ptr, pair_res, pair_coflow, entry_ptr, entry_pair, entry_flow,
             pent_ptr, pent, rpair_ptr, rpair, flow_ptr, flow_coflow, size, cap, rel_order,
             rel_times, st, rem0, t0, rate, pstart, done, fc, s, pcount, n_res, cstate, cunf, cc,
@@ -469,9 +469,11 @@ def psp_run(t, resume, pair_ptr, pair_res, pair_coflow, entry_ptr, entry_pair, e
 
 
 # --- cooperative HUG event by event, the generic event loop's steps in one compiled loop -----
-# (the driver is coflowopt.fairness.simulation.hug_run_loop)
+# (the driver is coflowopt.fairness.simulation.hug_run_loop; this loop and psp_run release the
+# interpreter's lock, nogil, so that the driver's sink settles and verifies the previous window
+# on a second thread meanwhile: simulation._WindowThread)
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def hug_run(t, resume, pair_ptr, pair_res, entry_ptr, entry_pair, flow_ptr, flow_coflow, size,
             cap, weight, weighted, rel_order, rel_times, st, clock, rem, done, released,
             finished, unf, cc, fc, pstart, rate, actc, ploads, pd, palloc, on_link, link_sum,

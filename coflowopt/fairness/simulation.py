@@ -55,6 +55,7 @@ Chowdhury's dissertation, Sec. 7.6.1 (MADD correlation vectors, local enforcemen
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time as _time
 from dataclasses import dataclass, field
@@ -291,34 +292,189 @@ def _piece_sink(instance: Instance, fc: np.ndarray, size: int, on_window, meta: 
     rescales the buffers themselves, which the loops only write and refill from 0 after each
     window, and the window is handed on without the sink's four copies (1.2e9 pieces, 39 GB
     copied, for ``hug-cooperative`` at 50,000 coflows); the same operations on the same
-    values, so the same pieces."""
+    values, so the same pieces.  Where a second core is idle (:data:`OVERLAP`) the sink is then
+    a :class:`_WindowThread`: each window is settled and handed on on a second thread while the
+    loop (which releases the interpreter's lock) computes the next one."""
     from ..simulate import WindowSettler
-    buf = (np.zeros(size, dtype=np.int64), np.zeros(size), np.zeros(size), np.zeros(size))
+    if on_window is not None and getattr(on_window, "borrows", False) and _overlap():
+        sink = _WindowThread(instance, fc, size, on_window, meta)
+        return sink.buf, sink, sink.settler
+    buf = _buffers(size)
     if on_window is None:
         return buf, None, None
     from ..rates._pieces import WindowSink
     settler = WindowSettler(instance, fc)
     if not getattr(on_window, "borrows", False):
         return buf, WindowSink(instance, on_window, meta, prepare=settler), settler
+    return buf, WindowSink(instance, _settled(settler, on_window), meta), settler
 
+
+def _buffers(size: int) -> tuple:
+    return (np.zeros(size, dtype=np.int64), np.zeros(size), np.zeros(size), np.zeros(size))
+
+
+def _settled(settler, on_window):
+    """``on_window`` (which borrows) handed each window after ``settler`` rescaled it in
+    place."""
     def settled(schedule, start, end):
         settler(schedule.flow, schedule.start, schedule.end, schedule.rate)
         on_window(schedule, start, end)
 
     settled.borrows = True
-    return buf, WindowSink(instance, settled, meta), settler
+    return settled
 
 
-def _drain(buf: tuple, m: int, sink, held: list, t: float) -> int:
+#: Whether a borrowing window callback runs on a second thread (:class:`_WindowThread`): None
+#: (default) where, when the loop starts, the process may use two cores or more and the load
+#: average says one is idle (:func:`coflowopt.verify._second_core_idle`, the verifier's own
+#: test); False never; True always (tests).  Why not always: on a busy host the second thread
+#: gains no wall time (the scheduler gives the process's session its share whatever its number
+#: of threads: Linux's autogroups) and each hand-over waits for a core: ``hug-cooperative`` at
+#: 50,000 coflows, whole processes alternating, at load 7-10 81-92 s CPU and 189-226 s wall on
+#: one thread against 84-91 s and 193-217 s on two; at load 3-6 78-86 s and 91-125 s against
+#: 85-93 s and 151-188 s (``experiments/results/hug_50k_overlap.md``).
+OVERLAP: bool | None = None
+
+
+def _overlap() -> bool:
+    if OVERLAP is not None:
+        return bool(OVERLAP)
+    from ..verify import _second_core_idle
+    return _second_core_idle()
+
+
+class _WindowThread:
+    """The sink of a compiled event loop whose window callback borrows, run on a second
+    thread: window ``n`` is settled (:class:`~coflowopt.simulate.WindowSettler`) and handed to
+    the callback there while the loop computes window ``n + 1`` into a second set of buffers.
+
+    Why: ``hug-cooperative`` at 50,000 coflows spends ~50 s in its loop and ~12 s settling and
+    verifying its 3,937 windows one after the other (``experiments/results/hug_50k_fused.md``);
+    the loops (:func:`._pairs_kernel.hug_run`, :func:`._pairs_kernel.psp_run`) release the
+    interpreter's lock, so on two cores the windows are checked while the loop runs.
+
+    The same windows in the same order with the same pieces: the callback is called once per
+    window, in order, one call at a time (one worker thread); a window's pieces are the loop's
+    buffers of that window (two sets, alternating: the loop writes set ``n mod 2`` only after
+    the window that used it last has been handed on) or fresh arrays; and the settler reads the
+    flow completion times as they were when the loop stopped at the window's end (a copy taken
+    then), not as the loop, already further, has them.  Handing over window ``n`` waits for
+    window ``n - 1``, so at most one window is in flight while the loop runs.  An exception of
+    the callback is raised at the next hand-over (or at :meth:`finish`) and no later window is
+    handed to it.
+
+    ``callback_s`` is the loop's thread's time in the sink (taking the copy, waiting for the
+    worker), so that the caller's ``elapsed - callback_s`` is the loop's own time;
+    ``thread_s`` the worker's time in the settler and the callback."""
+
+    def __init__(self, instance: Instance, fc: np.ndarray, size: int, on_window, meta: dict):
+        from concurrent.futures import ThreadPoolExecutor
+        from ..rates._pieces import WindowSink
+        from ..simulate import WindowSettler
+        self.fc = fc
+        self.bufs = (_buffers(size), _buffers(size))
+        self.buf = self.bufs[0]
+        self.snaps = (np.empty(fc.shape[0]), np.empty(fc.shape[0]))
+        self.seen_fc = np.full(fc.shape[0], np.nan)    # the settler's view of fc
+        self.settler = WindowSettler(instance, self.seen_fc)
+        self.sink = WindowSink(instance, _settled(self.settler, on_window), meta)
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="coflowopt-windows")
+        self.pending = None
+        self.failed = False
+        self.handed = 0
+        self.callback_s = 0.0
+
+    @property
+    def windows(self) -> int:
+        return self.sink.windows
+
+    @property
+    def thread_s(self) -> float:
+        return self.sink.callback_s
+
+    def __call__(self, f, s, e, v, end) -> None:
+        """Hand on a window of fresh arrays (the loop keeps writing the same buffers)."""
+        self._submit((f, s, e, v), end)
+
+    def drain(self, m: int, end: float) -> tuple:
+        """Hand on the first ``m`` pieces of the current buffers; returns the buffers the loop
+        writes next."""
+        self._submit(tuple(b[:m] for b in self.buf), end)
+        self.buf = self.bufs[1] if self.buf is self.bufs[0] else self.bufs[0]
+        return self.buf
+
+    def _submit(self, pieces: tuple, end: float) -> None:
+        t0 = _time.perf_counter()
+        snap = self.snaps[self.handed % 2]     # the window before the last used it: done
+        np.copyto(snap, self.fc)
+        nxt = self.pool.submit(self._window, pieces, snap, float(end))
+        self.handed += 1
+        try:
+            self._wait()
+        finally:
+            self.pending = nxt
+            self.callback_s += _time.perf_counter() - t0
+
+    def _window(self, pieces: tuple, snap: np.ndarray, end: float) -> None:
+        if self.failed:
+            return
+        try:
+            np.copyto(self.seen_fc, snap)
+            self.sink(*pieces, end)
+        except BaseException:
+            self.failed = True
+            raise
+
+    def _wait(self) -> None:
+        got, self.pending = self.pending, None
+        if got is not None:
+            got.result()
+
+    def finish(self) -> None:
+        """Wait for the last window (raising the callback's exception, if any) and stop the
+        worker."""
+        t0 = _time.perf_counter()
+        try:
+            self._wait()
+        finally:
+            self.close()
+            self.callback_s += _time.perf_counter() - t0
+
+    def close(self) -> None:
+        """Stop the worker (after the window in flight, whose outcome is dropped; no window
+        after it is handed on)."""
+        self.failed = True
+        self.pending = None
+        self.pool.shutdown(wait=True)
+
+
+def _drain(buf: tuple, m: int, sink, held: list, t: float) -> tuple:
     """Hand a compiled loop's first ``m`` buffered pieces to its sink (the window ending at
-    ``t``; returns ``m``) or copy them into ``held`` (returns 0)."""
+    ``t``) or copy them into ``held``: ``(pieces handed on, the buffers to write next)``."""
     if not m:
-        return 0
+        return 0, buf
+    if isinstance(sink, _WindowThread):
+        return m, sink.drain(m, t)
     if sink is not None:
         sink(*(b[:m] for b in buf), t)
-        return m
+        return m, buf
     held.append(tuple(b[:m].copy() for b in buf))
-    return 0
+    return 0, buf
+
+
+@contextlib.contextmanager
+def _handing_on(sink):
+    """A compiled loop's run with its sink: at the end, the windows a :class:`_WindowThread`
+    still has in flight waited for (their callback's exception raised), and its worker stopped
+    however the loop ends."""
+    if not isinstance(sink, _WindowThread):
+        yield
+        return
+    try:
+        yield
+        sink.finish()
+    finally:
+        sink.close()
 
 
 def _loop_result(instance: Instance, meta: dict, held: list, sink, settler, pieces: int,
@@ -328,6 +484,8 @@ def _loop_result(instance: Instance, meta: dict, held: list, sink, settler, piec
     else the held pieces (``held``, the buffers' contents in order) settled."""
     from ..simulate import settle_sizes
     if sink is not None:
+        if isinstance(sink, _WindowThread):
+            work = {**work, "window_thread_s": sink.thread_s}
         return SimulationResult(None, cc, fc, events, calls, seconds,
                                 {"pieces": pieces, "windows": sink.windows,
                                  "callback_s": sink.callback_s, "settled": settler.settled,
@@ -438,31 +596,33 @@ def psp_incremental(instance: Instance, *, on_window=None, window: int = WINDOW_
     pieces = 0
     flow_coflow = instance.flow_coflow
     t, resume = float(rel_times[0]), False
-    while True:
-        t, status = psp_run(t, resume, *geometry, *state, *buf, window, COMPLETION_RTOL)
-        resume = True
-        if status < 0:
-            stuck = np.flatnonzero(cstate == 1)
-            raise SimulationError(f"ps-p: no future event at time {t} while {stuck.size} "
-                                  "released coflows are unfinished")
-        m = int(st[4])
-        if sink is not None and status == 1:
-            # cut the pieces still open at t (the same rate on both sides), as simulate does
-            open_ = np.flatnonzero((rate > 0) & ~done & (pstart < t)
-                                   & (cstate[flow_coflow] == 1))
-            parts = [b[:m] for b in buf]
-            f, s, e, v = (np.concatenate([parts[0], open_]),
-                          np.concatenate([parts[1], pstart[open_]]),
-                          np.concatenate([parts[2], np.full(open_.size, t)]),
-                          np.concatenate([parts[3], rate[open_]]))
-            pstart[open_] = t
-            pieces += f.size
-            sink(f, s, e, v, t)
-        else:
-            pieces += _drain(buf, m, sink, held, t)
-        st[4] = 0
-        if status == 0:
-            break
+    with _handing_on(sink):
+        while True:
+            t, status = psp_run(t, resume, *geometry, *state, *buf, window, COMPLETION_RTOL)
+            resume = True
+            if status < 0:
+                stuck = np.flatnonzero(cstate == 1)
+                raise SimulationError(f"ps-p: no future event at time {t} while {stuck.size} "
+                                      "released coflows are unfinished")
+            m = int(st[4])
+            if sink is not None and status == 1:
+                # cut the pieces still open at t (the same rate on both sides), as simulate does
+                open_ = np.flatnonzero((rate > 0) & ~done & (pstart < t)
+                                       & (cstate[flow_coflow] == 1))
+                parts = [b[:m] for b in buf]
+                f, s, e, v = (np.concatenate([parts[0], open_]),
+                              np.concatenate([parts[1], pstart[open_]]),
+                              np.concatenate([parts[2], np.full(open_.size, t)]),
+                              np.concatenate([parts[3], rate[open_]]))
+                pstart[open_] = t
+                pieces += f.size
+                sink(f, s, e, v, t)
+            else:
+                n, buf = _drain(buf, m, sink, held, t)
+                pieces += n
+            st[4] = 0
+            if status == 0:
+                break
     events = int(st[6]) - 1        # the last event only closes the last flows
     seconds = _time.perf_counter() - t_start
     # coflows recomputed over all events, and how many of those were non-uniform
@@ -538,21 +698,24 @@ def hug_run_loop(instance: Instance, *, weighted: bool = False, on_window=None,
     pieces = 0
     t, resume = float(rel_times[0]), False
     max_events = 50 * (F + K) + 1000
-    while True:
-        t, status = hug_run(t, resume, *geometry, rel_order, rel_times, *state, *buf, window,
-                            sink is not None, max_events, FLOAT_RTOL, COMPLETION_RTOL)
-        resume = True
-        if status < 0:
-            stuck = np.flatnonzero(~finished & (rel_times[0] <= t))[:3].tolist()
-            why = {-1: "no future event", -2: f"more than {max_events} events",
-                   -3: "an allocation the compiled loop does not handle",
-                   -4: "an event without a policy call"}[status]
-            raise SimulationError(f"hug-cooperative: {why} at time {t} (unfinished coflows "
-                                  f"include {stuck})")
-        pieces += _drain(buf, int(st[4]), sink, held, t)
-        st[4] = 0
-        if status == 0:
-            break
+    with _handing_on(sink):
+        while True:
+            t, status = hug_run(t, resume, *geometry, rel_order, rel_times, *state, *buf,
+                                window, sink is not None, max_events, FLOAT_RTOL,
+                                COMPLETION_RTOL)
+            resume = True
+            if status < 0:
+                stuck = np.flatnonzero(~finished & (rel_times[0] <= t))[:3].tolist()
+                why = {-1: "no future event", -2: f"more than {max_events} events",
+                       -3: "an allocation the compiled loop does not handle",
+                       -4: "an event without a policy call"}[status]
+                raise SimulationError(f"hug-cooperative: {why} at time {t} (unfinished "
+                                      f"coflows include {stuck})")
+            n, buf = _drain(buf, int(st[4]), sink, held, t)
+            pieces += n
+            st[4] = 0
+            if status == 0:
+                break
     seconds = _time.perf_counter() - t_start
     events, calls = int(st[5]), int(st[6])
     return _loop_result(instance, meta, held, sink, settler, pieces, cc, fc, events, calls,
@@ -754,7 +917,10 @@ def fairness_windows(instance: Instance, on_window, *, method: str, weighted: bo
     ----------
     instance : Instance
     on_window : callable
-        ``on_window(schedule, start, end)`` for every window in time order.
+        ``on_window(schedule, start, end)`` for every window in time order.  One with the
+        attribute ``borrows = True`` (it keeps nothing of a window) may be called on a second
+        thread, still in order and one call at a time (``ps-p`` and ``hug-cooperative`` where
+        a second core is idle: :class:`_WindowThread`).
     method : str
         One of :data:`POLICY_METHODS` but ``per-flow`` (whose windowed form is
         :func:`coflowopt.policies.flow_level.maxmin_windows`).
