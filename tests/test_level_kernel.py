@@ -175,17 +175,42 @@ def _random_groups(rng):
     return fl, gptr, fr_ptr, fr, cap
 
 
+def _classes(fr_ptr, fr, by_path):
+    """``_fill_paths``' classes: one per flow, or one per distinct path (resource list)."""
+    F = fr_ptr.size - 1
+    if not by_path:
+        return np.arange(F, dtype=np.int64), fr_ptr, fr
+    ids, pid = {}, np.zeros(F, dtype=np.int64)
+    for f in range(F):
+        pid[f] = ids.setdefault(tuple(fr[fr_ptr[f]:fr_ptr[f + 1]]), len(ids))
+    paths = list(ids)
+    q_ptr = np.zeros(len(paths) + 1, dtype=np.int64)
+    np.cumsum([len(q) for q in paths], out=q_ptr[1:])
+    return pid, q_ptr, np.concatenate(paths).astype(np.int64)
+
+
+def _fill(fl, gptr, fr_ptr, fr, cap, tol, by_path=False):
+    """``fill_groups`` flow by flow (``_fill``) or by classes (``_fill_paths``): by path, or
+    one class per flow (``by_path=None``)."""
+    return fill_groups(fl, gptr, fr_ptr, fr, cap, tol, 1e-12, by_path is not False,
+                       *_classes(fr_ptr, fr, bool(by_path)))
+
+
 def test_fill_groups_gives_serve_groups_bits():
+    # per flow and per path class (flows of a path counted together: most classes here hold
+    # several flows of a group)
     rng = np.random.default_rng(86)
-    positive = 0
+    positive = shared = 0
     for _ in range(500):
         fl, gptr, fr_ptr, fr, cap = _random_groups(rng)
+        shared += int(fl.size > len({tuple(fr[fr_ptr[f]:fr_ptr[f + 1]]) for f in fl}))
         for tol_rel in (1e-12, 0.1):
             a = serve_groups(fl, gptr, fr_ptr, fr, cap, tol_rel * cap, 1e-12)
-            b = fill_groups(fl, gptr, fr_ptr, fr, cap, tol_rel * cap, 1e-12)
-            assert np.array_equal(a, b)
+            for by_path in (False, None, True):
+                b = _fill(fl, gptr, fr_ptr, fr, cap, tol_rel * cap, by_path)
+                assert np.array_equal(a, b)
             positive += int((a > 0).sum())
-    assert positive > 1000
+    assert positive > 1000 and shared > 300
 
 
 def test_fill_groups_by_hand():
@@ -196,7 +221,11 @@ def test_fill_groups_by_hand():
     fl = np.array([1, 0, 3, 2])
     gptr = np.array([0, 2, 3, 4])
     cap = np.ones(3)
-    assert fill_groups(fl, gptr, fr_ptr, fr, cap, 1e-12 * cap, 1e-12).tolist() == [0.5] * 4
+    assert _fill(fl, gptr, fr_ptr, fr, cap, 1e-12 * cap).tolist() == [0.5] * 4
     cap = np.array([0.5, 1.0, 0.5])
-    r = fill_groups(fl, gptr, fr_ptr, fr, cap, 1e-12 * cap, 1e-12)
+    r = _fill(fl, gptr, fr_ptr, fr, cap, 1e-12 * cap)
     assert r.tolist() == [0.5, 0.5, 0.0, 0.5]
+    # two flows on one path are one class of two: each gets half of the shared port
+    fr_ptr, fr = np.array([0, 2, 4, 5]), np.array([0, 1, 0, 1, 1])
+    r = _fill(np.arange(3), np.array([0, 3]), fr_ptr, fr, np.ones(2), 1e-12 * np.ones(2), True)
+    assert r.tolist() == [1 / 3] * 3

@@ -10,8 +10,11 @@ flow of the level (``serve_groups``): 57 ms an event on the Facebook trace (~10^
 flows), 0.2-0.26 s at 50,000 coflows, hours in all
 (``experiments/results/creek_profile.md``).  Here the levels, the attained service, the
 sub-coflow projection, residual sizes and open pieces live in the kernel across events, and
-the filling works per resource (:func:`_fill`): a round costs the resources that still have
-live flows, each flow is touched when it is gathered and when it freezes.
+the filling works per resource and per path (:func:`_fill_paths`): a round costs the resources
+that still have live flows, and the flows of one path in a group are one class, counted
+together and frozen once (at 50,000 coflows ~10^5 flows of level 0 on 22,500 paths), so a
+flow is touched when it is gathered, counted, and given its class's rate
+(``experiments/results/dlas_50k_profile.md``).
 
 The *units* are the policy's: coflows (``creek``) or (coflow, source) pairs
 (``decentralized-las``), numbered so that the units of a coflow are consecutive.  A level's
@@ -24,14 +27,16 @@ levels after the resources are all full are not visited.
 Same bits as the Python engine (``tests/test_level_kernel.py``): every float operation is the
 one the Python path does, in the same order --
 
-* the allocation: :func:`_fill` is :func:`._class_kernel._serve_group` rearranged, not
-  changed: in a round every live flow gets the same step, so a flow's rate is the running sum
-  of the steps up to the round its first resource freezes (one float, ``lev``, added in the
-  same order); ``wsum`` (live flows through a resource) is an exact small integer whether
-  counted afresh or decremented; the step is the minimum of the same quotients, the residual
-  ``gres -= wsum x step`` the same product (a resource without live flows keeps its residual
-  either way: ``x - 0 x step == x``); the group's rates leave the residuals summed in flow
-  order, as there;
+* the allocation: :func:`_fill` (flow by flow) and :func:`_fill_paths` (by path) are
+  :func:`._class_kernel._serve_group` rearranged, not changed: in a round every live flow
+  gets the same step, so a flow's rate is the running sum of the steps up to the round its
+  first resource freezes (one float, ``lev``, added in the same order); ``wsum`` (live flows
+  through a resource) is an exact small integer whether counted afresh or decremented, one
+  by one or a path's ``m`` flows at once (flows of one path are live or not together and
+  freeze in the same round, at the same ``lev``); the step is the minimum of the same
+  quotients, the residual ``gres -= wsum x step`` the same product (a resource without live
+  flows keeps its residual either way: ``x - 0 x step == x``); the group's rates leave the
+  residuals summed in flow order, as there;
 * the policy: the attained service of a unit given a rate at the previous call is
   ``sum(size - rem)`` over its flows in index order (``np.bincount``'s order); ``creek``'s
   projection ``n_c x b_c / max(d_c, 1)`` with ``b_c`` its completed sub-coflows' bytes summed
@@ -59,105 +64,232 @@ from ._mlfq_kernel import (NO_FUTURE_EVENT, OK, TOO_MANY_EVENTS, advance, change
 
 __all__ = ["levels_simulate", "fill_groups", "OK", "TOO_MANY_EVENTS", "NO_FUTURE_EVENT"]
 
+#: A level's group is filled by path classes (:func:`_fill_paths`) while its last such filling
+#: found at least this many flows per class, else flow by flow (:func:`_fill`: the class
+#: count and the rate lookup are two passes over the group that pay only with shared paths);
+#: every ``PATH_FILL_PROBE``-th event measures again.  Either way the same bits.
+PATH_FILL_RATIO = 1.5
+PATH_FILL_PROBE = 64
+
 
 @njit(cache=True, borrowed=True)
-def _fill(fl, a, b, fr_ptr, fr, rate, res, tol, full, nfree, full_rtol, gres, gtol, wsum,
-          gsum, seen, gfull, touched, live, rstart, rfill, rlist, act, newly, fz):
-    """Serve one group, the flows ``fl[a:b]`` (``rate[a:b]`` zero on entry), on the residuals
-    ``res``: :func:`._class_kernel._serve_group`'s rates, residuals and full resources to the
-    bit (module docstring), in O(group's flows x path length + rounds x resources with live
-    flows) instead of O(rounds x live flows x path length).  Returns the resources still free.
+def _round(act, na, gres, wsum, gtol, gfull, newly, lev):
+    """One round of the filling over the resources ``act[:na]`` with live flows: the step is
+    the least ``gres / wsum``, every live flow gets it (``gres -= wsum x step``), the
+    resources left at most ``gtol`` freeze (listed in ``newly``).  Returns ``(lev + step,
+    resources frozen)``."""
+    d = np.inf
+    for j in range(na):
+        p = act[j]
+        s = gres[p] / wsum[p]
+        if s < d:
+            d = s
+    nn = 0
+    for j in range(na):
+        p = act[j]
+        gres[p] -= wsum[p] * d
+        if gres[p] <= gtol[p]:
+            gfull[p] = True
+            newly[nn] = p
+            nn += 1
+    return lev + d, nn
 
-    ``rstart`` / ``rfill`` (R), ``rlist`` (>= the live flows' path entries), ``act``,
-    ``newly`` (R) and ``fz`` (>= b, by position) are scratch."""
-    nl, nt = live_flows(fl, a, b, fr_ptr, fr, res, full, full_rtol, gres, gtol, wsum, seen,
-                        gfull, touched, live)
-    if nl == 0:
-        return nfree
-    # each resource's live flows (positions), a CSR over the touched resources
+
+@njit(cache=True, borrowed=True)
+def _compact(act, na, wsum):
+    """Drop the resources without live flows from ``act[:na]``; returns how many are left."""
+    k = 0
+    for j in range(na):
+        p = act[j]
+        if wsum[p] > 0.0:
+            act[k] = p
+            k += 1
+    return k
+
+
+@njit(cache=True, borrowed=True)
+def _rounds(live, nl, touched, nt, item_of, ip_ptr, ip_res, mult, out, gres, gtol, gfull, wsum,
+            rstart, rfill, rlist, act, newly, fz):
+    """The rounds of a group's filling over its live items ``live[:nl]`` (flow positions with
+    ``item_of = fl``, or path classes with ``item_of`` the identity): item ``x`` stands for
+    ``mult[item_of[x]]`` flows on the resources ``ip_res[ip_ptr[y]:ip_ptr[y + 1]]``,
+    ``y = item_of[x]``; ``rfill[p]`` holds the live items on each touched resource ``p`` on
+    entry, ``gres`` / ``gtol`` / ``wsum`` as :func:`._class_kernel.live_flows` leaves them.
+    Each item's rate (the level of the round its first resource froze) goes to ``out[x]``."""
+    # each resource's live items, a CSR over the touched resources
     acc = 0
     for j in range(nt):
         p = touched[j]
+        c = rfill[p]
         rstart[p] = acc
         rfill[p] = acc
-        acc += int(wsum[p])
+        acc += c
         act[j] = p
     for i in range(nl):
         x = live[i]
         fz[x] = False
-        f = fl[x]
-        for e in range(fr_ptr[f], fr_ptr[f + 1]):
-            p = fr[e]
+        y = item_of[x]
+        for e in range(ip_ptr[y], ip_ptr[y + 1]):
+            p = ip_res[e]
             rlist[rfill[p]] = x
             rfill[p] += 1
     na = nt
     lev = 0.0
     left = nl
     while left > 0:
-        d = np.inf
-        for j in range(na):
-            p = act[j]
-            s = gres[p] / wsum[p]
-            if s < d:
-                d = s
-        lev += d
-        nn = 0
-        for j in range(na):
-            p = act[j]
-            gres[p] -= wsum[p] * d
-            if gres[p] <= gtol[p]:
-                gfull[p] = True
-                newly[nn] = p
-                nn += 1
-        # the live flows through a resource that froze stop at this round's level
+        lev, nn = _round(act, na, gres, wsum, gtol, gfull, newly, lev)
+        # the live items through a resource that froze stop at this round's level
         for k in range(nn):
             p = newly[k]
-            for y in range(rstart[p], rfill[p]):
-                x = rlist[y]
+            for z in range(rstart[p], rfill[p]):
+                x = rlist[z]
                 if not fz[x]:
                     fz[x] = True
-                    rate[x] = lev
+                    out[x] = lev
                     left -= 1
-                    f = fl[x]
-                    for e in range(fr_ptr[f], fr_ptr[f + 1]):
-                        wsum[fr[e]] -= 1.0
-        k = 0
-        for j in range(na):
-            p = act[j]
-            if wsum[p] > 0.0:
-                act[k] = p
-                k += 1
-        na = k
+                    y = item_of[x]
+                    m = float(mult[y])
+                    for e in range(ip_ptr[y], ip_ptr[y + 1]):
+                        wsum[ip_res[e]] -= m
+        na = _compact(act, na, wsum)
+
+
+@njit(cache=True, borrowed=True)
+def _fill(fl, a, b, fr_ptr, fr, rate, res, tol, full, nfree, full_rtol, gres, gtol, wsum,
+          gsum, seen, gfull, touched, live, rstart, rfill, rlist, act, newly, fz, ones):
+    """Serve one group, the flows ``fl[a:b]`` (``rate[a:b]`` zero on entry), on the residuals
+    ``res``: :func:`._class_kernel._serve_group`'s rates, residuals and full resources to the
+    bit (module docstring), in O(group's flows x path length + rounds x resources with live
+    flows) instead of O(rounds x live flows x path length).  Returns the resources still free.
+
+    ``rstart`` / ``rfill`` (R), ``rlist`` (>= the live flows' path entries), ``act``,
+    ``newly`` (R) and ``fz`` (>= b, by position) are scratch; ``ones`` (F) is 1 for every
+    flow."""
+    nl, nt = live_flows(fl, a, b, fr_ptr, fr, res, full, full_rtol, gres, gtol, wsum, seen,
+                        gfull, touched, live)
+    if nl == 0:
+        return nfree
+    for j in range(nt):
+        p = touched[j]
+        rfill[p] = int(wsum[p])
+    _rounds(live, nl, touched, nt, fl, fr_ptr, fr, ones, rate, gres, gtol, gfull, wsum, rstart,
+            rfill, rlist, act, newly, fz)
     return leave_residuals(fl, a, b, fr_ptr, fr, rate, res, tol, full, nfree, gsum, seen,
                            touched, nt)
 
 
+@njit(cache=True, borrowed=True)
+def _fill_paths(fl, a, b, pid, q_ptr, q_res, fr_ptr, fr, rate, res, tol, full, nfree, full_rtol,
+          gres, gtol, wsum, gsum, seen, gfull, touched, live, rstart, rfill, rlist, act, newly,
+          fz, ccnt, cl, crate, ident):
+    """Serve one group, the flows ``fl[a:b]`` (``rate[a:b]`` written), on the residuals
+    ``res``: :func:`._class_kernel._serve_group`'s rates, residuals and full resources to the
+    bit (module docstring), in O(group's flows + classes x path length + rounds x resources
+    with live flows) instead of O(rounds x live flows x path length).  Returns the resources
+    still free and the number of classes.
+
+    The filling works on the group's *classes*: flows of one path ``pid[f]`` (resources
+    ``q_res[q_ptr[k]:q_ptr[k + 1]]``) are alike to it (live or not together, frozen in the
+    same round: one rate), so a class of ``m`` flows adds ``m`` to ``wsum`` (an exact small
+    integer, as ``m`` additions of 1) and is frozen once.  With one class per flow
+    (``pid = arange``, ``q_ptr, q_res = fr_ptr, fr``) this is the per-flow filling.
+
+    ``rstart`` / ``rfill`` (R), ``rlist`` (>= the classes' path entries), ``act``,
+    ``newly`` (R), ``live``, ``fz``, ``cl``, ``crate`` (>= the classes) and ``ccnt`` (the
+    classes, zero on entry and exit) are scratch; ``ident`` (>= the classes) is the
+    identity."""
+    # the group's classes and their flows
+    nk = 0
+    for x in range(a, b):
+        k = pid[fl[x]]
+        if ccnt[k] == 0:
+            cl[nk] = k
+            nk += 1
+        ccnt[k] += 1
+    # the live classes (no full resource) and the resources on their paths
+    nl = 0
+    for i in range(nk):
+        k = cl[i]
+        crate[k] = 0.0
+        ok = True
+        for e in range(q_ptr[k], q_ptr[k + 1]):
+            if full[q_res[e]]:
+                ok = False
+                break
+        if ok:
+            live[nl] = k
+            nl += 1
+    nt = 0
+    for i in range(nl):
+        k = live[i]
+        m = float(ccnt[k])
+        for e in range(q_ptr[k], q_ptr[k + 1]):
+            p = q_res[e]
+            if not seen[p]:
+                seen[p] = True
+                touched[nt] = p
+                nt += 1
+                gres[p] = res[p]
+                gtol[p] = full_rtol * res[p]
+                gfull[p] = False
+                wsum[p] = 0.0
+                rfill[p] = 0
+            wsum[p] += m
+            rfill[p] += 1
+    if nl > 0:
+        _rounds(live, nl, touched, nt, ident, q_ptr, q_res, ccnt, crate, gres, gtol, gfull, wsum,
+                rstart, rfill, rlist, act, newly, fz)
+    for i in range(nk):
+        ccnt[cl[i]] = 0
+    if nl == 0:
+        return nfree, nk
+    for x in range(a, b):
+        rate[x] = crate[pid[fl[x]]]
+    return leave_residuals(fl, a, b, fr_ptr, fr, rate, res, tol, full, nfree, gsum, seen,
+                           touched, nt), nk
+
+
 @njit(cache=True)
 def _scratch(R, F, E):
-    """The scratch arrays of :func:`_fill` beyond those of ``_start``."""
+    """The scratch arrays of :func:`_fill` / :func:`_fill_paths` beyond those of ``_start``
+    (``F`` at least the flows, ``E`` at least their path entries)."""
     return (np.empty(F, dtype=np.int64),          # live
             np.empty(R, dtype=np.int64),          # rstart
             np.empty(R, dtype=np.int64),          # rfill
             np.empty(max(E, 1), dtype=np.int64),  # rlist
             np.empty(R, dtype=np.int64),          # act
             np.empty(R, dtype=np.int64),          # newly
-            np.zeros(F, dtype=np.bool_))          # fz
+            np.zeros(F, dtype=np.bool_),          # fz
+            np.zeros(F, dtype=np.int64),          # ccnt
+            np.empty(F, dtype=np.int64),          # cl
+            np.zeros(F),                          # crate
+            np.ones(F, dtype=np.int64),           # ones
+            np.arange(F))                         # ident
 
 
 @njit(cache=True)
-def fill_groups(fl, gptr, fr_ptr, fr, cap, tol, full_rtol):
-    """:func:`._class_kernel.serve_groups` with :func:`_fill` as the group body (the same
-    arguments and, to the bit, the same rates: ``tests/test_level_kernel.py``)."""
+def fill_groups(fl, gptr, fr_ptr, fr, cap, tol, full_rtol, classes, pid, q_ptr, q_res):
+    """:func:`._class_kernel.serve_groups` with :func:`_fill` (``classes`` False) or
+    :func:`_fill_paths` (the flows' classes ``pid`` with their paths ``q_ptr`` / ``q_res``) as
+    the group body (the same arguments and, to the bit, the same rates:
+    ``tests/test_level_kernel.py``)."""
     n = fl.shape[0]
     rate = np.zeros(n)
     res, full, nfree, gres, gtol, wsum, gsum, seen, gfull, touched = _start(cap, tol)
-    live, rstart, rfill, rlist, act, newly, fz = _scratch(cap.shape[0], n, fr.shape[0])
+    live, rstart, rfill, rlist, act, newly, fz, ccnt, cl, crate, ones, ident = _scratch(
+        cap.shape[0], max(n, fr_ptr.shape[0] - 1), fr.shape[0])
     for g in range(gptr.shape[0] - 1):
         if nfree == 0:
             break
-        nfree = _fill(fl, gptr[g], gptr[g + 1], fr_ptr, fr, rate, res, tol, full, nfree,
-                      full_rtol, gres, gtol, wsum, gsum, seen, gfull, touched, live, rstart,
-                      rfill, rlist, act, newly, fz)
+        if classes:
+            nfree, _ = _fill_paths(fl, gptr[g], gptr[g + 1], pid, q_ptr, q_res, fr_ptr, fr, rate,
+                                   res, tol, full, nfree, full_rtol, gres, gtol, wsum, gsum,
+                                   seen, gfull, touched, live, rstart, rfill, rlist, act, newly,
+                                   fz, ccnt, cl, crate, ident)
+        else:
+            nfree = _fill(fl, gptr[g], gptr[g + 1], fr_ptr, fr, rate, res, tol, full, nfree,
+                          full_rtol, gres, gtol, wsum, gsum, seen, gfull, touched, live, rstart,
+                          rfill, rlist, act, newly, fz, ones)
     return rate
 
 
@@ -195,7 +327,8 @@ def _level_of(u, att, proj_on, unit_cof, proj_d, proj_b, nsub, hs):
 
 @njit(cache=True)
 def levels_simulate(ptr, size, flow_cof, rel_order, unit, unit_ptr, unit_flows, unit_cof,
-                    cu_ptr, hs, H, fr_ptr, fr, cap, tol, full_rtol, hold, flow_tol, proj_on,
+                    cu_ptr, hs, H, fr_ptr, fr, pid, q_ptr, q_res, cap, tol, full_rtol, hold,
+                    flow_tol, proj_on,
                     sid, sub_ptr, sub_flows, sub_cof, cs_ptr, cs_sub, nsub, max_events,
                     completion_rtol, level, stats, times, lf, ls, le, lv, cf, cs, ce, cv,
                     state, window, sent, first_win, wdone, wstat):
@@ -213,6 +346,8 @@ def levels_simulate(ptr, size, flow_cof, rel_order, unit, unit_ptr, unit_flows, 
     hs, H : float64
         The thresholds times ``1 - CROSSING_RTOL`` and the thresholds.
     fr_ptr, fr, cap, tol, full_rtol : as for :func:`._class_kernel.serve_groups`
+    pid, q_ptr, q_res : int64
+        Each flow's path (class of :func:`_fill`), each path's resources (CSR).
     hold : bool
         The held rates (``creek``, ``decentralized-las``), with each flow's zero
         ``flow_tol`` (F,).
@@ -273,7 +408,10 @@ def levels_simulate(ptr, size, flow_cof, rel_order, unit, unit_ptr, unit_flows, 
     # the allocation's buffers
     fl_buf = np.empty(F, dtype=np.int64)
     rate_buf = np.empty(F)
-    live, rstart, rfill, rlist, act, newly, fz = _scratch(R, F, fr.shape[0])
+    (live, rstart, rfill, rlist, act, newly, fz, ccnt, cl, crate, ones,
+     ident) = _scratch(R, F, fr.shape[0])
+    # per level, the group's flows per class at its last filling by path (module docstring)
+    per_class = np.full(L, 2.0)
     gb = np.zeros(L + 1, dtype=np.int64)
     runs = np.zeros(L + 1, dtype=np.int64)
     heads = np.zeros(L, dtype=np.int64)
@@ -399,9 +537,19 @@ def levels_simulate(ptr, size, flow_cof, rel_order, unit, unit_ptr, unit_flows, 
                                     rate_buf[n] = 0.0
                                     n += 1
                         s0 += 1
-                    nfree = _fill(fl_buf, gb[lv_], n, fr_ptr, fr, rate_buf, res, tol, full,
-                                  nfree, full_rtol, gres, gtol, wsum, gsum, seen, gfull,
-                                  touched, live, rstart, rfill, rlist, act, newly, fz)
+                    if per_class[lv_] >= PATH_FILL_RATIO or events % PATH_FILL_PROBE == 0:
+                        nfree, nk = _fill_paths(fl_buf, gb[lv_], n, pid, q_ptr, q_res, fr_ptr,
+                                                fr, rate_buf, res, tol, full, nfree, full_rtol,
+                                                gres, gtol, wsum, gsum, seen, gfull, touched,
+                                                live, rstart, rfill, rlist, act, newly, fz,
+                                                ccnt, cl, crate, ident)
+                        if nk > 0:
+                            per_class[lv_] = (n - gb[lv_]) / nk
+                    else:
+                        nfree = _fill(fl_buf, gb[lv_], n, fr_ptr, fr, rate_buf, res, tol, full,
+                                      nfree, full_rtol, gres, gtol, wsum, gsum, seen, gfull,
+                                      touched, live, rstart, rfill, rlist, act, newly, fz,
+                                      ones)
                 gb[ng] = n
                 gathered += n
                 # held rates, then each unit's rate (its flows' in index order)

@@ -1001,6 +1001,7 @@ def _level_kernel_args(instance: Instance, pol) -> tuple:
     hold = bool(pol.hold_rates)
     proj = creek and pol.subcoflow_estimate
     i0, f0 = np.zeros(1, dtype=np.int64), np.zeros(1)
+    pid, _, _, q_ptr, q_res, _, _ = _distinct_paths(instance)
     if proj:
         sub = (pol._sid, pol._sub_ptr, pol._sub_flows, pol._sub_coflow, pol._cof_sub_ptr,
                pol._cof_subs, pol._nsub)
@@ -1015,7 +1016,8 @@ def _level_kernel_args(instance: Instance, pol) -> tuple:
             read_only(pol._unit_flows, np.int64), read_only(unit_cof, np.int64),
             read_only(cu_ptr, np.int64),
             read_only(pol.thresholds * (1 - CROSSING_RTOL), float),
-            read_only(pol.thresholds, float), *pol._paths, pol._cap, pol._tol, FULL_RTOL,
+            read_only(pol.thresholds, float), *pol._paths, read_only(pid, np.int64),
+            read_only(q_ptr, np.int64), read_only(q_res, np.int64), pol._cap, pol._tol, FULL_RTOL,
             hold, read_only(pol._flow_tol if hold else f0, float), proj, *sub)
 
 
