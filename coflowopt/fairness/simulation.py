@@ -332,7 +332,8 @@ def _settled(settler, on_window):
 #: of threads: Linux's autogroups) and each hand-over waits for a core: ``hug-cooperative`` at
 #: 50,000 coflows, whole processes alternating, at load 7-10 81-92 s CPU and 189-226 s wall on
 #: one thread against 84-91 s and 193-217 s on two; at load 3-6 78-86 s and 91-125 s against
-#: 85-93 s and 151-188 s (``experiments/results/hug_50k_overlap.md``).
+#: 85-93 s and 151-188 s; with one other busy process (a core mostly free) 81-96 s wall on one
+#: thread, 66-84 s on two (``experiments/results/hug_50k_overlap.md``).
 OVERLAP: bool | None = None
 
 
