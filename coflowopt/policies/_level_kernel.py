@@ -58,6 +58,7 @@ import numpy as np
 
 from ..rates._jit import njit
 from ..rates._pieces import close_pieces as _close
+from ..rates._sorted import keep_positive
 from ._class_kernel import BLOCK, _start, leave_residuals, live_flows
 from ._mlfq_kernel import (NO_FUTURE_EVENT, OK, TOO_MANY_EVENTS, advance, change_rates, cut,
                            flow_ends, next_event, step_state)
@@ -93,18 +94,6 @@ def _round(act, na, gres, wsum, gtol, gfull, newly, lev):
             newly[nn] = p
             nn += 1
     return lev + d, nn
-
-
-@njit(cache=True, borrowed=True)
-def _compact(act, na, wsum):
-    """Drop the resources without live flows from ``act[:na]``; returns how many are left."""
-    k = 0
-    for j in range(na):
-        p = act[j]
-        if wsum[p] > 0.0:
-            act[k] = p
-            k += 1
-    return k
 
 
 @njit(cache=True, borrowed=True)
@@ -151,7 +140,7 @@ def _rounds(live, nl, touched, nt, item_of, ip_ptr, ip_res, mult, out, gres, gto
                     m = float(mult[y])
                     for e in range(ip_ptr[y], ip_ptr[y + 1]):
                         wsum[ip_res[e]] -= m
-        na = _compact(act, na, wsum)
+        na = keep_positive(act, na, wsum)     # the resources still with live items
 
 
 @njit(cache=True, borrowed=True)
