@@ -49,8 +49,8 @@ def _serve_group(fl, a, b, fr_ptr, fr, rate, res, tol, full, nfree, full_rtol, g
     :func:`serve_groups`, shared with :func:`serve_levels`): ``rate[a:b]`` (zero on entry)
     receives the group's max-min rates, ``res`` / ``full`` are updated; returns the number of
     resources still free.  The other arrays are scratch of size R (``live``: of size >= b)."""
-    nl, nt = live_flows(fl, a, b, fr_ptr, fr, res, full, full_rtol, gres, gtol, wsum, seen,
-                        gfull, touched, live)
+    nl, nt = live_flows(fl, a, b, fr_ptr, fr, live[:0], res, full, full_rtol, gres, gtol, wsum,
+                        seen, gfull, touched, live)
     if nl == 0:
         return nfree
     # progressive filling of the group's unblocked flows (maxmin.progressive_filling)
@@ -92,13 +92,19 @@ def _serve_group(fl, a, b, fr_ptr, fr, rate, res, tol, full, nfree, full_rtol, g
 
 
 @njit(cache=True, borrowed=True)
-def live_flows(fl, a, b, fr_ptr, fr, res, full, full_rtol, gres, gtol, wsum, seen, gfull,
+def live_flows(fl, a, b, fr_ptr, fr, mult, res, full, full_rtol, gres, gtol, wsum, seen, gfull,
                touched, live):
-    """The start of a group's filling (:func:`_serve_group`, ``_level_kernel._fill``): the
-    positions ``live[:nl]`` of the flows of ``fl[a:b]`` without a full resource, the
-    resources ``touched[:nt]`` on their paths (marked ``seen``, their filling residual
-    ``gres``, its freezing level ``gtol``, not frozen, ``wsum`` the live flows through each);
-    returns ``(nl, nt)``."""
+    """The start of a group's filling (:func:`_serve_group`, ``_level_kernel._fill`` /
+    ``_fill_paths``): the positions ``live[:nl]`` of the items of ``fl[a:b]`` without a full
+    resource on their path ``fr[fr_ptr[y]:fr_ptr[y + 1]]`` (``y = fl[x]``), the resources
+    ``touched[:nt]`` on those paths (marked ``seen``, their filling residual ``gres``, its
+    freezing level ``gtol``, not frozen, ``wsum`` the live flows through each); returns
+    ``(nl, nt)``.
+
+    An item is one flow (``mult`` empty) or ``mult[y]`` flows of one path
+    (``_level_kernel._fill_paths``' classes): it adds that many to ``wsum`` at once, an exact
+    small integer as so many additions of 1."""
+    one = mult.shape[0] == 0
     nl = 0
     for x in range(a, b):
         f = fl[x]
@@ -113,6 +119,7 @@ def live_flows(fl, a, b, fr_ptr, fr, res, full, full_rtol, gres, gtol, wsum, see
     nt = 0
     for i in range(nl):
         f = fl[live[i]]
+        m = 1.0 if one else float(mult[f])
         for e in range(fr_ptr[f], fr_ptr[f + 1]):
             p = fr[e]
             if not seen[p]:
@@ -123,7 +130,7 @@ def live_flows(fl, a, b, fr_ptr, fr, res, full, full_rtol, gres, gtol, wsum, see
                 gtol[p] = full_rtol * res[p]
                 gfull[p] = False
                 wsum[p] = 0.0
-            wsum[p] += 1.0
+            wsum[p] += m
     return nl, nt
 
 

@@ -154,8 +154,8 @@ def _fill(fl, a, b, fr_ptr, fr, rate, res, tol, full, nfree, full_rtol, gres, gt
     ``rstart`` / ``rfill`` (R), ``rlist`` (>= the live flows' path entries), ``act``,
     ``newly`` (R) and ``fz`` (>= b, by position) are scratch; ``ones`` (F) is 1 for every
     flow."""
-    nl, nt = live_flows(fl, a, b, fr_ptr, fr, res, full, full_rtol, gres, gtol, wsum, seen,
-                        gfull, touched, live)
+    nl, nt = live_flows(fl, a, b, fr_ptr, fr, live[:0], res, full, full_rtol, gres, gtol, wsum,
+                        seen, gfull, touched, live)
     if nl == 0:
         return nfree
     for j in range(nt):
@@ -194,37 +194,19 @@ def _fill_paths(fl, a, b, pid, q_ptr, q_res, fr_ptr, fr, rate, res, tol, full, n
         if ccnt[k] == 0:
             cl[nk] = k
             nk += 1
+            crate[k] = 0.0
         ccnt[k] += 1
-    # the live classes (no full resource) and the resources on their paths
-    nl = 0
-    for i in range(nk):
-        k = cl[i]
-        crate[k] = 0.0
-        ok = True
-        for e in range(q_ptr[k], q_ptr[k + 1]):
-            if full[q_res[e]]:
-                ok = False
-                break
-        if ok:
-            live[nl] = k
-            nl += 1
-    nt = 0
+    # the live classes (no full resource), each standing for its flows, and the resources on
+    # their paths
+    nl, nt = live_flows(cl, 0, nk, q_ptr, q_res, ccnt, res, full, full_rtol, gres, gtol, wsum,
+                        seen, gfull, touched, live)
+    for j in range(nt):
+        rfill[touched[j]] = 0
     for i in range(nl):
-        k = live[i]
-        m = float(ccnt[k])
+        k = cl[live[i]]
+        live[i] = k
         for e in range(q_ptr[k], q_ptr[k + 1]):
-            p = q_res[e]
-            if not seen[p]:
-                seen[p] = True
-                touched[nt] = p
-                nt += 1
-                gres[p] = res[p]
-                gtol[p] = full_rtol * res[p]
-                gfull[p] = False
-                wsum[p] = 0.0
-                rfill[p] = 0
-            wsum[p] += m
-            rfill[p] += 1
+            rfill[q_res[e]] += 1
     if nl > 0:
         _rounds(live, nl, touched, nt, ident, q_ptr, q_res, ccnt, crate, gres, gtol, gfull, wsum,
                 rstart, rfill, rlist, act, newly, fz)
