@@ -290,6 +290,9 @@ def certified_gap(instance: Instance, *, time_limit: float = 600.0,
                "certificate": res.certificate_status, "message": res.message}
         if res.kind == "lower_bound":
             rec["value_exact"] = str(Fraction(res.value))
+        # where the bound's time went (an LP's solve and exact check; a search's nodes)
+        rec["timings"] = dict(res.timings or {})
+        rec.update({k: res.extra[k] for k in ("nodes", "leaves") if k in (res.extra or {})})
         rep.bounds.append(rec)
         rep.bound_results[name] = res
         if res.kind == "lower_bound" and (best_value is None or

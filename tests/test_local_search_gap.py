@@ -122,6 +122,15 @@ def test_gap_time_budget_skips_and_says_so():
     assert all(b["status"] in ("not_started", "time_limit", "optimal") for b in rep.bounds)
 
 
+def test_gap_records_where_each_bound_spent_its_time():
+    rep = certified_gap(digest_ts4(), time_limit=60)
+    rec = {b["method"]: b for b in rep.bounds}
+    br = rec["lp-ov-branch"]
+    assert {"root", "search", "certify"} <= set(br["timings"])
+    assert br["nodes"] >= 2 and br["leaves"] >= 2
+    assert "timings" in rec["ordering-lp"] and "nodes" not in rec["ordering-lp"]
+
+
 # ------------------------------------------------------------------ iterated local search
 def _stuck_instance():
     """Seven coflows on 3 x 3 ports where the insertion descent from the identity order stops

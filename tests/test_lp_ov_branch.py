@@ -3,12 +3,14 @@ covering rule, certificates (in process and standalone), limits, and bound <= OP
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 
@@ -173,3 +175,106 @@ def test_resources_bound_at_most_optimum_and_checked(seed, topo, K, tmp_path):
     assert float(res.value) <= float(bnb(inst, time_limit=60).value) * (1 + 1e-9)
     out = _write(tmp_path, inst, lower_bound_certificate(inst, res))
     assert out.returncode == 0 and out.stdout.startswith("CONFIRMED"), out.stdout + out.stderr
+
+
+def _fractional_loads_instance():
+    # 0.1 is not a dyadic fraction: in normalised units the loads stay floats that are not the
+    # exact volumes, so LP-OV keeps exact copies that differ from its floats
+    return Instance.from_coflows([Coflow("A", [(0, 0, 0.1), (1, 1, 0.3)]),
+                                  Coflow("B", [(0, 1, 0.2)]), Coflow("C", [(1, 0, 0.7)])])
+
+
+def test_float_exact_drops_only_copies_equal_to_the_floats():
+    from coflowopt.bounds.lp_ov_branch import float_exact
+    from coflowopt.formulations.certificates import certify_lp, normalised
+    from coflowopt.formulations.lp_ov import build_lp_ov
+    from coflowopt.rates._jit import load_kernels
+    load_kernels()
+    # T-S4: integer volumes, so LP-OV's exact right-hand sides and isolation bounds are its
+    # floats: the copy without them is the same LP, and the compiled exact check applies
+    lp = build_lp_ov(normalised(digest_ts4())[0])
+    assert lp.exact.get("row_lo") is not None
+    fl = float_exact(lp)
+    assert fl is not lp and not any(fl.exact.get(k) is not None
+                                    for k in ("row_lo", "col_lo", "A_data"))
+    assert lp.exact.get("row_lo") is not None          # the original is left as it was
+    # an exact copy that differs from its float is kept: the LP itself comes back
+    lp2 = build_lp_ov(normalised(_fractional_loads_instance())[0])
+    lp3 = copy.copy(lp2)
+    lp3.exact = dict(lp2.exact)
+    row_lo = lp3.exact["row_lo"].copy()
+    row_lo[0] = Fraction(row_lo[0]) + Fraction(1, 3)
+    lp3.exact["row_lo"] = row_lo
+    assert float_exact(lp3) is lp3
+    # the same certified value with and without the copies, on both paths
+    from coflowopt.formulations.certificates import _exact_bound_compiled
+    for L in (lp, lp2):
+        y = np.linspace(0.0, 0.5, L.num_rows)
+        a, b = certify_lp(L, y, repair=True), certify_lp(float_exact(L), y, repair=True)
+        assert a.ok and b.ok and a.value == b.value
+    assert _exact_bound_compiled(lp, np.zeros(lp.num_rows)) is None
+    assert _exact_bound_compiled(fl, np.zeros(lp.num_rows)) is not None
+
+
+def test_branch_records_its_children_and_checks_leaves_compiled():
+    res = lp_ov_branch_bound(digest_ts4())
+    h = res.extra["history"]
+    assert h and all(len(r["children"]) == 2 for r in h)
+    assert all(c["value"] >= 32 - 1e-9 and c["iterations"] >= 0 for r in h for c in r["children"])
+    assert res.value == 33 and res.certificate_status == "certified"
+
+
+def test_two_product_is_exact_and_declines_outside_its_range():
+    from coflowopt.bounds.lp_ov_branch import _two_product
+    rng = np.random.default_rng(3)
+    a = rng.random(2000) * 10.0 ** rng.integers(-40, 40, 2000)
+    b = -rng.random(2000) * 10.0 ** rng.integers(-40, 40, 2000)
+    p, e = _two_product(a, b)
+    assert all(Fraction(x) + Fraction(y) == Fraction(u) * Fraction(v)
+               for x, y, u, v in zip(p.tolist(), e.tolist(), a.tolist(), b.tolist()))
+    assert np.any(e != 0)
+    assert _two_product(np.array([1e-200]), np.array([1.0]))[0] is None
+    assert _two_product(np.array([1.0, 0.0]), np.array([3.0, 1e300]))[0] is None
+
+
+def test_dual_feasible_scales_exactly_the_coflows_whose_exact_sum_exceeds_w():
+    from coflowopt.bounds.lp_ov_branch import FEASIBILITY_MARGINS, dual_feasible
+    from coflowopt.formulations.certificates import normalised
+    from coflowopt.formulations.lp_ov import build_lp_ov
+    # capacities 0.7 and 0.3: the products c_q y_kq are rounded, so the exact sums differ
+    # from the float ones in the last bits, where the decisions below are taken
+    inst = Instance.from_coflows([Coflow("A", [(0, 0, 0.1), (1, 1, 0.3)]),
+                                  Coflow("B", [(0, 1, 0.2), (1, 0, 0.5)]),
+                                  Coflow("C", [(1, 0, 0.7), (0, 1, 0.9)])],
+                                 ingress_capacity=[0.7, 0.3], egress_capacity=[0.3, 0.7])
+    lp = build_lp_ov(normalised(inst)[0])
+    K = inst.num_coflows
+    Af = lp.A[:, :K].tocsr()
+    rk, coef = Af.indices, Af.data
+    w = lp.c[:K]
+    n = np.bincount(rk, minlength=K)
+
+    def reference(y):
+        # the Fraction rule, row by row: scale the coflows whose exact sum exceeds w_k
+        for margin in FEASIBILITY_MARGINS:
+            s = [Fraction(0)] * K
+            for r, (k, c) in enumerate(zip(rk.tolist(), coef.tolist())):
+                s[k] += Fraction(c) * Fraction(float(y[r]))
+            pushed = np.bincount(rk, weights=coef * y, minlength=K)
+            bad = [k for k in range(K) if pushed[k] > w[k] * (1 - 1e-9) and s[k] > w[k]]
+            if not bad:
+                return y
+            f = np.ones(K)
+            f[bad] = w[bad] / pushed[bad] * (1.0 - margin)
+            y = y * f[rk]
+        return y
+
+    rng = np.random.default_rng(5)
+    moved = 0
+    for scale in (1.0, 1 + 1e-16, 1 + 2e-16, 1 - 1e-16, 1 + 1e-12, 1 - 1e-12):
+        for _ in range(200):
+            y = w[rk] / (coef * n[rk]) * scale * (1 + rng.normal(size=rk.size) * 1e-16)
+            got = dual_feasible(lp, y, K)
+            assert np.array_equal(got, reference(y))
+            moved += not np.array_equal(got, y)
+    assert moved > 0
