@@ -184,6 +184,48 @@ def test_parts_add_up_to_the_whole():
         assert verdicts == {want}
 
 
+def test_cells_are_the_units_of_each_side():
+    # screen_add sums in registers the units of consecutive pieces with one start, one end and
+    # the same resource on one side (ingress or egress), each side on its own: every cell must
+    # be the exact sum of its pieces' units, computed here piece by piece, on batches where one
+    # side stays while the other changes (a mapper's flows to many reducers), both change, or
+    # the times change under an unchanged pair
+    rng = np.random.default_rng(1)
+    caps = np.array([2.5, 1.0, 4.0, 0.75, 2.5, 3.0, 1.0, 0.5])
+    for layout in ("ingress", "egress", "both", "times"):
+        n = 3000
+        flows = [(i, j) for i in range(4) for j in range(4)]
+        res = ports(4, 4, flows)
+        if layout == "ingress":       # runs of one ingress, the egress changing within them
+            fl = np.array([4 * (k // 40 % 4) + int(rng.integers(4)) for k in range(n)])
+        elif layout == "egress":      # runs of one egress, the ingress changing within them
+            fl = np.array([4 * int(rng.integers(4)) + k // 40 % 4 for k in range(n)])
+        elif layout == "both":
+            fl = rng.integers(0, 16, n)
+        else:                         # one pair, the start changing every few pieces
+            fl = np.full(n, 5)
+        fl = fl.astype(np.int64)
+        s = np.floor(np.arange(n) / int(rng.integers(2, 9))).astype(float)
+        e = s + rng.integers(1, 4, n)
+        r = rng.random(n) / 50
+        r[rng.random(n) < 0.1] = 0.0
+        for cap in (caps, np.full(8, 2.5)):           # one scale, and one per resource
+            sc, thr, ok = vk.screen_units(cap, LIMIT)
+            assert ok
+            grid = vk.screen_grid(np.empty(4096 * 8), 8)
+            G, vals = vk.screen_add(fl, s, e, r, res, sc, 0, n, grid, 2 * n)
+            want = {float(t): np.zeros(8) for t in vals}
+            for f, a, b, v in zip(fl, s, e, r):
+                for k in res[f]:
+                    q = np.ceil(min(v * sc[k], 2.0 ** 62))
+                    want[a][k] += q
+                    want[b][k] -= q
+            assert sorted(want) == sorted(set(s) | set(e))
+            got = _rows_by_time(grid, vals)
+            for t in want:
+                assert np.array_equal(got[t], want[t]), (layout, t)
+
+
 def test_minus_zero_is_zero():
     # -0.0 and 0.0 are one instant: a piece ending at -0.0 and one starting at 0.0 on one
     # port never overlap (two rows for them, summed in either order, could add both)
