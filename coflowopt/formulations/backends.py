@@ -79,8 +79,8 @@ def check_dual_backend(backend: str, what: str) -> None:
 
 def solve_lp(lp: LinearProgram, backend: str = "highs", *, algorithm: str | None = None,
              crossover: bool = True, time_limit: float | None = None,
-             size_limit: int | None = GUROBI_SIZE_LIMIT, export: str | None = None
-             ) -> LPSolution:
+             size_limit: int | None = GUROBI_SIZE_LIMIT, export: str | None = None,
+             options: dict | None = None) -> LPSolution:
     """Solve ``lp`` with ``backend`` and return an :class:`LPSolution`.
 
     Parameters
@@ -99,6 +99,8 @@ def solve_lp(lp: LinearProgram, backend: str = "highs", *, algorithm: str | None
         Gurobi only (see the module docstring).
     export : str, optional
         HiGHS only: write the model to this ``.lp``/``.mps`` file before solving.
+    options : dict, optional
+        HiGHS only: further HiGHS options, each read back (e.g. ``{"solver": "ipx"}``).
 
     Raises
     ------
@@ -119,9 +121,11 @@ def solve_lp(lp: LinearProgram, backend: str = "highs", *, algorithm: str | None
     if backend == "highs":
         algo = algorithm or ("choose" if lp.is_mip else "ipm")
         return solve_with_highs(lp, algorithm=algo, crossover=crossover,
-                                time_limit=time_limit, export=export)
+                                time_limit=time_limit, export=export, options=options)
     if export:
         raise InvalidParameterError("export is done with the highs backend (or pyomo_models)")
+    if options:
+        raise InvalidParameterError("options are HiGHS options: use the highs backend")
     if backend.startswith("ortools"):
         return _solve_ortools(lp, backend.split("-", 1)[1], time_limit)
     return _solve_gurobi(lp, time_limit, size_limit)

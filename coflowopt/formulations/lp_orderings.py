@@ -47,7 +47,7 @@ from .lp_ov import build_lp_ov
 from .ordering_lp import isolation_lower_bounds, solve_ordering_lp
 
 __all__ = ["ordering_lp_order", "lp_ov_order", "qsz", "qsz_windows", "group_schedule",
-           "qsz_groups"]
+           "qsz_groups", "settled_columns"]
 
 
 def _order_by(instance: Instance, C: np.ndarray) -> np.ndarray:
@@ -240,6 +240,40 @@ def qsz_windows(instance: Instance, on_window, *, epsilon: float = 0.25,
     return _one_window(group_schedule(instance, groups), on_window)
 
 
+def settled_columns(lp) -> np.ndarray:
+    """Columns of the interval LP (:func:`.interval_lp.build_interval_lp`) that equal 1 in
+    every optimal solution, as a boolean mask over its columns.
+
+    ``y_kl`` is settled when, for every ``l' >= l``, ``c_kl' < 0``, its upper bound is 1 and
+    every capacity row in which ``y_kl'`` appears is redundant (its largest activity over the
+    column bounds is at most its right-hand side, checked on the float LP with a margin that
+    covers the rounding of the sum).  Raising ``y_kl'`` for all those ``l'`` to 1 keeps every
+    row satisfied and lowers the objective unless they were all 1 already
+    (``proofs/interval-lp-settled-columns.md``).  Fixing them (lower bound 1) therefore keeps
+    the optimal value and the optimal face; it is the dominated-column reduction HiGHS 1.15's
+    presolve made on this LP and 1.16's no longer makes (``experiments/results/
+    qsz_profile.md``: IPX 2.6 times slower at 5,000 coflows without it).
+    """
+    K, L = lp.col_blocks["y"][2]
+    r0, r1, (P, _) = lp.row_blocks["capacity"]
+    cap = lp.csr()[r0:r1]
+    hi = np.asarray(lp.col_hi, dtype=float)
+    if cap.data.size and (cap.data.min() < 0 or np.asarray(lp.col_lo).min() < 0):
+        return np.zeros(lp.num_cols, dtype=bool)     # not the interval LP's signs
+    nnz = np.diff(cap.indptr)
+    # the largest activity: every column at its upper bound; a float sum of n non-negative
+    # terms is within (n - 1) u of the exact sum, relatively (u = 2^-53)
+    most = (cap @ hi) * (1.0 + (nnz + 2) * 2.0 ** -52)
+    redundant = (most <= np.asarray(lp.row_hi[r0:r1], dtype=float)).reshape(P, L)
+    # redundant from interval l on, per port: a suffix "and"
+    from_l = np.flip(np.logical_and.accumulate(np.flip(redundant, 1), 1), 1).ravel()
+    pattern = cap.copy()
+    pattern.data = np.ones_like(pattern.data)
+    blocked = (pattern.T @ (~from_l).astype(float)) > 0      # a row not redundant from l on
+    ok = ((np.asarray(lp.c) < 0) & (hi == 1.0) & ~blocked).reshape(K, L)
+    return np.flip(np.logical_and.accumulate(np.flip(ok, 1), 1), 1).ravel()
+
+
 def _qsz_plan(instance: Instance, epsilon: float, group_ratio: float, engine: str,
               time_limit: float | None):
     """The LP, its groups and the engine of :func:`qsz`: ``(groups, bvn_group_schedule or
@@ -253,7 +287,12 @@ def _qsz_plan(instance: Instance, epsilon: float, group_ratio: float, engine: st
     inst_u, unit = normalised(instance)   # the LP in its units, C back in the instance's
     # only solved (no certificate): the float LP without its exact data, same to the last bit
     lp = build_interval_lp(inst_u, interval_grid(inst_u, epsilon=epsilon), exact=False)
-    sol = solve_lp(lp, "highs", algorithm="ipm", crossover=False, time_limit=time_limit)
+    settled = settled_columns(lp)
+    lp.col_lo = np.where(settled, 1.0, lp.col_lo)
+    # IPX by name: with highspy-extras installed, HiGHS's "ipm" runs HiPO instead, which is
+    # slower on this LP and stops at another point of its optimal face (qsz_profile.md)
+    sol = solve_lp(lp, "highs", algorithm="ipm", crossover=False, time_limit=time_limit,
+                   options={"solver": "ipx"})
     if sol.x is None:
         raise SolverError(f"interval LP not solved (status {sol.status}: {sol.raw_status})")
     C = lp_completion_times(inst_u, lp, sol.x) * time_factor(unit)
@@ -270,4 +309,7 @@ def _qsz_plan(instance: Instance, epsilon: float, group_ratio: float, engine: st
     used = "bvn" if bvn is not None else "madd"
     return groups, bvn, {"algorithm": "qsz", "engine": used,
                          "groups": [g.tolist() for g in groups], "epsilon": epsilon,
-                         "group_ratio": group_ratio, "lp_status": sol.status}
+                         "group_ratio": group_ratio, "lp_status": sol.status,
+                         "lp_objective": sol.objective, "lp_settled_columns": int(settled.sum()),
+                         "lp_solver": {"name": "highs", "version": sol.solver.get("version"),
+                                       "algorithm": "ipx", "crossover": False}}
