@@ -44,12 +44,13 @@ __all__ = ["serve_groups", "serve_levels", "move_slots", "BLOCK", "SWITCH"]
 
 @njit(cache=True, borrowed=True)
 def _serve_group(fl, a, b, fr_ptr, fr, rate, res, tol, full, nfree, full_rtol, gres, gtol,
-                 wsum, gsum, seen, gfull, touched, live):
+                 wsum, gsum, seen, gfull, touched, live, no_mult):
     """Serve one group, the flows ``fl[a:b]``, on the residuals ``res`` (the body of
     :func:`serve_groups`, shared with :func:`serve_levels`): ``rate[a:b]`` (zero on entry)
     receives the group's max-min rates, ``res`` / ``full`` are updated; returns the number of
-    resources still free.  The other arrays are scratch of size R (``live``: of size >= b)."""
-    nl, nt = live_flows(fl, a, b, fr_ptr, fr, live[:0], res, full, full_rtol, gres, gtol, wsum,
+    resources still free.  The other arrays are scratch of size R (``live``: of size >= b);
+    ``no_mult`` is empty (:func:`live_flows`: one flow an item)."""
+    nl, nt = live_flows(fl, a, b, fr_ptr, fr, no_mult, res, full, full_rtol, gres, gtol, wsum,
                         seen, gfull, touched, live)
     if nl == 0:
         return nfree
@@ -212,12 +213,14 @@ def serve_groups(fl, gptr, fr_ptr, fr, cap, tol, full_rtol):
     rate = np.zeros(n)
     res, full, nfree, gres, gtol, wsum, gsum, seen, gfull, touched = _start(cap, tol)
     live = np.empty(n, dtype=np.int64)
+    no_mult = np.empty(0, dtype=np.int64)
     G = gptr.shape[0] - 1
     for g in range(G):
         if nfree == 0:
             break
         nfree = _serve_group(fl, gptr[g], gptr[g + 1], fr_ptr, fr, rate, res, tol, full, nfree,
-                             full_rtol, gres, gtol, wsum, gsum, seen, gfull, touched, live)
+                             full_rtol, gres, gtol, wsum, gsum, seen, gfull, touched, live,
+                             no_mult)
     return rate
 
 
@@ -300,6 +303,7 @@ def serve_levels(slot_cof, blk, slot_of, heavy, ptr, done, flow_cof, fr_ptr, fr,
     """
     R = cap.shape[0]
     res, full, nfree, gres, gtol, wsum, gsum, seen, gfull, touched = _start(cap, tol)
+    no_mult = np.empty(0, dtype=np.int64)
     S = slot_cof.shape[0]
     counted = full.copy()     # the full resources already taken out of fdeg
     fdeg = 0
@@ -343,7 +347,8 @@ def serve_levels(slot_cof, blk, slot_of, heavy, ptr, done, flow_cof, fr_ptr, fr,
             ng = _gather_group(members, nm, ptr, done, fl, rate, gcof, gptr, ng)
             nm = 0
             nfree = _serve_group(fl, a, gptr[ng], fr_ptr, fr, rate, res, tol, full, nfree,
-                                 full_rtol, gres, gtol, wsum, gsum, seen, gfull, touched, live)
+                                 full_rtol, gres, gtol, wsum, gsum, seen, gfull, touched, live,
+                                 no_mult)
             got = False
             for x in range(a, gptr[ng]):
                 if rate[x] > 0.0:
@@ -364,7 +369,8 @@ def serve_levels(slot_cof, blk, slot_of, heavy, ptr, done, flow_cof, fr_ptr, fr,
         a = gptr[ng]
         ng = _gather_group(members, nm, ptr, done, fl, rate, gcof, gptr, ng)
         nfree = _serve_group(fl, a, gptr[ng], fr_ptr, fr, rate, res, tol, full, nfree,
-                             full_rtol, gres, gtol, wsum, gsum, seen, gfull, touched, live)
+                             full_rtol, gres, gtol, wsum, gsum, seen, gfull, touched, live,
+                             no_mult)
     if by_path and nfree > 0:
         Q = path_ptr.shape[0] - 1
         # only the paths with every resource free are looked at (each once, from its first
@@ -412,7 +418,8 @@ def serve_levels(slot_cof, blk, slot_of, heavy, ptr, done, flow_cof, fr_ptr, fr,
             a = gptr[ng]
             ng = _gather_group(members, nm, ptr, done, fl, rate, gcof, gptr, ng)
             nfree = _serve_group(fl, a, gptr[ng], fr_ptr, fr, rate, res, tol, full, nfree,
-                                 full_rtol, gres, gtol, wsum, gsum, seen, gfull, touched, live)
+                                 full_rtol, gres, gtol, wsum, gsum, seen, gfull, touched, live,
+                                 no_mult)
             for x in range(a, gptr[ng]):
                 f = fl[x]
                 for e in range(fr_ptr[f], fr_ptr[f + 1]):

@@ -154,7 +154,7 @@ def _fill(fl, a, b, fr_ptr, fr, rate, res, tol, full, nfree, full_rtol, gres, gt
     ``rstart`` / ``rfill`` (R), ``rlist`` (>= the live flows' path entries), ``act``,
     ``newly`` (R) and ``fz`` (>= b, by position) are scratch; ``ones`` (F) is 1 for every
     flow."""
-    nl, nt = live_flows(fl, a, b, fr_ptr, fr, live[:0], res, full, full_rtol, gres, gtol, wsum,
+    nl, nt = live_flows(fl, a, b, fr_ptr, fr, ones, res, full, full_rtol, gres, gtol, wsum,
                         seen, gfull, touched, live)
     if nl == 0:
         return nfree
