@@ -22,7 +22,9 @@ Algorithm choice (measured in solver-interfaces.md section 4.1, and here):
     for the big one-shot LPs (time-indexed, interval-indexed, LP-OV): 25 times faster than the
     simplex on the time-indexed LP (566 s against 21-24 s); ``crossover=False`` skips the
     crossover when only a certified bound is needed (the IPM duals are repaired and checked
-    exactly).
+    exactly).  HiGHS's ``ipm`` is IPX, unless the package ``highspy-extras`` (of HiGHS's exact
+    version) is installed: then it is HiPO (checked with 1.15.1), which stops at other points
+    of a non-unique optimum; ``options={"solver": "ipx"}`` pins IPX (``qsz`` does).
 ``"pdlp"``
     first-order, loose tolerances for very large LPs; HiGHS then often reports ``Unknown``,
     which is mapped to ``"unknown"``; its duals are still certified (and repaired) exactly.
