@@ -33,6 +33,14 @@ def test_highs_option_is_read_back():
         HighsModel(algorithm="hipo")
 
 
+def test_ipm_is_ipx_by_name():
+    # HiGHS's own "ipm" becomes HiPO when highspy-extras is installed (another point of a
+    # non-unique optimum): our "ipm" must ask for IPX by name, whatever is installed
+    m = HighsModel(algorithm="ipm", crossover=False)
+    assert m.options["solver"] == "ipx"
+    assert m.h.getOptionValue("solver")[1] == "ipx"
+
+
 def test_status_table_and_fallback():
     import highspy
     for name in highspy.HighsModelStatus.__members__:

@@ -100,7 +100,7 @@ def solve_lp(lp: LinearProgram, backend: str = "highs", *, algorithm: str | None
     export : str, optional
         HiGHS only: write the model to this ``.lp``/``.mps`` file before solving.
     options : dict, optional
-        HiGHS only: further HiGHS options, each read back (e.g. ``{"solver": "ipx"}``).
+        HiGHS only: further HiGHS options, each read back (e.g. ``{"ipm_optimality_tolerance": 1e-9}``).
 
     Raises
     ------

@@ -24,7 +24,7 @@ Algorithm choice (measured in solver-interfaces.md section 4.1, and here):
     crossover when only a certified bound is needed (the IPM duals are repaired and checked
     exactly).  HiGHS's ``ipm`` is IPX, unless the package ``highspy-extras`` (of HiGHS's exact
     version) is installed: then it is HiPO (checked with 1.15.1), which stops at other points
-    of a non-unique optimum; ``options={"solver": "ipx"}`` pins IPX (``qsz`` does).
+    of a non-unique optimum; so ``"ipm"`` here always asks HiGHS for ``solver="ipx"``.
 ``"pdlp"``
     first-order, loose tolerances for very large LPs; HiGHS then often reports ``Unknown``,
     which is mapped to ``"unknown"``; its duals are still certified (and repaired) exactly.
@@ -279,7 +279,11 @@ class HighsModel:
             raise InvalidParameterError(f"HiGHS algorithm must be one of {ALGORITHMS}, got "
                                         f"{algorithm!r}")
         self.algorithm = algorithm
-        self.set_option("solver", algorithm)
+        # "ipm" is IPX by name: HiGHS's own "ipm" silently becomes HiPO when the optional
+        # package highspy-extras is installed, which stops at other points of a non-unique
+        # optimum (qsz's groups) and was 2.3-4.3x slower on the interval LP
+        # (experiments/results/qsz_profile.md); a result must not depend on an extra package
+        self.set_option("solver", "ipx" if algorithm == "ipm" else algorithm)
         if algorithm == "ipm":
             self.set_option("run_crossover", "on" if crossover else "off")
         if threads is not None:

@@ -289,10 +289,9 @@ def _qsz_plan(instance: Instance, epsilon: float, group_ratio: float, engine: st
     lp = build_interval_lp(inst_u, interval_grid(inst_u, epsilon=epsilon), exact=False)
     settled = settled_columns(lp)
     lp.col_lo = np.where(settled, 1.0, lp.col_lo)
-    # IPX by name: with highspy-extras installed, HiGHS's "ipm" runs HiPO instead, which is
-    # slower on this LP and stops at another point of its optimal face (qsz_profile.md)
-    sol = solve_lp(lp, "highs", algorithm="ipm", crossover=False, time_limit=time_limit,
-                   options={"solver": "ipx"})
+    # "ipm" is IPX by name (HighsModel): with highspy-extras installed, HiGHS's own "ipm"
+    # runs HiPO, slower on this LP and stopping at another point of its face (qsz_profile.md)
+    sol = solve_lp(lp, "highs", algorithm="ipm", crossover=False, time_limit=time_limit)
     if sol.x is None:
         raise SolverError(f"interval LP not solved (status {sol.status}: {sol.raw_status})")
     C = lp_completion_times(inst_u, lp, sol.x) * time_factor(unit)
