@@ -6,7 +6,8 @@ The exact proof recomputes a closure's DP bound in rationals (``ExactSubsetBound
 subsets) only for sets of at most ``exact_proof_max_set`` coflows; above, on integral data with
 capacities powers of two and every value below ``2^53``, the float tables are the rational
 values themselves.  So the 4x4 family's 28-coflow optima, "proved within rtol" because of
-sets of more than 16 coflows, are proved exactly.
+sets of more than 16 coflows, are proved exactly.  Below it too the tables are read first
+(``EXACT_PROOF_FLOAT_DP``), the rational DP only for a closure they leave short.
 """
 
 from __future__ import annotations
@@ -107,3 +108,45 @@ def test_no_certificate_file_from_float_tables_without_their_values():
     res.extra.pop("dp_values")
     with pytest.raises(InvalidParameterError, match="float tables"):
         optimum_certificate(inst, res)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 4])
+def test_exact_proof_reads_small_sets_from_exact_tables(seed, monkeypatch):
+    """Sets of at most exact_proof_max_set coflows too: on integral data the exact proof
+    reads DPB from the float tables and never runs the rational DP; where a table value
+    falls short (here: every one lowered by 1) the closure is recomputed by the rational DP,
+    and the optimum is still proved exactly; with the switch off, the rational DP as before."""
+    from coflowopt.exact import branch_and_bound as B
+    inst = uniform_random(3, 6, seed=seed, weights=(1, 3), releases=(0, 2))
+    ref = enumerate_orders(inst)
+    calls = []
+    orig = ExactSubsetBounds.dpb
+
+    def spy(self, mask):
+        calls.append(mask)
+        return orig(self, mask)
+
+    monkeypatch.setattr(ExactSubsetBounds, "dpb", spy)
+    res = bnb(inst, time_limit=60, seed_bounds=False)
+    assert res.kind == "optimal" and res.value == ref.value
+    assert res.certificate_status == "proved exactly", res.certificate["exact"]
+    assert res.certificate["exact"]["closures_rechecked"] > 0
+    assert calls == []
+    # the tables lowered by 1 during the exact proof: the rational DP takes over
+    orig_proof = B._Search.exact_proof
+
+    def lowered(self, ub, max_set):
+        dpb = self.sb.dpb
+        self.sb.dpb = lambda U: dpb(U) - 1.0
+        return orig_proof(self, ub, max_set)
+
+    monkeypatch.setattr(B._Search, "exact_proof", lowered)
+    res = bnb(inst, time_limit=60, seed_bounds=False)
+    assert res.certificate_status == "proved exactly", res.certificate["exact"]
+    assert calls
+    monkeypatch.setattr(B._Search, "exact_proof", orig_proof)
+    calls.clear()
+    monkeypatch.setattr(B, "EXACT_PROOF_FLOAT_DP", False)
+    res = bnb(inst, time_limit=60, seed_bounds=False)
+    assert res.certificate_status == "proved exactly"
+    assert calls

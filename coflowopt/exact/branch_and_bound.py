@@ -269,6 +269,11 @@ LNS_WINDOWS = (6, 8, 10, 12, 14)
 LNS_NODES = 300
 #: Share of the time limit for the large-neighbourhood search.
 LNS_SHARE = 0.15
+#: The exact proof reads ``DPB`` of sets of at most ``exact_proof_max_set`` coflows from the
+#: float tables where they are exact (:func:`.subset_bounds.float_tables_exact`), as it does
+#: above that size, and recomputes it in rationals only for a closure they leave short of the
+#: optimum; False: always in rationals (the proof before).
+EXACT_PROOF_FLOAT_DP = True
 #: Absolute pruning floor, 0 by default: an absolute tolerance would make the search (and the
 #: label) depend on the instance's units.
 DEFAULT_ATOL = 0.0
@@ -1364,7 +1369,8 @@ class _Search:
         the incumbent: ``OPT = ub`` is proved exactly when each is ``>= ub``.
 
         Chain and DP bounds are recomputed in rational arithmetic
-        (:class:`~.subset_bounds.ExactSubsetBounds`, sets of at most ``max_set`` coflows);
+        (:class:`~.subset_bounds.ExactSubsetBounds`, sets of at most ``max_set`` coflows), or
+        read from the float tables where those are exact (:data:`EXACT_PROOF_FLOAT_DP`);
         LP bounds are the exact certificates at HiGHS's duals or, when those fall short, the
         exact LP optimum recomputed at HiGHS's optimal basis (:mod:`.exact_lp`).
         """
@@ -1379,10 +1385,14 @@ class _Search:
         members = self.members.tolist()
 
         float_dp = [0]      # DP bounds read from the float tables (sets above max_set)
+        # sets of at most max_set: the float tables too where they are exact (the same values
+        # without the rational DP); a closure they leave short is recomputed by the rational
+        # DP (value_of), since a set that is not a chain-prefix set reads a subset's value
+        fast = [big_exact and EXACT_PROOF_FLOAT_DP]
 
         def dpb_exact(U):
             if bin(U).count("1") <= max_set:
-                return esb.dpb(U)
+                return Fraction(self.sb.dpb(U)) if fast[0] else esb.dpb(U)
             if not big_exact:
                 return None
             float_dp[0] += 1
@@ -1571,6 +1581,20 @@ class _Search:
                 return max(cands) if cands else None
             return None  # pragma: no cover
 
+        def value_of(prov):
+            """``value(prov)``, reading small sets' ``DPB`` from the exact float tables first
+            and, where that falls short of ``ub``, from the rational DP."""
+            v = value(prov)
+            if fast[0] and (v is None or v < ub):
+                fast[0] = False
+                try:
+                    v2 = value(prov)
+                finally:
+                    fast[0] = True
+                if v2 is not None and (v is None or v2 > v):
+                    v = v2
+            return v
+
         # a closure on a set larger than max_set can only be re-proved through an LP (leaves);
         # if a chain or node-LP closure needs one, the exact proof cannot succeed: say so now
         # rather than spend the remaining time
@@ -1596,7 +1620,7 @@ class _Search:
                 failed += 1
                 continue
             checked += 1
-            v = value(prov)
+            v = value_of(prov)
             if v is None or v < ub:
                 failed += 1
                 if v is not None and (worst is None or v < worst):
@@ -1700,6 +1724,9 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         Exact DP bounds are recomputed for sets of at most this many coflows (``O(2^m m)``
         integer operations; 16 takes about a second, 18 about ten and 400 MB); a larger set,
         or running out of ``time_limit``, leaves the proof "within rtol" (still rigorous).
+        Where the float tables are exact (:func:`.subset_bounds.float_tables_exact`) they are
+        read instead, for sets of every size, and the rational DP runs only for a closure
+        they leave short (:data:`EXACT_PROOF_FLOAT_DP`).
     seed_bounds : bool
         Use the best certified bound of :mod:`coflowopt.bounds`
         (:func:`~coflowopt.bounds.best.best_certified_bound`: isolated, port, bssi-dual,
