@@ -344,8 +344,11 @@ class _Adapter:
         out = disp(*args, **kwargs)
         state = args[lists[0] + 8]   # PieceChunks.args(): 4 lists, 4 buffers, state
         for t, p in zip(typed, plain):
-            if len(t):
-                arr = np.empty(int(state[0]) - sum(a.shape[0] for a in p), dtype=t[0].dtype)
+            # neither len(t) nor t[0] from Python: each compiles numba's typed-list internals
+            # in every process (cached kernels do not); the dtype is the list's own type's
+            if _pieces.chunk_length(t):
+                arr = np.empty(int(state[0]) - sum(a.shape[0] for a in p),
+                               dtype=np.dtype(str(t._numba_type_.item_type.dtype)))
                 _drain(t, arr)
                 p.append(arr)
         return out

@@ -242,3 +242,58 @@ def test_an_exception_in_the_sink_is_raised_after_the_kernel():
         print(got["windows"] > 1, "numba" in sys.modules)
         """, {})
     assert out.split("\n")[:3] == ["True", "raised 'from the sink' 1", "True False"]
+
+
+@pytest.mark.skipif(_aot.load() is None,
+                    reason="no compiled kernels for these sources (python -m coflowopt._aot build)")
+def test_a_kernel_outside_the_module_compiles_no_typed_list_internals():
+    """A kernel the module does not hold (per-flow fairness), run with the module active on
+    plain chunk lists, held and in sink mode: the same pieces as the JIT alone, and numba
+    compiles nothing of its typed lists (``len()`` of one from Python did, in every process,
+    with the command's 'compiling kernels' notice)."""
+    code = """
+        import hashlib
+        import numpy as np
+        from numba.core import event
+        from coflowopt import _aot
+        active = _aot.activate()
+        from coflowopt.generators import uniform_random
+        from coflowopt.policies.flow_level import fair, maxmin_windows
+        from coflowopt.schedule import Schedule
+        from coflowopt.verify import verify_schedule
+        compiled = []
+
+        class Seen(event.Listener):
+            def on_start(self, ev):
+                d = (ev.data or {}).get("dispatcher")
+                compiled.append(getattr(getattr(d, "py_func", None), "__module__", "?"))
+
+            def on_end(self, ev):
+                pass
+        event.register("numba:compile", Seen())
+
+        def digest(s):
+            h = hashlib.sha256()
+            for a in (s.flow, s.start, s.end, s.rate):
+                h.update(np.ascontiguousarray(a).tobytes())
+            return h.hexdigest()[:20]
+        out = [str(active)]
+        for seed in range(2):
+            inst = uniform_random(num_ports=5, num_coflows=20, seed=seed)
+            s = fair(inst)
+            assert verify_schedule(inst, s).ok
+            parts = []
+            maxmin_windows(inst, lambda w, a, b: parts.append(w), window=16)
+            whole = Schedule(*(np.concatenate([getattr(p, c) for p in parts])
+                               for c in ("flow", "start", "end", "rate")))
+            assert verify_schedule(inst, whole).ok
+            out += [digest(s), f"{len(parts)}:{digest(whole)}"]
+        out.append(str(sum(m.startswith("numba.typed") for m in compiled)))
+        print(" ".join(out))
+        """
+    _run(code, {})      # a first run may compile (and cache) the JIT kernels it needs
+    aot = _run(code, {}).split()
+    jit = _run(code, {"COFLOWOPT_AOT": "0"}).split()
+    assert aot[0] == "True" and jit[0] == "False"
+    assert aot[1:-1] == jit[1:-1]
+    assert aot[-1] == "0"   # the second run: nothing compiled of numba's typed lists
