@@ -675,7 +675,16 @@ def _main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     cmd = argv[0] if argv else "status"
     if cmd == "build":
-        build(argv[1] if len(argv) > 1 else None)
+        import subprocess
+        try:
+            build(argv[1] if len(argv) > 1 else None)
+        except subprocess.CalledProcessError as e:
+            # the step's own messages are above (its output is not captured): one line, no
+            # traceback, and nothing installed (a module is copied in only after both steps)
+            print(f"coflowopt: the ahead-of-time build failed: its {e.cmd[3]} step exited "
+                  f"{e.returncode}; nothing was installed, the JIT kernels stay in use",
+                  file=sys.stderr)
+            return 1
     elif cmd == "status":
         print(status())
     elif cmd == "path":

@@ -297,3 +297,20 @@ def test_a_kernel_outside_the_module_compiles_no_typed_list_internals():
     assert aot[0] == "True" and jit[0] == "False"
     assert aot[1:-1] == jit[1:-1]
     assert aot[-1] == "0"   # the second run: nothing compiled of numba's typed lists
+
+
+def test_a_failed_build_step_is_one_line_and_installs_nothing(tmp_path, monkeypatch, capsys):
+    """A build step that fails (its own messages go to the terminal) ends the command with
+    exit 1 and one line naming the step, not a traceback; no module is written."""
+    import subprocess
+
+    def fail(cmd, **kw):
+        raise subprocess.CalledProcessError(3, cmd)
+    monkeypatch.setenv("COFLOWOPT_AOT_DIR", str(tmp_path))
+    monkeypatch.setattr(subprocess, "run", fail)
+    assert _aot._main(["build"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("coflowopt: the ahead-of-time build failed: its _discover step "
+                              "exited 3")
+    assert "Traceback" not in "\n".join(err)
+    assert not [p for p in tmp_path.iterdir() if p.suffix in (".so", ".json")]
