@@ -172,8 +172,43 @@ def test_sub_closure_of_a_stopped_sub_search_proved_exactly(monkeypatch):
     inst = uniform_random(8, 12, flows_per_coflow=(1, 8), size=(1, 10), weights=(1, 5),
                           releases=(0, 5), seed=2)
     new = bnb(inst, time_limit=300, seed_bounds=False, sub_max=B.SUB_MAX)
-    plain = bnb(inst, time_limit=300, seed_bounds=False)
+    plain = bnb(inst, time_limit=300, seed_bounds=False, sub_max=0)
     assert new.kind == plain.kind == "optimal"
     assert new.extra["search"]["sub_closed"] > 0
     assert new.value == plain.value
     assert new.certificate_status == plain.certificate_status == "proved exactly"
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_charged_sub_closure_of_a_large_set_proved_exactly(seed, monkeypatch):
+    """A SUB closure of a charged node LP is re-proved in rationals whatever the set's size:
+    its check ``L <= M(U)`` needs only ``MLB(U)`` exactly (port loads, not the 2^|U| DP that
+    ``exact_proof_max_set`` limits).  On these instances the root (all 6 coflows) is closed by
+    ``SUB`` and, with ``exact_proof_max_set=2``, that closure stayed "within rtol" (the check
+    refused sets above max_set; the CI failure of the defaults change 3fb759d).  With ``L``
+    raised above ``M(U)`` the check must still refuse it."""
+    from coflowopt.verify import verify_schedule
+    inst = uniform_random(3, 6, seed=seed, weights=(1, 3), releases=(0, 2))
+    ref = enumerate_orders(inst)
+    res = bnb(inst, time_limit=60, exact_proof_max_set=2, seed_bounds=False,
+              sub_max=B.SUB_MAX, lns=True)
+    assert res.kind == "optimal" and res.value == ref.value
+    assert verify_schedule(inst, res.schedule, mode="exact").ok
+    assert res.extra["search"]["sub_closed"] > 0
+    assert res.certificate_status == "proved exactly", res.certificate["exact"]
+    # the same closures with their block time L above the exact M(U): not proved
+    orig = B._Search.sub_closure
+    raised = []
+
+    def raise_l(self, *args):
+        b, prov = orig(self, *args)
+        if prov[0] == "sub" and prov[5] is not None:
+            raised.append(prov[1])
+            prov = prov[:5] + (prov[5] * 2 + 1,) + prov[6:]
+        return b, prov
+
+    monkeypatch.setattr(B._Search, "sub_closure", raise_l)
+    res = bnb(inst, time_limit=60, exact_proof_max_set=2, seed_bounds=False,
+              sub_max=B.SUB_MAX, lns=True)
+    assert raised and res.value == ref.value
+    assert res.certificate_status == "proved within rtol", res.certificate["exact"]

@@ -1385,6 +1385,7 @@ class _Search:
         members = self.members.tolist()
 
         float_dp = [0]      # DP bounds read from the float tables (sets above max_set)
+        sub_stops: list[str] = []   # why a SUB(U) sub-search's own exact proof stopped
         # sets of at most max_set: the float tables too where they are exact (the same values
         # without the rational DP); a closure they leave short is recomputed by the rational
         # DP (value_of), since a set that is not a chain-prefix set reads a subset's value
@@ -1545,11 +1546,12 @@ class _Search:
                 x = Fraction(prov[4])
                 floor = None
                 if prov[5] is not None:
-                    # LP_0's earliest block time must not exceed the exact M(U)
-                    U = prov[1]
-                    if bin(U).count("1") > max_set:
-                        return None
-                    floor = block_m(U)
+                    # LP_0's earliest block time must not exceed the exact M(U): MLB(U) is a
+                    # max over U's port loads (O(|U|) rational sums, not ExactSubsetBounds'
+                    # 2^|U| DP), so it is exact on a set of any size, as charge_exact reads it
+                    # for node LPs (refusing sets above max_set here left SUB closures of the
+                    # root, U all coflows, "within rtol" with exact_proof_max_set=2)
+                    floor = block_m(prov[1])
                     if Fraction(prov[5]) > floor:
                         return None
                 lp = lp_exact(prov[2], ub - x, floor)
@@ -1559,8 +1561,12 @@ class _Search:
                     # SUB(U)'s float was deflated: its search's closures (and, if a limit
                     # stopped it, its open nodes), re-proved exactly, give SUB(U) >= ub - lp
                     prov[6].deadline = self.deadline
-                    if prov[6].exact_proof(ub - lp, max_set)["proved"]:
+                    sub_out = prov[6].exact_proof(ub - lp, max_set)
+                    float_dp[0] += sub_out.get("dp_from_float_tables", 0)
+                    if sub_out["proved"]:
                         return ub
+                    if "stopped" in sub_out:
+                        sub_stops.append(sub_out["stopped"])
                 return x + lp
             if kind == "split":
                 return split_exact(prov)
@@ -1629,6 +1635,9 @@ class _Search:
                "closures_not_proved": failed, "max_set": max_set}
         if out_of_time:
             out["stopped"] = "time limit"
+        elif failed and sub_stops:
+            # a SUB closure whose sub-search's proof stopped (e.g. on sets above max_set)
+            out["stopped"] = f"a SUB(U) sub-search's exact proof: {sub_stops[0]}"
 
         if worst is not None:
             out["smallest_exact_bound"] = str(worst)
