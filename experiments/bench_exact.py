@@ -37,7 +37,8 @@ What it measures (wall-clock seconds on this machine, all in this process):
    (:data:`SUB_SEARCH`: the current search with the sub-instance bound and the LNS) and
    ``prev`` (:data:`PREV_SEARCH`: the defaults without the dive back-off), ``unlowered``
    (:data:`UNLOWERED_SEARCH`: the defaults without the lowered DP tables), ``split``
-   (:data:`SPLIT_SEARCH`: the defaults with the split node LP).  Seed
+   (:data:`SPLIT_SEARCH`: the defaults with the split node LP), ``presub``
+   (:data:`PRESUB_SEARCH`: without the sub-instance bound and the LNS).  Seed
    by seed the variants alternate, in one process; they must agree on every optimum two of
    them prove.  ``--clock cpu``: the limit counts the process's CPU seconds (a loaded
    host).  ``--every-k``: every K for every variant (else a variant stops at its first
@@ -74,18 +75,19 @@ FAMILIES = {
 #: all subsets (not only the chain-prefix sets of the dominance chains).
 OLD_SEARCH = {"dp_table_max": 22, "dp_kernel": False, "seed_after": False, "dominance": True,
               "block_charge": False, "dive_period": 0, "tie_digits": 0, "dp_chains": False,
-              "lns": False, "dive_backoff": False}
+              "lns": False, "dive_backoff": False, "sub_max": 0}
 #: The current defaults.
 NEW_SEARCH: dict = {}
 #: The defaults before the dive back-off (``bnb(dive_backoff=False)``: a dive every
 #: ``DIVE_PERIOD`` expanded nodes), measured against them
 #: (experiments/results/bench_exact_dive_backoff_2026-11-28.md).
 PREV_SEARCH: dict = {"dive_backoff": False}
-#: The current search with the sub-instance bound (``bnb(sub_max=SUB_MAX)``,
-#: proofs/bnb-sub-bound.md) and the LNS (which finds the optimum it needs as incumbent),
-#: measured against the defaults before it becomes one.
+#: The search with the sub-instance bound (``bnb(sub_max=SUB_MAX)``,
+#: proofs/bnb-sub-bound.md) and the LNS (which finds the optimum it needs as incumbent): the
+#: defaults since 2026-11-29.
 SUB_SEARCH: dict = {"sub_max": 12, "lns": True}
-#: The current search with the incumbent's large-neighbourhood search (``bnb(lns=True)``).
+#: The search with the incumbent's large-neighbourhood search (``bnb(lns=True)``; a default
+#: since 2026-11-29).
 LNS_SEARCH: dict = {"lns": True}
 #: The defaults without the lowered DP tables (``bnb(dp_lowered_max=0)``: above the tables'
 #: limit the fallback bound, the search before proofs/bnb-dpb-lowered.md), measured against
@@ -95,8 +97,13 @@ UNLOWERED_SEARCH: dict = {"dp_lowered_max": 0}
 #: proofs/bnb-split-block.md), measured against the defaults
 #: (experiments/results/bench_exact_coupling_2026-11-29.md).
 SPLIT_SEARCH: dict = {"split_max": 16}
-VARIANTS = {"old": OLD_SEARCH, "prev": PREV_SEARCH, "new": NEW_SEARCH, "lns": LNS_SEARCH,
-            "sub": SUB_SEARCH, "unlowered": UNLOWERED_SEARCH, "split": SPLIT_SEARCH}
+#: The defaults before the sub-instance bound and the LNS became defaults (``bnb(sub_max=0,
+#: lns=False)``), measured against them
+#: (experiments/results/bench_exact_sub_default_2026-11-29.md).
+PRESUB_SEARCH: dict = {"sub_max": 0, "lns": False}
+VARIANTS = {"old": OLD_SEARCH, "presub": PRESUB_SEARCH, "prev": PREV_SEARCH, "new": NEW_SEARCH,
+            "lns": LNS_SEARCH, "sub": SUB_SEARCH, "unlowered": UNLOWERED_SEARCH,
+            "split": SPLIT_SEARCH}
 
 
 def family(K: int, seed: int, name: str = "4x4"):
@@ -329,7 +336,8 @@ def main(argv=None) -> int:
                          "defaults), lns (LNS_SEARCH: with the incumbent's LNS), sub "
                          "(SUB_SEARCH: with sub_max and the LNS), unlowered "
                          "(UNLOWERED_SEARCH: without the lowered DP tables), split "
-                         "(SPLIT_SEARCH: with the split node LP)")
+                         "(SPLIT_SEARCH: with the split node LP), presub (PRESUB_SEARCH: "
+                         "without the sub-instance bound and the LNS)")
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                     help="what the reach ladders' limit counts: wall seconds (default) or the "
                          "process's CPU seconds (a loaded host)")

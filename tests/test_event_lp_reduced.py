@@ -168,7 +168,9 @@ def test_exact_proof_needs_no_rational_node_lp(monkeypatch):
     monkeypatch.setattr(exact_lp_module, "exact_lp_solution", counting)
     inst = uniform_random(8, 10, flows_per_coflow=(1, 8), size=(1, 10), weights=(1, 5),
                           releases=(0, 5), seed=1)
-    res = bnb(inst, time_limit=60)
+    # the node LPs' proof: without the sub-instance bound, which closes this root by a search
+    # of its own (and the LNS)
+    res = bnb(inst, time_limit=60, sub_max=0, lns=False)
     assert res.kind == "optimal" and res.certificate_status == "proved exactly"
     assert res.extra["search"]["nodes_expanded"] > 0
     # only the incumbent's exact vertex (the verified schedule), no closure of the proof

@@ -105,11 +105,13 @@ def _without_inherited(monkeypatch):
 def test_inherited_bound_closes_children_and_keeps_the_optimum(monkeypatch):
     inst = uniform_random(8, 10, flows_per_coflow=(1, 8), size=(1, 10), weights=(1, 5),
                           releases=(0, 5), seed=0)
-    new = bnb(inst, time_limit=120, seed_bounds=False)
+    # the inherited bound alone: the sub-instance bound closes this root by a search of its own
+    plain_kw = dict(sub_max=0, lns=False)
+    new = bnb(inst, time_limit=120, seed_bounds=False, **plain_kw)
     assert new.kind == "optimal" and new.certificate_status == "proved exactly"
     assert new.extra["search"]["lp_inherited"] > 0
     _without_inherited(monkeypatch)
-    plain = bnb(inst, time_limit=120, seed_bounds=False)
+    plain = bnb(inst, time_limit=120, seed_bounds=False, **plain_kw)
     assert plain.kind == "optimal" and plain.extra["search"]["lp_inherited"] == 0
     assert new.value == plain.value                  # exact rationals
     assert new.extra["search"]["lps_solved"] <= plain.extra["search"]["lps_solved"]

@@ -26,11 +26,16 @@ from coflowopt.generators import uniform_random
 from coflowopt.verify import verify_schedule
 
 CHECKER = Path(__file__).resolve().parents[1] / "tools" / "check_certificate.py"
+#: The resumption on its own: without the LNS and the sub-instance bound (defaults since
+#: 2026-11-29), whose searches are ``_Search._search`` calls as well.
+PLAIN = {"sub_max": 0, "lns": False}
 
 
 def stop_first_search(mp: pytest.MonkeyPatch, stop: int) -> list[str]:
     """Make the first search see the limit after ``stop`` reads of its clock (later searches
-    see the real clock); returns the list of the searches run (``"first"``, ``"resumed"``)."""
+    see the real clock); returns the list of the searches run (``"first"``, ``"resumed"``).
+    The searches run with :data:`PLAIN` (no LNS, no SUB: their own searches go through
+    ``_search`` too, and the first of them would be the one stopped)."""
     calls: list[str] = []
     real = bb._Search._search
 
@@ -64,7 +69,7 @@ def test_resumed_search_proves_the_brute_force_optimum(K, seed, stop, rel):
     ref = enumerate_orders(inst)
     with pytest.MonkeyPatch.context() as mp:
         calls = stop_first_search(mp, stop)
-        res = bnb(inst, time_limit=120)
+        res = bnb(inst, time_limit=120, **PLAIN)
     assert res.kind == "optimal", res.message
     assert res.value == ref.value            # exact rationals, both exactly verified
     rep = verify_schedule(inst, res.schedule, mode="exact")
@@ -77,10 +82,10 @@ def test_resumed_search_proves_the_brute_force_optimum(K, seed, stop, rel):
 @pytest.mark.parametrize("stop", [3, 10, 25])
 def test_stopped_then_resumed_equals_uninterrupted_and_certifies(stop, monkeypatch, tmp_path):
     inst = uniform_random(4, 11, seed=2)
-    ref = bnb(inst, time_limit=300, seed_bounds=False)
+    ref = bnb(inst, time_limit=300, seed_bounds=False, **PLAIN)
     assert ref.kind == "optimal"
     calls = stop_first_search(monkeypatch, stop)
-    res = bnb(inst, time_limit=300, certificate_nodes=True)
+    res = bnb(inst, time_limit=300, certificate_nodes=True, **PLAIN)
     assert calls == ["first", "resumed"], calls      # the limit struck, then it resumed
     assert res.kind == "optimal" and res.value == ref.value, res.message
     assert res.extra["search"]["resumed_seconds"] > 0
@@ -97,7 +102,7 @@ def test_without_the_resumption_the_stop_leaves_it_open(monkeypatch):
     inst = uniform_random(4, 11, seed=2)
     monkeypatch.setattr(bb, "RESUME_TAIL", 1.0)      # nothing left for it: not resumed
     calls = stop_first_search(monkeypatch, 10)
-    res = bnb(inst, time_limit=300)
+    res = bnb(inst, time_limit=300, **PLAIN)
     assert calls == ["first"]
     assert res.kind == "feasible" and res.status == "time_limit"
     assert float(res.bound) <= float(res.value)

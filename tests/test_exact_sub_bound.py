@@ -110,13 +110,15 @@ def test_search_with_sub_bound_proves_brute_force_optimum(seed):
 def test_sub_bound_keeps_the_optimum_and_closes_nodes(seed):
     inst = uniform_random(8, 12, flows_per_coflow=(1, 8), size=(1, 10), weights=(1, 5),
                           releases=(0, 5), seed=seed)
-    new = bnb(inst, time_limit=300, seed_bounds=False, sub_max=B.SUB_MAX)
-    plain = bnb(inst, time_limit=300, seed_bounds=False)
+    # the defaults (since 2026-11-29): SUB_MAX and the LNS
+    new = bnb(inst, time_limit=300, seed_bounds=False)
+    plain = bnb(inst, time_limit=300, seed_bounds=False, sub_max=0)
     assert new.kind == plain.kind == "optimal"
     assert new.certificate_status == plain.certificate_status == "proved exactly"
     assert new.value == plain.value
     assert plain.extra["search"]["sub_searches"] == 0
     assert new.extra["search"]["sub_closed"] > 0
+    assert new.extra["search"]["lns_windows"] >= 1
 
 
 def _sub_search_of_all(seed, need_of):

@@ -49,7 +49,7 @@ Bounds at a node (all proven; proofs/completion-order-lp-exact.md, Lemmas 5-7)
       (a child of an expanded node: its parent's LP plus ``w_k max(MLB(U + k), r_k + rho_k)``;
       proofs/bnb-inherited-lp-bound.md, Lemma 5b): at least the parent's own bound, so a child
       that reaches the incumbent is closed without its own LP.
-    * sub-instance (``sub_max``, off by default, :data:`SUB_MAX` the value measured): a node of at most ``sub_max``
+    * sub-instance (``sub_max``, :data:`SUB_MAX` by default, 0: off): a node of at most ``sub_max``
       unplaced coflows that its LP leaves open is bounded by ``SUB(U) + LP_0``, ``SUB(U)``
       a certified lower bound on the optimum of ``U``'s coflows *alone* (a search of that
       sub-instance of at most :data:`SUB_NODES` nodes, memoised per set, run only when the
@@ -97,7 +97,7 @@ Incumbent
     3 of 292, which took 13 % of the CPU).  MADD
     replaces greedy above :data:`GREEDY_MAX_FLOWS` flows and on an instance over resources
     while greedy carries ``big_switch_only`` (only the event sequence is taken from it).
-    With ``lns=True`` (off by default) a large-neighbourhood search follows the heuristics: the
+    With ``lns=True`` (default) a large-neighbourhood search follows the heuristics: the
     subtree of the node whose suffix is the incumbent's sequence without its first ``w``
     completions is searched by the branch and bound itself (a copy of it that records nothing
     of the proof, at most :data:`LNS_NODES` nodes) for a better leaf, ``w`` in
@@ -243,7 +243,7 @@ SPLIT_FIRST = 20
 SPLIT_REACH = 1.0
 SPLIT_EVERY = 50
 
-#: Nodes with at most this many unplaced coflows (``bnb(sub_max=...)``, off by default) whose node LP
+#: Nodes with at most this many unplaced coflows (``bnb(sub_max=...)``, the default) whose node LP
 #: leaves them open are bounded again with ``SUB(U)``, a certified lower bound on the optimum of
 #: their unplaced coflows *alone*, from a search of its own on that sub-instance (at most
 #: :data:`SUB_NODES` nodes, memoised per set), plus the node LP uncharged
@@ -1693,8 +1693,8 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         seed_budget: float | None = None, certificate_nodes: bool = False,
         dp_table_max: int = DP_TABLE_MAX, dp_kernel: bool = True, seed_after: bool = True,
         insertion: bool = False, block_charge: bool = True, dive_period: int = DIVE_PERIOD,
-        tie_digits: int = TIE_DIGITS, dp_chains: bool = True, sub_max: int = 0,
-        lns: bool = False, dive_backoff: bool = True,
+        tie_digits: int = TIE_DIGITS, dp_chains: bool = True, sub_max: int = SUB_MAX,
+        lns: bool = True, dive_backoff: bool = True,
         dp_lowered_max: int = DP_LOWERED_MAX, split_max: int = 0) -> Result:
     """The optimal total weighted completion time, by branch and bound over event sequences.
 
@@ -1794,16 +1794,24 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     sub_max : int
         Bound the open nodes of at most this many unplaced coflows also by a search of the
         sub-instance of those coflows alone (module docstring, "Bounds at a node";
-        proofs/bnb-sub-bound.md); 0 (the default): never.  Only with the compiled DP kernel.
+        proofs/bnb-sub-bound.md); :data:`SUB_MAX` by default (since 2026-11-29), 0: never.
+        Only with the compiled DP kernel.  On an instance of at most ``sub_max`` coflows
+        the root itself may be closed so, by a search of the whole instance (at most
+        :data:`SUB_NODES` nodes, not counted in ``max_nodes``: 0 nodes expanded).
         Measured with :data:`SUB_MAX` (8x8, 20 coflows, seed 3, optimum 1,333 given as the
         incumbent, 2026-11-28): the search completes in 2,340 nodes and 71 s of CPU (1,021
         nodes closed by it), where without it it was open at 1,332 after 16,000 nodes and
         354 s; without the optimum given it found 1,333 but was still open at 1,332 after
         4,385 nodes and 274 s of CPU (the search without it proved 1,333 in 18,700 nodes
-        and 387 s): not yet the default.  With ``lns=True`` (which finds 1,333 in ~10 s) it
+        and 387 s).  With ``lns=True`` (which finds 1,333 in ~10 s) it
         proved that seed in the same 2,340 nodes, 99 s of CPU at load 7-9; at 60 s of CPU
         (8x8 K=20 and 4x4 K=26, bench_exact_lns_2026-11-28.md) it proves the same seeds as
-        the default, with 2-7x fewer nodes on 8x8 but no less CPU overall.
+        the default, with 2-7x fewer nodes on 8x8 but no less CPU overall.  The default,
+        with ``lns``, since alternating runs at 60 s of CPU
+        (experiments/results/bench_exact_sub_default_2026-11-29.md): the same 4x4 seeds
+        proved at K=27 / 28 (1-3 s more CPU where it closes nothing, up to 2x less where it
+        does), and 8x8 K=20 seed 3 (1,333) proved exactly in 50.3 s of CPU at load 4 (open
+        without them).
     split_max : int
         Bound the open nodes of more than 2 and at most this many unplaced coflows also by
         their split LP (:mod:`coflowopt.exact.split_lp`; proofs/bnb-split-block.md, Lemma
@@ -1813,8 +1821,9 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
         After the heuristics, search the subtrees whose suffix is the incumbent's sequence
         but for its first ``w`` completions (``w`` in :data:`LNS_WINDOWS`, at most
         :data:`LNS_NODES` nodes each, :data:`LNS_SHARE` of the limit) for a better incumbent
-        (module docstring, "Incumbent"); only an incumbent comes of it, never a bound.  Off
-        by default (experiments/results/bench_exact_lns_2026-11-28.md): it finds the
+        (module docstring, "Incumbent"); only an incumbent comes of it, never a bound.  On
+        by default since 2026-11-29, with ``sub_max`` (before, off:
+        experiments/results/bench_exact_lns_2026-11-28.md): it finds the
         optimum 1,333 of 8x8, 20 coflows, seed 3 (the heuristics: 1,335; the search alone
         found it only at its last leaf, after 18,700 nodes) in its window of 10 (241 nodes,
         7 s of CPU), but costs 1-7 s of CPU where the heuristics' incumbent is already
