@@ -129,6 +129,14 @@ def test_gap_records_where_each_bound_spent_its_time():
     assert {"root", "search", "certify"} <= set(br["timings"])
     assert br["nodes"] >= 2 and br["leaves"] >= 2
     assert "timings" in rec["ordering-lp"] and "nodes" not in rec["ordering-lp"]
+    # lp-ov-branch is given the first verified schedule's value over the target gap as its
+    # cutoff (BSSI's schedule is verified before the bounds run)
+    from coflowopt.gap import GAP_TARGET
+    first = rep.schedules[0]
+    assert first["kind"] == "feasible"
+    assert br["cutoff"] == pytest.approx(first["value"] / GAP_TARGET, rel=1e-15)
+    assert br["children_capped"] >= 0 and br["capped_resolved"] >= 0
+    assert "cutoff" not in rec["ordering-lp"]
 
 
 # ------------------------------------------------------------------ iterated local search

@@ -278,3 +278,69 @@ def test_dual_feasible_scales_exactly_the_coflows_whose_exact_sum_exceeds_w():
             assert np.array_equal(got, reference(y))
             moved += not np.array_equal(got, y)
     assert moved > 0
+
+
+# ------------------------------------------------------------------ the cutoff
+def _fb_sample(fb_trace_path, size=100, seed=0, release_scale=0.0):
+    """``size`` coflows of the FB trace; releases scaled by ``release_scale`` (the trace's
+    own are an hour apart: its samples' LP-OV is integral at the root)."""
+    from coflowopt.formats import read_instance
+    inst = read_instance(fb_trace_path).without_deadlines()
+    rng = np.random.default_rng(seed)
+    sub = inst.select_coflows(np.sort(rng.choice(inst.num_coflows, size, replace=False)))
+    return sub.with_releases(np.asarray(sub.release, dtype=float) * release_scale)
+
+
+@pytest.mark.parametrize("objective,release_scale", [("weighted_completion_time", 0.0),
+                                                     ("weighted_cct", 0.001)])
+def test_cutoff_stops_children_and_keeps_the_bound(fb_trace_path, tmp_path, objective,
+                                                   release_scale):
+    """Children stopped at the cutoff (HiGHS objective_bound) keep a dual that certifies their
+    leaf: the bound is checked in process and by the standalone checker, is at most a verified
+    schedule's value, and is the bound without the cutoff (the same number of children).  A
+    cutoff below that bound makes stopped leaves the smallest: they are solved again.  With
+    releases (weighted_cct) the cutoff is on sum w (C - r): at the final bound no stopped leaf is
+    solved again (a cutoff read as sum w C would be far lower)."""
+    from coflowopt.rates.greedy import greedy
+    from coflowopt.verify import verify_schedule
+    inst = _fb_sample(fb_trace_path, release_scale=release_scale)
+    full = lp_ov_branch_bound(inst, max_nodes=40, objective=objective)
+    assert full.extra["children_capped"] == 0 and full.params["cutoff"] is None
+    rep = verify_schedule(inst, greedy(inst, np.asarray(full.extra["lp_order"])))
+    rep.raise_if_invalid()
+    ub = float(rep.weighted_completion_time) - (float(inst.weight @ inst.release)
+                                                if objective == "weighted_cct" else 0.0)
+    for scale, resolved in ((1, False), (Fraction(999, 1000), True)):
+        cut = float(full.value * scale)
+        res = lp_ov_branch_bound(inst, max_nodes=40, cutoff=cut, objective=objective)
+        assert res.kind == "lower_bound" and res.certificate_status == "certified"
+        assert res.extra["children_capped"] > 0
+        assert (res.extra["capped_resolved"] > 0) == resolved
+        assert res.extra["node_statuses"].get("objective_bound", 0) == \
+            res.extra["children_capped"]
+        assert res.extra["nodes"] == full.extra["nodes"]
+        assert float(res.value) == pytest.approx(float(full.value), rel=1e-9)
+        assert float(res.value) <= ub * (1 + 1e-9)
+        off = float(inst.weight @ inst.release) if objective == "weighted_cct" else 0.0
+        assert float(res.value) == pytest.approx(
+            min(v for v in res.certificate.leaf_values if v is not None) - off, rel=1e-15)
+        v, why, _ = check_branch_certificate(inst, res.certificate)
+        assert v is not None and float(v) - off == pytest.approx(float(res.value), rel=1e-15), why
+        out = _write(tmp_path, inst, lower_bound_certificate(inst, res))
+        assert out.returncode == 0 and out.stdout.startswith("CONFIRMED"), \
+            out.stdout + out.stderr
+        # a child stops only once its dual objective has passed the cutoff
+        stopped = [c for h in res.extra["history"] for c in h.get("children", ())
+                   if c.get("capped")]
+        assert len(stopped) == res.extra["children_capped"]
+        assert all(c["value"] - off >= cut * (1 - 1e-9) for c in stopped)
+
+
+def test_cutoff_is_a_number():
+    inst = digest_ts4()
+    for bad in ("33", float("nan"), True):
+        with pytest.raises(InvalidParameterError):
+            lp_ov_branch_bound(inst, cutoff=bad)
+    # a cutoff above every leaf stops no child
+    res = lp_ov_branch_bound(inst, cutoff=1e9)
+    assert res.value == 33 and res.extra["children_capped"] == 0
