@@ -556,11 +556,13 @@ on_load(_bind_any)
 
 
 #: Columns of the verifier's per-flow rows (``coflowopt.verify._FloatSums.rows``, 8 wide:
-#: float64, and the int64 view ``irows`` for the last): the latest end of its pieces, the data
-#: sent, the latest positive-rate end, the release; the number of terms of the sent sum.  (A
-#: big switch's resources of each flow are an array of their own, ``_FloatSums.res``, which
-#: :func:`runs_sweep` reads while :func:`runs_flows` may write the rows on another thread.)
-LAST_END, SENT, FC, RELEASE, COUNT = 0, 1, 2, 3, 4
+#: float64, and the int64 view ``irows`` for the last two): the latest end of its pieces, the
+#: data sent, the latest positive-rate end, the release; the number of terms of the sent sum;
+#: on a big switch the flow's two resources in one word (:func:`pack_pair`), read by
+#: :func:`runs_flows_screen` with the rest of the row.  (They are also an array of their own,
+#: ``_FloatSums.res``, which the screen and the sweep read on one thread while
+#: :func:`runs_flows` writes the rows on another: no line shared between two cores.)
+LAST_END, SENT, FC, RELEASE, COUNT, PAIR = 0, 1, 2, 3, 4, 5
 
 
 #: How many pieces ahead :func:`runs_judge` prefetches a flow's resources (and
@@ -656,18 +658,20 @@ def runs_pass(fl, st, en, rt, F, lo_t, hi_t, rows, irows, res, cap, limit, pr, m
     a batch of pieces that come in runs of equal starts and runs of equal ends, which is how
     schedulers write them (the event-driven kernels' windows: ends non-decreasing, starts in
     runs of ~40-100 pieces; SEBF + MADD with coflowsim's backfilling: 3.4e7 pieces in 2.0e5
-    runs of starts and 2.5e5 runs of ends, in no order): :func:`runs_check`, then
-    :func:`runs_flows` and :func:`runs_sweep`, which read the batch and write disjoint memory
-    (the flows' rows; the sweep's own state and ``pr``), so that
-    :func:`coflowopt.verify._runs_pass` may run those two at once on two threads, with the same
-    results.
+    runs of starts and 2.5e5 runs of ends, in no order): :func:`runs_check`, then the flow
+    pass (:func:`runs_flows`) and the capacity check (the exact screen, :func:`screen_add` and
+    :func:`screen_loads`, and where it proves nothing the sweep, :func:`runs_prep` and
+    :func:`runs_judge`), which read the batch and write disjoint memory (the flows' rows; the
+    screen's and the sweep's own state and ``pr``), so that :func:`coflowopt.verify._runs_pass`
+    may run those two at once on two threads, with the same results.  On one thread the flow
+    pass and the screen are one pass over the pieces (:func:`runs_flows_screen`).
 
     A run is a maximal range of consecutive pieces with one start (or one end): the changes
     of :func:`bucket_by_hash` at an instant ``t`` are the starts there in the pieces' order,
     then the ends there in the pieces' order, that is, the pieces of the runs of starts with
     time ``t`` in the runs' order, then those of the runs of ends with time ``t``.  So
     :func:`runs_flows` does :func:`flow_pass`'s work on every piece in the given order, and
-    :func:`runs_sweep` records the runs (first piece, time), gathers each piece's two
+    the sweep records the runs (first piece, time), gathers each piece's two
     resources, sorts the runs of each side by time, stably (nothing to sort where they come in
     order, as the ends of the event-driven kernels' windows), and walks the two sorted lists
     of runs together: at each instant it applies the starts of its runs (pieces of rate 0
@@ -691,7 +695,8 @@ def runs_pass(fl, st, en, rt, F, lo_t, hi_t, rows, irows, res, cap, limit, pr, m
     rows, irows : ndarray
         The per-flow rows (float64 and their int64 view; columns :data:`LAST_END` ...
         :data:`COUNT`): :func:`flow_pass`'s ``release``, ``last_end``, ``sent``,
-        ``sent_count`` and ``fc`` (the last four updated in place).
+        ``sent_count`` and ``fc`` (the last four updated in place); and :data:`PAIR`, row
+        ``f`` of ``res`` packed (:func:`pack_pair`), not written.
     res : ndarray of int32, shape (F, 2)
         Each flow's ingress and egress resource (:func:`capacity_sweep`'s ``path_res`` with
         ``pairs=True``), an array of its own (no line of it is one the flow pass writes).
@@ -714,11 +719,21 @@ def runs_pass(fl, st, en, rt, F, lo_t, hi_t, rows, irows, res, cap, limit, pr, m
         the batch.
     """
     nrs, nre = runs_check(fl, st, en, rt, F, lo_t, hi_t, max_runs)
+    empty = np.zeros(0)
     if nrs < 0:
-        empty = np.zeros(0)
         return (DECLINED, np.zeros(0, dtype=np.int64), empty, empty, empty, empty)
-    flags = runs_flows(fl, st, en, rt, rows, irows)
-    ores, ot0, ot1, oload, oup = runs_sweep(fl, st, en, rt, nrs, nre, res, cap, limit, pr)
+    sc, thr, exact = screen_units(cap, limit)
+    if exact:
+        grid = screen_grid(pr, cap.shape[0])
+        flags, G, vals = runs_flows_screen(fl, st, en, rt, rows, irows, res, sc, grid,
+                                           nrs + nre)
+        if G >= 0 and screen_loads(grid, vals, grid, vals[:0], thr):
+            return flags, np.zeros(0, dtype=np.int64), empty, empty, empty, empty
+    else:
+        flags = runs_flows(fl, st, en, rt, rows, irows)
+    sbeg, sval, sord, ebeg, evl, eord = runs_prep(st, en, nrs, nre)
+    ores, ot0, ot1, oload, oup = runs_judge(fl, rt, res, sbeg, sval, sord, ebeg, evl, eord,
+                                            cap, limit, pr)
     return flags, ores, ot0, ot1, oload, oup
 
 
@@ -760,46 +775,72 @@ def runs_flows(fl, st, en, rt, rows, irows):
     time at 50,000 coflows: 22-32 -> 8-12 ns a piece, bench_scale_profiles.md 2026-11-28
     12:45; as the greedy kernel's, the plain-Python body runs only while numba is not
     loaded)."""
+    return _flows_from(fl, st, en, rt, rows, irows, 0, 0)
+
+
+@njit(cache=True, nogil=True)
+def _flows_from(fl, st, en, rt, rows, irows, i0, flags):
+    """:func:`runs_flows` on the pieces from ``i0`` on, ``flags`` those of the pieces before
+    (indexed from 0 in arrays of their own, as :func:`_screen_pass`)."""
+    fl = fl[i0:]
+    st = st[i0:]
+    en = en[i0:]
+    rt = rt[i0:]
     n = fl.shape[0]
     flat = rows.reshape(rows.shape[0] * rows.shape[1])
     width = rows.shape[1]
     for i in range(min(ROWS_PREFETCH_AHEAD, n)):
         _gk.prefetch(flat, fl[i] * width)
-    flags = 0
     for i in range(n):
         if i + ROWS_PREFETCH_AHEAD < n:
             _gk.prefetch(flat, fl[i + ROWS_PREFETCH_AHEAD] * width)
-        f = fl[i]
-        s = st[i]
-        e = en[i]
-        r = rt[i]
-        if s < rows[f, LAST_END]:
-            flags |= NOT_CHAINED
-        if e > rows[f, LAST_END]:
-            rows[f, LAST_END] = e
-        rows[f, SENT] += r * (e - s)
-        irows[f, COUNT] += 1
-        if r > 0.0:
-            if e > rows[f, FC]:
-                rows[f, FC] = e
-            if s < rows[f, RELEASE]:
-                flags |= BEFORE_RELEASE
+        flags = _flow_piece(rows, irows, fl[i], st[i], en[i], rt[i], flags)
     return flags
 
 
+@njit(cache=True, borrowed=True)
+def _flow_piece(rows, irows, f, s, e, r, flags):
+    """:func:`flow_pass`'s work on the row of flow ``f`` for one piece ``[s, e)`` at rate
+    ``r >= 0``: its end, sum, count and completion; ``flags`` with the piece's added."""
+    if s < rows[f, LAST_END]:
+        flags |= NOT_CHAINED
+    if e > rows[f, LAST_END]:
+        rows[f, LAST_END] = e
+    rows[f, SENT] += r * (e - s)
+    irows[f, COUNT] += 1
+    if r > 0.0:
+        if e > rows[f, FC]:
+            rows[f, FC] = e
+        if s < rows[f, RELEASE]:
+            flags |= BEFORE_RELEASE
+    return flags
+
+
+def pack_pair(res):
+    """Each flow's two resources (rows of ``res``, int32 ``(F, 2)``) as one int64, the ingress
+    in the low 32 bits: the rows' :data:`PAIR` column."""
+    return res[:, 0].astype(np.int64) | (res[:, 1].astype(np.int64) << 32)
+
+
 @njit(cache=True, nogil=True)
-def runs_sweep(fl, st, en, rt, nrs, nre, res, cap, limit, pr):
-    """:func:`runs_pass`'s capacity check, for a batch that :func:`runs_check` accepted with
-    ``nrs`` runs of equal starts and ``nre`` of equal ends: every load proven within the limit
-    on exact sums (:func:`exact_screen`: no overload, nothing to sweep) or else the runs
-    recorded and sorted (:func:`runs_prep`) and swept (:func:`runs_judge`).  Returns
-    :func:`capacity_sweep`'s ``(res, t0, t1, load, upper)``; reads the batch and ``res``,
-    writes only ``pr`` and its own state."""
-    if exact_screen(fl, st, en, rt, res, cap, limit, pr, nrs + nre):
-        return (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0),
-                np.zeros(0))
-    sbeg, sval, sord, ebeg, evl, eord = runs_prep(st, en, nrs, nre)
-    return runs_judge(fl, rt, res, sbeg, sval, sord, ebeg, evl, eord, cap, limit, pr)
+def runs_flows_screen(fl, st, en, rt, rows, irows, res, sc, grid, most):
+    """:func:`runs_flows` and :func:`screen_add` (all the pieces, into ``grid``) in one pass,
+    for :func:`runs_pass` on one thread: ``(flags, G, vals)``, the flags of the one and the
+    rows and times of the other (``G = -1``: no grid, and the flow pass done all the same).
+    The same operations in the same order as the two passes, so the same rows, flags and
+    grid; each piece's two resources are read from its row's :data:`PAIR` column (``res``
+    packed), the line the flow pass has just brought in, instead of from ``res``.  Per-flow
+    fairness's windows of the Facebook trace (8 windows, caches emptied before each call,
+    thread CPU, load 7.6, 2026-11-29, ``experiments/results/verify_fair_2026-11-29.md``): the
+    two passes 6.26 ns a piece, this one 4.68; fused but reading ``res``, ~0.4 less than
+    apart; the passes split into parts of 16 K - 256 K pieces, each part's passes run while it
+    is in the L3 cache: slower (6.63 whole, 6.79-7.27 in parts: the passes wait on computation
+    and on the rows, not on streaming the pieces)."""
+    G, vals, flags, done = _screen_pass(fl, st, en, rt, res, sc, 0, fl.shape[0], grid, most,
+                                        rows, irows)
+    if done < fl.shape[0]:
+        flags = _flows_from(fl, st, en, rt, rows, irows, done, flags)
+    return flags, G, vals
 
 
 @njit(cache=True, nogil=True)
@@ -837,7 +878,7 @@ def runs_prep(st, en, nrs, nre):
 
 @njit(cache=True, nogil=True)
 def runs_judge(fl, rt, res, sbeg, sval, sord, ebeg, evl, eord, cap, limit, pr):
-    """:func:`runs_sweep`'s sweep, for the runs of :func:`runs_prep`: every piece's two
+    """:func:`runs_pass`'s sweep, for the runs of :func:`runs_prep`: every piece's two
     resources gathered into ``pr`` (row ``fl[i]`` of ``res``, asked for
     :data:`PREFETCH_AHEAD` pieces ahead: the sweep then reads them run by run, not by flow),
     then the instants swept: at each, the starts of its runs, then the ends of its runs (the
@@ -932,7 +973,7 @@ SCREEN_PREFETCH_FLOWS = 1 << 21
 def exact_screen(fl, st, en, rt, res, cap, limit, pr, most):
     """Whether every load of a big-switch batch is within ``limit`` times its resource's
     capacity, proven on exact sums (``proofs/float-verifier-soundness.md``, "The exact
-    screen"): True proves that no load exceeds it and that :func:`runs_sweep`'s sweep would
+    screen"): True proves that no load exceeds it and that :func:`runs_pass`'s sweep would
     record no overload; False proves nothing (the sweep then judges the batch).
 
     Each rate ``v`` on resource ``r`` is rounded up to a whole number of units ``q_r = 2^(e_r
@@ -1037,17 +1078,38 @@ def screen_add(fl, st, en, rt, res, sc, lo, hi, grid, most):
     the pieces but the ingress at 14 % and the egress at 6 %, so half the cell additions of
     grouping by both resources, with no more unforeseen branches (3.71-3.81 -> 3.27-3.41 ns a
     piece, in-process, caches emptied before each call, load 7, 2026-11-29)."""
-    rows = min(grid.shape[0], most)
+    G, vals, _, _ = _screen_pass(fl, st, en, rt, res, sc, lo, hi, grid, most, None, None)
+    return G, vals
+
+
+@njit(cache=True, nogil=True)
+def _screen_pass(fl, st, en, rt, res, sc, lo, hi, grid, most, rows, irows):
+    """:func:`screen_add`'s pass, and with ``rows`` (not None; ``lo = 0``) :func:`runs_flows`'s
+    work on each piece first, its resources read from its row (:func:`runs_flows_screen`).
+    Returns ``(G, vals, flags, done)``: :func:`screen_add`'s result, the flow pass's flags and
+    the pieces before the first it has not taken (``hi`` unless the screen gave up; with
+    ``rows`` None, the flags 0 and ``done`` meaningless)."""
+    nrows = min(grid.shape[0], most)
     logsize = 4
-    while (1 << logsize) < 2 * rows + 2:
+    while (1 << logsize) < 2 * nrows + 2:
         logsize += 1
     table = np.full((1 << logsize, 2), -1, dtype=np.int64)   # (bits, row); row -1: empty
-    vals = np.empty(rows)
+    vals = np.empty(nrows)
     G = 0
+    flags = 0
     if lo >= hi:
-        return G, vals[:0]
+        return G, vals[:0], flags, lo
     if hi - lo >= 1 << 47:      # the proof's bound on the terms of a cell needs n < 2^48
-        return -1, vals[:0]
+        return -1, vals[:0], flags, lo
+    # the part as arrays of its own, indexed from 0: a loop from 0 proves every index
+    # non-negative, so no access pays numba's fix-up of negative indices (a loop from ``lo``
+    # did: per-flow fairness's windows of the Facebook trace, the flow pass and the screen in
+    # one pass, 6.2 -> 5.5 ns a piece, in-process, thread CPU, load 8, 2026-11-29)
+    n = hi - lo
+    fl = fl[lo:hi]
+    st = st[lo:hi]
+    en = en[lo:hi]
+    rt = rt[lo:hi]
     sbits = st.view(np.int64)
     ebits = en.view(np.int64)
     big = 2.0 ** 62
@@ -1057,10 +1119,16 @@ def screen_add(fl, st, en, rt, res, sc, lo, hi, grid, most):
     sc0 = sc[0]
     pair = res.reshape(res.shape[0] * 2).view(np.int64)    # a flow's two resources: one line
     pf = res.shape[0] > SCREEN_PREFETCH_FLOWS
+    if rows is not None:        # the flow pass's rows, asked for ahead (runs_flows)
+        pf = False
+        flat = rows.reshape(rows.shape[0] * rows.shape[1])
+        width = rows.shape[1]
+        for i in range(min(ROWS_PREFETCH_AHEAD, n)):
+            _gk.prefetch(flat, fl[i] * width)
     if pf:
-        for i in range(lo, min(lo + PREFETCH_AHEAD, hi)):
+        for i in range(min(PREFETCH_AHEAD, n)):
             _gk.prefetch(pair, fl[i])
-    probe = lo + (hi - lo) // 16 if hi - lo >= 1 << 16 else hi
+    probe = n // 16 if n >= 1 << 16 else n
     prev_s = np.nan
     prev_e = np.nan
     gs = 0
@@ -1069,62 +1137,68 @@ def screen_add(fl, st, en, rt, res, sc, lo, hi, grid, most):
     cb = -1
     ua = 0.0
     ub = 0.0
-    for part in range(2):
-        i0, i1 = (lo, probe) if part == 0 else (probe, hi)
-        if part == 1 and i0 < hi and most > grid.shape[0] and 16 * G > grid.shape[0]:
-            return -1, vals[:0]
-        for i in range(i0, i1):
-            if pf and i + PREFETCH_AHEAD < hi:
-                _gk.prefetch(pair, fl[i + PREFETCH_AHEAD])
-            s = st[i]
-            e = en[i]
-            f = fl[i]
+    for i in range(n):
+        if i == probe and most > grid.shape[0] and 16 * G > grid.shape[0]:
+            return -1, vals[:0], flags, lo + i
+        if pf and i + PREFETCH_AHEAD < n:
+            _gk.prefetch(pair, fl[i + PREFETCH_AHEAD])
+        s = st[i]
+        e = en[i]
+        f = fl[i]
+        v = rt[i]
+        if rows is None:
             a = res[f, 0]
             b = res[f, 1]
-            if s != prev_s or e != prev_e:
-                if ca >= 0:
-                    grid[gs, ca] += ua
-                    grid[ge, ca] -= ua
-                    grid[gs, cb] += ub
-                    grid[ge, cb] -= ub
-                ua = 0.0
-                ub = 0.0
-                ca = a
-                cb = b
-                if s != prev_s:
-                    gs, G = _screen_row(s, sbits[i], table, logsize, vals, G, grid)
-                    if gs < 0:
-                        return -1, vals[:0]
-                    prev_s = s
-                if e != prev_e:
-                    ge, G = _screen_row(e, ebits[i], table, logsize, vals, G, grid)
-                    if ge < 0:
-                        return -1, vals[:0]
-                    prev_e = e
-            if a != ca:
+        else:
+            if i + ROWS_PREFETCH_AHEAD < n:
+                _gk.prefetch(flat, fl[i + ROWS_PREFETCH_AHEAD] * width)
+            flags = _flow_piece(rows, irows, f, s, e, v, flags)
+            w = irows[f, PAIR]
+            a = w & 0xFFFFFFFF
+            b = w >> 32
+        if s != prev_s or e != prev_e:
+            if ca >= 0:
                 grid[gs, ca] += ua
                 grid[ge, ca] -= ua
-                ua = 0.0
-                ca = a
-            if b != cb:
                 grid[gs, cb] += ub
                 grid[ge, cb] -= ub
-                ub = 0.0
-                cb = b
-            v = rt[i]
-            if one:
-                q = np.ceil(min(v * sc0, big))
-                ua += q
-                ub += q
-            else:
-                ua += np.ceil(min(v * sc[a], big))
-                ub += np.ceil(min(v * sc[b], big))
+            ua = 0.0
+            ub = 0.0
+            ca = a
+            cb = b
+            if s != prev_s:
+                gs, G = _screen_row(s, sbits[i], table, logsize, vals, G, grid)
+                if gs < 0:
+                    return -1, vals[:0], flags, lo + i + 1
+                prev_s = s
+            if e != prev_e:
+                ge, G = _screen_row(e, ebits[i], table, logsize, vals, G, grid)
+                if ge < 0:
+                    return -1, vals[:0], flags, lo + i + 1
+                prev_e = e
+        if a != ca:
+            grid[gs, ca] += ua
+            grid[ge, ca] -= ua
+            ua = 0.0
+            ca = a
+        if b != cb:
+            grid[gs, cb] += ub
+            grid[ge, cb] -= ub
+            ub = 0.0
+            cb = b
+        if one:
+            q = np.ceil(min(v * sc0, big))
+            ua += q
+            ub += q
+        else:
+            ua += np.ceil(min(v * sc[a], big))
+            ub += np.ceil(min(v * sc[b], big))
     if ca >= 0:
         grid[gs, ca] += ua
         grid[ge, ca] -= ua
         grid[gs, cb] += ub
         grid[ge, cb] -= ub
-    return G, vals[:G]
+    return G, vals[:G], flags, hi
 
 
 @njit(cache=True, nogil=True)

@@ -395,11 +395,13 @@ class _FloatSums:
         # every flow's resources (a big switch's: ingress i, then egress m_in + j)
         self.pairs = inst.is_big_switch   # every path (ingress, egress): the sweeps' fast form
         if self.pairs:
-            # an array of its own, not columns of the rows: runs_sweep reads it while
-            # runs_flows writes the rows, possibly on another core (_runs_pass)
+            # an array of its own, read by the screen and the sweep while runs_flows writes
+            # the rows, possibly on another core (_runs_pass); and, packed, a column of the
+            # rows, which the one-thread pass reads with the rest of the row
             self.res = np.empty((F, 2), dtype=np.int32)
             self.res[:, 0] = inst.flow_src
             np.add(inst.flow_dst, len(inst.ingress_capacity), out=self.res[:, 1])
+            self.irows[:, _vk.PAIR] = _vk.pack_pair(self.res)
             self._paths = None    # the general path's CSR, built from res when needed
         else:
             self._paths = (read_only(inst.flow_resource_ptr, np.int64),
@@ -429,8 +431,9 @@ class _FloatSums:
         return g
 
     def scratch(self, n: int):
-        """``runs_sweep``'s scratch for a batch of ``n`` pieces (each piece's two resources),
-        int32, kept from window to window and grown by halves."""
+        """``runs_pass``'s scratch for a batch of ``n`` pieces (the sweep's: each piece's two
+        resources, int32; or the exact screen's grid), kept from window to window and grown by
+        halves."""
         pr = self._scratch
         if pr.shape[0] < n:
             pr = np.empty((max(n, pr.shape[0] + pr.shape[0] // 2), 2), dtype=np.int32)

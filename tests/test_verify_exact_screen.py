@@ -265,3 +265,48 @@ def test_many_instants_give_up_early():
     assert vk.screen_add(*args, 2 * m)[0] == m // 16 + 1
     assert vk.screen_add(*args, m // 16 + 1)[0] == m // 16 + 1
     assert vk.screen_add(*args, m // 16)[0] == -1
+
+
+def test_flows_and_screen_in_one_pass():
+    # runs_flows_screen (runs_pass on one thread) is runs_flows then screen_add in one pass,
+    # each piece's resources read from its row's PAIR column: the same rows bit for bit, the
+    # same flags, rows and times and grid, also where the screen gives up early (a sixteenth
+    # of the way) or on the way (more times than rows), after which the flow pass goes on
+    rng = np.random.default_rng(5)
+    F = 64
+    flows = [(int(rng.integers(6)), int(rng.integers(5))) for _ in range(F)]
+    res = ports(6, 5, flows)
+    n = 1 << 16
+    fl = rng.integers(0, F, n).astype(np.int64)
+    fl[1000:1300] = 7                                    # one flow's pieces in a row
+    base = np.floor(np.arange(n) / 50.0)
+    r = rng.random(n) / 400
+    r[rng.random(n) < 0.05] = 0.0
+    spread = (np.arange(n) % (n // 16)).astype(float)    # n/16 times, all in the first 16th
+    layouts = {"fits": (base, base + rng.integers(1, 3, n)),
+               "early": (spread, spread + 1.0),
+               "on the way": (np.arange(n, dtype=float), np.arange(n, dtype=float) + 0.5)}
+    for name, (s, e) in layouts.items():
+        for cap in (np.full(11, 2.0), np.linspace(1.0, 3.0, 11)):   # one scale, and several
+            sc, thr, ok = vk.screen_units(cap, LIMIT)
+            assert ok
+            rows = np.zeros((F, 8))
+            irows = rows.view(np.int64)
+            rows[:, vk.LAST_END] = -np.inf
+            rows[:, vk.FC] = -np.inf
+            rows[:, vk.RELEASE] = rng.random(F) * 5           # some pieces before release
+            irows[:, vk.PAIR] = vk.pack_pair(res)
+            most = 2 * n if name != "on the way" else n // 2
+            cells = 4 * n * 11 if name != "early" else n // 4 * 11
+            want_rows = rows.copy()
+            want_flags = vk.runs_flows(fl, s, e, r, want_rows, want_rows.view(np.int64))
+            want_grid = vk.screen_grid(np.empty(cells), 11)
+            want_G, want_vals = vk.screen_add(fl, s, e, r, res, sc, 0, n, want_grid, most)
+            grid = vk.screen_grid(np.empty(cells), 11)
+            flags, G, vals = vk.runs_flows_screen(fl, s, e, r, rows, irows, res, sc, grid,
+                                                  most)
+            assert (want_G < 0) == (name != "fits"), name
+            assert flags == want_flags and flags & vk.BEFORE_RELEASE, name
+            assert np.array_equal(rows.view(np.int64), want_rows.view(np.int64)), name
+            assert G == want_G and np.array_equal(vals, want_vals), name
+            assert np.array_equal(grid[:max(G, 0)], want_grid[:max(G, 0)]), name
