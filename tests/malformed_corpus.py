@@ -499,6 +499,23 @@ def trace_cases(reader: str, seed: str, rng) -> Cases:
         line2("1 0 2 1 2 3 0 5 3 1 7", "duplicate coflow id", message=("duplicate",))
         line2("0 " + "9" * 30 + " 2 1 2 3 0 5 3 1 7", "arrival 1e30 ms")
         line2("0 0 2 1 2 3 0 " + "1" * 5000 + " 3 1 7", "size with 5000 digits")
+    # only ASCII digits and ASCII whitespace, as the reference readers (Java's \\s+ and
+    # Double.parseDouble, C++'s >>) take them; Python's float() and str.split() take more
+    if fb:
+        line2("1 0 2 0 1 1 2:\uff11\uff10", "MB in fullwidth digits", message=("decimal",))
+        line2("1 0 2 0 1 1 2:\u0661\u0660.0", "MB in Arabic-Indic digits", message=("decimal",))
+        line2("1\u00a00 2 0 1 1 2:10.0", "no-break space between fields", message=("U+00A0",))
+        line2("1 0 2 0 1 1\u20032:10.0", "em space between fields", message=("U+2003",))
+        line2("1 0 2 0 1 1\x1f2:10.0", "unit separator between fields", message=("U+001F",))
+    else:
+        line2("0 0 2 1 2 3 0 \uff15 3 1 7", "size in fullwidth digits", message=("decimal",))
+        line2("0 0 2 1 2 3 0 \u0665 3 1 7", "size in Arabic-Indic digits", message=("decimal",))
+        line2("0\u00a00 2 1 2 3 0 5 3 1 7", "no-break space between fields", message=("U+00A0",))
+        line2("0 0 2 1 2 3 0 5 3 1\u30007", "ideographic space between fields",
+              message=("U+3000",))
+        line2("0 0 2 1 2 3 0 5 3 1 7\x1c", "file separator ending a line", message=("U+001C",))
+    c.add("ideographic space on a line after the last coflow", seed + "\u3000\n",
+          message=("U+3000",))
     # the command-line units: a capacity or time unit that takes values out of range
     c.add("--capacity 1e-300", seed, extra=("--capacity", "1e-300"),
           message=("capacity", "CAPACITY_MIN"))

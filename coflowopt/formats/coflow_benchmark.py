@@ -61,12 +61,18 @@ DEFAULT_TIME_UNIT_MS = 7.8125
 SPLITS = ("uniform", "coflowsim")
 
 _MB_BYTES = 1048576
-_FLOAT = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+# ASCII digits only: Python's \d (and float()) also take other scripts' digits ('１０', '١٠'),
+# which Java's and C++'s readers of these formats reject
+_FLOAT = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 _FLOAT_RE = re.compile(_FLOAT)
 _FLOATS_RE = re.compile(rf"{_FLOAT}(?: {_FLOAT})*")
 # Java's BufferedReader.readLine ends lines at \n, \r or \r\n; str.splitlines would also split
 # at form feeds and other separators that Java keeps inside a line.
 _LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
+# whitespace that str.split() separates fields at but Java's \s+ (coflowsim) and C++'s >>
+# (Sincronia) do not: Unicode spaces (U+00A0, U+2003, U+3000, ...) and the ASCII
+# separators U+001C..U+001F; such a character would make fields the reference readers see as one
+_ODD_SPACE_RE = re.compile(r"[^\S \t\n\x0b\x0c\r]")
 
 
 # ---------------------------------------------------------------------------------- shared helpers
@@ -87,6 +93,14 @@ class _Line:
 
     def bad(self, rule: str, field: str | None = None) -> NoReturn:
         raise InvalidInstanceError(rule, file=self.file, line=self.line, field=field)
+
+    def fields(self, text: str) -> list[str]:
+        """The line's fields, separated by ASCII whitespace only (see ``_ODD_SPACE_RE``)."""
+        odd = _ODD_SPACE_RE.search(text)
+        if odd:
+            self.bad(f"character U+{ord(odd.group()):04X} at column {odd.start() + 1} is not a "
+                     "field separator (fields are separated by ASCII spaces and tabs)")
+        return text.split()
 
     def uint(self, tok: str, field: str, *, minimum: int = 0) -> int:
         """A non-negative decimal integer token (digits only: no sign, no underscores)."""
@@ -197,7 +211,7 @@ def _trace_lines(path: str | Path, header_fields: tuple[str, str], format_name: 
                                    file=file) from None
     lines = _LINE_BREAK_RE.split(text)
     head = _Line(file, 1)
-    toks = lines[0].split()
+    toks = head.fields(lines[0])
     if len(toks) != 2:
         head.bad(f"the header must be '<{header_fields[0]}> <{header_fields[1]}>' "
                  f"(2 fields), got {len(toks)} field(s)", "header")
@@ -218,15 +232,15 @@ def _trace_lines(path: str | Path, header_fields: tuple[str, str], format_name: 
                 raise InvalidInstanceError(
                     f"the header announces {num_coflows} coflows but the file has only {k} "
                     "coflow line(s)", file=file, line=lineno, field=header_fields[1])
-            tokens = lines[lineno - 1].split()
             where = _Line(file, lineno)
+            tokens = where.fields(lines[lineno - 1])
             if not tokens:
                 where.bad(f"blank line inside the body: the header announces {num_coflows} "
                           f"coflows and only {k} came before it (blank lines may only follow "
                           "the last coflow)")
             yield where, tokens
         for lineno in range(num_coflows + 2, len(lines) + 1):
-            if lines[lineno - 1].strip():
+            if _Line(file, lineno).fields(lines[lineno - 1]):
                 raise InvalidInstanceError(
                     f"the header announces {num_coflows} coflows but another non-blank line "
                     "follows them (only blank lines may follow the last coflow)",
