@@ -47,7 +47,7 @@ def test_checker_imports_only_the_standard_library():
     text = CHECKER.read_text(encoding="utf-8")
     imports = {line.split()[1].split(".")[0] for line in text.splitlines()
                if line.startswith(("import ", "from "))}
-    assert imports <= {"__future__", "bisect", "hashlib", "json", "math", "sys",
+    assert imports <= {"__future__", "bisect", "hashlib", "json", "math", "re", "sys",
                        "fractions"}, imports
 
 
@@ -193,6 +193,42 @@ def test_as_a_process(tmp_path):
     assert unread.returncode == 2 and "cannot read JSON" in unread.stderr
     assert "Traceback" not in unread.stderr
 
+
+
+def test_huge_numbers_are_refused_as_a_process_without_a_traceback_or_a_hang(tmp_path):
+    """A certificate (or instance) whose number would take the checker minutes or crash it:
+    exit 2, one line naming the field or file.  Before (2026-11-29, found by a fuzz): a claimed
+    value "1e999999999" (Fraction() builds the 10^9-digit integer: minutes), a JSON integer of
+    5,000 digits (json's ValueError past int_max_str_digits: a traceback), and "1/0", "１/2"
+    (fullwidth digit) and "1_0" were read as numbers or crashed."""
+    inst = read_instance(ROOT / "instances" / "papers" / "sincronia-t-s4.json")
+    write_instance(inst, tmp_path / "i.json")
+    cert = lower_bound_certificate(inst, get_algorithm("bound", "bssi-dual").func(inst))
+
+    def run(c_text, i_path=tmp_path / "i.json"):
+        (tmp_path / "c.json").write_text(c_text, encoding="utf-8")
+        return subprocess.run([sys.executable, str(CHECKER), str(i_path),
+                               str(tmp_path / "c.json")], capture_output=True, text=True,
+                              timeout=60)
+    for value, words in (("1e999999999", "claim.value"), ("1/0", "claim.value"),
+                         ("\uff11/2", "claim.value"), ("1_0", "claim.value"),
+                         ("1e99999", "claim.value")):
+        c = copy.deepcopy(cert)
+        c["claim"]["value"] = value
+        r = run(json.dumps(c))
+        assert r.returncode == 2 and words in r.stderr, (value, r)
+        assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r
+    text = json.dumps(cert).replace('"version": 1', '"version": ' + "9" * 5000, 1)
+    r = run(text)
+    assert r.returncode == 2 and "c.json" in r.stderr and "cannot read JSON" in r.stderr, r
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r
+    (tmp_path / "big.json").write_text((tmp_path / "i.json").read_text().replace(
+        '"version": 1', '"version": ' + "9" * 5000, 1))
+    r = run(json.dumps(cert), tmp_path / "big.json")
+    assert r.returncode == 2 and "big.json" in r.stderr and "Traceback" not in r.stderr, r
+    # the written forms still read: p, p/q, a decimal with a short exponent
+    for value in ("1", "1/2", "0.5", "5e-1", "-0"):
+        assert check.exact(value, "v") == Fraction(value)
 
 def test_only_certified_fluid_bounds_have_files():
     inst = Instance.from_coflows([Coflow("A", [(0, 0, 2.0)]), Coflow("B", [(0, 0, 1.0)])])

@@ -235,6 +235,7 @@ import bisect
 import hashlib
 import json
 import math
+import re
 import sys
 from fractions import Fraction
 
@@ -253,6 +254,13 @@ class Unreadable(Exception):
 
 
 # ------------------------------------------------------------------------------ numbers
+#: the written forms of a rational: ``p``, ``p/q``, or a decimal whose exponent has at most four
+#: digits (ASCII digits only).  Fraction() alone would also take "1e999999999", a 10^9-digit
+#: integer that takes minutes to build, and other scripts' digits and underscores.
+_RATIONAL = re.compile(r"[+-]?(?:[0-9]+/[0-9]+|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?)",
+                       re.ASCII)
+
+
 def exact(x, where: str) -> Fraction:
     """An exact rational from a certificate field: ``"p/q"``, ``"p"`` or a JSON integer."""
     if isinstance(x, bool):
@@ -263,11 +271,12 @@ def exact(x, where: str) -> Fraction:
         text = x.strip()
         if len(text) > 2000:
             raise Unreadable(f"{where}: a rational of {len(text)} characters (at most 2000)")
-        try:
-            return Fraction(text)
-        except (ValueError, ZeroDivisionError):
-            pass
-    raise Unreadable(f"{where}: expected a rational as \"p/q\", got {x!r}")
+        if _RATIONAL.fullmatch(text):
+            try:
+                return Fraction(text)
+            except ZeroDivisionError:
+                raise Unreadable(f"{where}: {text!r} has denominator 0") from None
+    raise Unreadable(f"{where}: expected a rational as \"p/q\", got {x!r:.60}")
 
 
 def listed(x, where: str) -> list:
@@ -1652,7 +1661,9 @@ def main(argv=None) -> int:
         try:
             with open(path, encoding="utf-8") as fh:
                 docs.append(json.load(fh))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
+            # ValueError: json.JSONDecodeError, and an integer literal above Python's
+            # int_max_str_digits (4,300 digits)
             print(f"check_certificate: {path}: cannot read JSON ({e})", file=sys.stderr)
             return 2
     try:
