@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import shutil
 from fractions import Fraction
 from pathlib import Path
@@ -79,12 +80,84 @@ def coflowlib_dir(path: str | Path | None = None) -> Path:
     return d
 
 
+def _read_json(path) -> Any:
+    """A JSON file's document; InvalidParameterError naming the file and what is wrong (not
+    UTF-8, not JSON, nested too deep, an integer beyond the digits limit)."""
+    from .formats._files import json_value_error_rule
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as e:
+        raise InvalidParameterError(f"{path}:{e.lineno}: not valid JSON: {e.msg} "
+                                    f"(column {e.colno})") from None
+    except ValueError as e:          # UnicodeDecodeError, an integer of > 4,300 digits
+        raise InvalidParameterError(f"{path}: {json_value_error_rule(e)}") from None
+    except RecursionError:
+        raise InvalidParameterError(f"{path}: arrays or objects nested too deeply") from None
+
+
+def _peek_json(path) -> Any:
+    """A file's JSON document, or None when it is not one (the readers that follow name what
+    is wrong with it): which kind of document a submitted file is."""
+    try:
+        return _read_json(path)
+    except (OSError, InvalidParameterError):
+        return None
+
+
+def _rule_of_entry(e: Any) -> str | None:
+    """What is wrong with a manifest entry (the fields status, check and submit read), or
+    None."""
+    if not isinstance(e, dict):
+        return "must be an object"
+    for key in ("family", "instance", "certificate", "status"):
+        if not isinstance(e.get(key), str) or not e[key]:
+            return f"{key}: must be a non-empty string"
+    gap = e.get("gap")
+    if isinstance(gap, bool) or not isinstance(gap, (int, float)) or not math.isfinite(gap):
+        return "gap: must be a finite number"
+    for key in ("best", "bound"):
+        if not isinstance(e.get(key), dict):
+            return f"{key}: must be an object"
+        v = e[key].get("value")
+        try:
+            if not isinstance(v, str):
+                raise ValueError
+            Fraction(v)
+        except (ValueError, ZeroDivisionError):
+            return f"{key}.value: must be a rational written as a string ('p' or 'p/q')"
+    if not isinstance(e["best"].get("algorithm"), str):
+        return "best.algorithm: must be a string"
+    if not any(isinstance(e["best"].get(k), str) and e["best"][k]
+               for k in ("schedule", "slotted", "order")):
+        return "best: names no file (schedule, slotted or order)"
+    if e["best"].get("verified", "exact") not in ("exact", "float"):
+        return "best.verified: must be 'exact' or 'float'"
+    if e.get("model", "fluid") not in ("fluid", "integral"):
+        return "model: must be 'fluid' or 'integral'"
+    base = e.get("baselines") or {}
+    if not isinstance(base, dict) or not all(
+            isinstance(b, dict) and (b.get("ratio") is None or (
+                isinstance(b["ratio"], (int, float)) and not isinstance(b["ratio"], bool)))
+            for b in base.values()):
+        return "baselines: must be an object of objects with a numeric ratio"
+    return None
+
+
 def load_manifest(d: str | Path | None = None) -> dict[str, Any]:
     d = coflowlib_dir(d)
-    with open(d / MANIFEST, encoding="utf-8") as fh:
-        m = json.load(fh)
-    if m.get("format") != MANIFEST_FORMAT:
-        raise InvalidParameterError(f"{d / MANIFEST}: not a {MANIFEST_FORMAT} document")
+    path = d / MANIFEST
+    m = _read_json(path)
+    if not isinstance(m, dict) or m.get("format") != MANIFEST_FORMAT:
+        raise InvalidParameterError(f"{path}: not a {MANIFEST_FORMAT} document")
+    if not isinstance(m.get("release"), str):
+        raise InvalidParameterError(f"{path}, release: must be a string")
+    if not isinstance(m.get("instances"), dict):
+        raise InvalidParameterError(f"{path}, instances: must be an object (id -> entry)")
+    for iid, e in m["instances"].items():
+        rule = _rule_of_entry(e)
+        if rule:
+            raise InvalidParameterError(f"{path}, instances[{iid!r}]: {rule}")
     m["_dir"] = str(d)
     return m
 
@@ -100,8 +173,8 @@ def save_manifest(m: dict[str, Any], d: str | Path) -> None:
 
 def instance_path(m: dict[str, Any], iid: str) -> Path:
     if iid not in m["instances"]:
-        raise InvalidParameterError(f"unknown CoflowLib instance {iid!r} (e.g. "
-                                    f"{next(iter(sorted(m['instances'])))!r}; "
+        example = f"e.g. {min(m['instances'])!r}; " if m["instances"] else "the library is empty; "
+        raise InvalidParameterError(f"unknown CoflowLib instance {iid!r} ({example}"
                                     "'coflowopt lib status --json' lists them)")
     return Path(m["_dir"]) / m["instances"][iid]["instance"]
 
@@ -215,11 +288,7 @@ def best_schedule(instance, doc_or_path):
         doc, where = doc_or_path, "order document"
     else:
         where = str(doc_or_path)
-        try:
-            with open(doc_or_path, encoding="utf-8") as fh:
-                doc = json.load(fh)
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            doc = None
+        doc = _peek_json(doc_or_path)
         if not (isinstance(doc, dict) and doc.get("format") == ORDER_FORMAT):
             return read_schedule_json(doc_or_path, instance, exact=True)
     order, func = _order_of(instance, doc, where)
@@ -228,11 +297,7 @@ def best_schedule(instance, doc_or_path):
 
 
 def _is_order_document(path) -> bool:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return False
+    doc = _peek_json(path)
     return isinstance(doc, dict) and doc.get("format") == ORDER_FORMAT
 
 
@@ -287,15 +352,15 @@ def check_entry(m: dict[str, Any], iid: str, checker) -> str | None:
         return f"best schedule is worth {rep.weighted_completion_time}, manifest says {best}"
     cpath = d / e["certificate"]
     try:
-        with open(d / e["instance"], encoding="utf-8") as fh:
-            idoc = json.load(fh)
-        with open(cpath, encoding="utf-8") as fh:
-            cdoc = json.load(fh)
+        idoc = _read_json(d / e["instance"])
+        cdoc = _read_json(cpath)
         checker.check(idoc, cdoc)
     except checker.Rejected as ex:
         return f"certificate REJECTED: {ex}"
-    except (checker.Unreadable, OSError, json.JSONDecodeError) as ex:
+    except (checker.Unreadable, OSError, InvalidParameterError) as ex:
         return f"certificate unreadable: {ex}"
+    except checker.MALFORMED as ex:   # as the checker's own exit 2: a field no rule names
+        return f"certificate unreadable: {cpath}: malformed ({type(ex).__name__}: {ex})"
     claim = cdoc["claim"]
     cval = Fraction(claim["value"])
     model = "integral" if integral else "fluid"
@@ -321,12 +386,8 @@ def _check_submission_kind(path, iid: str, integral: bool) -> None:
     """A slotted schedule for an instance of the integral model, a fluid schedule or order
     document for the others (InvalidParameterError naming the file and the rule)."""
     from .slotted import SLOTTED_FORMAT
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-        fmt = doc.get("format") if isinstance(doc, dict) else None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        fmt = None                # the readers name what is wrong with the file
+    doc = _peek_json(path)        # None: the readers name what is wrong with the file
+    fmt = doc.get("format") if isinstance(doc, dict) else None
     if integral and fmt is not None and fmt != SLOTTED_FORMAT:
         raise InvalidParameterError(f"{path}: a {fmt} document, but {iid} is of the integral "
                                     f"model: submit a {SLOTTED_FORMAT} (coflowopt slotted "

@@ -203,6 +203,52 @@ def test_check_rejects_a_tampered_certificate(copy):
     assert "REJECTED" in failed[other]
 
 
+
+def test_malformed_library_and_submitted_files_are_bad_input_not_a_crash(copy, tmp_path):
+    """Each is exit 2 with one line naming the file (or exit 1 naming the instance for a stored
+    certificate), never exit 3 and a traceback.  Before (2026-11-29, an edge fuzz of lib as
+    processes): a manifest that was empty, not JSON, a list, without 'instances', with a null
+    entry or a 5,000-digit integer, and a submitted schedule with a 5,000-digit integer or
+    nested 100,000 deep (the kind-of-document peek caught only JSONDecodeError), and a stored
+    certificate with a 5,000-digit integer (lib check), were internal errors."""
+    d, iid, _ = copy
+    good = json.loads((d / MANIFEST).read_text())
+    optimal = LIB / "v1" / f"{iid}.best.schedule.json"
+
+    def one_line(code, err, *words):
+        assert code == 2 and len(err.strip().splitlines()) == 1, err
+        assert "Traceback" not in err and all(w in err for w in words), err
+    for name, text, words in (
+            ("submitted 5000 digits", optimal.read_text().replace(
+                '"start": 0', '"start": ' + "9" * 5000, 1), ("digits",)),
+            ("submitted deep", "[" * 100_000 + "]" * 100_000, ("nest",))):
+        sub = tmp_path / f"{name.replace(' ', '_')}.json"
+        sub.write_text(text)
+        code, out, err = cli("lib", "submit", iid, sub, "--library", d, "--json")
+        one_line(code, err, str(sub), *words)
+    bad_entry = json.loads(json.dumps(good))
+    bad_entry["instances"][iid]["gap"] = "1.0"
+    for text, words in (("", ("not valid JSON",)), ("[]", ("coflowlib-manifest",)),
+                        (json.dumps({k: v for k, v in good.items() if k != "instances"}),
+                         ("instances",)),
+                        (json.dumps({**good, "instances": {**good["instances"], iid: None}}),
+                         (iid, "object")),
+                        (json.dumps(bad_entry), (iid, "gap")),
+                        (json.dumps(good).replace('"version": 1', '"version": ' + "9" * 5000),
+                         ("digits",))):
+        (d / MANIFEST).write_text(text)
+        for args in (["status"], ["check"], ["submit", iid, optimal]):
+            code, out, err = cli("lib", *args, "--library", d, "--json")
+            one_line(code, err, MANIFEST, *words)
+    (d / MANIFEST).write_text(json.dumps(good))
+    cpath = d / "v1" / "bs4-unit" / "bs4-unit-001.certificate"
+    cpath.write_text(cpath.read_text().replace('"version":1', '"version":' + "9" * 5000, 1)
+                     .replace('"version": 1', '"version": ' + "9" * 5000, 1))
+    code, out, err = cli("lib", "check", "--library", d, "--json")
+    assert code == 1 and "Traceback" not in err, err
+    failed = {f["instance"]: f["reason"] for f in json.loads(out)["failed"]}
+    assert "certificate unreadable" in failed["bs4-unit/bs4-unit-001"], failed
+
 def test_open_instance_gets_a_checkable_bound():
     """An instance bnb does not prove in time: best verified schedule, the ordering-LP bound's
     certificate (confirmed by the checker inside ``solve``), gap > 1."""

@@ -253,6 +253,12 @@ class Unreadable(Exception):
     """A file is not what it must be (exit 2)."""
 
 
+#: what check() raises on a malformed field that no rule names (exit 2, never a traceback,
+#: never a confirmation); a caller of check() (coflowopt lib check) catches the same
+MALFORMED = (TypeError, ValueError, KeyError, AttributeError, IndexError, ZeroDivisionError,
+             OverflowError, RecursionError)
+
+
 # ------------------------------------------------------------------------------ numbers
 #: the written forms of a rational: ``p``, ``p/q``, or a decimal whose exponent has at most four
 #: digits (ASCII digits only).  Fraction() alone would also take "1e999999999", a 10^9-digit
@@ -1675,8 +1681,7 @@ def main(argv=None) -> int:
     except Unreadable as e:
         print(f"check_certificate: {e}", file=sys.stderr)
         return 2
-    except (TypeError, ValueError, KeyError, AttributeError, IndexError, ZeroDivisionError,
-            OverflowError, RecursionError) as e:
+    except MALFORMED as e:
         # a malformed field that no rule above names: never a traceback, never a confirmation
         print(f"check_certificate: {argv[1]}: malformed certificate, not checked "
               f"({type(e).__name__}: {e})", file=sys.stderr)
