@@ -115,9 +115,38 @@ def _json_default(x):
     raise TypeError(f"not JSON serialisable: {type(x).__name__}")
 
 
+#: the namespace attribute in which _StoreOnce notes the options given (removed after parsing)
+_GIVEN = "_coflowopt_given"
+
+
+class _StoreOnce(argparse._StoreAction):
+    """argparse's default action (one value per option), refusing an option given twice:
+    argparse would keep the last value and drop the first silently (``--time-limit 5
+    --time-limit 60`` ran with 60)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault(_GIVEN, set())
+        if self.option_strings and self.dest in given:
+            parser.error(f"argument {'/'.join(self.option_strings)}: given twice (give it "
+                         "once; a later value would silently replace the first)")
+        given.add(self.dest)
+        super().__call__(parser, namespace, values, option_string)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with the project's error contract: exit 2 and ONE line on standard error
-    (argparse's default prints the usage block first; the usage is one ``--help`` away)."""
+    (argparse's default prints the usage block first; the usage is one ``--help`` away); an
+    option that takes one value may be given once (:class:`_StoreOnce`)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extra = super().parse_known_args(args, namespace)
+        namespace.__dict__.pop(_GIVEN, None)
+        return namespace, extra
 
     def error(self, message: str):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")

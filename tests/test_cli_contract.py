@@ -642,6 +642,16 @@ BAD = [
      ["--algos nope", "nope"], ()),
     ("compare-empty-algo", ["compare", T_S4, "--algos", "bssi+greedy,,madd"], ["--algos"], ()),
     ("compare-twice", ["compare", T_S4, "--algos", "varys,varys"], ["--algos", "twice"], ()),
+    # an option of one value given twice: argparse kept the last and dropped the first silently
+    # (before 2026-11-29 these ran: exact and gap with 60 s, info as JSON)
+    ("exact-time-limit-twice", ["exact", FIG51, "--time-limit", "5", "--time-limit", "60"],
+     ["coflowopt exact", "--time-limit", "given twice"], ()),
+    ("gap-time-limit-twice", ["gap", T_S4, "--time-limit=5", "--time-limit", "60"],
+     ["coflowopt gap", "--time-limit", "given twice"], ()),
+    ("info-format-twice", ["info", FIG51, "--format", "sincronia", "--format", "json"],
+     ["coflowopt info", "--format", "given twice"], ()),
+    ("bound-method-twice", ["bound", FIG51, "-m", "isolated", "--method", "lp-ov"],
+     ["--method", "given twice"], ()),
     ("compare-no-algos", ["compare", T_S4], ["--algos"], ()),
     ("compare-big-switch-only", ["compare", T_S4, "--topology", "fat-tree:k=4", "--algos",
                                  "bssi+bvn"], ["--algos bvn", "placed by --topology"], ()),

@@ -126,9 +126,15 @@ def main_fuzz(commands: list[str]) -> int:
             if not a.option_strings or a.nargs == 0:
                 continue
             flag = a.option_strings[-1]
+            # the base line without this option (exact's and gap's --time-limit): an option
+            # given twice is refused before its value is read
+            base = [str(x) for x in BASE[name]]
+            for i, x in enumerate(base):
+                if x in a.option_strings and a.nargs is None:
+                    base = base[:i] + base[i + 2:]
+                    break
             for v in VALUES:
-                cases.append((f"{name} {flag} {v!r}",
-                              [str(x) for x in BASE[name]] + [flag, v, "--json"], 60,
+                cases.append((f"{name} {flag} {v!r}", base + [flag, v, "--json"], 60,
                               lambda code, out, err, f=flag, d=a.dest, v=v, b=base_code:
                               judge(f, d, v, code, out, err, b)))
     # the runner shared with the parameter fuzz (tools/ is on sys.path as the script's folder)
