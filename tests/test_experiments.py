@@ -576,6 +576,11 @@ DAMAGED_RUNS = {
     "value_exact not a number": (_set(0, "value_exact", "1/0"), ["value_exact"]),
     "shard a directory": (lambda d, s, ls: (d / "results" / "part-9999.jsonl").mkdir(),
                           ["part-9999.jsonl", "not a file"]),
+    # json's RecursionError (not a ValueError) was an internal error before 2026-11-29
+    "a line nested too deep": (lambda d, s, ls: s.write_text(
+        "".join(ls) + "[" * 100_000 + "]" * 100_000 + "\n"), ["not a JSON line", "nested"]),
+    "manifest nested too deep": (lambda d, s, ls: (d / "manifest.json").write_text(
+        "[" * 100_000 + "]" * 100_000), ["manifest.json", "nested"]),
 }
 
 

@@ -224,6 +224,9 @@ def _json_object(path: Path) -> dict[str, Any]:
         line = getattr(e, "lineno", None)
         raise InputError(f"not valid JSON ({getattr(e, 'msg', e)})", file=str(path),
                          line=line) from None
+    except RecursionError:
+        raise InputError("not valid JSON (arrays or objects nested too deeply)",
+                         file=str(path)) from None
     if not isinstance(doc, dict):
         raise InputError(f"must be a JSON object, got {type(doc).__name__}", file=str(path))
     return doc
@@ -346,9 +349,11 @@ def iter_physical_rows(run_dir: str | Path) -> Iterator[tuple[str, int, dict | N
                     continue
                 try:
                     row = json.loads(line)
-                except ValueError as e:
-                    raise InputError(f"not a JSON line ({getattr(e, 'msg', e)}); only a torn "
-                                     "last line (no newline, after a kill) is skipped",
+                except (ValueError, RecursionError) as e:
+                    why = ("arrays or objects nested too deeply" if isinstance(e, RecursionError)
+                           else getattr(e, "msg", e))
+                    raise InputError(f"not a JSON line ({why}); only a torn last line (no "
+                                     "newline, after a kill) is skipped",
                                      file=str(shard), line=i) from None
                 bad = row_problem(row)
                 if bad is not None:
