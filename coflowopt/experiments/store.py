@@ -350,8 +350,10 @@ def iter_physical_rows(run_dir: str | Path) -> Iterator[tuple[str, int, dict | N
                 try:
                     row = json.loads(line)
                 except (ValueError, RecursionError) as e:
+                    from ..formats._files import json_value_error_rule
                     why = ("arrays or objects nested too deeply" if isinstance(e, RecursionError)
-                           else getattr(e, "msg", e))
+                           else e.msg if isinstance(e, json.JSONDecodeError)
+                           else json_value_error_rule(e))   # bad UTF-8, > 4,300 digits
                     raise InputError(f"not a JSON line ({why}); only a torn last line (no "
                                      "newline, after a kill) is skipped",
                                      file=str(shard), line=i) from None
