@@ -101,9 +101,16 @@ SPLIT_SEARCH: dict = {"split_max": 16}
 #: lns=False)``), measured against them
 #: (experiments/results/bench_exact_sub_default_2026-11-29.md).
 PRESUB_SEARCH: dict = {"sub_max": 0, "lns": False}
+#: The sub-instance bound on nodes of up to 16 or 20 unplaced coflows (``bnb(sub_max=16)``,
+#: ``bnb(sub_max=20)``) and up to 12 (the default before 2026-11-29 evening), measured against
+#: each other (experiments/results/bench_exact_lookahead_2026-11-29.md).
+SUB16_SEARCH: dict = {"sub_max": 16}
+SUB20_SEARCH: dict = {"sub_max": 20}
+SUB12_SEARCH: dict = {"sub_max": 12}
 VARIANTS = {"old": OLD_SEARCH, "presub": PRESUB_SEARCH, "prev": PREV_SEARCH, "new": NEW_SEARCH,
             "lns": LNS_SEARCH, "sub": SUB_SEARCH, "unlowered": UNLOWERED_SEARCH,
-            "split": SPLIT_SEARCH}
+            "split": SPLIT_SEARCH, "sub16": SUB16_SEARCH, "sub20": SUB20_SEARCH,
+            "sub12": SUB12_SEARCH}
 
 
 def family(K: int, seed: int, name: str = "4x4"):
@@ -337,7 +344,8 @@ def main(argv=None) -> int:
                          "(SUB_SEARCH: with sub_max and the LNS), unlowered "
                          "(UNLOWERED_SEARCH: without the lowered DP tables), split "
                          "(SPLIT_SEARCH: with the split node LP), presub (PRESUB_SEARCH: "
-                         "without the sub-instance bound and the LNS)")
+                         "without the sub-instance bound and the LNS), sub16 / sub20 / "
+                         "sub12 (SUB16_SEARCH / ...: sub_max=16 / 20 / 12)")
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                     help="what the reach ladders' limit counts: wall seconds (default) or the "
                          "process's CPU seconds (a loaded host)")
