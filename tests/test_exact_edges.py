@@ -295,3 +295,23 @@ def test_slot_lengths_beyond_float_range_are_refused_by_name():
         slotted_horizon(inst, 1e30)
     with pytest.raises(NotSupportedError, match="slot 1e\\+30 = 1e\\+30"):
         integral_capacities(inst, 1e30)
+
+
+@pytest.mark.parametrize("param, words", [
+    ("delta=1e-320", "delta = 1e-320 needs more than 10000000 slots"),   # was OverflowError
+    ("delta=1e-300", "delta = 1e-300 needs more than 10000000 slots"),   # was 'Maximum allowed size'
+    ("horizon=100000000000", "a number of slots in \\[1, 10000000\\]"),  # was out of memory
+    ("mip_rel_gap=-1", "mip_rel_gap must be a number >= 0"),              # was HiGHS's refusal, exit 4
+])
+def test_slotted_mip_parameters_out_of_range_are_usage_errors(tmp_path, capsys, param, words):
+    """Found by the parameter fuzz (2026-11-29): each was exit 3 or 4 before; now exit 2 with
+    one line naming the parameter and the rule, before any solver runs."""
+    import re
+    from coflowopt.cli import main
+    from coflowopt.formats import write_instance
+    from coflowopt.generators import uniform_random
+    path = tmp_path / "i.json"
+    write_instance(uniform_random(3, 3, seed=1), path)
+    assert main(["exact", str(path), "--method", "slotted-mip", "-p", param, "--json"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"-p {param.split('=')[0]}" in err[0] and re.search(words, err[0])

@@ -46,7 +46,8 @@ import numpy as np
 from ..exceptions import InvalidParameterError, SolverNotAvailableError
 from ..formulations.certificates import normalised, time_factor, unit_factor
 from ..formulations.highs import HighsModel, highs_version, run_on_thread_pool
-from ..formulations.time_indexed import TimeGrid, build_time_indexed, slotted_schedule
+from ..formulations.time_indexed import (MAX_SLOTS, TimeGrid, build_time_indexed,
+                                         slotted_schedule)
 from ..instance import Instance
 from ..schedule import Schedule
 from ..bounds.common import check_time_limit
@@ -102,6 +103,14 @@ def slotted_horizon(instance: Instance, delta: float) -> dict[str, Any]:
     # each flow alone at its path's smallest capacity (min(c_src, c_dst) on a big switch)
     cmin = instance.flow_bottleneck_capacity
     work = math.fsum((instance.flow_size / cmin).tolist()) * (1 + 1e-12)
+    # the slot counts in floats first: delta = 1e-320 made them infinite (an OverflowError in
+    # int()) and 1e-300 a grid no array can hold; the grid's own rule (MAX_SLOTS) refuses both
+    ratio = float(instance.release.max()) / delta + work / delta
+    if not ratio <= MAX_SLOTS:
+        count = f"more than {MAX_SLOTS}" if ratio > 1e15 else f"about {math.ceil(ratio)}"
+        raise InvalidParameterError(f"delta = {delta!r} needs {count} slots for the "
+                                    f"instance's releases and work (at most {MAX_SLOTS}): "
+                                    "choose a larger slot length")
     R = int(math.ceil(float(instance.release.max()) / delta - 1e-12))
     comp = R + K + int(math.ceil(work / delta))
     inc = None
@@ -137,13 +146,15 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
     ----------
     instance : Instance
     delta : float
-        Slot length (a power of two keeps every slot boundary an exact float).
+        Slot length (a power of two keeps every slot boundary an exact float); the
+        instance's releases and work must fit in ``MAX_SLOTS`` slots of it.
     horizon : "safe" or int
-        Number of slots; ``"safe"`` is :func:`slotted_horizon`'s provably safe count.
+        Number of slots, at most ``MAX_SLOTS``; ``"safe"`` is :func:`slotted_horizon`'s
+        provably safe count.
     time_limit : float
         Seconds for HiGHS.
     mip_rel_gap : float
-        HiGHS's relative MIP gap (0: prove the slotted optimum).  The status says
+        HiGHS's relative MIP gap, a finite number >= 0 (0: prove the slotted optimum).  The status says
         ``slotted_optimal`` only when the MIP gap is within
         :data:`coflowopt.results.OPTIMALITY_RTOL`, whatever this value.
     threads : int, optional
@@ -175,6 +186,9 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
     ('feasible', 'slotted_optimal', 4.0)
     """
     check_time_limit(time_limit)
+    # HiGHS's own range; a value outside it was a solver failure (exit 4), not a usage error
+    from ..limits import check_tolerance
+    mip_rel_gap = check_tolerance(mip_rel_gap, "mip_rel_gap", 0.0)
     t0 = time.perf_counter()
     from ..bounds.best import best_certified_bound, seed_value
     seed_res, seed_runs = best_certified_bound(instance, time_limit=0.2 * time_limit)
@@ -188,11 +202,12 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
     hz = slotted_horizon(inst_u, delta_u)
     if horizon == "safe":
         T, proven_safe = hz["safe"], True
-    elif isinstance(horizon, (int, np.integer)) and not isinstance(horizon, bool) and horizon > 0:
+    elif (isinstance(horizon, (int, np.integer)) and not isinstance(horizon, bool)
+          and 0 < horizon <= MAX_SLOTS):
         T, proven_safe = int(horizon), int(horizon) >= hz["safe"]
     else:
-        raise InvalidParameterError(f"horizon must be 'safe' or a positive number of slots, "
-                                    f"got {horizon!r}")
+        raise InvalidParameterError(f"horizon must be 'safe' or a number of slots in [1, "
+                                    f"{MAX_SLOTS}], got {horizon!r}")
     grid = TimeGrid(delta=delta_u, T=T)
     lp = build_time_indexed(inst_u, grid, model="slotted", mip=True)
     t1 = time.perf_counter()
