@@ -154,8 +154,8 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
     time_limit : float
         Seconds for HiGHS.
     mip_rel_gap : float
-        HiGHS's relative MIP gap, a finite number >= 0 (0: prove the slotted optimum).  The status says
-        ``slotted_optimal`` only when the MIP gap is within
+        HiGHS's relative MIP gap, a finite number >= 0 (0: prove the slotted optimum).  The
+        status says ``slotted_optimal`` only when the MIP gap is within
         :data:`coflowopt.results.OPTIMALITY_RTOL`, whatever this value.
     threads : int, optional
         HiGHS's ``threads``; a count HiGHS's process-wide thread pool cannot honour is
@@ -190,12 +190,9 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
     from ..limits import check_tolerance
     mip_rel_gap = check_tolerance(mip_rel_gap, "mip_rel_gap", 0.0)
     t0 = time.perf_counter()
-    from ..bounds.best import best_certified_bound, seed_value
-    seed_res, seed_runs = best_certified_bound(instance, time_limit=0.2 * time_limit)
-    seed = seed_value(seed_res)
-    t_seed = time.perf_counter() - t0
-    # the MIP is built and solved in the LP units of the instance (HiGHS's tolerances are
-    # absolute: at sizes ~1e-9 every amount was below them); slot counts are scale invariant
+    # the horizon first, so that a delta or horizon out of range is refused before any solver
+    # runs.  The MIP is built and solved in the LP units of the instance (HiGHS's tolerances
+    # are absolute: at sizes ~1e-9 every amount was below them); slot counts are scale invariant
     inst_u, unit = _normalised(instance)
     tf = time_factor(unit)
     delta_u = float(delta) / tf
@@ -208,6 +205,11 @@ def slotted_mip(instance: Instance, *, delta: float = 1.0, horizon: str | int = 
     else:
         raise InvalidParameterError(f"horizon must be 'safe' or a number of slots in [1, "
                                     f"{MAX_SLOTS}], got {horizon!r}")
+    from ..bounds.best import best_certified_bound, seed_value
+    t_h = time.perf_counter()
+    seed_res, seed_runs = best_certified_bound(instance, time_limit=0.2 * time_limit)
+    seed = seed_value(seed_res)
+    t_seed = time.perf_counter() - t_h
     grid = TimeGrid(delta=delta_u, T=T)
     lp = build_time_indexed(inst_u, grid, model="slotted", mip=True)
     t1 = time.perf_counter()
