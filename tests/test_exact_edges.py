@@ -316,3 +316,16 @@ def test_slotted_mip_parameters_out_of_range_are_usage_errors(tmp_path, capsys, 
     assert main(["exact", str(path), "--method", "slotted-mip", "-p", param, "--json"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"-p {param.split('=')[0]}" in err[0] and re.search(words, err[0])
+
+
+def test_bnb_result_says_which_search_ran():
+    """``params`` named 9 of bnb's 27 arguments: an ``exact --json`` output did not say whether
+    SUB and the LNS were on (the edge fuzz, 2026-11-29)."""
+    import inspect
+    from coflowopt.exact.branch_and_bound import bnb
+    from coflowopt.generators import uniform_random
+    res = bnb(uniform_random(3, 4, seed=0), time_limit=10, sub_max=0, lns=False)
+    assert res.kind == "optimal"
+    assert res.params["sub_max"] == 0 and res.params["lns"] is False
+    args = [n for n in inspect.signature(bnb).parameters if n != "instance"]
+    assert sorted(res.params) == sorted(args)

@@ -1990,9 +1990,19 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     closed_nodes = None if search.closures is None else sorted(set(search.closures))
     timings = {"setup": t1 - t0, "bound_tables": search.t_tables, "heuristics": t2 - t1,
                "search": t3 - t2, "verify": t4 - t3, "total": t4 - t0}
+    # every argument that shapes the search, so that a result says which search ran (the
+    # SUB / LNS defaults changed twice; 'exact --json' did not say whether they were on)
     params = {"time_limit": time_limit, "rtol": rtol, "atol": atol, "node_lp": node_lp,
               "dominance": dominance, "local_search": local_search, "max_nodes": max_nodes,
-              "verify_mode": verify_mode, "block_charge": block_charge}
+              "heuristic_budget": heuristic_budget, "verify_mode": verify_mode,
+              "exact_proof": exact_proof, "exact_proof_max_set": exact_proof_max_set,
+              "seed_bounds": seed_bounds, "seed_budget": seed_budget,
+              "certificate_nodes": certificate_nodes, "dp_table_max": dp_table_max,
+              "dp_kernel": dp_kernel, "seed_after": seed_after, "insertion": insertion,
+              "block_charge": block_charge, "dive_period": dive_period,
+              "tie_digits": tie_digits, "dp_chains": dp_chains, "sub_max": sub_max, "lns": lns,
+              "dive_backoff": dive_backoff, "dp_lowered_max": dp_lowered_max,
+              "split_max": split_max}
     solver = {"name": "highs", "version": highs_version(), "algorithm": "simplex",
               "options": EVENT_LP_OPTIONS}
     st = search.stats
