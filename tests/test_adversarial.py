@@ -45,9 +45,10 @@ def test_alg_value_is_the_verifiers_and_opt_is_proved():
 
 
 def test_unproved_optimum_is_skipped():
-    # needs more than one node; above SUB_MAX coflows (12), so no sub-instance search of the
-    # whole instance closes its root (7 coflows: closed so, at 0 nodes, since 2026-11-29)
-    inst = uniform_random(4, 14, seed=0)
+    # needs more than one node; above SUB_MAX coflows (14; 12 before, when 14 coflows were
+    # enough), so no sub-instance search of the whole instance closes its root (7 coflows:
+    # closed so, at 0 nodes, since 2026-11-29)
+    inst = uniform_random(4, 18, seed=0)
     ev = evaluate(inst, "fifo+greedy", opt_nodes=1)
     assert ev.status == "opt_unproved" and ev.ratio is None
 
@@ -60,7 +61,7 @@ def test_bounds_are_checked_only_after_a_proof(monkeypatch):
     real = objective._bounds
     monkeypatch.setattr(objective, "_bounds", lambda inst, names: calls.append(1) or
                         real(inst, names))
-    unproved = evaluate(uniform_random(4, 14, seed=0), "fifo+greedy", opt_nodes=1,
+    unproved = evaluate(uniform_random(4, 18, seed=0), "fifo+greedy", opt_nodes=1,
                         check_bounds=True)
     assert unproved.status == "opt_unproved" and unproved.bounds == {} and calls == []
     proved = evaluate(uniform_random(3, 4, seed=3), "fifo+greedy", check_bounds=True)

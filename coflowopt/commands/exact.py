@@ -52,7 +52,7 @@ def add_parser(subparsers, common) -> None:
     sp.add_argument("--param", "-p", action=common.KeyValues, metavar="KEY=VALUE",
                     help="method parameter, e.g. rtol=1e-9, delta=0.5 (slotted-mip), "
                          "objective=weight (deadline-mip), slot=2 (integral-mip); bnb's "
-                         "sub-instance bound and LNS are on by default (sub_max=12, "
+                         "sub-instance bound and LNS are on by default (sub_max=14, "
                          "lns=true): sub_max=0 lns=false without them")
     sp.add_argument("--solver-log", action="store_true",
                     help="HiGHS's log on standard error (never on standard output)")

@@ -249,7 +249,11 @@ SPLIT_EVERY = 50
 #: :data:`SUB_NODES` nodes, memoised per set), plus the node LP uncharged
 #: (proofs/bnb-sub-bound.md).  ``DPB(U)`` is often 8-19 below that optimum on the 8x8 family
 #: (20 coflows, seed 3, sets of 6-11 coflows), more than the whole gap left at the node.
-SUB_MAX = 12
+#: 14 since 2026-11-29 evening (12 before): on 4x4 K=28 seed 0 the open nodes of 13-14
+#: unplaced coflows close by it (proved exactly in 50-55 s of CPU, open at 60 s with 12), and
+#: 8x8 K=20 seed 3 takes fewer nodes (1,564 against 2,340); 16 cost 8x8 up to 10 s
+#: (experiments/results/bench_exact_lookahead_2026-11-29.md).
+SUB_MAX = 14
 #: Node limit of one sub-instance search of ``SUB(U)`` (a stopped search's bound is still a
 #: certified lower bound).
 SUB_NODES = 100
