@@ -172,7 +172,9 @@ def test_split_closes_nodes_on_4x4(monkeypatch):
     # tried at every node its LP leaves open (not only near the incumbent)
     monkeypatch.setattr(bb, "SPLIT_FIRST", 10 ** 9)
     inst = uniform_random(4, 14, flows_per_coflow=(1, 4), size=(1, 10), seed=0)
-    new = bnb(inst, time_limit=120, split_max=16)
+    # without SUB (since SUB_MAX = 14 it closes this 14-coflow root before any split) and the
+    # LNS: the mechanism under test alone
+    new = bnb(inst, time_limit=120, split_max=16, sub_max=0, lns=False)
     old = bnb(inst, time_limit=120)
     assert new.kind == old.kind == "optimal" and new.value == old.value
     assert new.certificate_status == "proved exactly"
