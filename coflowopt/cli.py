@@ -39,7 +39,7 @@ from typing import Any, Callable, Sequence
 
 from . import __version__
 from .exceptions import (CoflowOptError, InfeasibleScheduleError, InputError,
-                         InvalidParameterError, SolverError)
+                         InvalidParameterError, NotSupportedError, SolverError)
 
 EXIT_OK, EXIT_REJECTED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_SOLVER = 0, 1, 2, 3, 4
 #: interrupted (Ctrl-C, SIGINT): 128 + 2, as a shell reports it
@@ -650,6 +650,41 @@ def _resources_info(inst, s: dict, name: str) -> list[str]:
             f"{m['flows']} flows"]
 
 
+#: convert's explicit overrides of a writer's refusal (NotSupportedError.remedy): the flag, and
+#: what it does (in the refusal's message)
+_CONVERT_REMEDIES = {
+    "drop_weights": ("--drop-weights", "write every weight as 1"),
+    "drop_deadlines": ("--drop-deadlines", "write the instance without its deadlines"),
+    "drop_subcoflows": ("--drop-subcoflows", "write the default sub-coflows (one per egress "
+                        "port)"),
+    "allow_fractional": ("--allow-fractional", "write the sizes as decimals (which the C++ "
+                         "simulator cannot read)"),
+}
+
+
+def _drop_fields(args, inst):
+    """The instance without the fields convert's --drop-* flags name, and what went: a field
+    is dropped only when asked, and the output says how many coflows it changed."""
+    import numpy as np
+    dropped = []
+    if args.drop_weights:
+        n = int(np.sum(inst.weight != 1))
+        inst = inst.with_weights(1) if n else inst
+        dropped.append({"field": "weights", "coflows": n})
+    if args.drop_deadlines:
+        n = int(np.sum(~np.isnan(inst.deadline)))
+        inst = inst.without_deadlines() if n else inst
+        dropped.append({"field": "deadlines", "coflows": n})
+    if args.drop_subcoflows:
+        n = 0
+        if inst.flow_subcoflow is not None:
+            n = int(np.unique(inst.flow_coflow[inst.flow_subcoflow
+                                               != inst._default_subcoflow()]).size)
+            inst = inst.replace(flow_subcoflow=None)
+        dropped.append({"field": "sub-coflows", "coflows": n})
+    return inst, dropped
+
+
 @command("convert")
 def cmd_convert(args) -> int:
     from .formats import write_instance
@@ -674,10 +709,25 @@ def cmd_convert(args) -> int:
     if args.to == "auto" and not args.output.lower().endswith(".json"):
         raise UsageError(f"--to: cannot tell which format to write {args.output} in from its "
                          f"name; give --to one of {', '.join(INSTANCE_FORMAT_NAMES)}")
-    write_instance(inst, args.output, format=args.to, **opts)
+    if args.allow_fractional:
+        if args.to != "sincronia":
+            raise UsageError("--allow-fractional: only --to sincronia refuses fractional sizes "
+                             "(its C++ simulator reads integers); the other formats write them")
+        opts["allow_fractional"] = True
+    inst, dropped = _drop_fields(args, inst)
+    try:
+        write_instance(inst, args.output, format=args.to, **opts)
+    except NotSupportedError as e:
+        # the writer's message names the Python call that overrides it; here, the flag
+        flag = _CONVERT_REMEDIES.get(e.remedy)
+        if flag is None:
+            raise
+        raise UsageError(f"{args.instance}: {e.rule}; give {flag[0]} to {flag[1]}") from None
     payload = {"input": args.instance, "output": args.output, "coflows": inst.num_coflows,
-               "flows": inst.num_flows}
+               "flows": inst.num_flows, "dropped": dropped}
     text = f"wrote {args.output} ({inst.num_coflows} coflows, {inst.num_flows} flows"
+    text += "".join(f"; dropped {d['field']} ({d['coflows']} "
+                    f"{'coflow' if d['coflows'] == 1 else 'coflows'} had them)" for d in dropped)
     if not inst.is_big_switch:
         payload.update({"model": "resources", "hosts": inst.num_hosts,
                         "resources": inst.num_resources,
@@ -1058,6 +1108,17 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the file to write (format from --to or its name)")
     sp.add_argument("--to", default="auto", choices=["auto", *INSTANCE_FORMAT_NAMES],
                     help="output format (default: from the file name, .json only)")
+    sp.add_argument("--drop-weights", action="store_true",
+                    help="write every weight as 1 (the trace formats have no weights and refuse "
+                         "a weighted instance without this flag)")
+    sp.add_argument("--drop-deadlines", action="store_true",
+                    help="write the instance without deadlines (the trace formats have none)")
+    sp.add_argument("--drop-subcoflows", action="store_true",
+                    help="write the default sub-coflows, one per egress port (the trace "
+                         "formats hold no other)")
+    sp.add_argument("--allow-fractional", action="store_true",
+                    help="--to sincronia: write fractional sizes as decimals (the Sincronia "
+                         "C++ simulator reads integers only, so it refuses them by default)")
     add_instance_options(sp)
 
     sp = subcommand_without_help(sub, "generate", "generate a random or structured instance")

@@ -80,7 +80,26 @@ class InvalidParameterError(CoflowOptError, ValueError):
 
 
 class NotSupportedError(CoflowOptError, ValueError):
-    """The algorithm or format cannot handle this input (e.g. release dates, fractional sizes)."""
+    """The algorithm or format cannot handle this input (e.g. release dates, fractional sizes).
+
+    Parameters
+    ----------
+    message : str
+        The whole message (for a Python caller: it names the call that overrides the refusal,
+        where there is one).
+    rule : str, optional
+        The refusal without that Python remedy (default: ``message``).
+    remedy : str, optional
+        The name of the explicit override a front end offers instead (``"drop_weights"``,
+        ``"drop_deadlines"``, ``"drop_subcoflows"``, ``"allow_fractional"``): the command line
+        maps it to its flag (``--drop-weights`` ...), so that its users are never told a Python
+        call.
+    """
+
+    def __init__(self, message: str, *, rule: str | None = None, remedy: str | None = None):
+        super().__init__(message)
+        self.rule = message if rule is None else rule
+        self.remedy = remedy
 
 
 class SolverNotAvailableError(CoflowOptError, ImportError):

@@ -426,3 +426,61 @@ def test_cli_json_to_trace_takes_the_written_time_unit(tmp_path):
     assert main(["convert", str(src), str(tmp_path / "c.txt"), "--to", "coflow-benchmark",
                  "--capacity", "2"]) == 2
     assert not (tmp_path / "c.txt").exists()
+
+
+# convert's overrides of the trace writers' refusals: each field the format cannot hold is
+# refused (exit 2, one line naming the command-line flag, never a Python call) and written
+# only with the flag that drops it
+CONVERT_DROPS = {
+    "weights": (dict(weight=[2.0, 1.0]), "coflow-benchmark", "--drop-weights",
+                lambda b: b.weight.tolist() == [1.0, 1.0]),
+    "deadlines": (dict(deadline=[50.0, np.nan]), "sincronia", "--drop-deadlines",
+                  lambda b: not b.has_deadlines),
+    "sub-coflows": (dict(flow_subcoflow=[0, 1, 0]), "coflow-benchmark", "--drop-subcoflows",
+                    lambda b: b.flow_subcoflow is None),
+    "fractional": (dict(flow_size=[1.5, 1.5, 2.0]), "sincronia", "--allow-fractional",
+                   lambda b: b.flow_size.tolist() == [1.5, 1.5, 2.0]),
+}
+
+
+@pytest.mark.parametrize("changes,fmt,flag,check", list(CONVERT_DROPS.values()),
+                         ids=list(CONVERT_DROPS))
+def test_cli_convert_refuses_then_drops_with_the_flag(tmp_path, capsys, changes, fmt, flag,
+                                                      check):
+    from coflowopt.cli import main
+    base = dict(ingress_capacity=np.ones(3), egress_capacity=np.ones(3), coflow_ids=["1", "2"],
+                flow_coflow=[0, 0, 1], flow_src=[0, 1, 2], flow_dst=[2, 2, 0],
+                flow_size=[1.0, 1.0, 2.0])
+    src, out = tmp_path / "i.json", tmp_path / "t.txt"
+    write_instance(Instance.from_arrays(**{**base, **changes}), src)
+    capsys.readouterr()
+    assert main(["convert", str(src), str(out), "--to", fmt]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"give {flag} to" in err and str(src) in err
+    assert "instance." not in err and "Python" not in err and not out.exists()
+    assert main(["convert", str(src), str(out), "--to", fmt, flag, "--json"]) == 0
+    back = read_instance(out, format=fmt)
+    assert check(back) and back.num_flows == 3
+    assert back.flow_dst.tolist() == [2, 2, 0]
+
+
+def test_cli_convert_says_what_it_dropped(tmp_path, capsys):
+    """--drop-weights is an explicit request on any format (JSON too), and the output counts
+    the coflows it changed; --allow-fractional is refused where nothing would be allowed."""
+    import json
+
+    from coflowopt.cli import main
+    inst = _grid_instance(coflow_ids=["1"], weight=[3.0])
+    src = tmp_path / "i.json"
+    write_instance(inst, src)
+    capsys.readouterr()
+    assert main(["convert", str(src), str(tmp_path / "o.json"), "--drop-weights",
+                 "--drop-deadlines", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["dropped"] == [
+        {"field": "weights", "coflows": 1}, {"field": "deadlines", "coflows": 0}]
+    assert read_instance(tmp_path / "o.json").weight.tolist() == [1.0]
+    assert main(["convert", str(src), str(tmp_path / "o.txt"), "--to", "coflow-benchmark",
+                 "--drop-weights", "--allow-fractional"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--allow-fractional" in err
+    assert not (tmp_path / "o.txt").exists()

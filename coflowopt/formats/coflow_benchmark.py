@@ -319,8 +319,13 @@ def _unit_meta(path, fmt: str, time_unit_ms: float) -> dict:
 
 def _check_writable(instance: Instance, fmt: str, *, time_unit_ms: float) -> list[str]:
     """Rules shared by both trace writers; returns the arrival tokens (integer ms)."""
-    def refuse(rule: str) -> NoReturn:
-        raise NotSupportedError(f"cannot write this instance as {fmt}: {rule}")
+    def refuse(rule: str, python: str | None = None, remedy: str | None = None) -> NoReturn:
+        # ``python`` is the call that drops the field explicitly; ``remedy`` names that
+        # override for a front end (the command line's --drop-* flags)
+        rule = f"cannot write this instance as {fmt}: {rule}"
+        raise NotSupportedError(rule if python is None else f"{rule} (use {python} to drop "
+                                f"{'them' if remedy != 'drop_subcoflows' else 'the index'} "
+                                "explicitly)", rule=rule, remedy=remedy)
 
     # a trace line names ports; flows on the paths of a topology have no place in it
     instance.require_big_switch(f"writing the {fmt} format")
@@ -333,11 +338,11 @@ def _check_writable(instance: Instance, fmt: str, *, time_unit_ms: float) -> lis
     if np.any(instance.weight != 1):
         k = int(np.flatnonzero(instance.weight != 1)[0])
         refuse(f"the format has no weights, but coflow {instance.coflow_ids[k]!r} has weight "
-               f"{float(instance.weight[k])!r} (use instance.with_weights(1) to drop them explicitly)")
+               f"{float(instance.weight[k])!r}", "instance.with_weights(1)", "drop_weights")
     if instance.has_deadlines:
         k = int(np.flatnonzero(~np.isnan(instance.deadline))[0])
-        refuse(f"the format has no deadlines, but coflow {instance.coflow_ids[k]!r} has one "
-               "(use instance.without_deadlines() to drop them explicitly)")
+        refuse(f"the format has no deadlines, but coflow {instance.coflow_ids[k]!r} has one",
+               "instance.without_deadlines()", "drop_deadlines")
     for cid in instance.coflow_ids:
         if not (cid.isascii() and cid.isdigit()):
             refuse(f"coflow id {cid!r} is not a non-negative integer (the format's ids are)")
@@ -347,8 +352,8 @@ def _check_writable(instance: Instance, fmt: str, *, time_unit_ms: float) -> lis
         f = int(np.flatnonzero(instance.flow_subcoflow != instance._default_subcoflow())[0])
         refuse(f"the format has no sub-coflows, but flow {int(instance.flow_position[f])} of "
                f"coflow {instance.coflow_ids[int(instance.flow_coflow[f])]!r} is not in its "
-               "egress port's sub-coflow (use instance.replace(flow_subcoflow=None) to drop "
-               "the index explicitly)")
+               "egress port's sub-coflow", "instance.replace(flow_subcoflow=None)",
+               "drop_subcoflows")
     return _arrival_tokens(instance, fmt, time_unit_ms)
 
 

@@ -196,11 +196,13 @@ def write_sincronia(instance: Instance, path: str | Path, *,
         if bad.size:
             i = int(bad[0])
             k = int(instance.flow_coflow[i])
-            raise NotSupportedError(
-                f"cannot write this instance as {FORMAT_NAME}: flow {instance.flow_position[i]} "
-                f"of coflow {instance.coflow_ids[k]!r} has size {float(z[i])!r}, but the C++ simulator "
-                f"reads sizes with %d (integers up to {_INT_MAX}); write_sincronia(..., "
-                "allow_fractional=True) in Python writes it anyway")
+            rule = (f"cannot write this instance as {FORMAT_NAME}: flow "
+                    f"{instance.flow_position[i]} of coflow {instance.coflow_ids[k]!r} has size "
+                    f"{float(z[i])!r}, but the C++ simulator reads sizes with %d (integers up "
+                    f"to {_INT_MAX})")
+            raise NotSupportedError(f"{rule}; write_sincronia(..., allow_fractional=True) in "
+                                    "Python writes it anyway", rule=rule,
+                                    remedy="allow_fractional")
     src, dst = instance.flow_src.tolist(), instance.flow_dst.tolist()
     if np.all((z == np.round(z)) & (z < 2 ** 53)):
         sizes = list(map(str, z.astype(np.int64).tolist()))
