@@ -60,6 +60,7 @@ integer strings (4,300 digits) can never surface.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -70,7 +71,7 @@ __all__ = ["SIZE_MIN", "SIZE_MAX", "CAPACITY_MIN", "CAPACITY_MAX", "WEIGHT_MIN",
            "TIME_MIN", "TIME_MAX", "RATE_MIN", "RATE_MAX", "DYNAMIC_RANGE_MAX", "MAX_PORTS",
            "MAX_COFLOWS", "MAX_FLOWS", "MAX_RESOURCES", "MAX_PATH_LENGTH", "MAX_PIECES", "MAX_NUMBER_DIGITS", "Range", "RANGES",
            "first_out_of_range", "value_rule", "digits_rule", "dynamic_range", "check_time_length", "count_rule",
-           "TOL_REL_MAX", "TIE_RTOL_MIN", "check_tolerance", "check_integer"]
+           "TOL_REL_MAX", "TIE_RTOL_MIN", "check_number", "check_tolerance", "check_integer"]
 
 #: flow sizes (data units)
 SIZE_MIN, SIZE_MAX = 1e-9, 1e12
@@ -148,6 +149,41 @@ RANGES: dict[str, Range] = {
 }
 
 
+def check_number(value: Any, name: str, lo: float, hi: float = math.inf, *,
+                 lo_open: bool = False) -> float:
+    """``value`` as a float when it is a finite real number in ``[lo, hi]`` (``(lo, hi]`` with
+    ``lo_open``), else :class:`~coflowopt.exceptions.InvalidParameterError` naming ``name``
+    and the range: a bool, a string, NaN, an infinity or an int beyond float64 is refused.
+
+    The one range check of an algorithm's real-valued parameters (tolerances through
+    :func:`check_tolerance`; a bound's cutoff, which must be ``> 0``).
+
+    Examples
+    --------
+    >>> check_number(2, "cutoff", 0.0, lo_open=True)
+    2.0
+    >>> check_number(0, "cutoff", 0.0, lo_open=True)
+    Traceback (most recent call last):
+    ...
+    coflowopt.exceptions.InvalidParameterError: cutoff must be a number > 0 and finite, got 0
+    """
+    from .exceptions import InvalidParameterError
+
+    v = math.nan
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        try:
+            v = float(value)
+        except OverflowError:             # an int (or a Fraction) beyond float64
+            pass
+    above = v > lo if lo_open else v >= lo
+    if not (math.isfinite(v) and above and v <= hi):   # NaN fails the comparisons
+        op = ">" if lo_open else ">="
+        rule = (f"in {'(' if lo_open else '['}{lo:g}, {hi:g}]" if math.isfinite(hi)
+                else f"{op} {lo:g} and finite")
+        raise InvalidParameterError(f"{name} must be a number {rule}, got {value!r}")
+    return v
+
+
 def check_tolerance(value: Any, name: str, lo: float, hi: float = math.inf) -> float:
     """``value`` as a float when it is a number in ``[lo, hi]``, else
     :class:`~coflowopt.exceptions.InvalidParameterError` naming ``name`` and the range.
@@ -166,19 +202,7 @@ def check_tolerance(value: Any, name: str, lo: float, hi: float = math.inf) -> f
     ...
     coflowopt.exceptions.InvalidParameterError: tol_rel must be a number in [0, 1e-06], got -1
     """
-    from .exceptions import InvalidParameterError
-
-    v = math.nan
-    if (isinstance(value, (int, float, np.integer, np.floating))
-            and not isinstance(value, (bool, np.bool_))):
-        try:
-            v = float(value)
-        except OverflowError:             # an int beyond float64
-            pass
-    if not (math.isfinite(v) and lo <= v <= hi):   # NaN fails the comparisons
-        rule = f"in [{lo:g}, {hi:g}]" if math.isfinite(hi) else f">= {lo:g} and finite"
-        raise InvalidParameterError(f"{name} must be a number {rule}, got {value!r}")
-    return v
+    return check_number(value, name, lo, hi)
 
 
 def check_integer(value: Any, name: str, lo: int, *, nullable: bool = False) -> int | None:

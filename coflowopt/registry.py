@@ -84,6 +84,23 @@ class Algorithm:
     def __call__(self, *args, **kwargs):
         return self.func(*args, **kwargs)
 
+    def check_parameters(self, params: dict[str, Any]) -> None:
+        """Refuse bad parameter values before anything runs, where ``func`` says how: a
+        function with a ``check_parameters`` attribute (keyword arguments: the signature's
+        defaults updated with ``params``) raises InvalidParameterError for a value no instance
+        makes right (e.g. lp-ov-branch's ``cutoff <= 0``); a front end running several
+        methods calls this for each before the first, so that no solver runs for minutes
+        before a later method refuses its parameter.  Without the attribute: nothing (the
+        function checks its parameters when called)."""
+        check = getattr(self.func, "check_parameters", None)
+        if check is None:
+            return
+        import inspect
+        given = {p.name: p.default for p in
+                 list(inspect.signature(self.func).parameters.values())[1:]
+                 if p.default is not p.empty}
+        check(**{**given, **params})
+
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "summary": self.summary,
                 "guarantee": self.guarantee, "tags": sorted(self.tags),

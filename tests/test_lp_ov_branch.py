@@ -344,3 +344,42 @@ def test_cutoff_is_a_number():
     # a cutoff above every leaf stops no child
     res = lp_ov_branch_bound(inst, cutoff=1e9)
     assert res.value == 33 and res.extra["children_capped"] == 0
+
+
+@pytest.mark.parametrize("params", [dict(cutoff=0), dict(cutoff=-1.0), dict(cutoff=-0.0),
+                                    dict(cutoff=float("nan")), dict(cutoff=float("inf")),
+                                    dict(cutoff=True), dict(cutoff="3"),
+                                    dict(cutoff=Fraction(10) ** 400), dict(max_nonzeros=0),
+                                    dict(max_nonzeros=-1), dict(ports="some")])
+def test_parameters_refused_before_any_solver(monkeypatch, params):
+    """A cutoff <= 0 stops no child (the cutoff acts only while the smallest leaf is below it,
+    and every leaf is >= 0), an infinite one neither; max_nonzeros below 1 refuses every LP:
+    each is refused, naming the parameter, before the LP is built or a solver created."""
+    import coflowopt.bounds.lp_ov_branch as m
+
+    def no_solver(*a, **k):
+        raise AssertionError("a solver was created")
+    monkeypatch.setattr(m, "HighsModel", no_solver)
+    monkeypatch.setattr(m, "build_lp_ov", no_solver)
+    inst = Instance.from_coflows([Coflow("A", [(0, 0, 2.0)]), Coflow("B", [(0, 0, 1.0)])])
+    with pytest.raises(InvalidParameterError, match=next(iter(params))):
+        lp_ov_branch_bound(inst, **params)
+    monkeypatch.undo()
+    assert lp_ov_branch_bound(inst, cutoff=1e-300).value == 4   # any positive number is one
+
+
+def test_cli_cutoff_refused_before_any_method_runs(monkeypatch, capsys, tmp_path):
+    """``bound --method all -p cutoff=0``: the other methods would run (their LPs solved) before
+    lp-ov-branch saw its cutoff; the command refuses it first, exit 2, one line naming it."""
+    from coflowopt import cli
+    src = tmp_path / "i.json"
+    write_instance(Instance.from_coflows([Coflow("A", [(0, 0, 2.0)])]), src)
+
+    def no_load(*a, **k):
+        raise AssertionError("the instance was read: a method could run")
+    monkeypatch.setattr(cli, "load_instance", no_load)
+    for argv in (["-p", "cutoff=0"], ["-p", "cutoff=-5", "--method", "lp-ov-branch"],
+                 ["-p", "cutoff=0", "-p", "ports=used"]):
+        assert cli.main(["bound", str(src), *argv, "--json"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "-p cutoff" in err and "> 0" in err

@@ -44,14 +44,15 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import InvalidParameterError, NotSupportedError
+from ..exceptions import NotSupportedError
 from ..instance import Instance
+from ..limits import check_integer, check_number
 from ..registry import register
 from ..results import Result
 from ..formulations.certificates import (LPCertificate, certify_lp, fraction_str, in_units,
                                          normalised, register_rebuilder, unit_factor)
 from ..formulations.highs import HighsModel
-from ..formulations.lp_ov import build_lp_ov
+from ..formulations.lp_ov import build_lp_ov, check_ports
 from .common import (certificate_origin, check_objective, check_time_limit, uncertified_result,
                      weighted_release_sum)
 from .lp_bounds import _LP_TAGS, lp_ov_nonzeros
@@ -385,6 +386,25 @@ class _Node:
     capped: bool = field(default=False, compare=False)
 
 
+def _check_parameters(*, objective, ports, max_nodes, time_limit, max_nonzeros, cutoff,
+                      **_) -> None:
+    """The rules of :func:`lp_ov_branch_bound`'s parameters that need no instance: checked by
+    it first, and by a front end before any method runs (``lp_ov_branch_bound.check_parameters``,
+    called through :meth:`coflowopt.registry.Algorithm.check_parameters`), so that a bad value
+    is refused before a solver starts (``threads`` is HighsModel's own check)."""
+    check_objective(objective)
+    check_ports(ports)
+    if time_limit is not None:
+        check_time_limit(time_limit)
+    check_integer(max_nodes, "max_nodes", 0)
+    check_integer(max_nonzeros, "max_nonzeros", 1)
+    if cutoff is not None:
+        # a value of the objective, which is >= 0: the cutoff acts only while the smallest
+        # leaf is below it, so one <= 0 would stop no child (and an infinite one neither): a
+        # mistake to report, not a setting to run with
+        check_number(cutoff, "cutoff", 0.0, lo_open=True)
+
+
 @register("bound", "lp-ov-branch", summary="LP-OV, then best-first branching on the order of "
           "pairs of coflows (warm-started dual simplex); the smallest leaf bound",
           reference="Shafiee, Ghaderi (IEEE/ACM ToN 2018) LP-OV; LP-based branch and bound "
@@ -447,15 +467,8 @@ def lp_ov_branch_bound(instance: Instance, *, objective: str = "weighted_complet
     >>> res.value, res.kind
     (Fraction(4, 1), 'lower_bound')
     """
-    check_objective(objective)
-    if time_limit is not None:
-        check_time_limit(time_limit)
-    if isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer)) \
-            or max_nodes < 0:
-        raise InvalidParameterError(f"max_nodes must be an integer >= 0, got {max_nodes!r}")
-    if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(
-            cutoff, (int, float, Fraction, np.integer, np.floating)) or math.isnan(cutoff)):
-        raise InvalidParameterError(f"cutoff must be a number, got {cutoff!r}")
+    _check_parameters(objective=objective, ports=ports, max_nodes=max_nodes,
+                      time_limit=time_limit, max_nonzeros=max_nonzeros, cutoff=cutoff)
     t_start = time.perf_counter()
 
     def left() -> float:
@@ -662,6 +675,9 @@ def lp_ov_branch_bound(instance: Instance, *, objective: str = "weighted_complet
                   algorithm="lp-ov-branch", message=msg, params=params, certificate=cert,
                   certificate_status="certified", backend=backend, certificate_source=source,
                   solver=dict(root.solver), timings=timings, extra=extra)
+
+
+lp_ov_branch_bound.check_parameters = _check_parameters
 
 
 def _certify_leaves(lp, cert: BranchCertificate, unit, K: int, *, repair: bool = True,

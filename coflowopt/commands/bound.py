@@ -200,6 +200,13 @@ def run_bound(args, common) -> int:
         if mine:
             common.check_params(func_of(a), mine, flag,
                                 f"bound method {a if isinstance(a, str) else a.name}")
+    for a in algs:  # the values no instance makes right, before any method runs a solver
+        mine = {k: v for k, v in params.items() if _accepts(func_of(a), k)}
+        if mine and not isinstance(a, str):
+            try:
+                a.check_parameters(mine)
+            except InvalidParameterError as e:
+                raise common.blame(flag, params, f"bound {a.name}", e) from None
     inst = common.load_instance(args)
     lattice = None
     if integral:

@@ -42,6 +42,12 @@ from .ordering_lp import isolation_lower_bounds, port_loads
 __all__ = ["build_lp_ov"]
 
 
+def check_ports(ports) -> None:
+    """Refuse a ``ports`` setting other than ``"used"`` or ``"all"`` (LP-OV's rows)."""
+    if ports not in ("used", "all"):
+        raise InvalidParameterError(f"ports must be 'used' or 'all', got {ports!r}")
+
+
 def build_lp_ov(instance: Instance, *, ports: str = "used",
                 deadline: float | None = None) -> LinearProgram:
     """Build LP-OV (module docstring) with exact data.
@@ -61,8 +67,7 @@ def build_lp_ov(instance: Instance, *, ports: str = "used",
     LinearProgram
         Column blocks ``"f"`` (K,) and ``"delta"`` (pairs,); ``meta["pairs"]`` lists the pairs.
     """
-    if ports not in ("used", "all"):
-        raise InvalidParameterError(f"ports must be 'used' or 'all', got {ports!r}")
+    check_ports(ports)
     K = instance.num_coflows
     loads = port_loads(instance)
     iso_f, iso_ex = isolation_lower_bounds(instance, loads)
