@@ -184,8 +184,22 @@ def output_file(text: str) -> str:
     if not text.strip():
         # a name of only spaces is legal on POSIX but never meant: it would be written silently
         raise argparse.ArgumentTypeError("needs a file name" + (f" (got {text!r})" if text else ""))
+    if text == "-":
+        # a Unix tool's standard output; coflowopt's standard output is its report (JSON with
+        # --json), so a file named '-' would be written instead, silently
+        raise argparse.ArgumentTypeError("'-' (standard output) is not a file here: standard "
+                                         "output carries the command's report; give a file name")
     if text.endswith(("/", os.sep)) or os.path.isdir(text):
         raise argparse.ArgumentTypeError(f"{text} is a directory; give a file name")
+    import stat
+    try:
+        mode = os.stat(text).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        # the write would block until a reader opens the pipe (a socket cannot be opened)
+        raise argparse.ArgumentTypeError(f"{text} is a {'pipe' if stat.S_ISFIFO(mode) else 'socket'}"
+                                         ", not a file; give a file name")
     parent = os.path.dirname(os.path.abspath(text))
     if not os.path.isdir(parent):
         raise argparse.ArgumentTypeError(

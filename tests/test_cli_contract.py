@@ -1076,7 +1076,10 @@ def test_output_file_rules(tmp_path):
     assert output_file(str(tmp_path / "f")) == str(tmp_path / "f")      # overwritten
     assert output_dir(str(tmp_path / "a" / "b")) == str(tmp_path / "a" / "b")  # created later
     assert output_dir(str(tmp_path)) == str(tmp_path)
-    for bad in (tmp_path / "no" / "x.json", tmp_path, tmp_path / "f" / "x.json", "", " ", "\t"):
+    import os
+    os.mkfifo(tmp_path / "pipe.json")       # a write to it would block until a reader comes
+    for bad in (tmp_path / "no" / "x.json", tmp_path, tmp_path / "f" / "x.json", "", " ", "\t",
+                tmp_path / "pipe.json", "-"):   # '-': a file named '-', never standard output
         with pytest.raises(argparse.ArgumentTypeError):
             output_file(str(bad))
     for bad in (tmp_path / "f", tmp_path / "f" / "sub", "", "  "):
