@@ -273,3 +273,15 @@ def test_stored_adversarial_instance_reproduces(name):
         assert str(ev.reference.value) == s["opt"]["value_exact"]
         rep = verify_schedule(inst, load_schedule(name, "opt", exact=True), mode="exact")
         assert rep.ok and str(rep.weighted_completion_time) == s["opt"]["value_exact"]
+
+
+@pytest.mark.parametrize("argv,named", [
+    (["--ports", "1000000"], "MAX_PORTS"), (["--coflows", "10000001"], "MAX_COFLOWS"),
+    (["--ports", "100000"], "MAX_FLOWS"), (["--ports", "5000", "--coflows", "5"], "MAX_FLOWS")])
+def test_cli_sizes_beyond_the_instance_limits(capsys, argv, named):
+    """A search space no valid instance fits (or whose candidates, coflows x ports x ports
+    sizes, exceed the flow limit) is bad usage, exit 2 naming the flag and the limit, before
+    any candidate is drawn (it was 'out of memory', exit 4, allocating terabytes)."""
+    assert main(["adversarial", "--algo", "sebf+madd", *argv, "--evaluations", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and argv[0] in err and named in err

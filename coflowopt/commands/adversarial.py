@@ -168,6 +168,20 @@ def run(args, common) -> int:
                          ("--seed", args.seed, 0)):
         if v is not None and v < low:
             raise common.UsageError(f"{flag} must be >= {low}, got {v}")
+    from ..limits import MAX_COFLOWS, MAX_FLOWS, MAX_PORTS, count_rule
+    for flag, what, v, limit, name in (("--ports", "ports", args.ports, MAX_PORTS, "MAX_PORTS"),
+                                       ("--coflows", "coflows", args.coflows, MAX_COFLOWS,
+                                        "MAX_COFLOWS")):
+        # the instance's own limits: beyond them no candidate is a valid instance (and the
+        # search's arrays, coflows x ports x ports, ran out of memory: exit 4)
+        rule = count_rule(what, v, limit, name)
+        if rule:
+            raise common.UsageError(f"{flag}: {rule}")
+    # a candidate is a coflows x ports x ports matrix of sizes, each cell a possible flow
+    rule = count_rule("possible flows (--coflows x --ports x --ports)",
+                      args.coflows * args.ports ** 2, MAX_FLOWS, "MAX_FLOWS")
+    if rule:
+        raise common.UsageError(f"--ports {args.ports}, --coflows {args.coflows}: {rule}")
     if args.budget is not None and not args.budget > 0:
         # common.seconds allows 0 (a time limit of 0 stops at the first check); a search
         # budget of 0 seconds would evaluate nothing
