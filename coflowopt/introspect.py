@@ -166,7 +166,7 @@ def parameter_problem(func: Callable, params: dict[str, Any], *, skip: int = 1,
             continue
         rule = None
         if want == "bool" and not isinstance(v, bool):
-            rule = f"needs true or false, got {v!r}"
+            rule = f"needs true or false{' (or null)' if nullable else ''}, got {v!r}"
         elif want in ("int", "number") and (isinstance(v, bool) or not isinstance(
                 v, int if want == "int" else (int, float))):
             rule = (f"needs {'an integer' if want == 'int' else 'a number'}"
@@ -187,7 +187,8 @@ def parameter_problem(func: Callable, params: dict[str, Any], *, skip: int = 1,
 
 def _wanted_type(p) -> str | None:
     """What a parameter's signature says about its type: ``"bool"``, ``"int"``, ``"number"``,
-    ``"number or null"`` / ``"int or null"`` (``float | None``: a time limit), ``"str"`` (a
+    ``"number or null"`` / ``"int or null"`` / ``"bool or null"`` (``float | None``: a time
+    limit; ``bool | None``: a switch whose default depends on the instance), ``"str"`` (a
     name), ``"mapping"`` (nested parameters: a JSON object) or None (anything else -- lists,
     other unions -- is left to the function)."""
     ann = str(p.annotation).strip("'\"")
@@ -205,6 +206,8 @@ def _wanted_type(p) -> str | None:
         return "number or null"
     if ann in ("int | None", "Optional[int]"):
         return "int or null"
+    if ann in ("bool | None", "Optional[bool]"):
+        return "bool or null"
     return None
 
 

@@ -230,3 +230,37 @@ def test_ordering_lp_falls_back_to_the_full_set_start(monkeypatch):
     assert res.kind == "lower_bound" and res.certificate_status == "certified"
     assert float(res.value) == pytest.approx(32.0)
     assert res.extra["fallback"] == {"first_start": "bssi", "first_status": "unbounded"}
+
+
+@pytest.mark.parametrize("method,params,named", [
+    ("interval-lp", dict(crossover="off"), "crossover"),
+    ("interval-lp", dict(crossover=1), "crossover"),
+    ("time-indexed-lp", dict(crossover="nosuch"), "crossover"),
+    ("lp-ov", dict(crossover="on"), "crossover"),
+    ("time-indexed-lp", dict(max_nonzeros=0), "max_nonzeros"),
+    ("lp-ov", dict(max_nonzeros=-1), "max_nonzeros")])
+def test_lp_bound_parameters_refused_not_read_loosely(monkeypatch, method, params, named):
+    """A crossover other than True, False or "auto" was read as truthy (``"off"`` ran
+    crossover); max_nonzeros 0 or -1 'skipped' every LP as too large: both refused, naming
+    the parameter, before the solver starts (fuzz_edges_2026-11-30 'params')."""
+    import coflowopt.formulations.backends as backends
+
+    def no_solver(*a, **k):
+        raise AssertionError("the solver ran")
+    monkeypatch.setattr(backends, "solve_lp", no_solver)
+    inst = Instance.from_coflows([Coflow("A", [(0, 0, 2.0)]), Coflow("B", [(0, 1, 1.0)])])
+    with pytest.raises(InvalidParameterError, match=named):
+        get_algorithm("bound", method).func(inst, **params)
+
+
+def test_bool_or_none_parameter_needs_a_bool(capsys):
+    """``exact: bool | None`` took any value (a string read as truthy); the command line's type
+    check now names it, and null stays the default's meaning."""
+    from coflowopt.introspect import parameter_problem
+    f = get_algorithm("bound", "bssi-dual").func
+    assert parameter_problem(f, {"exact": None}) is None
+    assert parameter_problem(f, {"exact": False}) is None
+    assert "true or false" in parameter_problem(f, {"exact": "nosuch"}).rule
+    assert main(["bound", "--method", "bssi-dual", "-p", "exact=1", "/nonexistent.json"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "-p exact" in err

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError, NotSupportedError
 from ..instance import Instance
+from ..limits import check_integer
 from ..results import Result
 from ..formulations.time_indexed_integral import (LP_NAMES, build_lp_a, build_lp_b,
                                                   geometric_boundaries, integral_loads,
@@ -178,6 +179,7 @@ def integral_lp_solution(instance: Instance, which: str = "a", *, slot: float = 
     check_objective(objective)
     if time_limit is not None:
         check_time_limit(time_limit)
+    check_integer(max_nonzeros, "max_nonzeros", 1)   # 0 or -1: every LP "too large"
     t0 = time.perf_counter()
     loads = integral_loads(instance, slot)
     K = instance.num_coflows
@@ -271,10 +273,9 @@ def _solve_and_certify(instance, lp, *, name, formulation, cert_params, objectiv
     from ..formulations.backends import check_dual_backend, solve_lp
     from ..formulations.certificates import LPCertificate, unit_factor
     from .common import certified_result, uncertified_result
-    from .lp_bounds import CROSSOVER_AUTO_NNZ, _ran_out_building
+    from .lp_bounds import _ran_out_building, resolve_crossover
     check_dual_backend(backend, name)
-    if crossover == "auto":
-        crossover = lp.A.nnz <= CROSSOVER_AUTO_NNZ
+    crossover = resolve_crossover(crossover, lp)
     if time_limit is not None:
         time_limit = time_limit - sum(timings.values())
         if time_limit <= 0:

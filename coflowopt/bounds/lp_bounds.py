@@ -15,6 +15,7 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError, NotSupportedError
 from ..instance import Instance
+from ..limits import check_integer
 from ..registry import register
 from ..results import Result
 from ..formulations.backends import check_dual_backend, solve_lp
@@ -42,6 +43,18 @@ _LP_TAGS = ("certificate", "weights", "release_dates", "heterogeneous_capacities
             "needs_solver")
 
 
+def resolve_crossover(crossover, lp) -> bool:
+    """``crossover`` as a bool: ``"auto"`` is on up to :data:`CROSSOVER_AUTO_NNZ` non-zeros of
+    ``lp``; anything but True, False or "auto" is refused (a name such as "off" was truthy,
+    and ran crossover), before the solver starts."""
+    if crossover == "auto":
+        return lp.A.nnz <= CROSSOVER_AUTO_NNZ
+    if not isinstance(crossover, (bool, np.bool_)):
+        raise InvalidParameterError(f"crossover must be true, false or \"auto\", got "
+                                    f"{crossover!r}")
+    return bool(crossover)
+
+
 def _ran_out_building(algorithm_name: str, objective: str, params: dict, timings: dict,
                       extra: dict | None) -> Result:
     """No bound: the time limit ran out while the LP was built."""
@@ -67,8 +80,7 @@ def solve_and_certify(instance: Instance, lp, *, algorithm_name: str, formulatio
     repair but only optimal to about 1e-7 relative, which the certified figure then loses.
     """
     check_dual_backend(backend, algorithm_name)
-    if crossover == "auto":
-        crossover = lp.A.nnz <= CROSSOVER_AUTO_NNZ
+    crossover = resolve_crossover(crossover, lp)
     if time_limit is not None:
         # the limit covers the whole bound: building the LP has used part of it
         time_limit = time_limit - sum(timings.values())
@@ -289,6 +301,7 @@ def time_indexed_lp_bound(instance: Instance, *, objective: str = "weighted_comp
     check_objective(objective)
     if time_limit is not None:
         check_time_limit(time_limit)
+    check_integer(max_nonzeros, "max_nonzeros", 1)   # 0 or -1: every LP "too large"
     t0 = time.perf_counter()
     # built in the LP's units (HiGHS's tolerances are absolute); slot and horizon converted
     inst_u, unit = normalised(instance)
@@ -458,6 +471,7 @@ def lp_ov_bound(instance: Instance, *, objective: str = "weighted_completion_tim
     check_objective(objective)
     if time_limit is not None:
         check_time_limit(time_limit)
+    check_integer(max_nonzeros, "max_nonzeros", 1)   # 0 or -1: every LP "too large"
     t0 = time.perf_counter()
     est = lp_ov_nonzeros(instance, ports)
     if est > max_nonzeros:
