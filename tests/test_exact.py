@@ -293,3 +293,19 @@ def test_cli_exact(tmp_path, capsys):
     d = json.loads(capsys.readouterr().out)
     assert d["kind"] == "feasible" and d["status"] == "slotted_optimal"
     assert main(["exact", path, "-p", "nonsense=1"]) == 2
+
+
+@pytest.mark.parametrize("method,params", [
+    ("bnb", dict(max_nodes=-1)), ("bnb", dict(heuristic_budget=-1.0)),
+    ("bnb", dict(seed_budget=float("nan"))), ("bnb", dict(exact_proof_max_set=-1)),
+    ("bnb", dict(dive_period=-1)), ("bnb", dict(tie_digits=-1)), ("bnb", dict(sub_max=-1)),
+    ("enumerate-orders", dict(rtol=-1.0)), ("enumerate-orders", dict(max_coflows=0))])
+def test_exact_parameters_out_of_range_are_refused(method, params):
+    """Values the methods ran with before (exit 0): dive_period=-1 dived at every node,
+    tie_digits=-1 rounded the queue's keys to tens, a negative budget or max_nodes was a
+    setting nobody means, enumerate-orders' rtol=-1 never declared the optimum
+    (fuzz_edges_2026-11-30 'params'): each is refused, naming it."""
+    from coflowopt.registry import get_algorithm
+    inst = Instance.from_coflows([Coflow("A", [(0, 0, 2.0)]), Coflow("B", [(0, 1, 1.0)])])
+    with pytest.raises(InvalidParameterError, match=next(iter(params))):
+        get_algorithm("exact", method).func(inst, **params)

@@ -1900,6 +1900,15 @@ def bnb(instance: Instance, *, time_limit: float = 60.0, rtol: float = DEFAULT_R
     # overflow inside the table code (internal errors, found by the parameter fuzz)
     from ..limits import check_integer
     check_integer(split_max, "split_max", 0)
+    # counts whose 0 means "off" or "none": a negative one was run as if set (dive_period=-1
+    # dived at every node, tie_digits=-1 rounded keys to tens), found by fuzz_edges_2026-11-30
+    for name, k in (("sub_max", sub_max), ("dive_period", dive_period),
+                    ("tie_digits", tie_digits), ("exact_proof_max_set", exact_proof_max_set)):
+        check_integer(k, name, 0)
+    check_integer(max_nodes, "max_nodes", 0, nullable=True)
+    for name, budget in (("heuristic_budget", heuristic_budget), ("seed_budget", seed_budget)):
+        if budget is not None:
+            check_time_limit(budget, name)
     for name, k in (("dp_table_max", dp_table_max), ("dp_lowered_max", dp_lowered_max)):
         check_integer(k, name, 0)
         if k > 40:

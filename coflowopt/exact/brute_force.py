@@ -21,6 +21,7 @@ from ..instance import Instance
 from ..registry import register
 from ..results import Result, relative_gap, within_optimality_tolerance
 from ..bounds.common import check_time_limit
+from ..limits import check_integer, check_tolerance
 from .order_lp import (EVENT_LP_OPTIONS, best_interleaving, codes_to_events,
                        new_event_lp_solver, pair_data, verified_schedule)
 
@@ -70,6 +71,9 @@ def enumerate_orders(instance: Instance, *, max_coflows: int = 7, rtol: float = 
     K = instance.num_coflows
     if time_limit is not None:
         check_time_limit(time_limit)
+    # a negative rtol never declares the optimum (status gap_not_closed on every instance)
+    check_tolerance(rtol, "rtol", 0.0)
+    check_integer(max_coflows, "max_coflows", 1)
     if K > max_coflows:
         raise InvalidParameterError(f"enumerate-orders: {K} coflows is more than max_coflows="
                                     f"{max_coflows} ({math.factorial(K)} orders)")
