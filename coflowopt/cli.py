@@ -184,6 +184,7 @@ def output_file(text: str) -> str:
     if not text.strip():
         # a name of only spaces is legal on POSIX but never meant: it would be written silently
         raise argparse.ArgumentTypeError("needs a file name" + (f" (got {text!r})" if text else ""))
+    _refuse_control_characters(text)
     if text == "-":
         # a Unix tool's standard output; coflowopt's standard output is its report (JSON with
         # --json), so a file named '-' would be written instead, silently
@@ -213,6 +214,15 @@ def output_file(text: str) -> str:
     return text
 
 
+def _refuse_control_characters(text: str) -> None:
+    """A name with a newline, tab or other control character is legal on POSIX but never
+    meant (a pasted line break), and every later message naming the file would span lines."""
+    bad = next((c for c in text if ord(c) < 32 or ord(c) == 127), None)
+    if bad is not None:
+        raise argparse.ArgumentTypeError(f"{text!r}: a file name with the control character "
+                                         f"{bad!r}; give a name without one")
+
+
 def output_dir(text: str) -> str:
     """argparse type of every flag naming a folder to write into (``--out DIR``, ``--plots``,
     ``--run-dir``): an existing directory, or a path whose nearest existing ancestor is a
@@ -222,6 +232,7 @@ def output_dir(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("needs a folder name" + (f" (got {text!r})" if text
                                                                   else ""))
+    _refuse_control_characters(text)
     if os.path.exists(text):
         if not os.path.isdir(text):
             raise argparse.ArgumentTypeError(f"{text} exists and is not a directory")

@@ -1079,10 +1079,11 @@ def test_output_file_rules(tmp_path):
     import os
     os.mkfifo(tmp_path / "pipe.json")       # a write to it would block until a reader comes
     for bad in (tmp_path / "no" / "x.json", tmp_path, tmp_path / "f" / "x.json", "", " ", "\t",
-                tmp_path / "pipe.json", "-"):   # '-': a file named '-', never standard output
+                tmp_path / "pipe.json", "-",    # '-': a file named '-', never standard output
+                tmp_path / "a\nb.json", tmp_path / "a\tb.json"):  # control characters
         with pytest.raises(argparse.ArgumentTypeError):
             output_file(str(bad))
-    for bad in (tmp_path / "f", tmp_path / "f" / "sub", "", "  "):
+    for bad in (tmp_path / "f", tmp_path / "f" / "sub", "", "  ", tmp_path / "r\nun"):
         with pytest.raises(argparse.ArgumentTypeError):
             output_dir(str(bad))
 
