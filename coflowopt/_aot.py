@@ -648,8 +648,14 @@ def build(trace: str | None = None, verbose: bool = True, only=None) -> str:
         env = dict(os.environ, COFLOWOPT_AOT="0", COFLOWOPT_QUIET_JIT="1")
         say = (lambda m: print(m, file=sys.stderr, flush=True)) if verbose else (lambda m: None)
         say("coflowopt: finding the kernels' argument types (both commands, small trace)...")
-        subprocess.run([sys.executable, "-m", "coflowopt._aot", "_discover", sigs]
-                       + ([trace] if trace else []), check=True, env=env)
+        # Twice, keeping the second run's signatures.  A kernel that numba compiles in this
+        # process also compiles the kernels it calls, whose dispatchers then list signatures
+        # no Python code calls (some not exportable: a build after a kernel edit failed with a
+        # TypingError, and passed when run again); loaded from numba's cache, as the first run
+        # leaves every kernel, a kernel compiles nothing it calls.  The second run is ~2 s.
+        for _ in range(2):
+            subprocess.run([sys.executable, "-m", "coflowopt._aot", "_discover", sigs]
+                           + ([trace] if trace else []), check=True, env=env)
         say("coflowopt: compiling them ahead of time (numba.pycc, a few minutes)...")
         env["NUMBA_CACHE_DIR"] = os.path.join(tmp, "numba-cache")
         out = os.path.join(tmp, "out")
