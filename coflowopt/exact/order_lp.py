@@ -53,8 +53,9 @@ chemical processes: a review", Comput. Chem. Eng. 28 (2004), Sec. 3.
 from __future__ import annotations
 
 import math
+import operator
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from fractions import Fraction
 from typing import Any, Iterable, Sequence
@@ -120,6 +121,9 @@ class PairData:
     res_ptr: np.ndarray | None = None
     res: np.ndarray | None = None
     unit: dict | None = None
+    #: the reduced node LPs' merged pairs by block (:func:`_merge_block_pairs`); not copied by
+    #: ``dataclasses.replace``
+    merge_cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def coflow(self) -> np.ndarray:
@@ -134,6 +138,28 @@ class PairData:
     def dst(self) -> np.ndarray:
         """Egress port (unified numbering) of every pair (big switch; ``-1`` on resources)."""
         return self.groups.dst
+
+    @cached_property
+    def path_len(self) -> int:
+        """The number of resources on every pair's path when all have the same (2 on a big
+        switch), else 0."""
+        lens = np.diff(self.res_ptr) if self.res_ptr is not None else np.zeros(0, np.int64)
+        return int(lens[0]) if lens.size and bool(np.all(lens == lens[0])) else 0
+
+    @cached_property
+    def sums_exact(self) -> bool:
+        """Whether every float sum of pair sizes in the LP units, each pair counted at most
+        once per resource of its path, is exact (:func:`exact_group_sums` would find no
+        rounding: a subset's grid is no finer and its total no larger than those of all
+        pairs' sizes, each repeated by the longest path's length).  Merged block pairs count
+        as their members: their sizes are such sums."""
+        if self.res_ptr is None or self.size.size == 0:
+            return False
+        a = (self.unit or {}).get("data_exp", 0)
+        size = np.ldexp(self.size, -a) if a else self.size
+        L = int(np.diff(self.res_ptr).max())
+        return exact_group_sums(np.tile(size, L), np.zeros(L * size.size, np.int64), 1)[1] \
+            is None
 
     @cached_property
     def path_id(self) -> np.ndarray:
@@ -186,6 +212,19 @@ def resource_columns(res_ptr: np.ndarray, res: np.ndarray, xj: np.ndarray
         sel = np.flatnonzero(plen > pos)
         out.append((sel, res[start[sel] + pos]))
     return out
+
+
+def _resource_columns(res_ptr: np.ndarray, res: np.ndarray, xj: np.ndarray, path_len: int
+                      ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """:func:`resource_columns`, with ``path_len`` (:attr:`PairData.path_len`) the length of
+    every path when all are equal (then without the per-position selection), else 0."""
+    if not path_len:
+        return resource_columns(res_ptr, res, xj)
+    if not xj.size:
+        return []
+    start = res_ptr[xj]
+    sel = np.arange(xj.size)
+    return [(sel, res[start + pos]) for pos in range(path_len)]
 
 
 def pair_groups(instance: Instance) -> tuple[FlowGroups, np.ndarray, np.ndarray]:
@@ -460,8 +499,8 @@ def build_event_lp(pd: PairData, codes: Sequence[int], *, weight: np.ndarray | N
                                          pd.res)
     pair_key = None
     if reduced and len(block):
-        coflow, size_in, ex, res_ptr, res, pair_key = _merge_block_pairs(pd, done_ev,
-                                                                         num_prefix_releases)
+        coflow, size_in, ex, res_ptr, res, pair_key = _merged_block_pairs(pd, done_ev,
+                                                                          num_prefix_releases)
     J = size_in.size
     first = rel_ev[coflow] + 1             # first interval a pair may use
     cnt = done_ev[coflow] - rel_ev[coflow]
@@ -483,10 +522,10 @@ def build_event_lp(pd: PairData, codes: Sequence[int], *, weight: np.ndarray | N
         ex = np.asarray([v * scale for v in ex], dtype=object)
     # capacity rows: one per (interval, resource) that carries some amount; the amount column
     # of a pair enters the row of every resource of its path (ports src, dst on a big switch)
-    per_pos = resource_columns(res_ptr, res, xj)
+    per_pos = _resource_columns(res_ptr, res, xj, pd.path_len)
     keys = np.concatenate([xn[sel] * P + r for sel, r in per_pos]) if per_pos else \
         np.zeros(0, dtype=np.int64)
-    fper = resource_columns(res_ptr, res, folded)
+    fper = _resource_columns(res_ptr, res, folded, pd.path_len)
     fkeys = np.concatenate([first[folded[sel]] * P + r for sel, r in fper]) if fper else \
         np.zeros(0, dtype=np.int64)
     ukeys, kinv = np.unique(np.concatenate([keys, fkeys]), return_inverse=True)
@@ -498,7 +537,11 @@ def build_event_lp(pd: PairData, codes: Sequence[int], *, weight: np.ndarray | N
     if folded.size:
         fpair = np.concatenate([folded[sel] for sel, _ in fper])
         if ex is None:
-            load, load_ex = exact_group_sums(size[fpair], finv, R)
+            if pd.sums_exact:
+                # exact_group_sums' own answer, known in advance (PairData.sums_exact)
+                load = np.bincount(finv, weights=size[fpair], minlength=R).astype(float)
+            else:
+                load, load_ex = exact_group_sums(size[fpair], finv, R)
         else:
             load = np.bincount(finv, weights=size[fpair], minlength=R).astype(float)
             load_ex = np.full(R, Fraction(0), dtype=object)
@@ -531,8 +574,7 @@ def build_event_lp(pd: PairData, codes: Sequence[int], *, weight: np.ndarray | N
         np.ones(N - 1), -np.ones(N - 1),
         np.ones(keys.size), -cap, cap[has_prev],
         np.ones(X)])
-    import scipy.sparse as sp  # lazily: ~0.1 s of import, paid only where a matrix is built
-    A = sp.csr_matrix((vals, (rows, cols)), shape=(r_ord + R + kept.size, N + X))
+    A = _csr(vals, rows, cols, (r_ord + R + kept.size, N + X))
     size_k = size[kept]
     row_lo = np.concatenate([np.zeros(N - 1), np.full(R, -np.inf), size_k])
     row_hi = np.concatenate([np.full(N - 1, np.inf), 0.0 - load, size_k])
@@ -576,6 +618,50 @@ def build_event_lp(pd: PairData, codes: Sequence[int], *, weight: np.ndarray | N
     return EventLP(lp=lp, num_events=N, ev_fixed=ev_fixed, ev_weight=ev_weight,
                    rel_ev=rel_ev, done_ev=done_ev, x_pair=xj, x_interval=xn, unit=dict(unit),
                    reduced=bool(reduced), col_key=col_key, row_key=row_key)
+
+
+#: :func:`_merged_block_pairs` keeps at most this many blocks' pairs (then starts again)...
+MERGE_CACHE_BLOCKS = 4096
+#: ... and at most this many pairs over all its blocks.
+MERGE_CACHE_PAIRS = 2_000_000
+
+
+def _csr(vals: np.ndarray, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]):
+    """``scipy.sparse.csr_matrix((vals, (rows, cols)), shape=shape)``, the same arrays
+    (indices sorted in each row, int32 indices) built directly in half the time when no
+    entry repeats (the event LP's never do; a repeat goes through scipy, which sums it)."""
+    import scipy.sparse as sp  # lazily: ~0.1 s of import, paid only where a matrix is built
+    key = rows.astype(np.int64) * shape[1] + cols
+    order = np.argsort(key, kind="stable")
+    ks = key[order]
+    if max(shape[0] + 1, shape[1], ks.size) >= 2 ** 31 or (
+            ks.size > 1 and bool(np.any(ks[1:] == ks[:-1]))):
+        return sp.csr_matrix((vals, (rows, cols)), shape=shape)
+    indptr = np.zeros(shape[0] + 1, dtype=np.int32)
+    np.cumsum(np.bincount(rows, minlength=shape[0]), out=indptr[1:])
+    A = sp.csr_matrix((np.asarray(vals, dtype=float)[order], cols[order].astype(np.int32),
+                       indptr), shape=shape)
+    A.has_canonical_format = True
+    return A
+
+
+def _merged_block_pairs(pd: PairData, done_ev: np.ndarray, block_event: int):
+    """:func:`_merge_block_pairs`, memoised by the set of the block's coflows (the result
+    depends on nothing else: a branch and bound asks for the same block at many nodes); the
+    arrays are shared between calls and made read-only."""
+    key = (done_ev == block_event).tobytes()
+    cache = pd.merge_cache
+    got = cache.get(key)
+    if got is None:
+        got = _merge_block_pairs(pd, done_ev, block_event)
+        for a in got:
+            if isinstance(a, np.ndarray):
+                a.flags.writeable = False
+        if len(cache) >= MERGE_CACHE_BLOCKS or \
+                (len(cache) + 1) * got[1].size > MERGE_CACHE_PAIRS:
+            cache.clear()
+        cache[key] = got
+    return got
 
 
 def _merge_block_pairs(pd: PairData, done_ev: np.ndarray, block_event: int):
@@ -646,11 +732,14 @@ class EventLPSolution:
         """What :func:`solve_event_lp` needs to warm-start another event LP from this optimum
         (the keys and the basis, small unlike the solution), read from ``model``, which must
         be the model that solved this LP and has not solved another since; None without a
-        basis.  Read only when needed: fetching a basis costs about a tenth of a solve."""
-        basis = model.basis() if self.status == "optimal" else None
-        if basis is None or self.lp.col_key is None:
+        basis.  The basis is HiGHS's own copy (microseconds); its statuses become Python
+        lists (about a fifth of a solve) only when a warm start first uses them."""
+        if self.status != "optimal" or self.lp.col_key is None:
             return None
-        return (self.lp.col_key, self.lp.row_key) + basis
+        hb = model.h.getBasis()
+        if not hb.valid:
+            return None
+        return (self.lp.col_key, self.lp.row_key, _Basis(hb))
 
 
 def with_block_floor(sol: EventLPSolution, t: Fraction) -> EventLPSolution:
@@ -704,6 +793,21 @@ def snapped_dual_bound(sol: EventLPSolution, max_denominator: int = 10 ** 6
     return sol.lp.value_in_instance_units(chk.value)
 
 
+class _Basis:
+    """A basis read from HiGHS (a ``HighsBasis``, copied out of the solver) and its status
+    lists, converted once, on first use (:meth:`HighsModel.basis`'s form)."""
+
+    __slots__ = ("hb", "lists")
+
+    def __init__(self, hb):
+        self.hb, self.lists = hb, None
+
+    def statuses(self) -> tuple[list, list]:
+        if self.lists is None:
+            self.lists, self.hb = (self.hb.col_status, self.hb.row_status), None
+        return self.lists
+
+
 def warm_basis(warm: tuple, dst: EventLP) -> tuple[list, list]:
     """Carry an optimal basis of another event LP of the instance (``warm``, from
     :meth:`EventLPSolution.warm`) over to ``dst``: every column and row of ``dst`` that the
@@ -712,18 +816,23 @@ def warm_basis(warm: tuple, dst: EventLP) -> tuple[list, list]:
     an alien basis, completed by HiGHS."""
     import highspy
     S = highspy.HighsBasisStatus
-    col_key, row_key, cs, rs = warm
-    col = [S.kLower] * dst.col_key.size
-    _, i_dst, i_src = np.intersect1d(dst.col_key, col_key, assume_unique=True,
-                                     return_indices=True)
-    for d, s_ in zip(i_dst.tolist(), i_src.tolist()):
-        col[d] = cs[s_]
-    row = [S.kBasic] * dst.row_key.size
-    _, i_dst, i_src = np.intersect1d(dst.row_key, row_key, assume_unique=True,
-                                     return_indices=True)
-    for d, s_ in zip(i_dst.tolist(), i_src.tolist()):
-        row[d] = rs[s_]
-    return col, row
+    col_key, row_key, basis = warm
+    cs, rs = basis.statuses()
+
+    def carried(dst_key, src_key, src, new):
+        out = np.full(dst_key.size, new, dtype=object)
+        _, i_dst, i_src = np.intersect1d(dst_key, src_key, assume_unique=True,
+                                         return_indices=True)
+        if i_src.size:
+            # the statuses picked in C (itemgetter) and placed by numpy: half the time of a
+            # Python loop over the entries
+            got = operator.itemgetter(*i_src.tolist())(src)
+            out[i_dst] = np.fromiter(got if i_src.size > 1 else (got,), dtype=object,
+                                     count=i_src.size)
+        return out.tolist()
+
+    return carried(dst.col_key, col_key, cs, S.kLower), \
+        carried(dst.row_key, row_key, rs, S.kBasic)
 
 
 #: HiGHS options for event LPs: dual simplex, no presolve (the LPs are tiny), tight tolerances
