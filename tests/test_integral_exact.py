@@ -436,3 +436,15 @@ def test_cli_bound_model_integral(tmp_path, capsys):
     frac = _write(tmp_path, Instance.from_coflows([Coflow("A", [(0, 0, 1.5)])]), "f.json")
     assert main(["bound", frac, "--model", "integral", "--method", "integral-lp"]) == 2
     assert "whole" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("threads", [-1, 10 ** 30, 2.0, True])
+def test_integral_mip_threads_refused_on_entry(threads):
+    """integral-mip passed ``threads`` to HiGHS only when it built a model: on an instance its
+    fluid bound closes, threads=-1 (or 10^30) ran with exit 0 (fuzz_edges_2026-11-30
+    'params'); now refused on entry, naming it, as HighsModel refuses it (one check)."""
+    from coflowopt.exact.integral_mip import integral_mip
+    from coflowopt.exceptions import InvalidParameterError
+    inst = Instance.from_coflows([Coflow("A", [(0, 0, 2.0)]), Coflow("B", [(0, 1, 1.0)])])
+    with pytest.raises(InvalidParameterError, match="threads"):
+        integral_mip(inst, threads=threads)

@@ -1024,6 +1024,8 @@ def integral_mip(instance: Instance, *, slot: float = 1.0, time_limit: float = 6
                                   not isinstance(horizon, bool) and horizon > 0)):
         raise InvalidParameterError(f"horizon must be 'safe' or a positive number of slots, "
                                     f"got {horizon!r}")
+    from ..formulations.highs import check_threads
+    check_threads(threads)    # also when no model is built (threads=-1 ran, exit 0)
     t0 = time.perf_counter()
     deadline = t0 + float(time_limit)
     data = integral_data(instance, slot)

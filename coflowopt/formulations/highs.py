@@ -238,6 +238,22 @@ class LPSolution:
 MAX_THREADS = 1024
 
 
+def check_threads(threads) -> None:
+    """Refuse a HiGHS thread count that is not None or an integer in ``0 .. MAX_THREADS``.
+
+    HiGHS refuses a negative or huge count with kError, which reached the user as a solver
+    error (exit 4) rather than as their parameter (the parameter fuzz); a method that may
+    finish without creating a model (integral-mip closed by its fluid bound) calls this on
+    entry, so that the value is refused whether or not a model is built."""
+    if threads is None:
+        return
+    from ..limits import check_integer
+    check_integer(threads, "threads", 0)
+    if threads > MAX_THREADS:
+        raise InvalidParameterError(f"threads must be at most {MAX_THREADS} (0: "
+                                    f"HiGHS chooses), got {threads!r}")
+
+
 class HighsModel:
     """A highspy model with read-back options, one status table and a persistent basis.
 
@@ -287,13 +303,7 @@ class HighsModel:
         if algorithm == "ipm":
             self.set_option("run_crossover", "on" if crossover else "off")
         if threads is not None:
-            # HiGHS refuses a negative or huge count with kError, which reached the user as a
-            # solver error (exit 4) rather than as their parameter (the parameter fuzz)
-            from ..limits import check_integer
-            check_integer(threads, "threads", 0)
-            if threads > MAX_THREADS:
-                raise InvalidParameterError(f"threads must be at most {MAX_THREADS} (0: "
-                                            f"HiGHS chooses), got {threads!r}")
+            check_threads(threads)
             self.set_option("threads", int(threads))
         for k, v in (options or {}).items():
             self.set_option(k, v)
