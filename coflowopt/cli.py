@@ -30,6 +30,7 @@ Every command takes ``--json``: standard output is then one JSON document and no
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import sys
@@ -212,6 +213,17 @@ def output_file(text: str) -> str:
         raise argparse.ArgumentTypeError(f"{text}: cannot create a file in {parent} "
                                          "(no write permission)")
     return text
+
+
+@contextlib.contextmanager
+def writing(flag: str, path: str):
+    """Around the write of an output file: an OSError the write raises (a full disk, /dev/full,
+    a folder removed meanwhile) names the flag and the file, exit 2 (a bare "[Errno 28] No
+    space left on device" named neither); checks before the work are :func:`output_file`'s."""
+    try:
+        yield
+    except OSError as e:
+        raise UsageError(f"{flag} {path}: cannot write it ({e.strerror or e})") from None
 
 
 def _refuse_control_characters(text: str) -> None:
@@ -741,7 +753,8 @@ def cmd_convert(args) -> int:
         opts["allow_fractional"] = True
     inst, dropped = _drop_fields(args, inst)
     try:
-        write_instance(inst, args.output, format=args.to, **opts)
+        with writing("output", args.output):
+            write_instance(inst, args.output, format=args.to, **opts)
     except NotSupportedError as e:
         # the writer's message names the Python call that overrides it; here, the flag
         flag = _CONVERT_REMEDIES.get(e.remedy)
@@ -848,7 +861,8 @@ def cmd_generate(args) -> int:
         # a value the generator refused (or met with the wrong type deep inside, where numpy's
         # message says what): the user's parameter, not a bug
         raise blame(flag, params, f"generator {args.generator}", e) from None
-    write_instance(inst, args.out)
+    with writing("--out", args.out):
+        write_instance(inst, args.out)
     payload = {"generator": args.generator, "params": params, "seed": args.seed,
                "output": args.out, "coflows": inst.num_coflows, "flows": inst.num_flows}
     text = f"wrote {args.out}: {inst!r} from {args.generator} (seed {args.seed})"
@@ -963,7 +977,8 @@ def cmd_schedule(args) -> int:
               "columnar form, read by the verifier too)", file=sys.stderr)
     if args.out and not stream:
         t0 = time.perf_counter()
-        write_schedule(res.schedule, inst, args.out)
+        with writing("--out", args.out):
+            write_schedule(res.schedule, inst, args.out)
         res.timings["write"] = time.perf_counter() - t0
     payload = res.to_dict(per_coflow=True)
     payload["instance"] = args.instance
@@ -974,8 +989,10 @@ def cmd_schedule(args) -> int:
     ok = res.kind is not None
     if args.cct_csv and ok and res.report is not None:
         from .formats.completion_csv import write_completion_csv
-        write_completion_csv(args.cct_csv, inst, {res.algorithm: res.report.coflow_completion},
-                             algorithm_column=False)
+        with writing("--cct-csv", args.cct_csv):
+            write_completion_csv(args.cct_csv, inst,
+                                 {res.algorithm: res.report.coflow_completion},
+                                 algorithm_column=False)
         payload["cct_csv"] = args.cct_csv
         text += f"\n  wrote per-coflow completion times to {args.cct_csv}"
     if args.slotted and ok:
@@ -985,7 +1002,8 @@ def cmd_schedule(args) -> int:
         rnd = round_fluid_schedule(inst, res.schedule, slot=args.slot or 1.0,
                                    method=args.slotted_method or "auto",
                                    objective=args.objective, fluid_report=res.report)
-        write_slotted_schedule(rnd.schedule, inst, args.slotted)
+        with writing("--slotted", args.slotted):
+            write_slotted_schedule(rnd.schedule, inst, args.slotted)
         res.timings["slotted"] = time.perf_counter() - t0
         payload["timings"] = {k: round(float(v), 6) for k, v in res.timings.items()}
         payload["slotted"] = {**rnd.to_dict(), "file": args.slotted}

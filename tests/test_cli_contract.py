@@ -1088,6 +1088,22 @@ def test_output_file_rules(tmp_path):
             output_dir(str(bad))
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+def test_a_failed_write_names_the_flag_and_the_file(tmp_path, capsys):
+    """A write that fails after the checks (a full disk: /dev/full) is exit 2 naming the flag
+    and the file; it printed a bare "[Errno 28] No space left on device"."""
+    from coflowopt import Coflow, Instance
+    from coflowopt.cli import main
+    from coflowopt.formats import write_instance
+    src = tmp_path / "i.json"
+    write_instance(Instance.from_coflows([Coflow("A", [(0, 0, 2.0)])]), src)
+    capsys.readouterr()
+    assert main(["schedule", str(src), "--order", "sebf", "--rates", "greedy", "--cct-csv",
+                 "/dev/full", "--json"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--cct-csv /dev/full: cannot write it" in err
+
+
 # ------------------------------------------------------------------------------ HiGHS banner
 def test_format_names_match_the_readers():
     from coflowopt.cli import INSTANCE_FORMAT_NAMES
