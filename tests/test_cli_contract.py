@@ -1098,10 +1098,21 @@ def test_a_failed_write_names_the_flag_and_the_file(tmp_path, capsys):
     src = tmp_path / "i.json"
     write_instance(Instance.from_coflows([Coflow("A", [(0, 0, 2.0)])]), src)
     capsys.readouterr()
-    assert main(["schedule", str(src), "--order", "sebf", "--rates", "greedy", "--cct-csv",
-                 "/dev/full", "--json"]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "--cct-csv /dev/full: cannot write it" in err
+    full = tmp_path / "full.json"      # a name the schedule writers take, on a full disk
+    full.symlink_to("/dev/full")
+    for argv, flag, path in (
+            (["schedule", str(src), "--order", "sebf", "--rates", "greedy", "--cct-csv",
+              "/dev/full"], "--cct-csv", "/dev/full"),
+            (["schedule", str(src), "--order", "sebf", "--rates", "greedy", "--out", str(full)],
+             "--out", str(full)),
+            (["compare", str(src), "-a", "sebf+greedy", "--csv", "/dev/full"], "--csv",
+             "/dev/full"),
+            (["slotted", str(src), "--out", str(full)], "--out", str(full)),
+            (["exact", str(src), "--out", str(full)], "--out", str(full)),
+            (["convert", str(src), str(full)], "output", str(full))):
+        assert main([*argv, "--json"]) == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"{flag} {path}: cannot write it" in err, err
 
 
 # ------------------------------------------------------------------------------ HiGHS banner

@@ -111,7 +111,7 @@ def run(args, common) -> int:
         r["alg_over_opt"] = _ratio(r["value"], opt) if ok else None
     if args.csv:
         import csv
-        with open(args.csv, "w", newline="") as fh:
+        with common.writing("--csv", args.csv), open(args.csv, "w", newline="") as fh:
             w = csv.writer(fh)
             w.writerow(["algorithm", "value", "kind", "status", "alg_over_lb",
                         "alg_over_opt", "seconds"])
@@ -119,7 +119,8 @@ def run(args, common) -> int:
                 w.writerow([r["algorithm"], r["value"], r["kind"], r["status"],
                             r["alg_over_lb"], r["alg_over_opt"], f"{r['seconds']:.6g}"])
     if args.cct_csv:
-        write_completion_csv(args.cct_csv, inst, completions)
+        with common.writing("--cct-csv", args.cct_csv):
+            write_completion_csv(args.cct_csv, inst, completions)
     payload = {"instance": args.instance, "objective": "weighted_completion_time",
                "algorithms": rows, "bound": bound, "optimum": optimum,
                "ratio_bases": {"alg_over_lb": "the best certified lower bound (bound.value)",

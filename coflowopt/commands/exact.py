@@ -142,12 +142,13 @@ def run(args, common) -> int:
                            rename={"time_limit": "--time-limit"}) from None
     if args.out and res.schedule is not None:
         t0 = time.perf_counter()
-        if integral:
-            from ..formats import write_slotted_schedule
-            write_slotted_schedule(res.schedule, inst, args.out)
-        else:
-            sched = res.schedule if args.out.endswith(".json") else res.schedule.to_float()
-            write_schedule(sched, inst, args.out)
+        with common.writing("--out", args.out):
+            if integral:
+                from ..formats import write_slotted_schedule
+                write_slotted_schedule(res.schedule, inst, args.out)
+            else:
+                sched = res.schedule if args.out.endswith(".json") else res.schedule.to_float()
+                write_schedule(sched, inst, args.out)
         res.timings["write"] = time.perf_counter() - t0
     payload = res.to_dict(per_coflow=True)
     payload.update({"instance": args.instance, "method": args.method, "model": args.model,

@@ -114,7 +114,8 @@ def run(args, common) -> int:
     if args.out:
         from ..formats import write_slotted_schedule
         t0 = time.perf_counter()
-        write_slotted_schedule(sched, inst, args.out)
+        with common.writing("--out", args.out):
+            write_slotted_schedule(sched, inst, args.out)
         timings["write"] = time.perf_counter() - t0
     value = rep.objective(args.objective) if rep.ok else None
     ver = rep.to_dict(per_coflow=True)
