@@ -63,7 +63,7 @@ import numpy as np
 
 from .exceptions import InvalidParameterError, NotSupportedError, SolverError
 from .instance import Instance
-from .limits import check_integer
+from .limits import check_integer, check_number
 from .registry import register
 from .schedule import Schedule
 from ._index_ranges import concat_ranges
@@ -167,6 +167,8 @@ def replay_lp(instance: Instance, *, slot: float | None = None, target_slots: in
     from .formulations.certificates import LPCertificate, normalised, time_factor, unit_factor
     from .formulations.time_indexed import (TimeGrid, build_time_indexed, default_grid,
                                             flow_groups, safe_horizon)
+    if slot is not None:   # the user's value, before it is converted to the LP's units
+        check_number(slot, "slot", 0.0, lo_open=True)
     t0 = time.perf_counter()
     inst_u, unit = normalised(instance)
     tf = time_factor(unit)

@@ -264,3 +264,18 @@ def test_bool_or_none_parameter_needs_a_bool(capsys):
     assert main(["bound", "--method", "bssi-dual", "-p", "exact=1", "/nonexistent.json"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "-p exact" in err
+
+
+@pytest.mark.parametrize("slot", [-1, 0, float("nan"), float("inf")])
+def test_time_indexed_slot_refused_before_the_default_horizon(monkeypatch, slot):
+    """A slot <= 0 (or not finite) is refused naming the user's value, before the default
+    horizon's greedy run (``-p slot=-1`` ran the greedy horizon, compiling its kernel when
+    stale, and then named the slot converted to the LP's units; fuzz_edges_2026-11-30)."""
+    import coflowopt.formulations.time_indexed as ti
+
+    def no_greedy(*a, **k):
+        raise AssertionError("the default horizon's greedy run started")
+    monkeypatch.setattr(ti, "_greedy_makespan", no_greedy)
+    inst = Instance.from_coflows([Coflow("A", [(0, 0, 2.0)]), Coflow("B", [(0, 1, 1.0)])])
+    with pytest.raises(InvalidParameterError, match=rf"slot must be .*got {slot!r}"):
+        get_algorithm("bound", "time-indexed-lp").func(inst, slot=slot)

@@ -276,3 +276,12 @@ def test_experiment_script_runs(capsys):
     mod.main(["--n", "2"])
     out = capsys.readouterr().out
     assert "instances with proved OPT" in out and "slow-motion E (replay)" in out
+
+
+@pytest.mark.parametrize("slot", [-1, 0, float("nan")])
+def test_replay_lp_refuses_a_bad_slot_naming_the_users_value(slot):
+    """The slot is checked as given, before it is converted to the LP's units (the message
+    named the converted value: -1 / 1024 here)."""
+    inst = Instance.from_coflows([Coflow("A", [(0, 0, 2000.0)]), Coflow("B", [(0, 1, 1000.0)])])
+    with pytest.raises(InvalidParameterError, match=rf"slot must be .*got {slot!r}"):
+        replay_lp(inst, slot=slot)

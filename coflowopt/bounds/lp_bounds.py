@@ -15,7 +15,7 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError, NotSupportedError
 from ..instance import Instance
-from ..limits import check_integer
+from ..limits import check_integer, check_number
 from ..registry import register
 from ..results import Result
 from ..formulations.backends import check_dual_backend, solve_lp
@@ -302,6 +302,8 @@ def time_indexed_lp_bound(instance: Instance, *, objective: str = "weighted_comp
     if time_limit is not None:
         check_time_limit(time_limit)
     check_integer(max_nonzeros, "max_nonzeros", 1)   # 0 or -1: every LP "too large"
+    if slot is not None:   # the user's value, before the units and the default horizon's greedy run
+        check_number(slot, "slot", 0.0, lo_open=True)
     t0 = time.perf_counter()
     # built in the LP's units (HiGHS's tolerances are absolute); slot and horizon converted
     inst_u, unit = normalised(instance)
